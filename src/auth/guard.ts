@@ -1,0 +1,47 @@
+/**
+ * Route guards: each route says who may call it, and the handler receives a typed context
+ * with the authenticated principal.
+ */
+import type { IRequest } from 'itty-router';
+import type { Env } from '../env';
+import { noAccess } from '../http/errors';
+import { authenticate } from './authenticate';
+import { requireAnyPermission, type Permission } from './permissions';
+import type { ApiTokenType, Principal } from './principal';
+
+export interface RequestContext {
+  request: IRequest;
+  env: Env;
+  ctx: ExecutionContext;
+  principal: Principal;
+}
+
+export type GuardedHandler = (context: RequestContext) => Promise<Response> | Response;
+export type RouteHandler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response>;
+
+function wrongTokenType(): never {
+  throw noAccess('invalid token: expected a different token type for this endpoint');
+}
+
+/**
+ * An admin-API route. `anyOf` lists the permissions of which the caller needs one; an empty
+ * list means any authenticated admin-API caller (Unleash's NONE). Client and frontend
+ * tokens get 403.
+ */
+export function adminRoute(anyOf: readonly Permission[], handler: GuardedHandler): RouteHandler {
+  return async (request, env, ctx) => {
+    const principal = await authenticate(request, env, ctx);
+    if (principal.token.type !== 'admin') wrongTokenType();
+    requireAnyPermission(principal, anyOf);
+    return handler({ request, env, ctx, principal });
+  };
+}
+
+/** An SDK route (client or frontend API) open to the listed token types. */
+export function sdkRoute(types: readonly ApiTokenType[], handler: GuardedHandler): RouteHandler {
+  return async (request, env, ctx) => {
+    const principal = await authenticate(request, env, ctx);
+    if (!types.includes(principal.token.type)) wrongTokenType();
+    return handler({ request, env, ctx, principal });
+  };
+}

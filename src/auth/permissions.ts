@@ -1,0 +1,62 @@
+/**
+ * Permissions that routes declare. Names are Unleash's (table `permissions`, seeded in
+ * migrations/0001_seed.sql). An admin API token holds ADMIN, which passes every check; user
+ * credentials (personal access tokens, sessions) will carry their roles' permissions.
+ */
+import { noAccess } from '../http/errors';
+
+export const ADMIN = 'ADMIN';
+export const CREATE_CLIENT_API_TOKEN = 'CREATE_CLIENT_API_TOKEN';
+export const READ_CLIENT_API_TOKEN = 'READ_CLIENT_API_TOKEN';
+export const UPDATE_CLIENT_API_TOKEN = 'UPDATE_CLIENT_API_TOKEN';
+export const DELETE_CLIENT_API_TOKEN = 'DELETE_CLIENT_API_TOKEN';
+export const CREATE_FRONTEND_API_TOKEN = 'CREATE_FRONTEND_API_TOKEN';
+export const READ_FRONTEND_API_TOKEN = 'READ_FRONTEND_API_TOKEN';
+export const UPDATE_FRONTEND_API_TOKEN = 'UPDATE_FRONTEND_API_TOKEN';
+export const DELETE_FRONTEND_API_TOKEN = 'DELETE_FRONTEND_API_TOKEN';
+export const READ_ROLE = 'READ_ROLE';
+export const CREATE_FEATURE = 'CREATE_FEATURE';
+export const UPDATE_FEATURE = 'UPDATE_FEATURE';
+export const DELETE_FEATURE = 'DELETE_FEATURE';
+export const CREATE_PROJECT = 'CREATE_PROJECT';
+export const UPDATE_PROJECT = 'UPDATE_PROJECT';
+export const CREATE_FEATURE_STRATEGY = 'CREATE_FEATURE_STRATEGY';
+export const UPDATE_FEATURE_STRATEGY = 'UPDATE_FEATURE_STRATEGY';
+export const DELETE_FEATURE_STRATEGY = 'DELETE_FEATURE_STRATEGY';
+export const UPDATE_FEATURE_ENVIRONMENT = 'UPDATE_FEATURE_ENVIRONMENT';
+export const UPDATE_FEATURE_ENVIRONMENT_VARIANTS = 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS';
+export const UPDATE_FEATURE_DEPENDENCY = 'UPDATE_FEATURE_DEPENDENCY';
+export const CREATE_TAG_TYPE = 'CREATE_TAG_TYPE';
+export const CREATE_CONTEXT_FIELD = 'CREATE_CONTEXT_FIELD';
+export const CREATE_SEGMENT = 'CREATE_SEGMENT';
+export const UPDATE_SEGMENT = 'UPDATE_SEGMENT';
+export const DELETE_SEGMENT = 'DELETE_SEGMENT';
+export const CREATE_STRATEGY = 'CREATE_STRATEGY';
+
+export type Permission = string;
+
+/** Something that holds permissions: an API token's principal now, a user later. */
+export interface PermissionHolder {
+  readonly permissions: ReadonlySet<Permission>;
+}
+
+export function hasPermission(holder: PermissionHolder, permission: Permission): boolean {
+  return holder.permissions.has(ADMIN) || holder.permissions.has(permission);
+}
+
+/** Throws 403 NoAccessError unless the holder has at least one of `anyOf` (ADMIN passes). */
+export function requireAnyPermission(holder: PermissionHolder, anyOf: readonly Permission[]): void {
+  if (anyOf.length === 0 || anyOf.some((permission) => hasPermission(holder, permission))) return;
+  const quoted = anyOf.map((permission) => `"${permission}"`).join(', ');
+  const need = anyOf.length === 1 ? `the ${quoted} permission` : `one of the following permissions: ${quoted}`;
+  throw noAccess(`You don't have the required permissions to perform this operation. To perform this action, you need ${need}.`, {
+    permissions: [...anyOf],
+  });
+}
+
+/** The finer check done inside a handler once the body says what is asked for. */
+export function requirePermissionFor(holder: PermissionHolder, permission: Permission): void {
+  if (!hasPermission(holder, permission)) {
+    throw noAccess(`You don't have the necessary access [${permission}] to perform this operation`);
+  }
+}

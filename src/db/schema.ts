@@ -1,0 +1,584 @@
+/**
+ * The whole data model, in SQLite form, following Unleash's tables
+ * (reference/unleash-behaviour.md §8). drizzle-kit generates the migrations from this file.
+ *
+ * Conventions:
+ * - timestamps are ISO-8601 strings in UTC with milliseconds (`2026-11-20T23:30:00.000Z`),
+ *   so they sort and compare as text and go to JSON unchanged;
+ * - booleans are SQLite integers (drizzle `mode: 'boolean'`);
+ * - JSON documents (parameters, constraints, variants, legal values) are text columns
+ *   typed with `$type<...>()`.
+ */
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+const createdAt = () => text('created_at').notNull().default(now);
+const bool = (name: string) => integer(name, { mode: 'boolean' });
+
+// ---------------------------------------------------------------------------------------
+// JSON document types stored in text columns
+
+export interface ConstraintDoc {
+  contextName: string;
+  operator: string;
+  caseInsensitive?: boolean;
+  inverted?: boolean;
+  values?: string[];
+  value?: string;
+}
+
+export interface PayloadDoc {
+  type: string;
+  value: string;
+}
+
+export interface StrategyVariantDoc {
+  name: string;
+  weight: number;
+  weightType: 'variable' | 'fix';
+  stickiness: string;
+  payload?: PayloadDoc;
+}
+
+export interface VariantDoc {
+  name: string;
+  weight: number;
+  weightType?: 'variable' | 'fix';
+  stickiness?: string;
+  payload?: PayloadDoc;
+  overrides?: { contextName: string; values: string[] }[];
+}
+
+export interface LegalValueDoc {
+  value: string;
+  description?: string;
+}
+
+export interface StrategyParameterDoc {
+  name: string;
+  type: string;
+  description?: string;
+  required?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------
+// Projects and environments
+
+export const projects = sqliteTable('projects', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  mode: text('mode').notNull().default('open'),
+  defaultStickiness: text('default_stickiness').notNull().default('default'),
+  featureLimit: integer('feature_limit'),
+  featureNamingPattern: text('feature_naming_pattern'),
+  featureNamingExample: text('feature_naming_example'),
+  featureNamingDescription: text('feature_naming_description'),
+  createdAt: createdAt(),
+  updatedAt: text('updated_at'),
+  archivedAt: text('archived_at'),
+});
+
+export const environments = sqliteTable('environments', {
+  name: text('name').primaryKey(),
+  type: text('type').notNull(),
+  sortOrder: integer('sort_order').notNull().default(9999),
+  enabled: bool('enabled').notNull().default(true),
+  protected: bool('protected').notNull().default(false),
+  createdAt: createdAt(),
+});
+
+export const projectEnvironments = sqliteTable(
+  'project_environments',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    environmentName: text('environment_name')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    /** A strategy document added when a flag is enabled with no strategies. */
+    defaultStrategy: text('default_strategy', { mode: 'json' }),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.environmentName] })],
+);
+
+// ---------------------------------------------------------------------------------------
+// Features
+
+export const featureTypes = sqliteTable('feature_types', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  lifetimeDays: integer('lifetime_days'),
+});
+
+export const features = sqliteTable(
+  'features',
+  {
+    name: text('name').primaryKey(),
+    description: text('description'),
+    type: text('type').notNull().default('release'),
+    project: text('project')
+      .notNull()
+      .default('default')
+      .references(() => projects.id),
+    stale: bool('stale').notNull().default(false),
+    potentiallyStale: bool('potentially_stale').notNull().default(false),
+    impressionData: bool('impression_data').notNull().default(false),
+    createdAt: createdAt(),
+    createdByUserId: integer('created_by_user_id'),
+    archivedAt: text('archived_at'),
+    /** Feature-level last seen (max over environments), kept for sorting and the legacy field. */
+    lastSeenAt: text('last_seen_at'),
+  },
+  (t) => [
+    // Default listing: active features in creation order; search filters narrow from here.
+    index('features_archived_created_idx').on(t.archivedAt, t.createdAt, t.name),
+    index('features_project_idx').on(t.project, t.archivedAt),
+    index('features_type_idx').on(t.type),
+    index('features_stale_idx').on(t.stale),
+    index('features_created_by_idx').on(t.createdByUserId),
+    index('features_last_seen_idx').on(t.lastSeenAt),
+  ],
+);
+
+export const featureEnvironments = sqliteTable(
+  'feature_environments',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    environment: text('environment')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    enabled: bool('enabled').notNull().default(false),
+    variants: text('variants', { mode: 'json' }).$type<VariantDoc[]>().notNull().default(sql`'[]'`),
+    lastSeenAt: text('last_seen_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.featureName, t.environment] }),
+    // status filters and environment sorts look up (environment, enabled) for many features.
+    index('feature_environments_env_enabled_idx').on(t.environment, t.enabled, t.featureName),
+  ],
+);
+
+export const strategies = sqliteTable('strategies', {
+  name: text('name').primaryKey(),
+  title: text('title'),
+  displayName: text('display_name'),
+  description: text('description'),
+  builtIn: bool('built_in').notNull().default(false),
+  deprecated: bool('deprecated').notNull().default(false),
+  sortOrder: integer('sort_order').notNull().default(9999),
+  parameters: text('parameters', { mode: 'json' }).$type<StrategyParameterDoc[]>().notNull().default(sql`'[]'`),
+  createdAt: createdAt(),
+});
+
+export const featureStrategies = sqliteTable(
+  'feature_strategies',
+  {
+    id: text('id').primaryKey(),
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    projectName: text('project_name').notNull(),
+    environment: text('environment').notNull(),
+    strategyName: text('strategy_name').notNull(),
+    title: text('title'),
+    parameters: text('parameters', { mode: 'json' }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+    constraints: text('constraints', { mode: 'json' }).$type<ConstraintDoc[]>().notNull().default(sql`'[]'`),
+    variants: text('variants', { mode: 'json' }).$type<StrategyVariantDoc[]>().notNull().default(sql`'[]'`),
+    sortOrder: integer('sort_order').notNull().default(9999),
+    disabled: bool('disabled').notNull().default(false),
+    createdAt: createdAt(),
+    createdByUserId: integer('created_by_user_id'),
+  },
+  (t) => [
+    index('feature_strategies_feature_env_idx').on(t.featureName, t.environment, t.sortOrder),
+    index('feature_strategies_env_idx').on(t.environment, t.projectName),
+  ],
+);
+
+export const segments = sqliteTable(
+  'segments',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    description: text('description'),
+    constraints: text('constraints', { mode: 'json' }).$type<ConstraintDoc[]>().notNull().default(sql`'[]'`),
+    /** NULL means a global segment. */
+    segmentProjectId: text('segment_project_id').references(() => projects.id, { onDelete: 'cascade' }),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('segments_name_idx').on(t.name)],
+);
+
+export const featureStrategySegment = sqliteTable(
+  'feature_strategy_segment',
+  {
+    featureStrategyId: text('feature_strategy_id')
+      .notNull()
+      .references(() => featureStrategies.id, { onDelete: 'cascade' }),
+    segmentId: integer('segment_id')
+      .notNull()
+      .references(() => segments.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.featureStrategyId, t.segmentId] }),
+    index('feature_strategy_segment_segment_idx').on(t.segmentId),
+  ],
+);
+
+export const tagTypes = sqliteTable('tag_types', {
+  name: text('name').primaryKey(),
+  description: text('description'),
+  icon: text('icon'),
+  color: text('color'),
+  createdAt: createdAt(),
+});
+
+export const tags = sqliteTable(
+  'tags',
+  {
+    type: text('type')
+      .notNull()
+      .references(() => tagTypes.name, { onDelete: 'cascade' }),
+    value: text('value').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.type, t.value] })],
+);
+
+export const featureTag = sqliteTable(
+  'feature_tag',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    tagType: text('tag_type').notNull(),
+    tagValue: text('tag_value').notNull(),
+    createdAt: createdAt(),
+    createdByUserId: integer('created_by_user_id'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.featureName, t.tagType, t.tagValue] }),
+    index('feature_tag_tag_idx').on(t.tagType, t.tagValue, t.featureName),
+  ],
+);
+
+export const contextFields = sqliteTable('context_fields', {
+  name: text('name').primaryKey(),
+  description: text('description'),
+  sortOrder: integer('sort_order').notNull().default(10),
+  legalValues: text('legal_values', { mode: 'json' }).$type<LegalValueDoc[]>().notNull().default(sql`'[]'`),
+  stickiness: bool('stickiness').notNull().default(false),
+  /** NULL means a global context field. */
+  project: text('project').references(() => projects.id, { onDelete: 'cascade' }),
+  createdAt: createdAt(),
+  updatedAt: text('updated_at'),
+});
+
+export const dependentFeatures = sqliteTable(
+  'dependent_features',
+  {
+    parent: text('parent')
+      .notNull()
+      .references(() => features.name, { onDelete: 'restrict' }),
+    child: text('child')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    enabled: bool('enabled').notNull().default(true),
+    variants: text('variants', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  },
+  (t) => [primaryKey({ columns: [t.parent, t.child] }), index('dependent_features_child_idx').on(t.child)],
+);
+
+export const favoriteFeatures = sqliteTable(
+  'favorite_features',
+  {
+    feature: text('feature')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    userId: integer('user_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.feature, t.userId] }), index('favorite_features_user_idx').on(t.userId, t.feature)],
+);
+
+export const FEATURE_LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
+
+export const featureLifecycles = sqliteTable(
+  'feature_lifecycles',
+  {
+    feature: text('feature')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    stage: text('stage').notNull(),
+    /** e.g. `kept` / `discarded` for `completed`. */
+    status: text('status'),
+    statusValue: text('status_value'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.feature, t.stage] }), index('feature_lifecycles_latest_idx').on(t.feature, t.createdAt)],
+);
+
+/** Hourly buckets of SDK evaluations per feature, app and environment. */
+export const clientMetricsEnv = sqliteTable(
+  'client_metrics_env',
+  {
+    featureName: text('feature_name').notNull(),
+    appName: text('app_name').notNull(),
+    environment: text('environment').notNull(),
+    /** Start of the hour, ISO. */
+    timestamp: text('timestamp').notNull(),
+    yes: integer('yes').notNull().default(0),
+    no: integer('no').notNull().default(0),
+    /** Per-variant counts for the bucket, `{variantName: count}`. */
+    variants: text('variants', { mode: 'json' }).$type<Record<string, number>>().notNull().default(sql`'{}'`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.featureName, t.appName, t.environment, t.timestamp] }),
+    index('client_metrics_env_time_idx').on(t.timestamp),
+  ],
+);
+
+export const clientApplications = sqliteTable('client_applications', {
+  appName: text('app_name').primaryKey(),
+  description: text('description'),
+  url: text('url'),
+  color: text('color'),
+  icon: text('icon'),
+  strategies: text('strategies', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  createdAt: createdAt(),
+  updatedAt: text('updated_at'),
+  seenAt: text('seen_at'),
+});
+
+export const clientInstances = sqliteTable(
+  'client_instances',
+  {
+    appName: text('app_name').notNull(),
+    instanceId: text('instance_id').notNull(),
+    environment: text('environment').notNull().default('default'),
+    sdkVersion: text('sdk_version'),
+    clientIp: text('client_ip'),
+    interval: integer('interval'),
+    createdAt: createdAt(),
+    lastSeen: text('last_seen'),
+  },
+  (t) => [primaryKey({ columns: [t.appName, t.instanceId, t.environment] })],
+);
+
+// ---------------------------------------------------------------------------------------
+// People: users, roles, permissions, public signup tokens
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name'),
+    username: text('username'),
+    /** Stored trimmed and lowercased. */
+    email: text('email'),
+    imageUrl: text('image_url'),
+    /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`; never returned. */
+    passwordHash: text('password_hash'),
+    loginAttempts: integer('login_attempts').notNull().default(0),
+    createdAt: createdAt(),
+    seenAt: text('seen_at'),
+    deletedAt: text('deleted_at'),
+    isService: bool('is_service').notNull().default(false),
+    isSystem: bool('is_system').notNull().default(false),
+    scimId: text('scim_id'),
+    createdByUserId: integer('created_by_user_id'),
+    updatedAt: text('updated_at'),
+  },
+  (t) => [uniqueIndex('users_email_unique').on(t.email), uniqueIndex('users_username_unique').on(t.username)],
+);
+
+export const roles = sqliteTable(
+  'roles',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    description: text('description'),
+    /** `root`, `project`, `root-custom` or `custom`. */
+    type: text('type').notNull().default('custom'),
+    createdAt: createdAt(),
+    createdByUserId: integer('created_by_user_id'),
+    updatedAt: text('updated_at'),
+  },
+  (t) => [uniqueIndex('roles_type_name_unique').on(t.type, t.name)],
+);
+
+export const roleUser = sqliteTable(
+  'role_user',
+  {
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The root role is the row in project `default` whose role type is root or root-custom. */
+    project: text('project').notNull().default('default'),
+    createdAt: createdAt(),
+    createdByUserId: integer('created_by_user_id'),
+  },
+  (t) => [primaryKey({ columns: [t.roleId, t.userId, t.project] }), index('role_user_user_idx').on(t.userId)],
+);
+
+export const permissions = sqliteTable('permissions', {
+  id: integer('id').primaryKey(),
+  permission: text('permission').notNull().unique(),
+  displayName: text('display_name').notNull(),
+  /** `root`, `project` or `environment`. */
+  type: text('type').notNull(),
+});
+
+export const rolePermission = sqliteTable(
+  'role_permission',
+  {
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    permission: text('permission')
+      .notNull()
+      .references(() => permissions.permission, { onDelete: 'cascade' }),
+    /** '' for root and project permissions. */
+    environment: text('environment').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.roleId, t.permission, t.environment] })],
+);
+
+export const publicSignupTokens = sqliteTable('public_signup_tokens', {
+  secret: text('secret').primaryKey(),
+  name: text('name').notNull(),
+  expiresAt: text('expires_at').notNull(),
+  createdAt: createdAt(),
+  createdBy: text('created_by'),
+  roleId: integer('role_id')
+    .notNull()
+    .references(() => roles.id),
+  url: text('url'),
+  enabled: bool('enabled').notNull().default(true),
+});
+
+export const publicSignupTokensUser = sqliteTable(
+  'public_signup_tokens_user',
+  {
+    secret: text('secret')
+      .notNull()
+      .references(() => publicSignupTokens.secret, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.secret, t.userId] })],
+);
+
+// ---------------------------------------------------------------------------------------
+// API tokens: only the SHA-256 of a secret is stored, never the secret itself.
+
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    /** hex SHA-256 of the secret; the lookup key here and in KV. */
+    secretHash: text('secret_hash').primaryKey(),
+    /** Public, non-secret id used in URLs (`/api/admin/api-tokens/<id>`). */
+    id: text('id').notNull().unique(),
+    /** `<scope>:<environment>.<first 6 hex>`: enough to recognise a key, useless to use it. */
+    secretPrefix: text('secret_prefix').notNull(),
+    tokenName: text('token_name').notNull(),
+    /** `client`, `frontend` or `admin`, lowercase. */
+    type: text('type').notNull(),
+    /** `*` means all environments. */
+    environment: text('environment').notNull(),
+    expiresAt: text('expires_at'),
+    seenAt: text('seen_at'),
+    alias: text('alias'),
+    createdAt: createdAt(),
+    createdByUserId: integer('created_by_user_id'),
+  },
+  (t) => [index('api_tokens_type_idx').on(t.type)],
+);
+
+/** No rows for a token means all projects. */
+export const apiTokenProject = sqliteTable(
+  'api_token_project',
+  {
+    secretHash: text('secret_hash')
+      .notNull()
+      .references(() => apiTokens.secretHash, { onDelete: 'cascade' }),
+    project: text('project')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.secretHash, t.project] })],
+);
+
+// ---------------------------------------------------------------------------------------
+// Audit log and background jobs
+
+/** Append-only audit log; its highest id doubles as the data revision for SDK caches. */
+export const events = sqliteTable(
+  'events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    type: text('type').notNull(),
+    createdAt: createdAt(),
+    createdBy: text('created_by').notNull(),
+    createdByUserId: integer('created_by_user_id'),
+    project: text('project'),
+    environment: text('environment'),
+    featureName: text('feature_name'),
+    data: text('data', { mode: 'json' }),
+    preData: text('pre_data', { mode: 'json' }),
+  },
+  (t) => [index('events_feature_idx').on(t.featureName), index('events_type_idx').on(t.type)],
+);
+
+export const importJobs = sqliteTable(
+  'import_jobs',
+  {
+    id: text('id').primaryKey(),
+    project: text('project').notNull(),
+    environment: text('environment').notNull(),
+    /** `queued`, `running`, `completed` or `failed`. */
+    status: text('status').notNull().default('queued'),
+    totalChunks: integer('total_chunks').notNull(),
+    doneChunks: integer('done_chunks').notNull().default(0),
+    totalFeatures: integer('total_features').notNull().default(0),
+    errors: text('errors', { mode: 'json' }).$type<{ message: string; chunk?: number }[]>().notNull().default(sql`'[]'`),
+    createdBy: text('created_by').notNull(),
+    createdByUserId: integer('created_by_user_id'),
+    createdAt: createdAt(),
+    startedAt: text('started_at'),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [index('import_jobs_target_idx').on(t.project, t.environment, t.status)],
+);
+
+export const importJobChunks = sqliteTable(
+  'import_job_chunks',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => importJobs.id, { onDelete: 'cascade' }),
+    chunkIndex: integer('chunk_index').notNull(),
+    /** The validated import payload slice for this chunk. */
+    payload: text('payload', { mode: 'json' }).notNull(),
+    /** `pending`, `done` or `failed`. */
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    featureCount: integer('feature_count').notNull().default(0),
+    appliedAt: text('applied_at'),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.chunkIndex] })],
+);

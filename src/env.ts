@@ -1,0 +1,13 @@
+import type { ImportChunkMessage } from './modules/import-export/queue-message';
+
+/** Bindings and variables of the Worker (see wrangler.toml). */
+export interface Env {
+  DB: D1Database;
+  /** API-key lookup: `apikey:<sha256 hex of the secret>` -> the token's principal. */
+  TOKENS: KVNamespace;
+  IMPORT_QUEUE: Queue<ImportChunkMessage>;
+  /** Comma-separated secrets accepted as admin tokens, as Unleash reads INIT_ADMIN_API_TOKENS. */
+  INIT_ADMIN_API_TOKENS?: string;
+  /** Public base URL of this service, used in invite links. */
+  UNLEASH_URL?: string;
+}

@@ -1,0 +1,45 @@
+import { ApiError, unsupportedContentType, validationError } from './errors';
+
+/** Unleash's default request-body limit; import raises it for itself. */
+export const DEFAULT_MAX_BODY_BYTES = 100_000;
+
+export function isJsonContentType(contentType: string | null): boolean {
+  if (!contentType) return false;
+  const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return mediaType === 'application/json';
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, 'PayloadTooLargeError', `The request body is larger than the ${maxBytes} bytes this endpoint accepts.`);
+}
+
+/**
+ * Reads a JSON request body: 415 unless the content type is JSON, 413 over `maxBytes`,
+ * 400 when the text is not JSON. Call it after authentication, so that a caller without
+ * access learns nothing about the body rules.
+ */
+export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<unknown> {
+  const contentType = request.headers.get('content-type');
+  if (!isJsonContentType(contentType)) throw unsupportedContentType(contentType);
+
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw validationError([{ message: 'The request body is not valid JSON: it is not valid UTF-8 text.' }]);
+  }
+  if (text.trim() === '') {
+    throw validationError([{ message: 'The request body is not valid JSON: it is empty.' }]);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : 'parse error';
+    throw validationError([{ message: `The request body is not valid JSON: ${reason}` }]);
+  }
+}

@@ -1,0 +1,10 @@
+import { JSON_HEADERS } from './errors';
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** A status with no body (Unleash answers 200 with an empty body on many writes). */
+export function empty(status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(null, { status, headers });
+}

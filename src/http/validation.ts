@@ -1,0 +1,112 @@
+/**
+ * valibot at the edge of every handler: parse once, turn issues into Unleash-style
+ * details (`The \`/body/x\` property must be ...`), hand typed output to the service.
+ */
+import * as v from 'valibot';
+import { validationError, type ErrorDetail } from './errors';
+
+export type Location = '/body' | '/query' | '/params';
+
+/** A short, safe rendering of what the client sent, for error messages. */
+export function preview(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) text = String(value);
+  return text.length > 100 ? `${text.slice(0, 97)}...` : text;
+}
+
+function pathOf(root: Location, path: readonly v.IssuePathItem[] = []): string {
+  return [root, ...path.map((item) => String(item.key))].join('/');
+}
+
+const TYPE_NAMES: Record<string, string> = { Object: 'object', Array: 'array' };
+
+function describeIssue(root: Location, issue: v.BaseIssue<unknown>): ErrorDetail {
+  const path = pathOf(root, issue.path);
+  if (issue.kind === 'schema') {
+    if (issue.type === 'strict_object' && issue.path?.length) {
+      const parent = pathOf(root, issue.path.slice(0, -1));
+      return {
+        path,
+        message: `The \`${parent}\` object of the request ${root.slice(1)} does not allow additional properties. Your request included the \`${path}\` property.`,
+      };
+    }
+    if (issue.input === undefined && issue.path?.length) {
+      return { path, message: `The \`${path}\` property is required. It was not present on the data you sent.` };
+    }
+    const expected = issue.expected ? (TYPE_NAMES[issue.expected] ?? issue.expected) : issue.type;
+    return { path, message: `The \`${path}\` property must be ${expected}. You sent ${preview(issue.input)}.` };
+  }
+  return { path, message: `The \`${path}\` property ${issue.message}. You sent ${preview(issue.input)}.` };
+}
+
+/** Parses `input` with `schema` or throws a 400 ValidationError naming every problem. */
+export function parseInput<TSchema extends v.GenericSchema>(
+  schema: TSchema,
+  input: unknown,
+  root: Location,
+): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  throw validationError(result.issues.map((issue) => describeIssue(root, issue)));
+}
+
+// ---------------------------------------------------------------------------------------
+// Building blocks shared by the modules' schemas. Messages are phrased to follow
+// "The `<path>` property ...".
+
+function isCleanText(text: string): boolean {
+  return text.isWellFormed() && !text.includes('\u0000');
+}
+
+/** A string with no NUL bytes or lone surrogates, at most `max` characters. */
+export function text(max = 255) {
+  return v.pipe(
+    v.string(),
+    v.check(isCleanText, 'must be well-formed text without NUL characters'),
+    v.maxLength(max, `must be at most ${max} characters long`),
+  );
+}
+
+/** Like `text` but trimmed and not empty. */
+export function nonBlank(max = 255) {
+  return v.pipe(text(max), v.trim(), v.nonEmpty('must not be empty'));
+}
+
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
+/** Parses an RFC 3339 date-time (a missing zone means UTC, as Unleash reads it). */
+export function parseDateTime(input: string): Date | undefined {
+  const match = DATE_TIME.exec(input);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second = '00', fraction = '', zone = 'Z'] = match;
+  const y = Number(year);
+  const mo = Number(month);
+  const d = Number(day);
+  if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(y, mo, 0)).getUTCDate()) return undefined;
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 60) return undefined;
+  const ms = fraction ? fraction.slice(0, 4).padEnd(4, '0') : '';
+  const normalisedZone = zone.toUpperCase() === 'Z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const date = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second === '60' ? '59' : second}${ms}${normalisedZone}`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** A date-time string, output as ISO-8601 UTC with milliseconds. */
+export const dateTime = v.pipe(
+  v.string(),
+  v.maxLength(64, 'must match format "date-time"'),
+  v.check((input) => parseDateTime(input) !== undefined, 'must match format "date-time"'),
+  v.transform((input) => parseDateTime(input)!.toISOString()),
+);
+
+/** A positive integer that fits SQLite and JavaScript safely (ids in paths). */
+export const integerId = v.pipe(
+  v.string(),
+  v.regex(/^\s*[+-]?\d{1,10}\s*$/, 'must be integer'),
+  v.transform((input) => Number(input)),
+);

@@ -1,0 +1,28 @@
+import { router } from './app';
+import type { Env } from './env';
+import type { ImportChunkMessage } from './modules/import-export/queue-message';
+
+/** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
+function normalise(request: Request): Request {
+  const url = new URL(request.url);
+  if (!url.pathname.includes('//')) return request;
+  url.pathname = url.pathname.replace(/\/{2,}/g, '/');
+  return new Request(url, request);
+}
+
+export default {
+  async fetch(request, env, ctx): Promise<Response> {
+    const normalised = normalise(request);
+    if (normalised.method === 'HEAD') {
+      const response = await router.fetch(new Request(normalised, { method: 'GET' }), env, ctx);
+      return new Response(null, response);
+    }
+    return router.fetch(normalised, env, ctx);
+  },
+
+  async queue(batch, env, ctx): Promise<void> {
+    void batch;
+    void env;
+    void ctx;
+  },
+} satisfies ExportedHandler<Env, ImportChunkMessage>;

@@ -1,0 +1,29 @@
+import * as v from 'valibot';
+import { dateTime, nonBlank, text } from '../../http/validation';
+
+const TOKEN_TYPE = /^(admin|client|frontend)$/i;
+
+/**
+ * The four body variants of the seed (admin / client-or-frontend, each with `tokenName` or the
+ * deprecated `username`) as one schema; the rules between fields are checked in the service
+ * so that every problem is reported at once. Unknown keys are dropped, as Unleash does.
+ */
+export const CreateApiTokenSchema = v.object({
+  type: v.pipe(
+    text(32),
+    v.regex(TOKEN_TYPE, 'must match pattern "^(admin|client|frontend)$" (any case)'),
+    v.transform((type) => type.toLowerCase() as 'admin' | 'client' | 'frontend'),
+  ),
+  tokenName: v.optional(nonBlank(255)),
+  username: v.optional(nonBlank(255)),
+  expiresAt: v.optional(dateTime),
+  environment: v.optional(nonBlank(100)),
+  project: v.optional(nonBlank(100)),
+  projects: v.optional(v.pipe(v.array(nonBlank(100)), v.maxLength(50, 'must have at most 50 items'))),
+});
+export type CreateApiTokenRequest = v.InferOutput<typeof CreateApiTokenSchema>;
+
+export const UpdateApiTokenSchema = v.strictObject({
+  expiresAt: dateTime,
+});
+export type UpdateApiTokenRequest = v.InferOutput<typeof UpdateApiTokenSchema>;

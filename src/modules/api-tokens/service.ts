@@ -1,0 +1,232 @@
+import type { Env } from '../../env';
+import { runBatch, type Db } from '../../db/client';
+import { auditEvent } from '../../db/events';
+import { badRequest, notFound, validationError, type ErrorDetail } from '../../http/errors';
+import {
+  ADMIN,
+  CREATE_CLIENT_API_TOKEN,
+  CREATE_FRONTEND_API_TOKEN,
+  DELETE_CLIENT_API_TOKEN,
+  DELETE_FRONTEND_API_TOKEN,
+  hasPermission,
+  READ_CLIENT_API_TOKEN,
+  READ_FRONTEND_API_TOKEN,
+  requirePermissionFor,
+  UPDATE_CLIENT_API_TOKEN,
+  UPDATE_FRONTEND_API_TOKEN,
+  type Permission,
+} from '../../auth/permissions';
+import type { ApiTokenRecord, ApiTokenType, Principal } from '../../auth/principal';
+import { formatApiTokenSecret, secretPrefix, sha256Hex } from '../../auth/secrets';
+import { deleteRecord, forgetInIsolate, putRecord } from '../../auth/token-records';
+import { log } from '../../log';
+import type { CreateApiTokenRequest } from './schema';
+import * as store from './store';
+
+const CREATE: Record<ApiTokenType, Permission> = {
+  admin: ADMIN,
+  client: CREATE_CLIENT_API_TOKEN,
+  frontend: CREATE_FRONTEND_API_TOKEN,
+};
+const READ: Record<ApiTokenType, Permission> = { admin: ADMIN, client: READ_CLIENT_API_TOKEN, frontend: READ_FRONTEND_API_TOKEN };
+const UPDATE: Record<ApiTokenType, Permission> = {
+  admin: ADMIN,
+  client: UPDATE_CLIENT_API_TOKEN,
+  frontend: UPDATE_FRONTEND_API_TOKEN,
+};
+const DELETE: Record<ApiTokenType, Permission> = {
+  admin: ADMIN,
+  client: DELETE_CLIENT_API_TOKEN,
+  frontend: DELETE_FRONTEND_API_TOKEN,
+};
+
+export interface NewApiToken {
+  type: ApiTokenType;
+  tokenName: string;
+  environment: string;
+  projects: string[];
+  expiresAt: string | null;
+}
+
+/** Applies the seed's rules between fields and its defaults; reports every problem at once. */
+export function resolveCreateRequest(body: CreateApiTokenRequest): NewApiToken {
+  const details: ErrorDetail[] = [];
+  if (body.tokenName !== undefined && body.username !== undefined) {
+    details.push({
+      path: '/body/username',
+      message: '"tokenName" and "username" are mutually exclusive: send "tokenName" ("username" is its deprecated alias).',
+    });
+  }
+  const tokenName = body.tokenName ?? body.username;
+  if (tokenName === undefined) {
+    details.push({ path: '/body/tokenName', message: 'The `/body/tokenName` property is required. It was not present on the data you sent.' });
+  }
+  if (body.project !== undefined && body.projects !== undefined) {
+    details.push({ path: '/body/projects', message: '"project" must not exist simultaneously with [projects].' });
+  }
+  if (body.projects?.length === 0) {
+    details.push({ path: '/body/projects', message: '"projects" must contain at least 1 items. You provided [].' });
+  }
+
+  const requested = body.projects ?? [body.project ?? '*'];
+  const projects = requested.includes('*') ? ['*'] : [...new Set(requested)];
+  const environment = body.environment ?? (body.type === 'admin' ? '*' : 'default');
+
+  if (body.type === 'admin') {
+    if (environment !== '*') details.push({ path: '/body/environment', message: 'Admin token cannot be scoped to single environment' });
+    if (projects.length !== 1 || projects[0] !== '*') {
+      details.push({ path: '/body/projects', message: 'Admin token cannot be scoped to single project' });
+    }
+  } else if (environment === '*') {
+    const label = body.type === 'client' ? 'Client' : 'Frontend';
+    details.push({ path: '/body/environment', message: `${label} token cannot be scoped to all environments` });
+  }
+
+  if (details.length > 0) throw validationError(details);
+  return { type: body.type, tokenName: tokenName!, environment, projects, expiresAt: body.expiresAt ?? null };
+}
+
+/** The API token as the seed describes it (the secret only appears here, at creation). */
+export function createdTokenBody(secret: string, token: NewApiToken, createdAt: string) {
+  return {
+    secret,
+    tokenName: token.tokenName,
+    username: token.tokenName,
+    type: token.type,
+    environment: token.environment,
+    project: token.projects.join(','),
+    projects: token.projects,
+    expiresAt: token.expiresAt,
+    createdAt,
+    seenAt: null,
+    alias: null,
+  };
+}
+
+/** A listed token: never the secret, only a recognisable prefix. */
+export function listedTokenBody(token: store.StoredApiToken) {
+  return {
+    id: token.id,
+    secret: `${token.secretPrefix}***`,
+    tokenName: token.tokenName,
+    username: token.tokenName,
+    type: token.type,
+    environment: token.environment,
+    project: token.projects.join(','),
+    projects: token.projects,
+    expiresAt: token.expiresAt,
+    createdAt: token.createdAt,
+    seenAt: token.seenAt,
+    alias: token.alias,
+  };
+}
+
+function recordOf(token: Pick<store.StoredApiToken, 'secretHash' | 'id' | 'type' | 'tokenName' | 'projects' | 'environment' | 'expiresAt'>): ApiTokenRecord {
+  return {
+    hash: token.secretHash,
+    id: token.id,
+    type: token.type as ApiTokenType,
+    name: token.tokenName,
+    projects: token.projects,
+    environment: token.environment,
+    expiresAt: token.expiresAt,
+  };
+}
+
+/** KV is a cache of D1: a failed KV write is logged, and lookups fall back to D1. */
+async function syncKv(operation: Promise<void>, tokenId: string): Promise<void> {
+  try {
+    await operation;
+  } catch (error) {
+    log.warn('KV write for API token failed; D1 fallback will serve it', { tokenId, error });
+  }
+}
+
+export async function createToken(env: Env, db: Db, principal: Principal, body: CreateApiTokenRequest) {
+  const token = resolveCreateRequest(body);
+  requirePermissionFor(principal, CREATE[token.type]);
+
+  if (token.environment !== '*' && !(await store.environmentExists(db, token.environment))) {
+    throw badRequest(`Environment=${token.environment} does not exist`);
+  }
+  const missing = await store.missingProjects(
+    db,
+    token.projects.filter((project) => project !== '*'),
+  );
+  if (missing.length > 0) throw badRequest(`Project=${missing[0]} does not exist`);
+
+  const secret = formatApiTokenSecret(token.projects, token.environment);
+  const secretHash = await sha256Hex(secret);
+  const id = crypto.randomUUID();
+  const createdAt = new Date().toISOString();
+  const row = {
+    secretHash,
+    id,
+    secretPrefix: secretPrefix(secret),
+    tokenName: token.tokenName,
+    type: token.type,
+    environment: token.environment,
+    expiresAt: token.expiresAt,
+    createdAt,
+    createdByUserId: principal.userId,
+  };
+  await runBatch(db, [
+    ...store.insertTokenStatements(db, row, token.projects),
+    auditEvent(db, principal, {
+      type: 'api-token-created',
+      environment: token.environment,
+      data: { id, tokenName: token.tokenName, type: token.type, environment: token.environment, projects: token.projects, expiresAt: token.expiresAt, secretPrefix: row.secretPrefix },
+    }),
+  ]);
+  await syncKv(putRecord(env, recordOf({ ...row, projects: token.projects })), id);
+  return { id, body: createdTokenBody(secret, token, createdAt) };
+}
+
+export async function listTokens(db: Db, principal: Principal) {
+  const tokens = await store.listTokens(db);
+  return tokens.filter((token) => hasPermission(principal, READ[token.type as ApiTokenType])).map(listedTokenBody);
+}
+
+/** `ref` is a token's public id or its full secret (Unleash addresses tokens by secret). */
+async function findByRef(db: Db, ref: string) {
+  return store.findToken(db, ref, await sha256Hex(ref));
+}
+
+export async function getToken(db: Db, principal: Principal, ref: string) {
+  const token = await findByRef(db, ref);
+  if (!token || !hasPermission(principal, READ[token.type as ApiTokenType])) throw notFound('Could not find api token.');
+  return listedTokenBody(token);
+}
+
+export async function updateExpiry(env: Env, db: Db, principal: Principal, ref: string, expiresAt: string) {
+  const token = await findByRef(db, ref);
+  if (!token) throw notFound('Could not find api token.');
+  requirePermissionFor(principal, UPDATE[token.type as ApiTokenType]);
+  await db.batch([
+    store.updateExpiryStatement(db, token.secretHash, expiresAt),
+    auditEvent(db, principal, {
+      type: 'api-token-updated',
+      environment: token.environment,
+      data: { id: token.id, tokenName: token.tokenName, expiresAt },
+      preData: { id: token.id, tokenName: token.tokenName, expiresAt: token.expiresAt },
+    }),
+  ]);
+  forgetInIsolate(token.secretHash);
+  await syncKv(putRecord(env, recordOf({ ...token, expiresAt })), token.id);
+}
+
+/** Revokes a token: D1 first (the source of truth), then KV and this isolate's cache. */
+export async function revokeToken(env: Env, db: Db, principal: Principal, ref: string): Promise<void> {
+  const token = await findByRef(db, ref);
+  if (!token) return; // Unleash answers 200 for an unknown token: revoking is idempotent.
+  requirePermissionFor(principal, DELETE[token.type as ApiTokenType]);
+  await db.batch([
+    store.deleteTokenStatement(db, token.secretHash),
+    auditEvent(db, principal, {
+      type: 'api-token-deleted',
+      environment: token.environment,
+      preData: { id: token.id, tokenName: token.tokenName, type: token.type, environment: token.environment, projects: token.projects },
+    }),
+  ]);
+  await syncKv(deleteRecord(env, token.secretHash), token.id);
+}

@@ -1,0 +1,76 @@
+import { asc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { apiTokenProject, apiTokens, environments, projects } from '../../db/schema';
+
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+export type StoredApiToken = ApiTokenRow & { projects: string[] };
+
+/** D1 allows 100 bound parameters per statement: 2 columns per project row. */
+const PROJECT_ROWS_PER_INSERT = 45;
+
+export function insertTokenStatements(db: Db, token: typeof apiTokens.$inferInsert, projectIds: readonly string[]) {
+  const scoped = projectIds.filter((project) => project !== '*');
+  const statements = [db.insert(apiTokens).values(token)] as const;
+  const projectInserts = [];
+  for (let i = 0; i < scoped.length; i += PROJECT_ROWS_PER_INSERT) {
+    const rows = scoped.slice(i, i + PROJECT_ROWS_PER_INSERT).map((project) => ({ secretHash: token.secretHash, project }));
+    projectInserts.push(db.insert(apiTokenProject).values(rows));
+  }
+  return [...statements, ...projectInserts];
+}
+
+export async function environmentExists(db: Db, name: string): Promise<boolean> {
+  const rows = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, name)).limit(1);
+  return rows.length > 0;
+}
+
+/** The ids among `ids` that name no project. */
+export async function missingProjects(db: Db, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select({ id: projects.id }).from(projects).where(inArray(projects.id, [...ids]));
+  const found = new Set(rows.map((row) => row.id));
+  return ids.filter((id) => !found.has(id));
+}
+
+function attachProjects(rows: ApiTokenRow[], links: { secretHash: string; project: string }[]): StoredApiToken[] {
+  const byToken = new Map<string, string[]>();
+  for (const link of links) {
+    const list = byToken.get(link.secretHash) ?? [];
+    list.push(link.project);
+    byToken.set(link.secretHash, list);
+  }
+  return rows.map((row) => ({ ...row, projects: byToken.get(row.secretHash) ?? ['*'] }));
+}
+
+export async function listTokens(db: Db): Promise<StoredApiToken[]> {
+  const [rows, links] = await db.batch([
+    db.select().from(apiTokens).orderBy(asc(apiTokens.createdAt), asc(apiTokens.id)),
+    // rowid order is insertion order: projects come back in the order they were given.
+    db.select().from(apiTokenProject).orderBy(sql`rowid`),
+  ]);
+  return attachProjects(rows, links);
+}
+
+/** A token by its public id or by the hash of its secret. */
+export async function findToken(db: Db, id: string, secretHash: string): Promise<StoredApiToken | undefined> {
+  const [row] = await db
+    .select()
+    .from(apiTokens)
+    .where(or(eq(apiTokens.id, id), eq(apiTokens.secretHash, secretHash)))
+    .limit(1);
+  if (!row) return undefined;
+  const links = await db
+    .select()
+    .from(apiTokenProject)
+    .where(eq(apiTokenProject.secretHash, row.secretHash))
+    .orderBy(sql`rowid`);
+  return attachProjects([row], links)[0];
+}
+
+export function deleteTokenStatement(db: Db, secretHash: string) {
+  return db.delete(apiTokens).where(eq(apiTokens.secretHash, secretHash));
+}
+
+export function updateExpiryStatement(db: Db, secretHash: string, expiresAt: string) {
+  return db.update(apiTokens).set({ expiresAt }).where(eq(apiTokens.secretHash, secretHash));
+}

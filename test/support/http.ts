@@ -1,0 +1,55 @@
+/** Request helpers for tests: they go through the Worker's real fetch handler. */
+import { exports } from 'cloudflare:workers';
+
+export const ADMIN_TOKEN = '*:*.test-admin-token';
+export const BASE = 'http://localhost';
+
+export interface CallOptions {
+  token?: string | null;
+  body?: unknown;
+  /** Raw body text, sent as is (for malformed JSON and the like). */
+  rawBody?: string;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** Sends a request to the Worker; JSON bodies get `content-type: application/json`. */
+export async function call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
+  const headers = new Headers(options.headers);
+  const token = options.token === undefined ? ADMIN_TOKEN : options.token;
+  if (token !== null) headers.set('authorization', token);
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  const contentType = options.contentType === undefined ? (body !== undefined ? 'application/json' : null) : options.contentType;
+  if (contentType !== null) headers.set('content-type', contentType);
+  return exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body }));
+}
+
+/** The JSON body of a response (fails the test if it is not JSON). */
+export async function bodyOf<T = any>(response: Response): Promise<T> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Error(`expected a JSON body, got ${response.status}: ${text.slice(0, 200)}`);
+  }
+}
+
+/** Creates an API token through the API and returns its secret. */
+export async function createToken(body: Record<string, unknown>): Promise<string> {
+  const response = await call('POST', '/api/admin/api-tokens', { body });
+  if (response.status !== 201) throw new Error(`token creation failed: ${response.status} ${await response.text()}`);
+  return (await bodyOf<{ secret: string }>(response)).secret;
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Asserts the Unleash error body shape and returns it. */
+export async function expectError(response: Response, status: number, name: string) {
+  const body = await bodyOf<{ id: string; name: string; message: string; details: { message: string; path?: string }[] }>(response);
+  if (response.status !== status || body.name !== name || !UUID.test(body.id) || typeof body.message !== 'string' || !Array.isArray(body.details)) {
+    throw new Error(`expected ${status} ${name}, got ${response.status} ${JSON.stringify(body)}`);
+  }
+  return body;
+}

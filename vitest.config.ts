@@ -1,0 +1,29 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations('./migrations');
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            INIT_ADMIN_API_TOKENS: `${TEST_ADMIN_TOKEN}, *:*.second-admin-token`,
+          },
+          queueConsumers: {
+            'unleash-import': { maxBatchTimeout: 0.05 },
+          },
+        },
+      }),
+    ],
+    test: {
+      setupFiles: ['./test/support/apply-migrations.ts'],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+    },
+  };
+});
