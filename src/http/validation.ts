@@ -13,9 +13,10 @@ export function preview(value: unknown): string {
   try {
     text = JSON.stringify(value);
   } catch {
-    text = undefined;
+    // Too deep to render (or cyclic): say what it is rather than fail while reporting.
+    text = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : typeof value;
   }
-  if (text === undefined) text = String(value);
+  if (text === undefined) text = typeof value;
   return text.length > 100 ? `${text.slice(0, 97)}...` : text;
 }
 
@@ -44,12 +45,18 @@ function describeIssue(root: Location, issue: v.BaseIssue<unknown>): ErrorDetail
   return { path, message: `The \`${path}\` property ${issue.message}. You sent ${preview(issue.input)}.` };
 }
 
+const OBJECT_SCHEMAS = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);
+
 /** Parses `input` with `schema` or throws a 400 ValidationError naming every problem. */
 export function parseInput<TSchema extends v.GenericSchema>(
   schema: TSchema,
   input: unknown,
   root: Location,
 ): v.InferOutput<TSchema> {
+  // valibot's object schemas take arrays for objects; JSON arrays are never objects here.
+  if (Array.isArray(input) && OBJECT_SCHEMAS.has(schema.type)) {
+    throw validationError([{ path: root, message: `The \`${root}\` property must be object. You sent ${preview(input)}.` }]);
+  }
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
   throw validationError(result.issues.map((issue) => describeIssue(root, issue)));
