@@ -1,0 +1,78 @@
+// Cost of checking an API key: an authenticated admin request against an unauthenticated
+// trivial one, in the same run of `wrangler dev` on loopback. Both answer without touching
+// D1: /health, and an unknown /api/admin path (key checked, then 404). Rounds alternate the
+// two so that drift in machine load hits both alike.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fmt, load, machine, ROOT, startWorker } from '../lib.mjs';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const PER_ROUND = Number(process.env.PER_ROUND ?? 2000);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
+
+const worker = await startWorker({ port: 8790 });
+try {
+  const { base, token } = worker;
+  const adminKey = await (async () => {
+    // A key created through the API, so the path measured is isolate cache -> KV -> D1.
+    const response = await fetch(`${base}/api/admin/api-tokens`, {
+      method: 'POST',
+      headers: { authorization: token, 'content-type': 'application/json' },
+      body: JSON.stringify({ tokenName: 'bench', type: 'admin' }),
+    });
+    if (response.status !== 201) throw new Error(`token creation: ${response.status}`);
+    return (await response.json()).secret;
+  })();
+
+  const cases = {
+    'GET /health (no key)': async () => {
+      const response = await fetch(`${base}/health`);
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`health ${response.status}`);
+    },
+    'GET /api/admin/<unknown> (key checked, 404)': async () => {
+      const response = await fetch(`${base}/api/admin/bench-probe`, { headers: { authorization: adminKey } });
+      await response.arrayBuffer();
+      if (response.status !== 404) throw new Error(`admin probe ${response.status}`);
+    },
+    'GET /api/admin/api-tokens (key checked + D1 read)': async () => {
+      const response = await fetch(`${base}/api/admin/api-tokens`, { headers: { authorization: adminKey } });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`list ${response.status}`);
+    },
+  };
+
+  const results = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, request] of Object.entries(cases)) {
+      results[name].push(await load(request, { total: PER_ROUND, concurrency: CONCURRENCY, warmup: 100 }));
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const summary = Object.fromEntries(
+    Object.entries(results).map(([name, runs]) => [
+      name,
+      { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) },
+    ]),
+  );
+  const trivial = summary['GET /health (no key)'];
+  const authed = summary['GET /api/admin/<unknown> (key checked, 404)'];
+  const rpsCost = (1 - authed.rps / trivial.rps) * 100;
+  const p50Cost = (authed.p50 / trivial.p50 - 1) * 100;
+
+  const info = machine();
+  const lines = [
+    `Run ${info.date} on ${info.cpu}, ${info.memoryGiB} GiB, ${info.node}, load average ${info.loadAvg}.`,
+    `wrangler dev on 127.0.0.1, ${ROUNDS} alternating rounds x ${PER_ROUND} requests, ${CONCURRENCY} in flight; medians over rounds.`,
+    '',
+    '| request | rps | p50 ms | p99 ms |',
+    '|---|---:|---:|---:|',
+    ...Object.entries(summary).map(([name, s]) => `| ${name} | ${fmt(s.rps, 0)} | ${fmt(s.p50, 2)} | ${fmt(s.p99, 2)} |`),
+    '',
+    `Key checking costs ${fmt(rpsCost)}% of throughput and ${fmt(p50Cost)}% of p50 latency against the trivial route (target: under 10%).`,
+  ];
+  console.log(lines.join('\n'));
+  writeFileSync(path.join(ROOT, 'bench', 'auth', 'latest.json'), JSON.stringify({ machine: info, results, summary, rpsCost, p50Cost }, null, 2));
+} finally {
+  await worker.stop();
+}
