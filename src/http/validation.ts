@@ -29,7 +29,8 @@ const TYPE_NAMES: Record<string, string> = { Object: 'object', Array: 'array' };
 function describeIssue(root: Location, issue: v.BaseIssue<unknown>): ErrorDetail {
   const path = pathOf(root, issue.path);
   if (issue.kind === 'schema') {
-    if (issue.type === 'strict_object' && issue.path?.length) {
+    // A strict object reports both unknown keys (expected `never`) and missing ones.
+    if (issue.type === 'strict_object' && issue.expected === 'never' && issue.path?.length) {
       const parent = pathOf(root, issue.path.slice(0, -1));
       return {
         path,
