@@ -86,28 +86,21 @@ export function resolveCreateRequest(body: CreateApiTokenRequest): NewApiToken {
   return { type: body.type, tokenName: tokenName!, environment, projects, expiresAt: body.expiresAt ?? null };
 }
 
-/** The API token as the seed describes it (the secret only appears here, at creation). */
-export function createdTokenBody(secret: string, token: NewApiToken, createdAt: string) {
-  return {
-    secret,
-    tokenName: token.tokenName,
-    username: token.tokenName,
-    type: token.type,
-    environment: token.environment,
-    project: token.projects.join(','),
-    projects: token.projects,
-    expiresAt: token.expiresAt,
-    createdAt,
-    seenAt: null,
-    alias: null,
-  };
+interface TokenView {
+  tokenName: string;
+  type: string;
+  environment: string;
+  projects: string[];
+  expiresAt: string | null;
+  createdAt: string;
+  seenAt: string | null;
+  alias: string | null;
 }
 
-/** A listed token: never the secret, only a recognisable prefix. */
-export function listedTokenBody(token: store.StoredApiToken) {
+/** The API token as the seed describes it, in its key order. */
+function tokenBody(secret: string, token: TokenView) {
   return {
-    id: token.id,
-    secret: `${token.secretPrefix}***`,
+    secret,
     tokenName: token.tokenName,
     username: token.tokenName,
     type: token.type,
@@ -119,6 +112,16 @@ export function listedTokenBody(token: store.StoredApiToken) {
     seenAt: token.seenAt,
     alias: token.alias,
   };
+}
+
+/** The created token: the only time its secret is shown. */
+export function createdTokenBody(secret: string, token: NewApiToken, createdAt: string) {
+  return tokenBody(secret, { ...token, createdAt, seenAt: null, alias: null });
+}
+
+/** A listed token: never the secret, only a recognisable prefix. */
+export function listedTokenBody(token: store.StoredApiToken) {
+  return { id: token.id, ...tokenBody(`${token.secretPrefix}***`, token) };
 }
 
 function recordOf(token: Pick<store.StoredApiToken, 'secretHash' | 'id' | 'type' | 'tokenName' | 'projects' | 'environment' | 'expiresAt'>): ApiTokenRecord {
