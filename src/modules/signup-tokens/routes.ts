@@ -1,0 +1,43 @@
+import type { IRequest } from 'itty-router';
+import type { RequestContext } from '../../auth/guard';
+import { getDb } from '../../db/client';
+import type { Env } from '../../env';
+import { readJsonBody } from '../../http/body';
+import { pathParam } from '../../http/params';
+import { empty, json } from '../../http/responses';
+import { parseInput } from '../../http/validation';
+import { publicBaseUrl } from '../users/routes';
+import { CreateSignupTokenSchema, SignupSchema, UpdateSignupTokenSchema } from './schema';
+import * as service from './service';
+
+export async function create({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(CreateSignupTokenSchema, await readJsonBody(request), '/body');
+  const token = await service.createToken(getDb(env), principal, body, publicBaseUrl(env, request));
+  return json(token, 201, { location: `/api/admin/invite-link/tokens/${token.secret}` });
+}
+
+export async function list({ env }: RequestContext): Promise<Response> {
+  return json(await service.listTokens(getDb(env)));
+}
+
+export async function get({ request, env }: RequestContext): Promise<Response> {
+  return json(await service.getToken(getDb(env), pathParam(request, 'token')));
+}
+
+/** Seed operation 3. */
+export async function update({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(UpdateSignupTokenSchema, await readJsonBody(request), '/body');
+  return json(await service.updateToken(getDb(env), principal, pathParam(request, 'token'), body));
+}
+
+// The public side of invite links: no key, the secret in the path is the credential.
+
+export async function validateInvite(request: IRequest, env: Env): Promise<Response> {
+  await service.requireUsableToken(getDb(env), pathParam(request, 'token'));
+  return empty(200);
+}
+
+export async function signup(request: IRequest, env: Env): Promise<Response> {
+  const body = parseInput(SignupSchema, await readJsonBody(request), '/body');
+  return json(await service.signup(getDb(env), pathParam(request, 'token'), body), 201);
+}

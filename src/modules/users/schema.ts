@@ -1,0 +1,71 @@
+import * as v from 'valibot';
+import { nonBlank, text } from '../../http/validation';
+
+const EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function isEmail(address: string): boolean {
+  if (address.length > 254 || !EMAIL.test(address)) return false;
+  const local = address.slice(0, address.indexOf('@'));
+  return !local.startsWith('.') && !local.endsWith('.') && !local.includes('..');
+}
+
+/** Trimmed and lowercased before it is checked, so ` Ann@Example.com ` is `ann@example.com`. */
+export const email = v.pipe(
+  text(320),
+  v.trim(),
+  v.toLowerCase(),
+  v.check(isEmail, 'must be a valid email address'),
+);
+
+/** An optional display name: blank means none, as Unleash stores it. */
+const displayName = v.pipe(
+  text(255),
+  v.trim(),
+  v.transform((name) => (name === '' ? undefined : name)),
+);
+
+/** A role id or the name of a root role, as Unleash's `rootRole` accepts both. */
+export const rootRole = v.union([
+  v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0'), v.maxValue(2147483647, 'must be <= 2147483647')),
+  nonBlank(255),
+]);
+
+export const password = v.pipe(text(256), v.nonEmpty('must not be empty'));
+
+export const CreateUserSchema = v.strictObject({
+  username: v.optional(nonBlank(255)),
+  email: v.optional(email),
+  name: v.optional(displayName),
+  password: v.optional(password),
+  rootRole,
+  sendEmail: v.optional(v.boolean()),
+});
+export type CreateUserRequest = v.InferOutput<typeof CreateUserSchema>;
+
+/** Unleash ignores other keys here (its update schema allows them). */
+export const UpdateUserSchema = v.object({
+  name: v.optional(displayName),
+  email: v.optional(email),
+  rootRole: v.optional(rootRole),
+});
+export type UpdateUserRequest = v.InferOutput<typeof UpdateUserSchema>;
+
+const ID_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+
+/**
+ * A user or role id in a path: anything that reads as an integer (`01`, `1e2`) as Unleash's
+ * validator coerces it, else 400. Ids out of the 32-bit range come back as `null` (they name
+ * nothing, so the caller answers 404 instead of letting them reach SQL).
+ */
+export const pathId = v.pipe(
+  v.string(),
+  v.check((input) => input.length <= 64 && ID_TEXT.test(input) && Number.isInteger(Number(input)), 'must be integer'),
+  v.transform((input) => {
+    const id = Number(input);
+    return id >= -2147483648 && id <= 2147483647 ? id : null;
+  }),
+);
+
+/** `{ id }` of a path: parsed as an object so that errors name `/params/id`. */
+export const IdParams = v.object({ id: pathId });

@@ -1,0 +1,201 @@
+import { runBatch, type Db, type Statement } from '../../db/client';
+import { auditEvent, type Actor } from '../../db/events';
+import { badRequest, notFound, validationError, type ErrorDetail } from '../../http/errors';
+import { sha256Hex } from '../../auth/secrets';
+import { hashPassword } from './password';
+import type { UpdateUserRequest } from './schema';
+import * as store from './store';
+
+/** Unleash reports Viewer when a user has no root role row. */
+const VIEWER_ROLE_ID = 3;
+const NO_USER = 'No user found';
+
+/** Unleash's generated avatar: gravatar of the email, else the username, else the id. */
+async function gravatarUrl(user: Pick<store.UserRow, 'id' | 'email' | 'username'>): Promise<string> {
+  let ident = user.email || user.username || String(user.id);
+  // Unleash lowercases and trims unless the text starts with "@" (its indexOf quirk).
+  ident = ident.startsWith('@') ? ident.trim() : ident.toLowerCase().trim();
+  return `https://gravatar.com/avatar/${await sha256Hex(ident)}?s=42&d=retro&r=g`;
+}
+
+/** The seed's User, keys in the order Unleash 6 emits them; name/username/email only when set. */
+export async function userBody(row: store.UserRow) {
+  return {
+    isAPI: false,
+    accountType: 'User',
+    id: row.id,
+    ...(row.name ? { name: row.name } : {}),
+    ...(row.username ? { username: row.username } : {}),
+    ...(row.email ? { email: row.email } : {}),
+    imageUrl: row.imageUrl || (await gravatarUrl(row)),
+    seenAt: row.seenAt,
+    loginAttempts: row.loginAttempts,
+    createdAt: row.createdAt,
+    scimId: row.scimId,
+    rootRole: row.rootRole ?? VIEWER_ROLE_ID,
+  };
+}
+export type UserBody = Awaited<ReturnType<typeof userBody>>;
+
+/** One problem keeps Unleash's "invalid data: <reason>" message; several are listed. */
+function rejection(details: ErrorDetail[]): Error {
+  if (details.length === 1) {
+    const [{ message, ...rest }] = details as [ErrorDetail];
+    return badRequest(message, rest);
+  }
+  return validationError(details);
+}
+
+function auditData(row: Pick<store.UserRow, 'id' | 'name' | 'username' | 'email'>, rootRole: number) {
+  return {
+    id: row.id,
+    ...(row.name ? { name: row.name } : {}),
+    ...(row.username ? { username: row.username } : {}),
+    ...(row.email ? { email: row.email } : {}),
+    rootRole,
+  };
+}
+
+async function resolveRootRole(db: Db, ref: number | string, details: ErrorDetail[]): Promise<store.RootRole | undefined> {
+  const role = await store.findRootRole(db, ref);
+  if (!role) details.push({ path: '/body/rootRole', message: `Could not find rootRole=${ref}` });
+  return role;
+}
+
+function identityTaken(taken: { email: boolean; username: boolean }, details: ErrorDetail[]): void {
+  if (taken.email) details.push({ path: '/body/email', message: 'User already exists' });
+  else if (taken.username) details.push({ path: '/body/username', message: 'User already exists' });
+}
+
+/** D1 errors arrive wrapped (drizzle, then D1); the constraint text is in one of the messages. */
+function constraintFailed(error: unknown, column: string): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current.message.includes(`UNIQUE constraint failed: ${column}`)) return true;
+  }
+  return false;
+}
+
+export interface NewUser {
+  name?: string | undefined;
+  username?: string | undefined;
+  email?: string | undefined;
+  password?: string | undefined;
+  rootRole: number | string;
+}
+
+/**
+ * Creates a user and its root role in one batch with its audit event, after every check has
+ * passed. `extra` adds statements that need the new id (a signup token's user row and event).
+ */
+export async function createUser(
+  db: Db,
+  actor: Actor,
+  input: NewUser,
+  extra: (userId: number) => Statement[] = () => [],
+): Promise<UserBody> {
+  const details: ErrorDetail[] = [];
+  if (input.username === undefined && input.email === undefined) {
+    details.push({ path: '/body/email', message: 'You must specify username or email' });
+  }
+  const role = await resolveRootRole(db, input.rootRole, details);
+  identityTaken(await store.takenIdentity(db, input), details);
+  if (details.length > 0 || !role) throw rejection(details);
+
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  // Ids are allocated here so the audit event and the extra rows can name the user; a
+  // concurrent creation that took the same id makes the batch fail whole, and we retry.
+  for (let attempt = 0; ; attempt++) {
+    const createdAt = new Date().toISOString();
+    const row = {
+      id: await store.nextUserId(db),
+      name: input.name ?? null,
+      username: input.username ?? null,
+      email: input.email ?? null,
+      imageUrl: null,
+      seenAt: null,
+      loginAttempts: 0,
+      createdAt,
+      scimId: null,
+    };
+    try {
+      await runBatch(db, [
+        ...store.insertUserStatements(db, { ...row, passwordHash, createdByUserId: actor.userId }, role.id, actor.userId),
+        auditEvent(db, actor, { type: 'user-created', data: auditData(row, role.id) }),
+        ...extra(row.id),
+      ]);
+      return userBody({ ...row, rootRole: role.id });
+    } catch (error) {
+      if (constraintFailed(error, 'users.email') || constraintFailed(error, 'users.username')) {
+        throw badRequest('User already exists');
+      }
+      if (!constraintFailed(error, 'users.id') || attempt >= 4) throw error;
+    }
+  }
+}
+
+async function requireUser(db: Db, id: number | null): Promise<store.UserRow> {
+  const row = id === null ? undefined : await store.findUser(db, id);
+  if (!row) throw notFound(NO_USER);
+  return row;
+}
+
+export async function getUser(db: Db, id: number | null): Promise<UserBody> {
+  return userBody(await requireUser(db, id));
+}
+
+export async function listUsers(db: Db) {
+  const [rows, rootRoles] = await Promise.all([store.listUsers(db), store.listRootRoles(db)]);
+  // No password-reset links exist here, so no user has a pending invite link.
+  const listed = await Promise.all(rows.map(async (row) => ({ ...(await userBody(row)), inviteLink: '' })));
+  return { users: listed, rootRoles };
+}
+
+/** Users (as User objects) among `ids` that still exist, by id. */
+export async function usersByIds(db: Db, ids: readonly number[]): Promise<UserBody[]> {
+  return Promise.all((await store.usersByIds(db, ids)).map(userBody));
+}
+
+export async function updateUser(db: Db, actor: Actor, id: number | null, input: UpdateUserRequest): Promise<UserBody> {
+  const before = await requireUser(db, id);
+  const details: ErrorDetail[] = [];
+  const role = input.rootRole === undefined ? undefined : await resolveRootRole(db, input.rootRole, details);
+  if (input.email !== undefined && input.email !== before.email) {
+    identityTaken(await store.takenIdentity(db, { email: input.email }, before.id), details);
+  }
+  if (details.length > 0) throw rejection(details);
+
+  const now = new Date().toISOString();
+  const after: store.UserRow = {
+    ...before,
+    name: input.name ?? before.name,
+    email: input.email ?? before.email,
+    rootRole: role?.id ?? before.rootRole,
+  };
+  const statements: Statement[] = [
+    store.updateUserStatement(db, before.id, { name: after.name ?? undefined, email: after.email ?? undefined, updatedAt: now }),
+  ];
+  if (role && role.id !== before.rootRole) statements.push(...store.setRootRoleStatements(db, before.id, role.id, actor.userId, now));
+  statements.push(
+    auditEvent(db, actor, {
+      type: 'user-updated',
+      data: auditData(after, after.rootRole ?? VIEWER_ROLE_ID),
+      preData: auditData(before, before.rootRole ?? VIEWER_ROLE_ID),
+    }),
+  );
+  try {
+    await runBatch(db, statements);
+  } catch (error) {
+    if (constraintFailed(error, 'users.email')) throw badRequest('User already exists', { path: '/body/email' });
+    throw error;
+  }
+  return userBody(after);
+}
+
+export async function deleteUser(db: Db, actor: Actor, id: number | null): Promise<void> {
+  const before = await requireUser(db, id);
+  const now = new Date().toISOString();
+  await runBatch(db, [
+    ...store.softDeleteStatements(db, before.id, now),
+    auditEvent(db, actor, { type: 'user-deleted', preData: auditData(before, before.rootRole ?? VIEWER_ROLE_ID) }),
+  ]);
+}

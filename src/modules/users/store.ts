@@ -1,0 +1,141 @@
+import { and, asc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { roles, roleUser, users } from '../../db/schema';
+
+export const ROOT_ROLE_TYPES = ['root', 'root-custom'] as const;
+
+/**
+ * The user's root role: its `role_user` row in project `default` with a root-type role. The
+ * outer column is written out: drizzle would render it unqualified, which the subquery's own
+ * `roles.id` would capture.
+ */
+const rootRoleId = sql<number | null>`(SELECT ru.role_id FROM role_user ru JOIN roles r ON r.id = ru.role_id
+  WHERE ru.user_id = "users"."id" AND ru.project = 'default' AND r.type IN ('root', 'root-custom')
+  ORDER BY ru.created_at, ru.role_id LIMIT 1)`;
+
+const userColumns = {
+  id: users.id,
+  name: users.name,
+  username: users.username,
+  email: users.email,
+  imageUrl: users.imageUrl,
+  seenAt: users.seenAt,
+  loginAttempts: users.loginAttempts,
+  createdAt: users.createdAt,
+  scimId: users.scimId,
+  rootRole: rootRoleId,
+};
+export type UserRow = { id: number; name: string | null; username: string | null; email: string | null; imageUrl: string | null; seenAt: string | null; loginAttempts: number; createdAt: string; scimId: string | null; rootRole: number | null };
+
+/** Users an admin can see: not deleted, not the system users, not service accounts. */
+function visible(...conditions: SQL[]) {
+  return and(isNull(users.deletedAt), eq(users.isSystem, false), eq(users.isService, false), ...conditions);
+}
+
+export async function findUser(db: Db, id: number): Promise<UserRow | undefined> {
+  const [row] = await db.select(userColumns).from(users).where(visible(eq(users.id, id))).limit(1);
+  return row;
+}
+
+export async function listUsers(db: Db): Promise<UserRow[]> {
+  return db.select(userColumns).from(users).where(visible()).orderBy(asc(users.id));
+}
+
+/** D1 allows 100 bound parameters per statement. */
+const IDS_PER_QUERY = 90;
+
+export async function usersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
+  const unique = [...new Set(ids)];
+  const rows: UserRow[] = [];
+  for (let i = 0; i < unique.length; i += IDS_PER_QUERY) {
+    rows.push(...(await db.select(userColumns).from(users).where(visible(inArray(users.id, unique.slice(i, i + IDS_PER_QUERY))))));
+  }
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+export interface RootRole {
+  id: number;
+  name: string;
+  type: string;
+  description: string | null;
+}
+
+/** A root (or root-custom) role by id or by name. */
+export async function findRootRole(db: Db, ref: number | string): Promise<RootRole | undefined> {
+  const match = typeof ref === 'number' ? eq(roles.id, ref) : eq(roles.name, ref);
+  const [row] = await db
+    .select({ id: roles.id, name: roles.name, type: roles.type, description: roles.description })
+    .from(roles)
+    .where(and(match, inArray(roles.type, [...ROOT_ROLE_TYPES])))
+    .orderBy(asc(roles.id))
+    .limit(1);
+  return row;
+}
+
+export async function listRootRoles(db: Db): Promise<RootRole[]> {
+  return db
+    .select({ id: roles.id, name: roles.name, type: roles.type, description: roles.description })
+    .from(roles)
+    .where(inArray(roles.type, [...ROOT_ROLE_TYPES]))
+    .orderBy(asc(roles.id));
+}
+
+/** Which of `email`/`username` another live user already holds (deleted users hold neither). */
+export async function takenIdentity(db: Db, identity: { email?: string; username?: string }, exceptId?: number) {
+  const matches: SQL[] = [];
+  if (identity.email !== undefined) matches.push(eq(users.email, identity.email));
+  if (identity.username !== undefined) matches.push(eq(users.username, identity.username));
+  if (matches.length === 0) return { email: false, username: false };
+  const rows = await db
+    .select({ email: users.email, username: users.username })
+    .from(users)
+    .where(and(or(...matches), exceptId === undefined ? undefined : ne(users.id, exceptId)))
+    .limit(2);
+  return {
+    email: identity.email !== undefined && rows.some((row) => row.email === identity.email),
+    username: identity.username !== undefined && rows.some((row) => row.username === identity.username),
+  };
+}
+
+export async function nextUserId(db: Db): Promise<number> {
+  const [row] = await db.select({ next: sql<number>`COALESCE(MAX(${users.id}), 0) + 1` }).from(users);
+  return Math.max(row?.next ?? 1, 1);
+}
+
+export function insertUserStatements(db: Db, user: typeof users.$inferInsert & { id: number }, rootRoleId: number, createdByUserId: number) {
+  return [
+    db.insert(users).values(user),
+    db.insert(roleUser).values({ roleId: rootRoleId, userId: user.id, project: 'default', createdAt: user.createdAt, createdByUserId }),
+  ] as const;
+}
+
+export function updateUserStatement(db: Db, id: number, changes: { name?: string; email?: string; updatedAt: string }) {
+  return db.update(users).set(changes).where(eq(users.id, id));
+}
+
+/** Replaces the user's root role (project roles stay). */
+export function setRootRoleStatements(db: Db, userId: number, roleId: number, createdByUserId: number, now: string) {
+  return [
+    db
+      .delete(roleUser)
+      .where(
+        and(
+          eq(roleUser.userId, userId),
+          eq(roleUser.project, 'default'),
+          inArray(roleUser.roleId, db.select({ id: roles.id }).from(roles).where(inArray(roles.type, [...ROOT_ROLE_TYPES]))),
+        ),
+      ),
+    db.insert(roleUser).values({ roleId, userId, project: 'default', createdAt: now, createdByUserId }),
+  ] as const;
+}
+
+/**
+ * Unleash's soft delete: the row stays (its id is never reused) but loses name, username and
+ * email, so the address can sign up again; its role assignments go.
+ */
+export function softDeleteStatements(db: Db, id: number, now: string) {
+  return [
+    db.update(users).set({ deletedAt: now, name: null, username: null, email: null, passwordHash: null, updatedAt: now }).where(eq(users.id, id)),
+    db.delete(roleUser).where(eq(roleUser.userId, id)),
+  ] as const;
+}
