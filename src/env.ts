@@ -10,4 +10,8 @@ export interface Env {
   INIT_ADMIN_API_TOKENS?: string;
   /** Public base URL of this service, used in invite links. */
   UNLEASH_URL?: string;
+  /** How often (ms) an isolate checks the data revision for SDK responses; default 1000. */
+  SDK_REVISION_CHECK_MS?: string;
+  /** Comma-separated origins allowed to call the frontend API (`*` by default), as Unleash's UNLEASH_FRONTEND_API_ORIGINS. */
+  FRONTEND_API_ORIGINS?: string;
 }

@@ -1,0 +1,199 @@
+/**
+ * The client API the backend SDKs poll (`/api/client/*`) and the token check Unleash Edge
+ * calls (`/edge/validate`).
+ */
+import type { IRequest } from 'itty-router';
+import type { RequestContext } from '../../auth/guard';
+import { findRecord } from '../../auth/token-records';
+import { sha256Hex } from '../../auth/secrets';
+import type { ApiTokenRecord } from '../../auth/principal';
+import type { Env } from '../../env';
+import { badRequest, notFound, validationError } from '../../http/errors';
+import { readJsonBody } from '../../http/body';
+import { pathParam } from '../../http/params';
+import { empty, json } from '../../http/responses';
+import { parseInput, preview } from '../../http/validation';
+import { murmur3 } from '../evaluation/murmur';
+import { parseSemver, compareSemver } from '../evaluation/semver';
+import { edgeValidateBody, metricsBody, registerBody } from './schema';
+import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
+import { recordMetrics, recordRegistration, type SdkCaller } from './usage';
+
+const SEGMENTS_SPEC = parseSemver('4.2.0')!;
+const MAX_QUERY_VALUES = 50;
+const MAX_QUERY_TEXT = 255;
+
+/** Which environment a token reads: its own, or (admin tokens) the `environment` parameter. */
+export function environmentOf(token: ApiTokenRecord, requested: string | null): string {
+  if (token.environment !== '*') return token.environment;
+  return requested ?? 'default';
+}
+
+/** Where the SDK call came from, for client instances. */
+export function clientIp(request: Request): string | null {
+  const direct = request.headers.get('cf-connecting-ip');
+  if (direct) return direct.trim().slice(0, 64);
+  const forwarded = request.headers.get('x-forwarded-for');
+  if (forwarded) return forwarded.split(',')[0]!.trim().slice(0, 64) || null;
+  return null;
+}
+
+/** Whether the SDK wants segments listed once (spec ≥ 4.2.0) instead of inlined. */
+function wantsGlobalSegments(request: Request): boolean {
+  const header = request.headers.get('unleash-client-spec');
+  if (header === null) return false;
+  const version = parseSemver(header);
+  if (!version || header.trim() !== header) {
+    throw badRequest(`Invalid prefix in the Unleash-Client-Spec header: ${preview(header)}.`);
+  }
+  return compareSemver(version, SEGMENTS_SPEC) >= 0;
+}
+
+interface ClientQuery {
+  project?: string[];
+  namePrefix?: string;
+  tag?: [string, string][];
+  environment?: string;
+  inlineSegmentConstraints: boolean;
+}
+
+function queryText(name: string, value: string): string {
+  if (value.length > MAX_QUERY_TEXT || !value.isWellFormed() || value.includes('\u0000')) {
+    throw validationError([{ path: `/query/${name}`, message: `The \`/query/${name}\` property must be text of at most ${MAX_QUERY_TEXT} characters. You sent ${preview(value)}.` }]);
+  }
+  return value;
+}
+
+function queryList(params: URLSearchParams, name: string): string[] {
+  const values = params.getAll(name);
+  if (values.length > MAX_QUERY_VALUES) {
+    throw validationError([{ path: `/query/${name}`, message: `The \`/query/${name}\` property must have at most ${MAX_QUERY_VALUES} items.` }]);
+  }
+  return values.map((value) => queryText(name, value));
+}
+
+/** The query as Unleash echoes it; the token's scope wins over `project` and `environment`. */
+function effectiveQuery(params: URLSearchParams, token: ApiTokenRecord, inlineSegmentConstraints: boolean): ClientQuery {
+  // Keys in Unleash's order: project, namePrefix, tag, environment, inlineSegmentConstraints.
+  const query: Omit<ClientQuery, 'inlineSegmentConstraints'> = {};
+  const requestedProjects = queryList(params, 'project');
+  if (!token.projects.includes('*')) query.project = [...token.projects];
+  else if (requestedProjects.length > 0) query.project = requestedProjects;
+  const namePrefix = params.get('namePrefix');
+  if (namePrefix !== null && namePrefix !== '') query.namePrefix = queryText('namePrefix', namePrefix);
+  const tags = queryList(params, 'tag');
+  if (tags.length > 0) {
+    query.tag = tags.map((tag, index) => {
+      const colon = tag.indexOf(':');
+      if (colon <= 0 || colon === tag.length - 1) {
+        throw validationError([{ message: `"tag[${index}]" with value ${preview(tag)} fails to match the tag pattern. You provided ${preview(tag)}.` }]);
+      }
+      return [tag.slice(0, colon), tag.slice(colon + 1)];
+    });
+  }
+  const requestedEnvironment = params.get('environment');
+  if (token.environment !== '*') query.environment = token.environment;
+  else if (requestedEnvironment) query.environment = queryText('environment', requestedEnvironment);
+  return { ...query, inlineSegmentConstraints };
+}
+
+function matches(feature: SnapshotFeature, query: ClientQuery): boolean {
+  if (query.project && !inScope(query.project, feature.project)) return false;
+  // Case-sensitive and literal, unlike SQLite's LIKE.
+  if (query.namePrefix && !feature.name.startsWith(query.namePrefix)) return false;
+  if (query.tag && !query.tag.some(([type, value]) => feature.tags.has(`${type}:${value}`))) return false;
+  return true;
+}
+
+function hex8(value: number): string {
+  return value.toString(16).padStart(8, '0');
+}
+
+/** Strong ETag match; tolerates `W/` and lists, since proxies weaken tags they compress. */
+function etagMatches(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+}
+
+const RESPONSE_CACHE_MAX = 256;
+const responseCache = new Map<string, { revision: number; body: string }>();
+
+function featuresBody(snapshot: Snapshot, query: ClientQuery, globalSegments: boolean, meta: string): string {
+  const parts: string[] = [];
+  for (const feature of snapshot.features) {
+    if (matches(feature, query)) parts.push(globalSegments ? feature.jsonWithSegmentIds : feature.jsonInlined);
+  }
+  const segments = globalSegments ? `,"segments":${snapshot.segmentsJson}` : '';
+  return `{"version":2,"features":[${parts.join(',')}],"query":${JSON.stringify(query)}${segments},"meta":${meta}}`;
+}
+
+export async function features({ request, env, principal }: RequestContext): Promise<Response> {
+  const globalSegments = wantsGlobalSegments(request);
+  const params = new URL(request.url).searchParams;
+  const query = effectiveQuery(params, principal.token, !globalSegments);
+  const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
+  const queryJson = JSON.stringify(query);
+  const queryHash = hex8(murmur3(queryJson));
+  const etag = `"${queryHash}:${snapshot.revision}"`;
+  if (etagMatches(request.headers.get('if-none-match'), etag)) return empty(304);
+
+  const key = `${snapshot.environment}\u0000${queryJson}`;
+  let cached = responseCache.get(key);
+  if (!cached || cached.revision !== snapshot.revision) {
+    const meta = JSON.stringify({ revisionId: snapshot.revision, etag, queryHash });
+    cached = { revision: snapshot.revision, body: featuresBody(snapshot, query, globalSegments, meta) };
+    responseCache.delete(key);
+    if (responseCache.size >= RESPONSE_CACHE_MAX) responseCache.delete(responseCache.keys().next().value!);
+    responseCache.set(key, cached);
+  }
+  return new Response(cached.body, { headers: { 'content-type': 'application/json; charset=utf-8', etag } });
+}
+
+export async function feature({ request, env, principal }: RequestContext): Promise<Response> {
+  const globalSegments = wantsGlobalSegments(request);
+  const name = pathParam(request, 'featureName');
+  const query = effectiveQuery(new URL(request.url).searchParams, principal.token, !globalSegments);
+  const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
+  const found = snapshot.byName.get(name);
+  if (!found || !matches(found, query)) throw notFound(`Could not find feature flag ${name}`);
+  return new Response(globalSegments ? found.jsonWithSegmentIds : found.jsonInlined, {
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
+}
+
+export function callerOf(request: IRequest, token: ApiTokenRecord): SdkCaller {
+  return { environment: token.environment === '*' ? 'default' : token.environment, clientIp: clientIp(request) };
+}
+
+export async function register({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(registerBody, await readJsonBody(request), '/body');
+  await recordRegistration(env, callerOf(request, principal.token), body);
+  return empty(202);
+}
+
+export async function metrics({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(metricsBody, await readJsonBody(request), '/body');
+  await recordMetrics(env, callerOf(request, principal.token), body);
+  return empty(202);
+}
+
+/**
+ * Unleash Edge asks which of its tokens are valid; no Authorization header, as in Unleash.
+ * Answers from the same isolate cache -> KV -> D1 path as every request.
+ */
+export async function edgeValidate(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const body = parseInput(edgeValidateBody, await readJsonBody(request), '/body');
+  const valid: { token: string; type: string; projects: string[]; environment?: string }[] = [];
+  for (const token of new Set(body.tokens)) {
+    if (token.length === 0 || token.length > 1024 || !token.isWellFormed()) continue;
+    const record = await findRecord(env, ctx, await sha256Hex(token));
+    if (!record || (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())) continue;
+    valid.push({
+      token,
+      type: record.type,
+      projects: record.projects,
+      ...(record.environment !== '*' ? { environment: record.environment } : {}),
+    });
+  }
+  return json({ tokens: valid });
+}

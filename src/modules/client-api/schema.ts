@@ -1,0 +1,60 @@
+/** Bodies the SDKs send: registration, usage metrics, and Edge's token validation. */
+import * as v from 'valibot';
+import { dateTime, text } from '../../http/validation';
+
+const MAX_COUNT = 2 ** 31 - 1;
+
+const count = v.pipe(
+  v.number(),
+  v.integer('must be an integer'),
+  v.minValue(0, 'must be >= 0'),
+  v.maxValue(MAX_COUNT, `must be <= ${MAX_COUNT}`),
+);
+
+const optionalText = v.optional(v.nullable(text(255)));
+
+/** `started` is an RFC 3339 date-time or unix seconds, as Unleash accepts it. */
+const started = v.union([dateTime, v.pipe(v.number(), v.finite('must be a finite number'))], 'must be a date-time or a number');
+
+export const registerBody = v.looseObject({
+  appName: v.pipe(text(255), v.minLength(1, 'must not be empty')),
+  instanceId: optionalText,
+  connectionId: optionalText,
+  sdkVersion: optionalText,
+  strategies: v.pipe(v.array(text(255)), v.maxLength(1000, 'must have at most 1000 items')),
+  started,
+  interval: v.pipe(v.number(), v.finite('must be a finite number'), v.minValue(0, 'must be >= 0')),
+  platformName: optionalText,
+  platformVersion: optionalText,
+  yggdrasilVersion: optionalText,
+  specVersion: optionalText,
+});
+export type RegisterBody = v.InferOutput<typeof registerBody>;
+
+const toggleCounts = v.looseObject({
+  yes: count,
+  no: count,
+  variants: v.optional(v.nullable(v.record(v.string(), count))),
+});
+
+export const metricsBody = v.looseObject({
+  appName: v.pipe(text(255), v.minLength(1, 'must not be empty')),
+  instanceId: optionalText,
+  connectionId: optionalText,
+  sdkVersion: optionalText,
+  environment: optionalText,
+  bucket: v.optional(
+    v.nullable(
+      v.looseObject({
+        start: dateTime,
+        stop: dateTime,
+        toggles: v.record(v.string(), toggleCounts),
+      }),
+    ),
+  ),
+});
+export type MetricsBody = v.InferOutput<typeof metricsBody>;
+
+export const edgeValidateBody = v.looseObject({
+  tokens: v.pipe(v.array(v.string()), v.maxLength(1000, 'must have at most 1000 items')),
+});

@@ -1,0 +1,192 @@
+/**
+ * The per-environment flag configuration as SDKs see it, built once per data revision and
+ * kept in the isolate. Each feature is serialised ahead of time in both segment modes, so a
+ * request only filters and concatenates.
+ *
+ * Freshness: the revision (highest events.id) is read from D1 at most once per
+ * `SDK_REVISION_CHECK_MS` (default 1000 ms, Unleash's own revision tick) per isolate, so a
+ * flag change reaches every SDK response within that bound plus one D1 read.
+ */
+import type { ConstraintDoc } from '../../db/schema';
+import { getDb } from '../../db/client';
+import type { Env } from '../../env';
+import { Evaluator } from '../evaluation/engine';
+import type { Constraint, Feature, Segment, Strategy } from '../evaluation/types';
+import { readEnvironmentRows, readRevision, type EnvironmentRows } from './store';
+
+export const DEFAULT_REVISION_CHECK_MS = 1000;
+const MAX_ENVIRONMENTS = 32;
+
+export interface SnapshotFeature {
+  name: string;
+  project: string;
+  /** `type:value` of each tag. */
+  tags: ReadonlySet<string>;
+  /** Client-API JSON with strategy segment ids (clients announcing spec ≥ 4.2.0). */
+  jsonWithSegmentIds: string;
+  /** Client-API JSON with segment constraints appended to strategy constraints. */
+  jsonInlined: string;
+  definition: Feature;
+  impressionData: boolean;
+}
+
+export interface Snapshot {
+  environment: string;
+  revision: number;
+  features: readonly SnapshotFeature[];
+  byName: ReadonlyMap<string, SnapshotFeature>;
+  segments: readonly Segment[];
+  segmentsJson: string;
+  /** Evaluators per project scope, made on first use. */
+  evaluators: Map<string, Evaluator>;
+}
+
+/** Strategy parameters are strings on the wire, whatever was stored. */
+function stringParameters(parameters: Record<string, unknown> | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parameters ?? {})) {
+    out[key] = typeof value === 'string' ? value : value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+  return out;
+}
+
+export function buildSnapshot(environment: string, rows: EnvironmentRows): Snapshot {
+  const segmentConstraints = new Map<number, ConstraintDoc[]>(rows.segmentRows.map((row) => [row.id, row.constraints ?? []]));
+  const segmentsOfStrategy = new Map<string, number[]>();
+  for (const row of rows.strategySegmentRows) {
+    const list = segmentsOfStrategy.get(row.strategyId) ?? [];
+    list.push(row.segmentId);
+    segmentsOfStrategy.set(row.strategyId, list);
+  }
+  const strategiesOf = new Map<string, { withIds: Strategy; inlined: Strategy }[]>();
+  for (const row of rows.strategyRows) {
+    const constraints: Constraint[] = row.constraints ?? [];
+    const parameters = stringParameters(row.parameters);
+    const variants = row.variants ?? [];
+    const segmentIds = segmentsOfStrategy.get(row.id);
+    const withIds: Strategy = { name: row.name, constraints, parameters, variants, ...(segmentIds ? { segments: segmentIds } : {}) };
+    const inlined: Strategy = {
+      name: row.name,
+      constraints: [...constraints, ...(segmentIds ?? []).flatMap((id) => segmentConstraints.get(id) ?? [])],
+      parameters,
+      variants,
+    };
+    const list = strategiesOf.get(row.featureName) ?? [];
+    list.push({ withIds, inlined });
+    strategiesOf.set(row.featureName, list);
+  }
+  const environmentOf = new Map(rows.environmentRows.map((row) => [row.featureName, row]));
+  const parentsOf = new Map<string, { feature: string; enabled: boolean; variants?: string[] }[]>();
+  for (const row of rows.dependencyRows) {
+    const list = parentsOf.get(row.child) ?? [];
+    list.push({ feature: row.parent, enabled: row.enabled, ...(row.enabled ? { variants: row.variants ?? [] } : {}) });
+    parentsOf.set(row.child, list);
+  }
+  const tagsOf = new Map<string, Set<string>>();
+  for (const row of rows.tagRows) {
+    const set = tagsOf.get(row.featureName) ?? new Set<string>();
+    set.add(`${row.type}:${row.value}`);
+    tagsOf.set(row.featureName, set);
+  }
+
+  const features = rows.featureRows.map((row): SnapshotFeature => {
+    const featureEnvironment = environmentOf.get(row.name);
+    const strategies = strategiesOf.get(row.name) ?? [];
+    const dependencies = parentsOf.get(row.name);
+    // Key order as Unleash 6 serialises a client feature.
+    const base = (strategyList: Strategy[]) => ({
+      name: row.name,
+      type: row.type,
+      enabled: featureEnvironment?.enabled ?? false,
+      project: row.project,
+      stale: row.stale,
+      strategies: strategyList,
+      variants: featureEnvironment?.variants ?? [],
+      description: row.description,
+      impressionData: row.impressionData,
+      ...(dependencies ? { dependencies } : {}),
+    });
+    const withIds = base(strategies.map((strategy) => strategy.withIds));
+    return {
+      name: row.name,
+      project: row.project,
+      tags: tagsOf.get(row.name) ?? new Set(),
+      jsonWithSegmentIds: JSON.stringify(withIds),
+      jsonInlined: JSON.stringify(base(strategies.map((strategy) => strategy.inlined))),
+      definition: withIds,
+      impressionData: row.impressionData,
+    };
+  });
+  const segments = rows.segmentRows.map((row) => ({ id: row.id, name: row.name, constraints: row.constraints ?? [] }));
+  return {
+    environment,
+    revision: rows.revision,
+    features,
+    byName: new Map(features.map((feature) => [feature.name, feature])),
+    segments,
+    segmentsJson: JSON.stringify(segments),
+    evaluators: new Map(),
+  };
+}
+
+const snapshots = new Map<string, Snapshot>();
+let knownRevision = -1;
+let revisionCheckedAt = 0;
+
+function revisionCheckInterval(env: Env): number {
+  const configured = Number(env.SDK_REVISION_CHECK_MS);
+  return env.SDK_REVISION_CHECK_MS !== undefined && Number.isFinite(configured) && configured >= 0
+    ? configured
+    : DEFAULT_REVISION_CHECK_MS;
+}
+
+/** The latest data revision, read from D1 at most once per check interval in this isolate. */
+export async function currentRevision(env: Env): Promise<number> {
+  const now = Date.now();
+  if (knownRevision >= 0 && now - revisionCheckedAt < revisionCheckInterval(env)) return knownRevision;
+  const revision = await readRevision(getDb(env));
+  knownRevision = Math.max(knownRevision, revision);
+  revisionCheckedAt = now;
+  return revision;
+}
+
+/** The snapshot of an environment at the current revision (rebuilt when a write happened). */
+export async function snapshotFor(env: Env, environment: string): Promise<Snapshot> {
+  const revision = await currentRevision(env);
+  const cached = snapshots.get(environment);
+  if (cached && cached.revision >= revision) return cached;
+  const snapshot = buildSnapshot(environment, await readEnvironmentRows(getDb(env), environment));
+  snapshots.delete(environment);
+  if (snapshots.size >= MAX_ENVIRONMENTS) snapshots.delete(snapshots.keys().next().value!);
+  snapshots.set(environment, snapshot);
+  knownRevision = Math.max(knownRevision, snapshot.revision);
+  return snapshot;
+}
+
+/** Whether a token scope covers a project. */
+export function inScope(projects: readonly string[], project: string): boolean {
+  return projects.includes('*') || projects.includes(project);
+}
+
+/** The evaluator over the features a project scope may see, shared by requests of that scope. */
+export function evaluatorFor(snapshot: Snapshot, projects: readonly string[]): { evaluator: Evaluator; features: readonly SnapshotFeature[] } {
+  const key = projects.includes('*') ? '*' : [...projects].sort().join('\u0000');
+  const visible = key === '*' ? snapshot.features : snapshot.features.filter((feature) => inScope(projects, feature.project));
+  let evaluator = snapshot.evaluators.get(key);
+  if (!evaluator) {
+    evaluator = new Evaluator(
+      visible.map((feature) => feature.definition),
+      snapshot.segments,
+    );
+    if (snapshot.evaluators.size >= 64) snapshot.evaluators.clear();
+    snapshot.evaluators.set(key, evaluator);
+  }
+  return { evaluator, features: visible };
+}
+
+/** Test hook: forget everything this isolate cached. */
+export function forgetSnapshots(): void {
+  snapshots.clear();
+  knownRevision = -1;
+  revisionCheckedAt = 0;
+}

@@ -1,0 +1,95 @@
+/**
+ * Reads everything the SDK side serves for one environment, in one D1 batch (one consistent
+ * snapshot) together with the data revision it belongs to. The tables are the shared model
+ * (src/db/schema.ts); this module only reads them.
+ */
+import { and, asc, eq, inArray, max, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import {
+  dependentFeatures,
+  events,
+  featureEnvironments,
+  featureStrategies,
+  featureStrategySegment,
+  featureTag,
+  features,
+  segments,
+} from '../../db/schema';
+
+/** The data revision: the highest audit event id (every flag write records one). */
+export function revisionQuery(db: Db) {
+  return db.select({ revision: max(events.id) }).from(events);
+}
+
+export async function readRevision(db: Db): Promise<number> {
+  const [row] = await revisionQuery(db);
+  return row?.revision ?? 0;
+}
+
+export async function readEnvironmentRows(db: Db, environment: string) {
+  const [revision, featureRows, environmentRows, strategyRows, strategySegmentRows, segmentRows, dependencyRows, tagRows] =
+    await db.batch([
+      revisionQuery(db),
+      db
+        .select({
+          name: features.name,
+          type: features.type,
+          project: features.project,
+          stale: features.stale,
+          description: features.description,
+          impressionData: features.impressionData,
+        })
+        .from(features)
+        .where(sql`${features.archivedAt} IS NULL`)
+        .orderBy(asc(features.createdAt), asc(features.name)),
+      db
+        .select({ featureName: featureEnvironments.featureName, enabled: featureEnvironments.enabled, variants: featureEnvironments.variants })
+        .from(featureEnvironments)
+        .where(eq(featureEnvironments.environment, environment)),
+      db
+        .select({
+          id: featureStrategies.id,
+          featureName: featureStrategies.featureName,
+          name: featureStrategies.strategyName,
+          parameters: featureStrategies.parameters,
+          constraints: featureStrategies.constraints,
+          variants: featureStrategies.variants,
+        })
+        .from(featureStrategies)
+        .where(and(eq(featureStrategies.environment, environment), eq(featureStrategies.disabled, false)))
+        .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
+      db
+        .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
+        .from(featureStrategySegment)
+        .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
+        .where(eq(featureStrategies.environment, environment))
+        .orderBy(asc(featureStrategySegment.segmentId)),
+      // Unleash lists every segment some strategy uses, whatever its environment or project.
+      db
+        .select({ id: segments.id, name: segments.name, constraints: segments.constraints })
+        .from(segments)
+        .where(inArray(segments.id, db.selectDistinct({ id: featureStrategySegment.segmentId }).from(featureStrategySegment)))
+        .orderBy(asc(segments.id)),
+      db
+        .select({
+          parent: dependentFeatures.parent,
+          child: dependentFeatures.child,
+          enabled: dependentFeatures.enabled,
+          variants: dependentFeatures.variants,
+        })
+        .from(dependentFeatures),
+      db.select({ featureName: featureTag.featureName, type: featureTag.tagType, value: featureTag.tagValue }).from(featureTag),
+    ]);
+  return {
+    revision: revision[0]?.revision ?? 0,
+    featureRows,
+    environmentRows,
+    strategyRows,
+    strategySegmentRows,
+    segmentRows,
+    dependencyRows,
+    tagRows,
+  };
+}
+
+export type EnvironmentRows = Awaited<ReturnType<typeof readEnvironmentRows>>;

@@ -1,0 +1,131 @@
+/**
+ * What SDKs report back: registrations and usage counts. Counts roll up per feature, app,
+ * environment and hour into client_metrics_env (adding to what is there), mark the feature
+ * environment as seen, and move the lifecycle to pre-live / live as Unleash does.
+ */
+import { inArray, sql } from 'drizzle-orm';
+import { getDb, runBatch, type Db, type Statement } from '../../db/client';
+import { clientApplications, clientInstances, clientMetricsEnv, featureEnvironments, features } from '../../db/schema';
+import type { MetricsBody, RegisterBody } from './schema';
+
+// D1 allows 100 bound parameters per statement.
+const NAMES_PER_STATEMENT = 90;
+const METRIC_ROWS_PER_STATEMENT = 14;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function hourOf(iso: string): string {
+  const date = new Date(iso);
+  date.setUTCMinutes(0, 0, 0);
+  return date.toISOString();
+}
+
+export interface SdkCaller {
+  environment: string;
+  clientIp: string | null;
+}
+
+function instanceUpsert(db: Db, caller: SdkCaller, appName: string, instanceId: string, sdkVersion: string | null, interval: number | null, now: string) {
+  return db
+    .insert(clientInstances)
+    .values({ appName, instanceId, environment: caller.environment, sdkVersion, clientIp: caller.clientIp, interval, lastSeen: now })
+    .onConflictDoUpdate({
+      target: [clientInstances.appName, clientInstances.instanceId, clientInstances.environment],
+      set: {
+        sdkVersion: sql`coalesce(excluded.sdk_version, ${clientInstances.sdkVersion})`,
+        clientIp: sql`excluded.client_ip`,
+        interval: sql`coalesce(excluded.interval, ${clientInstances.interval})`,
+        lastSeen: sql`excluded.last_seen`,
+      },
+    });
+}
+
+export async function recordRegistration(dbEnv: { DB: D1Database }, caller: SdkCaller, body: RegisterBody): Promise<void> {
+  const db = getDb(dbEnv);
+  const now = new Date().toISOString();
+  const strategies = [...new Set(body.strategies)];
+  await runBatch(db, [
+    db
+      .insert(clientApplications)
+      .values({ appName: body.appName, strategies, updatedAt: now, seenAt: now })
+      .onConflictDoUpdate({ target: clientApplications.appName, set: { strategies, updatedAt: now, seenAt: now } }),
+    instanceUpsert(db, caller, body.appName, body.instanceId ?? 'default', body.sdkVersion ?? null, Math.round(body.interval), now),
+  ]);
+}
+
+/** Adds one metrics report; returns how many feature counts were kept. */
+export async function recordMetrics(dbEnv: { DB: D1Database }, caller: SdkCaller, body: MetricsBody): Promise<number> {
+  const db = getDb(dbEnv);
+  const now = new Date().toISOString();
+  const bucket = body.bucket;
+  const reported = new Map<string, { yes: number; no: number; variants: Record<string, number> }>();
+  if (bucket) {
+    for (const [name, counts] of Object.entries(bucket.toggles)) {
+      if (counts.yes + counts.no === 0) continue;
+      const variants: Record<string, number> = {};
+      for (const [variant, value] of Object.entries(counts.variants ?? {})) if (value > 0) variants[variant] = value;
+      reported.set(name, { yes: counts.yes, no: counts.no, variants });
+    }
+  }
+
+  const statements: Statement[] = [];
+  if (body.instanceId) statements.push(instanceUpsert(db, caller, body.appName, body.instanceId, body.sdkVersion ?? null, null, now));
+
+  // Counts for flags that do not exist are dropped, as Unleash drops them.
+  const names = [...reported.keys()];
+  const known: string[] = [];
+  for (const part of chunks(names, NAMES_PER_STATEMENT)) {
+    const rows = await db.select({ name: features.name }).from(features).where(inArray(features.name, part));
+    for (const row of rows) known.push(row.name);
+  }
+
+  if (known.length > 0 && bucket) {
+    const hour = hourOf(bucket.stop);
+    const rows = known.map((featureName) => {
+      const counts = reported.get(featureName)!;
+      return { featureName, appName: body.appName, environment: caller.environment, timestamp: hour, ...counts };
+    });
+    for (const part of chunks(rows, METRIC_ROWS_PER_STATEMENT)) {
+      statements.push(
+        db
+          .insert(clientMetricsEnv)
+          .values(part)
+          .onConflictDoUpdate({
+            target: [clientMetricsEnv.featureName, clientMetricsEnv.appName, clientMetricsEnv.environment, clientMetricsEnv.timestamp],
+            set: {
+              yes: sql`${clientMetricsEnv.yes} + excluded.yes`,
+              no: sql`${clientMetricsEnv.no} + excluded.no`,
+              // Sum the per-variant counts key by key.
+              variants: sql`(SELECT json_group_object(key, total) FROM (SELECT key, sum(value) AS total FROM (SELECT key, value FROM json_each(${clientMetricsEnv.variants}) UNION ALL SELECT key, value FROM json_each(excluded.variants)) GROUP BY key))`,
+            },
+          }),
+      );
+    }
+    // A live stage entered in the same report must sort after its pre-live stage.
+    const liveAt = new Date(Date.parse(now) + 1).toISOString();
+    for (const part of chunks(known, NAMES_PER_STATEMENT)) {
+      statements.push(
+        db.update(featureEnvironments).set({ lastSeenAt: now }).where(sql`${featureEnvironments.environment} = ${caller.environment} AND ${inArray(featureEnvironments.featureName, part)}`),
+        db.update(features).set({ lastSeenAt: now }).where(inArray(features.name, part)),
+        db.run(sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
+          SELECT name, 'pre-live', ${now} FROM features WHERE archived_at IS NULL AND ${inArray(features.name, part)}
+          ON CONFLICT (feature, stage) DO NOTHING`),
+        db.run(sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
+          SELECT feature_environments.feature_name, 'live', ${liveAt}
+          FROM feature_environments
+          JOIN environments ON environments.name = feature_environments.environment
+          JOIN features ON features.name = feature_environments.feature_name
+          WHERE feature_environments.environment = ${caller.environment} AND environments.type = 'production'
+            AND feature_environments.enabled = 1 AND features.archived_at IS NULL
+            AND ${inArray(featureEnvironments.featureName, part)}
+          ON CONFLICT (feature, stage) DO NOTHING`),
+      );
+    }
+  }
+  await runBatch(db, statements);
+  return known.length;
+}
