@@ -1,0 +1,243 @@
+/**
+ * Feature search in two round trips, whatever the page size: one batch with the total and
+ * the page of names, then one batch with everything the page shows (environments, tags,
+ * segments, lifecycle, metrics, favourites, dependencies). Lists travel as one JSON
+ * parameter read with `json_each`, so no statement comes near D1's 100 bound parameters,
+ * and text matching uses `instr` because production D1 caps LIKE patterns at 50 bytes.
+ */
+import type { SearchParams } from './params';
+
+interface Fragment {
+  sql: string;
+  params: unknown[];
+}
+
+const IN_LIST = 'SELECT value FROM json_each(?)';
+const PAIRS = "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)";
+const LATEST_STAGE = `(SELECT fl.stage FROM feature_lifecycles fl WHERE fl.feature = f.name ORDER BY fl.created_at DESC, fl.rowid DESC LIMIT 1)`;
+
+function isInclusion(operator: string): boolean {
+  return operator === 'IS' || operator === 'IS_ANY_OF';
+}
+
+/** project/type/createdBy: the column is (not) in the list. */
+function listCondition(column: string, filter: { operator: string; values: unknown[] }): Fragment {
+  const negate = isInclusion(filter.operator) ? '' : 'NOT ';
+  return { sql: `${column} ${negate}IN (${IN_LIST})`, params: [JSON.stringify(filter.values)] };
+}
+
+/**
+ * `state`: a feature is `stale` when stale, `potentially-stale` when not stale but flagged
+ * by the job, `active` when not stale; any other value means stale (as Unleash reads it).
+ */
+function stateCondition(filter: { operator: string; values: string[] }): Fragment {
+  const predicates = [...new Set(filter.values)].map((value) => {
+    if (value === 'active') return 'f.stale = 0';
+    if (value === 'potentially-stale') return '(f.stale = 0 AND f.potentially_stale = 1)';
+    return 'f.stale = 1';
+  });
+  const any = `(${predicates.join(' OR ')})`;
+  return { sql: isInclusion(filter.operator) ? any : `NOT ${any}`, params: [] };
+}
+
+/** Tag and segment set operators over a subquery that lists (feature, matched item). */
+function setCondition(operator: string, matches: string, distinctItem: string, params: unknown[], wanted: number): Fragment {
+  switch (operator) {
+    case 'INCLUDE':
+    case 'INCLUDE_ANY_OF':
+      return { sql: `f.name IN (SELECT feature FROM (${matches}))`, params };
+    case 'DO_NOT_INCLUDE':
+    case 'EXCLUDE_IF_ANY_OF':
+      return { sql: `f.name NOT IN (SELECT feature FROM (${matches}))`, params };
+    case 'INCLUDE_ALL_OF':
+      return { sql: `f.name IN (SELECT feature FROM (${matches}) GROUP BY feature HAVING count(DISTINCT ${distinctItem}) = ?)`, params: [...params, wanted] };
+    default:
+      return { sql: `f.name NOT IN (SELECT feature FROM (${matches}) GROUP BY feature HAVING count(DISTINCT ${distinctItem}) = ?)`, params: [...params, wanted] };
+  }
+}
+
+/** The archived/lifecycle pair, which Unleash treats together (unleash-behaviour §5.5). */
+function archivedAndLifecycle(params: SearchParams): Fragment {
+  const archivedOnly = 'f.archived_at IS NOT NULL';
+  const activeOnly = 'f.archived_at IS NULL';
+  const lifecycle = params.lifecycle;
+  if (!lifecycle) return { sql: params.archived ? archivedOnly : activeOnly, params: [] };
+  const stages = [...new Set(lifecycle.values)];
+  const mentionsArchived = stages.includes('archived');
+  const others = JSON.stringify(stages.filter((stage) => stage !== 'archived'));
+  if (isInclusion(lifecycle.operator)) {
+    if (params.archived) {
+      return mentionsArchived ? { sql: archivedOnly, params: [] } : { sql: `${archivedOnly} AND ${LATEST_STAGE} IN (${IN_LIST})`, params: [others] };
+    }
+    const active = `(${activeOnly} AND ${LATEST_STAGE} IN (${IN_LIST}))`;
+    return mentionsArchived ? { sql: `(${active} OR ${archivedOnly})`, params: [others] } : { sql: active, params: [others] };
+  }
+  if (params.archived && !mentionsArchived) return { sql: archivedOnly, params: [] };
+  return { sql: `${activeOnly} AND ${LATEST_STAGE} IS NOT NULL AND ${LATEST_STAGE} NOT IN (${IN_LIST})`, params: [JSON.stringify(stages)] };
+}
+
+export function whereClause(params: SearchParams, userId: number): Fragment {
+  const parts: Fragment[] = [archivedAndLifecycle(params)];
+  if (params.query.length > 0) {
+    // Each term is a literal substring (no wildcards), matched case-insensitively against
+    // name, description or any tag value; any term may match.
+    const terms = JSON.stringify(params.query.map((term) => term));
+    parts.push({
+      sql: `(EXISTS (SELECT 1 FROM json_each(?) q WHERE instr(lower(f.name), lower(q.value)) > 0 OR instr(lower(coalesce(f.description, '')), lower(q.value)) > 0)
+        OR f.name IN (SELECT ft.feature_name FROM feature_tag ft, json_each(?) q WHERE instr(lower(ft.tag_value), lower(q.value)) > 0))`,
+      params: [terms, terms],
+    });
+  }
+  if (params.project) parts.push(listCondition('f.project', params.project));
+  if (params.type) parts.push(listCondition('f.type', params.type));
+  if (params.createdBy) parts.push(listCondition('f.created_by_user_id', params.createdBy));
+  if (params.state) parts.push(stateCondition(params.state));
+  if (params.tag) {
+    const pairs = params.tag.values.map((tag) => [tag.type, tag.value]);
+    const wanted = new Set(pairs.map((pair) => JSON.stringify(pair))).size;
+    const matches = `SELECT ft.feature_name AS feature, ft.tag_type || ':' || ft.tag_value AS item FROM feature_tag ft WHERE (ft.tag_type, ft.tag_value) IN (${PAIRS})`;
+    parts.push(setCondition(params.tag.operator, matches, 'item', [JSON.stringify(pairs)], wanted));
+  }
+  if (params.segment) {
+    const names = [...new Set(params.segment.values)];
+    const matches = `SELECT fs.feature_name AS feature, s.name AS item FROM segments s
+      JOIN feature_strategy_segment fss ON fss.segment_id = s.id
+      JOIN feature_strategies fs ON fs.id = fss.feature_strategy_id
+      WHERE s.name IN (${IN_LIST})`;
+    parts.push(setCondition(params.segment.operator, matches, 'item', [JSON.stringify(names)], names.length));
+  }
+  if (params.status.length > 0) {
+    const pairs = params.status.map((item) => [item.environment, item.enabled ? 1 : 0]);
+    parts.push({
+      sql: `f.name IN (SELECT fe.feature_name FROM feature_environments fe WHERE (fe.environment, fe.enabled) IN (${PAIRS}))`,
+      params: [JSON.stringify(pairs)],
+    });
+  }
+  if (params.createdAt) {
+    parts.push({ sql: `f.created_at ${params.createdAt.operator === 'IS_BEFORE' ? '<' : '>='} ?`, params: [params.createdAt.date] });
+  }
+  if (params.lastSeenAt) {
+    const op = params.lastSeenAt.operator === 'IS_BEFORE' ? '<' : '>=';
+    // Never-seen features (NULL everywhere) match neither side, as in Unleash.
+    parts.push({
+      sql: `(f.last_seen_at ${op} ? OR EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND fe.last_seen_at ${op} ?))`,
+      params: [params.lastSeenAt.date, params.lastSeenAt.date],
+    });
+  }
+  if (params.favorite !== undefined) {
+    parts.push({
+      sql: `${params.favorite ? '' : 'NOT '}EXISTS (SELECT 1 FROM favorite_features ff WHERE ff.feature = f.name AND ff.user_id = ?)`,
+      params: [userId],
+    });
+  }
+  return { sql: parts.map((part) => part.sql).join('\n  AND '), params: parts.flatMap((part) => part.params) };
+}
+
+export function orderClause(params: SearchParams, userId: number): Fragment {
+  const direction = params.sortOrder === 'desc' ? 'DESC' : 'ASC';
+  const keys: Fragment[] = [];
+  if (params.favoritesFirst) {
+    keys.push({ sql: 'EXISTS (SELECT 1 FROM favorite_features ff WHERE ff.feature = f.name AND ff.user_id = ?) DESC', params: [userId] });
+  }
+  const tieBreak = { sql: 'f.created_at ASC, f.name ASC', params: [] };
+  const sortBy = params.sortBy;
+  if (sortBy === 'name') {
+    keys.push({ sql: `f.name ${direction}`, params: [] });
+  } else if (sortBy === 'type' || sortBy === 'stale' || sortBy === 'project') {
+    keys.push({ sql: `f.${sortBy} ${direction}`, params: [] }, tieBreak);
+  } else if (sortBy.startsWith('environment:')) {
+    keys.push(
+      {
+        sql: `(SELECT fe.enabled FROM feature_environments fe WHERE fe.feature_name = f.name AND fe.environment = ?) ${direction} NULLS LAST`,
+        params: [sortBy.slice('environment:'.length)],
+      },
+      tieBreak,
+    );
+  } else if (sortBy === 'lastSeenAt') {
+    // The feature's best row wins: its earliest sighting ascending, its latest descending.
+    const pick = direction === 'ASC' ? 'min' : 'max';
+    keys.push(
+      {
+        sql: `coalesce((SELECT ${pick}(coalesce(fe.last_seen_at, f.last_seen_at)) FROM feature_environments fe WHERE fe.feature_name = f.name), f.last_seen_at) ${direction} NULLS LAST`,
+        params: [],
+      },
+      tieBreak,
+    );
+  } else {
+    keys.push({ sql: `f.created_at ${direction}, f.name ASC`, params: [] });
+  }
+  return { sql: keys.map((key) => key.sql).join(', '), params: keys.flatMap((key) => key.params) };
+}
+
+/** The total and the page of names, as two statements for one batch. */
+export function pageStatements(db: D1Database, params: SearchParams, userId: number): [D1PreparedStatement, D1PreparedStatement] {
+  const where = whereClause(params, userId);
+  const order = orderClause(params, userId);
+  const count = db.prepare(`SELECT count(*) AS total FROM features f WHERE ${where.sql}`).bind(...where.params);
+  const page = db
+    .prepare(`SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
+    .bind(...where.params, ...order.params, params.limit, params.offset);
+  return [count, page];
+}
+
+/** Everything shown for a page of features, as statements for one batch. */
+export function detailStatements(db: D1Database, names: readonly string[], userId: number, metricsSince: string): D1PreparedStatement[] {
+  const list = JSON.stringify(names);
+  return [
+    db
+      .prepare(
+        `SELECT f.name, f.type, f.description, f.project, f.stale, f.created_at, f.archived_at, f.impression_data, f.last_seen_at,
+           f.created_by_user_id, u.id AS user_id, u.name AS user_name, u.username AS user_username, u.email AS user_email
+         FROM features f LEFT JOIN users u ON u.id = f.created_by_user_id
+         WHERE f.name IN (${IN_LIST})`,
+      )
+      .bind(list),
+    db
+      .prepare(
+        `SELECT fe.feature_name, e.name, e.type, e.sort_order, fe.enabled, json_array_length(fe.variants) AS variant_count, fe.last_seen_at,
+           EXISTS (SELECT 1 FROM feature_strategies fs WHERE fs.feature_name = fe.feature_name AND fs.environment = fe.environment) AS has_strategies,
+           EXISTS (SELECT 1 FROM feature_strategies fs WHERE fs.feature_name = fe.feature_name AND fs.environment = fe.environment AND fs.disabled = 0) AS has_enabled_strategies
+         FROM feature_environments fe JOIN environments e ON e.name = fe.environment
+         WHERE fe.feature_name IN (${IN_LIST})
+         ORDER BY e.sort_order, e.name`,
+      )
+      .bind(list),
+    db
+      .prepare(
+        `SELECT ft.feature_name, ft.tag_value, ft.tag_type, tt.color
+         FROM feature_tag ft LEFT JOIN tag_types tt ON tt.name = ft.tag_type
+         WHERE ft.feature_name IN (${IN_LIST})
+         ORDER BY ft.rowid`,
+      )
+      .bind(list),
+    db
+      .prepare(
+        `SELECT DISTINCT fs.feature_name, s.name
+         FROM feature_strategies fs
+         JOIN feature_strategy_segment fss ON fss.feature_strategy_id = fs.id
+         JOIN segments s ON s.id = fss.segment_id
+         WHERE fs.feature_name IN (${IN_LIST})
+         ORDER BY s.name`,
+      )
+      .bind(list),
+    db
+      .prepare(
+        `SELECT feature, stage, status, created_at FROM feature_lifecycles
+         WHERE feature IN (${IN_LIST}) ORDER BY created_at, rowid`,
+      )
+      .bind(list),
+    db
+      .prepare(
+        `SELECT feature_name, environment, sum(yes) AS yes, sum(no) AS no FROM client_metrics_env
+         WHERE feature_name IN (${IN_LIST}) AND timestamp >= ? GROUP BY feature_name, environment`,
+      )
+      .bind(list, metricsSince),
+    db.prepare(`SELECT feature FROM favorite_features WHERE user_id = ? AND feature IN (${IN_LIST})`).bind(userId, list),
+    db
+      .prepare(
+        `SELECT parent, child FROM dependent_features
+         WHERE parent IN (${IN_LIST}) OR child IN (${IN_LIST})`,
+      )
+      .bind(list, list),
+  ];
+}

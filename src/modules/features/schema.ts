@@ -1,0 +1,153 @@
+/**
+ * Request schemas for features and everything hanging off them (strategies, variants,
+ * dependencies, lifecycle). Their output types are the service's input types.
+ */
+import * as v from 'valibot';
+import { nonBlank, text } from '../../http/validation';
+
+/**
+ * Unleash's "URL friendly": the name survives `encodeURIComponent` unchanged and is not a
+ * relative path segment, so it can sit in a path without escaping.
+ */
+export function isUrlFriendly(name: string): boolean {
+  return name !== '.' && name !== '..' && encodeURIComponent(name) === name;
+}
+
+/** A feature, project or tag-type name as Unleash accepts it. */
+export function urlFriendlyName(max = 100, min = 1) {
+  return v.pipe(
+    text(max),
+    v.minLength(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters long`),
+    v.check(isUrlFriendly, 'must be URL friendly'),
+  );
+}
+
+const optionalText = (max: number) => v.optional(v.nullable(text(max)));
+
+export const CreateFeatureSchema = v.object({
+  name: urlFriendlyName(100),
+  description: optionalText(1000),
+  type: v.optional(nonBlank(100), 'release'),
+  impressionData: v.optional(v.boolean(), false),
+});
+export type CreateFeatureRequest = v.InferOutput<typeof CreateFeatureSchema>;
+
+export const UpdateFeatureSchema = v.object({
+  description: optionalText(1000),
+  type: v.optional(nonBlank(100)),
+  stale: v.optional(v.boolean()),
+  impressionData: v.optional(v.boolean()),
+  archived: v.optional(v.boolean()),
+});
+export type UpdateFeatureRequest = v.InferOutput<typeof UpdateFeatureSchema>;
+
+/** JSON Patch (RFC 6902) limited to the fields a feature's metadata has. */
+export const PatchFeatureSchema = v.pipe(
+  v.array(
+    v.object({
+      op: v.picklist(['replace', 'add'], 'must be "replace" or "add"'),
+      path: v.picklist(['/description', '/type', '/stale', '/impressionData'], 'must be one of "/description", "/type", "/stale", "/impressionData"'),
+      value: v.unknown(),
+    }),
+  ),
+  v.maxLength(20, 'must have at most 20 items'),
+);
+
+export const StaleSchema = v.object({
+  features: v.pipe(v.array(urlFriendlyName(100)), v.minLength(1, 'must contain at least 1 item'), v.maxLength(1000, 'must have at most 1000 items')),
+  stale: v.boolean(),
+});
+
+export const ReviveSchema = v.object({
+  features: v.pipe(v.array(urlFriendlyName(100)), v.minLength(1, 'must contain at least 1 item'), v.maxLength(1000, 'must have at most 1000 items')),
+});
+
+export const CONSTRAINT_OPERATORS = [
+  'NOT_IN',
+  'IN',
+  'STR_ENDS_WITH',
+  'STR_STARTS_WITH',
+  'STR_CONTAINS',
+  'NUM_EQ',
+  'NUM_GT',
+  'NUM_GTE',
+  'NUM_LT',
+  'NUM_LTE',
+  'DATE_AFTER',
+  'DATE_BEFORE',
+  'SEMVER_EQ',
+  'SEMVER_GT',
+  'SEMVER_LT',
+] as const;
+
+export const ConstraintSchema = v.object({
+  contextName: nonBlank(100),
+  operator: v.picklist(CONSTRAINT_OPERATORS, `must be equal to one of the allowed values: ${CONSTRAINT_OPERATORS.map((op) => `"${op}"`).join(', ')}`),
+  caseInsensitive: v.optional(v.boolean()),
+  inverted: v.optional(v.boolean()),
+  values: v.optional(v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
+  value: v.optional(text(1000)),
+});
+const Constraints = v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items'));
+
+const PayloadSchema = v.object({
+  type: v.picklist(['json', 'csv', 'string', 'number'], 'must be equal to one of the allowed values: "json", "csv", "string", "number"'),
+  value: text(10_000),
+});
+
+const Weight = v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0'), v.maxValue(1000, 'must be <= 1000'));
+
+export const StrategyVariantSchema = v.object({
+  name: nonBlank(255),
+  weight: Weight,
+  weightType: v.optional(v.picklist(['variable', 'fix'], 'must be equal to one of the allowed values: "variable", "fix"'), 'variable'),
+  stickiness: v.optional(nonBlank(100), 'default'),
+  payload: v.optional(PayloadSchema),
+});
+
+export const VariantSchema = v.object({
+  name: nonBlank(255),
+  weight: Weight,
+  weightType: v.optional(v.picklist(['variable', 'fix'], 'must be equal to one of the allowed values: "variable", "fix"'), 'variable'),
+  stickiness: v.optional(nonBlank(100), 'default'),
+  payload: v.optional(PayloadSchema),
+  overrides: v.optional(
+    v.pipe(
+      v.array(v.object({ contextName: nonBlank(100), values: v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items')) })),
+      v.maxLength(100, 'must have at most 100 items'),
+    ),
+  ),
+});
+export const VariantsSchema = v.pipe(v.array(VariantSchema), v.maxLength(100, 'must have at most 100 items'));
+
+/** Strategy parameters are strings in Unleash; numbers and booleans are stored as text. */
+const ParameterValue = v.pipe(
+  v.union([text(10_000), v.number(), v.boolean()], 'must be string'),
+  v.transform((value) => String(value)),
+);
+
+export const StrategySchema = v.object({
+  name: nonBlank(100),
+  title: optionalText(255),
+  disabled: v.optional(v.nullable(v.boolean())),
+  sortOrder: v.optional(v.pipe(v.number(), v.integer('must be integer'), v.minValue(-1_000_000, 'must be >= -1000000'), v.maxValue(1_000_000, 'must be <= 1000000'))),
+  constraints: v.optional(Constraints, []),
+  parameters: v.optional(v.record(v.pipe(v.string(), v.maxLength(100, 'keys must be at most 100 characters long')), ParameterValue), {}),
+  variants: v.optional(v.pipe(v.array(StrategyVariantSchema), v.maxLength(100, 'must have at most 100 items')), []),
+  segments: v.optional(
+    v.pipe(v.array(v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2_147_483_647, 'must be <= 2147483647'))), v.maxLength(100, 'must have at most 100 items')),
+    [],
+  ),
+});
+export type StrategyRequest = v.InferOutput<typeof StrategySchema>;
+
+export const DependencySchema = v.object({
+  feature: urlFriendlyName(100),
+  enabled: v.optional(v.boolean(), true),
+  variants: v.optional(v.pipe(v.array(nonBlank(255)), v.maxLength(100, 'must have at most 100 items')), []),
+});
+
+export const CompleteLifecycleSchema = v.object({
+  status: v.picklist(['kept', 'discarded'], 'must be equal to one of the allowed values: "kept", "discarded"'),
+  statusValue: v.optional(v.nullable(text(255))),
+});

@@ -1,0 +1,660 @@
+/**
+ * Features: creation (the one place that knows what a new feature consists of), metadata,
+ * archive/revive, stale, environments on/off, strategies, environment variants, favourites,
+ * dependencies and lifecycle. Every write is one atomic batch ending in its audit event.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Db, Statement } from '../../db/client';
+import { runBatch } from '../../db/client';
+import { auditEvent, type Actor } from '../../db/events';
+import {
+  dependentFeatures,
+  favoriteFeatures,
+  featureEnvironments,
+  featureLifecycles,
+  featureStrategies,
+  featureStrategySegment,
+  features,
+  type StrategyVariantDoc,
+  type VariantDoc,
+} from '../../db/schema';
+import { ApiError, badRequest, conflict, notFound, validationError } from '../../http/errors';
+import { parseInput } from '../../http/validation';
+import type {
+  CreateFeatureRequest,
+  StrategyRequest,
+  UpdateFeatureRequest,
+} from './schema';
+import { CreateFeatureSchema, DependencySchema, PatchFeatureSchema, UpdateFeatureSchema } from './schema';
+import * as store from './store';
+import type { FeatureRow, StrategyRow } from './store';
+
+export const FLAG_EXISTS = 'A flag with that name already exists';
+
+function nowIso(): string {
+  return new Date().toISOString();
+}
+
+function invalidOperation(message: string): ApiError {
+  return new ApiError(403, 'InvalidOperationError', message);
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/.test(`${error.message} ${String(error.cause ?? '')}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Shapes
+
+export function featureSummary(row: FeatureRow) {
+  return {
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    project: row.project,
+    stale: row.stale,
+    createdAt: row.createdAt,
+    lastSeenAt: row.lastSeenAt,
+    impressionData: row.impressionData,
+    archived: row.archivedAt !== null,
+    archivedAt: row.archivedAt,
+  };
+}
+
+export interface CreatorRow {
+  id: number;
+  name: string | null;
+  username: string | null;
+  email: string | null;
+}
+
+/** Unleash's `createdBy`: id, display name and a gravatar URL built from email or name. */
+export async function creatorOf(userId: number | null, user: CreatorRow | undefined) {
+  const name = user?.name || user?.username || user?.email || 'unknown';
+  const seed = (user?.email || name).toLowerCase();
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(seed));
+  const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return { id: user?.id ?? userId ?? 0, name, imageUrl: `https://gravatar.com/avatar/${hex}?s=42&d=retro&r=g` };
+}
+
+export function strategyShape(row: StrategyRow, segmentIds: number[]) {
+  return {
+    id: row.id,
+    name: row.strategyName,
+    title: row.title,
+    disabled: row.disabled,
+    featureName: row.featureName,
+    sortOrder: row.sortOrder,
+    segments: segmentIds,
+    constraints: row.constraints,
+    variants: row.variants,
+    parameters: row.parameters,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Lookups that answer Unleash's 404s
+
+async function requireProject(db: Db, projectId: string) {
+  const project = await store.findActiveProject(db, projectId);
+  if (!project) throw notFound(`Active project with id ${projectId} does not exist`);
+  return project;
+}
+
+function noSuchFeature(projectId: string, name: string): ApiError {
+  return notFound(`There's no feature named "${name}" in project "${projectId}".`);
+}
+
+/** The feature, which must be in `projectId` (archived ones only when `allowArchived`). */
+export async function requireFeature(db: Db, projectId: string, name: string, allowArchived = false): Promise<FeatureRow> {
+  const feature = await store.findFeature(db, name);
+  if (!feature || feature.project !== projectId || (!allowArchived && feature.archivedAt !== null)) throw noSuchFeature(projectId, name);
+  return feature;
+}
+
+async function requireFeatureEnvironment(db: Db, projectId: string, name: string, environment: string) {
+  const feature = await requireFeature(db, projectId, name);
+  const featureEnvironment = await store.featureEnvironmentRow(db, name, environment);
+  if (!featureEnvironment) throw notFound(`Could not find environment ${environment} for feature: ${name}`);
+  return { feature, featureEnvironment };
+}
+
+// ---------------------------------------------------------------------------------------
+// Creation
+
+export interface NewFeature {
+  name: string;
+  project: string;
+  description: string | null;
+  type: string;
+  impressionData: boolean;
+  stale?: boolean;
+}
+
+/**
+ * Everything a new feature consists of, as statements for the caller's batch: the feature
+ * row, a disabled `feature_environments` row per environment of its project, the `initial`
+ * lifecycle stage and the `feature-created` event. Import uses its own idempotent upserts
+ * but must leave the same rows behind.
+ */
+export function createFeatureStatements(db: Db, actor: Actor, feature: NewFeature, environmentNames: readonly string[], createdAt = nowIso()): Statement[] {
+  const row = {
+    name: feature.name,
+    project: feature.project,
+    description: feature.description,
+    type: feature.type,
+    impressionData: feature.impressionData,
+    stale: feature.stale ?? false,
+    createdAt,
+    createdByUserId: actor.userId,
+  };
+  const statements: Statement[] = [db.insert(features).values(row)];
+  if (environmentNames.length > 0) {
+    statements.push(db.insert(featureEnvironments).values(environmentNames.map((environment) => ({ featureName: feature.name, environment, enabled: false }))));
+  }
+  statements.push(db.insert(featureLifecycles).values({ feature: feature.name, stage: 'initial', createdAt }).onConflictDoNothing());
+  statements.push(auditEvent(db, actor, { type: 'feature-created', project: feature.project, featureName: feature.name, data: { ...row } }));
+  return statements;
+}
+
+export async function createFeature(db: Db, actor: Actor, projectId: string, input: unknown) {
+  const body: CreateFeatureRequest = parseInput(CreateFeatureSchema, input, '/body');
+  await requireProject(db, projectId);
+  if (await store.findFeature(db, body.name)) throw conflict(FLAG_EXISTS);
+  const environmentNames = await store.projectEnvironmentNames(db, projectId);
+  const createdAt = nowIso();
+  try {
+    await runBatch(
+      db,
+      createFeatureStatements(
+        db,
+        actor,
+        { name: body.name, project: projectId, description: body.description ?? null, type: body.type, impressionData: body.impressionData },
+        environmentNames,
+        createdAt,
+      ),
+    );
+  } catch (error) {
+    // Two creations racing for one name: the loser gets the same answer as a sequential one.
+    if (isUniqueViolation(error)) throw conflict(FLAG_EXISTS);
+    throw error;
+  }
+  const created = await store.findFeature(db, body.name);
+  return featureSummaryForCreate(created!);
+}
+
+function featureSummaryForCreate(row: FeatureRow) {
+  const { archivedAt: _archivedAt, ...summary } = featureSummary(row);
+  return summary;
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading one feature
+
+export async function getFeature(db: Db, projectId: string, name: string) {
+  const feature = await requireFeature(db, projectId, name, true);
+  const detail = await store.featureDetailRows(db, name);
+  const segmentsByStrategy = new Map<string, number[]>();
+  for (const link of detail.links) {
+    const list = segmentsByStrategy.get(link.strategyId) ?? [];
+    list.push(link.segmentId);
+    segmentsByStrategy.set(link.strategyId, list);
+  }
+  const latest = detail.lifecycle.at(-1);
+  return {
+    name: feature.name,
+    type: feature.type,
+    description: feature.description,
+    project: feature.project,
+    stale: feature.stale,
+    impressionData: feature.impressionData,
+    createdAt: feature.createdAt,
+    createdBy: await creatorOf(feature.createdByUserId, detail.creator),
+    lastSeenAt: feature.lastSeenAt,
+    archived: feature.archivedAt !== null,
+    archivedAt: feature.archivedAt,
+    environments: detail.envRows.map((environment) => ({
+      name: environment.name,
+      environment: environment.name,
+      type: environment.type,
+      enabled: environment.enabled,
+      sortOrder: environment.sortOrder,
+      lastSeenAt: environment.lastSeenAt,
+      variantCount: environment.variants.length,
+      variants: environment.variants,
+      strategies: detail.strategyRows
+        .filter((strategy) => strategy.environment === environment.name)
+        .map((strategy) => strategyShape(strategy, segmentsByStrategy.get(strategy.id) ?? [])),
+    })),
+    variants: [],
+    dependencies: detail.parents.map((link) => ({ feature: link.parent, enabled: link.enabled, variants: link.variants })),
+    children: detail.children.map((link) => link.child),
+    lifecycle: latest ? { stage: latest.stage, ...(latest.status ? { status: latest.status } : {}), enteredStageAt: latest.createdAt } : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Metadata
+
+type MetadataChanges = Pick<UpdateFeatureRequest, 'description' | 'type' | 'stale' | 'impressionData'>;
+
+async function applyMetadata(db: Db, actor: Actor, feature: FeatureRow, changes: MetadataChanges) {
+  const set: Partial<typeof features.$inferInsert> = {};
+  if (changes.description !== undefined) set.description = changes.description;
+  if (changes.type !== undefined) set.type = changes.type;
+  if (changes.impressionData !== undefined) set.impressionData = changes.impressionData;
+  if (changes.stale !== undefined) set.stale = changes.stale;
+  const statements: Statement[] = [];
+  if (Object.keys(set).length > 0) statements.push(db.update(features).set(set).where(eq(features.name, feature.name)));
+  const after = { ...feature, ...set };
+  statements.push(auditEvent(db, actor, { type: 'feature-metadata-updated', project: feature.project, featureName: feature.name, data: featureSummary(after), preData: featureSummary(feature) }));
+  if (changes.stale !== undefined && changes.stale !== feature.stale) {
+    statements.push(auditEvent(db, actor, { type: changes.stale ? 'feature-stale-on' : 'feature-stale-off', project: feature.project, featureName: feature.name }));
+  }
+  await runBatch(db, statements);
+  return featureSummaryForCreate(after);
+}
+
+export async function updateFeature(db: Db, actor: Actor, projectId: string, name: string, input: unknown) {
+  const body = parseInput(UpdateFeatureSchema, input, '/body');
+  const feature = await requireFeature(db, projectId, name);
+  if (body.archived === true) {
+    await archiveFeature(db, actor, projectId, name);
+    return featureSummaryForCreate({ ...feature, archivedAt: nowIso() });
+  }
+  return applyMetadata(db, actor, feature, body);
+}
+
+const PatchValues = {
+  '/description': v.nullable(v.pipe(v.string(), v.maxLength(1000, 'must be at most 1000 characters long'))),
+  '/type': v.pipe(v.string(), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(100, 'must be at most 100 characters long')),
+  '/stale': v.boolean(),
+  '/impressionData': v.boolean(),
+} as const;
+
+export async function patchFeature(db: Db, actor: Actor, projectId: string, name: string, input: unknown) {
+  const operations = parseInput(PatchFeatureSchema, input, '/body');
+  const changes: MetadataChanges = {};
+  operations.forEach((operation, index) => {
+    const parsed = v.safeParse(PatchValues[operation.path], operation.value);
+    if (!parsed.success) {
+      throw validationError([{ path: `/body/${index}/value`, message: `The \`/body/${index}/value\` property is not a valid value for ${operation.path}.` }]);
+    }
+    const key = operation.path.slice(1) as keyof MetadataChanges;
+    Object.assign(changes, { [key]: parsed.output });
+  });
+  if (typeof changes.description === 'string' && !changes.description.isWellFormed()) throw badRequest('description must be well-formed text');
+  const feature = await requireFeature(db, projectId, name);
+  return applyMetadata(db, actor, feature, changes);
+}
+
+export async function setStale(db: Db, actor: Actor, projectId: string, names: readonly string[], stale: boolean) {
+  await requireProject(db, projectId);
+  const unique = [...new Set(names)];
+  const rows = await store.featuresByName(db, unique);
+  const found = new Set(rows.filter((row) => row.project === projectId && row.archivedAt === null).map((row) => row.name));
+  const missing = unique.filter((name) => !found.has(name));
+  if (missing.length > 0) throw noSuchFeature(projectId, missing[0]!);
+  const statements: Statement[] = [
+    db
+      .update(features)
+      .set({ stale })
+      .where(sql`${features.name} IN (SELECT value FROM json_each(${JSON.stringify(unique)}))`),
+  ];
+  for (const name of unique) {
+    statements.push(auditEvent(db, actor, { type: stale ? 'feature-stale-on' : 'feature-stale-off', project: projectId, featureName: name }));
+  }
+  await runBatch(db, statements);
+}
+
+// ---------------------------------------------------------------------------------------
+// Archive and revive
+
+export async function archiveFeature(db: Db, actor: Actor, projectId: string, name: string) {
+  const feature = await requireFeature(db, projectId, name);
+  const children = await store.activeChildren(db, name);
+  if (children.length > 0) throw invalidOperation('You can not archive/delete this feature since other features depend on it.');
+  const archivedAt = nowIso();
+  await runBatch(db, [
+    db.update(features).set({ archivedAt }).where(eq(features.name, name)),
+    // An archived feature no longer depends on anything (Unleash drops its parents).
+    db.delete(dependentFeatures).where(eq(dependentFeatures.child, name)),
+    db
+      .insert(featureLifecycles)
+      .values({ feature: name, stage: 'archived', createdAt: archivedAt })
+      .onConflictDoUpdate({ target: [featureLifecycles.feature, featureLifecycles.stage], set: { createdAt: archivedAt, status: null, statusValue: null } }),
+    auditEvent(db, actor, { type: 'feature-archived', project: feature.project, featureName: name }),
+  ]);
+}
+
+export async function reviveFeatures(db: Db, actor: Actor, names: readonly string[], projectId?: string) {
+  const unique = [...new Set(names)];
+  const rows = await store.featuresByName(db, unique);
+  const archived = new Map(rows.filter((row) => row.archivedAt !== null && (projectId === undefined || row.project === projectId)).map((row) => [row.name, row]));
+  const missing = unique.filter((name) => !archived.has(name));
+  if (missing.length > 0) throw notFound(`Could not find archived feature flag ${missing[0]}`);
+  const list = JSON.stringify(unique);
+  const statements: Statement[] = [
+    db.update(features).set({ archivedAt: null }).where(sql`${features.name} IN (SELECT value FROM json_each(${list}))`),
+    db.delete(featureLifecycles).where(and(eq(featureLifecycles.stage, 'archived'), sql`${featureLifecycles.feature} IN (SELECT value FROM json_each(${list}))`)),
+  ];
+  for (const row of archived.values()) {
+    statements.push(auditEvent(db, actor, { type: 'feature-revived', project: row.project, featureName: row.name }));
+  }
+  await runBatch(db, statements);
+}
+
+export async function listArchived(db: Db, projectId?: string) {
+  const rows = await store.archivedFeatures(db, projectId);
+  return { version: 1, features: rows.map(featureSummary) };
+}
+
+export async function deleteArchived(db: Db, actor: Actor, name: string) {
+  const feature = await store.findFeature(db, name);
+  if (!feature || feature.archivedAt === null) throw notFound(`Could not find archived feature flag ${name}`);
+  const children = await store.activeChildren(db, name);
+  if (children.length > 0) throw invalidOperation('You can not archive/delete this feature since other features depend on it.');
+  await runBatch(db, [
+    db.delete(dependentFeatures).where(eq(dependentFeatures.parent, name)),
+    db.delete(features).where(eq(features.name, name)),
+    auditEvent(db, actor, { type: 'feature-deleted', project: feature.project, featureName: name, preData: featureSummary(feature) }),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Environments on/off
+
+export async function setEnvironmentEnabled(db: Db, actor: Actor, projectId: string, name: string, environment: string, enabled: boolean) {
+  const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const statements: Statement[] = [];
+  if (enabled && (await store.strategyCount(db, name, environment)) === 0) {
+    // Unleash turns a flag with no strategies on for everyone by adding its default strategy.
+    const projectEnvironment = await store.projectEnvironment(db, projectId, environment);
+    const configured = projectEnvironment?.defaultStrategy as { name?: string; parameters?: Record<string, string>; constraints?: [] } | null | undefined;
+    const strategy = {
+      id: crypto.randomUUID(),
+      featureName: name,
+      projectName: projectId,
+      environment,
+      strategyName: configured?.name ?? 'flexibleRollout',
+      parameters: configured?.parameters ?? { rollout: '100', stickiness: 'default', groupId: name },
+      constraints: configured?.constraints ?? [],
+      variants: [],
+      sortOrder: 0,
+      createdByUserId: actor.userId,
+    };
+    statements.push(db.insert(featureStrategies).values(strategy));
+    statements.push(auditEvent(db, actor, { type: 'feature-strategy-add', project: projectId, environment, featureName: name, data: strategy }));
+  }
+  statements.push(
+    db
+      .update(featureEnvironments)
+      .set({ enabled })
+      .where(and(eq(featureEnvironments.featureName, name), eq(featureEnvironments.environment, environment))),
+  );
+  statements.push(
+    auditEvent(db, actor, {
+      type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
+      project: feature.project,
+      environment,
+      featureName: name,
+      preData: { enabled: featureEnvironment.enabled },
+      data: { enabled },
+    }),
+  );
+  await runBatch(db, statements);
+}
+
+// ---------------------------------------------------------------------------------------
+// Strategies
+
+/**
+ * Unleash's weight rule: `fix` variants keep their weight, `variable` ones share what is
+ * left of 1000 equally (the remainder going to the first ones).
+ */
+export function balanceWeights<T extends { weight: number; weightType?: 'variable' | 'fix' }>(variants: T[], path: string): T[] {
+  if (variants.length === 0) return variants;
+  const fixed = variants.filter((variant) => variant.weightType === 'fix');
+  const variable = variants.filter((variant) => variant.weightType !== 'fix');
+  const fixedTotal = fixed.reduce((sum, variant) => sum + variant.weight, 0);
+  if (fixedTotal > 1000) throw badRequest(`${path}: The traffic distribution total must equal 100%`);
+  if (variable.length === 0) {
+    if (fixedTotal !== 1000) throw badRequest(`${path}: There must be at least one "variable" variant`);
+    return variants;
+  }
+  const share = Math.floor((1000 - fixedTotal) / variable.length);
+  let remainder = 1000 - fixedTotal - share * variable.length;
+  return variants.map((variant) => {
+    if (variant.weightType === 'fix') return variant;
+    const extra = remainder > 0 ? 1 : 0;
+    remainder -= extra;
+    return { ...variant, weight: share + extra };
+  });
+}
+
+async function validateStrategyReferences(db: Db, body: StrategyRequest) {
+  if (!(await store.strategyExists(db, body.name))) throw badRequest(`${body.name} is not supported.`);
+  const wanted = [...new Set(body.segments)];
+  const found = await store.existingSegmentIds(db, wanted);
+  const missing = wanted.filter((id) => !found.has(id));
+  if (missing.length > 0) throw badRequest(`Unsupported segments: ${missing.join(', ')}`);
+}
+
+function segmentLinks(db: Db, strategyId: string, segmentIds: readonly number[]): Statement[] {
+  const unique = [...new Set(segmentIds)];
+  if (unique.length === 0) return [];
+  return [db.insert(featureStrategySegment).values(unique.map((segmentId) => ({ featureStrategyId: strategyId, segmentId })))];
+}
+
+export async function listStrategies(db: Db, projectId: string, name: string, environment: string) {
+  await requireFeatureEnvironment(db, projectId, name, environment);
+  const { rows, links } = await store.strategiesWithSegments(db, name, environment);
+  return rows.map((row) => strategyShape(row, links.filter((link) => link.strategyId === row.id).map((link) => link.segmentId)));
+}
+
+export async function getStrategy(db: Db, projectId: string, name: string, environment: string, strategyId: string) {
+  await requireFeatureEnvironment(db, projectId, name, environment);
+  const found = await store.strategyWithSegments(db, name, environment, strategyId);
+  if (!found) throw notFound(`Could not find strategy with id ${strategyId}`);
+  return strategyShape(found.row, found.segmentIds);
+}
+
+export async function addStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, body: StrategyRequest) {
+  const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
+  await validateStrategyReferences(db, body);
+  const strategyVariants = balanceWeights(body.variants, 'variants') as StrategyVariantDoc[];
+  const id = crypto.randomUUID();
+  const row = {
+    id,
+    featureName: name,
+    projectName: feature.project,
+    environment,
+    strategyName: body.name,
+    title: body.title ?? null,
+    parameters: body.parameters,
+    constraints: body.constraints,
+    variants: strategyVariants,
+    sortOrder: body.sortOrder ?? (await store.nextStrategySortOrder(db, name, environment)),
+    disabled: body.disabled ?? false,
+    createdByUserId: actor.userId,
+  };
+  const shape = strategyShape({ ...row, createdAt: nowIso() }, [...new Set(body.segments)]);
+  await runBatch(db, [
+    db.insert(featureStrategies).values(row),
+    ...segmentLinks(db, id, body.segments),
+    auditEvent(db, actor, { type: 'feature-strategy-add', project: feature.project, environment, featureName: name, data: shape }),
+  ]);
+  return shape;
+}
+
+export async function updateStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, strategyId: string, body: StrategyRequest) {
+  const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const existing = await store.strategyWithSegments(db, name, environment, strategyId);
+  if (!existing) throw notFound(`Could not find strategy with id ${strategyId}`);
+  await validateStrategyReferences(db, body);
+  const changes = {
+    strategyName: body.name,
+    title: body.title ?? null,
+    parameters: body.parameters,
+    constraints: body.constraints,
+    variants: balanceWeights(body.variants, 'variants') as StrategyVariantDoc[],
+    sortOrder: body.sortOrder ?? existing.row.sortOrder,
+    disabled: body.disabled ?? false,
+  };
+  const shape = strategyShape({ ...existing.row, ...changes }, [...new Set(body.segments)]);
+  await runBatch(db, [
+    db.update(featureStrategies).set(changes).where(eq(featureStrategies.id, strategyId)),
+    db.delete(featureStrategySegment).where(eq(featureStrategySegment.featureStrategyId, strategyId)),
+    ...segmentLinks(db, strategyId, body.segments),
+    auditEvent(db, actor, {
+      type: 'feature-strategy-update',
+      project: feature.project,
+      environment,
+      featureName: name,
+      data: shape,
+      preData: strategyShape(existing.row, existing.segmentIds),
+    }),
+  ]);
+  return shape;
+}
+
+export async function deleteStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, strategyId: string) {
+  const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const existing = await store.strategyWithSegments(db, name, environment, strategyId);
+  if (!existing) throw notFound(`Could not find strategy with id ${strategyId}`);
+  await runBatch(db, [
+    db.delete(featureStrategies).where(eq(featureStrategies.id, strategyId)),
+    auditEvent(db, actor, {
+      type: 'feature-strategy-remove',
+      project: feature.project,
+      environment,
+      featureName: name,
+      preData: strategyShape(existing.row, existing.segmentIds),
+    }),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Environment variants
+
+export async function getEnvironmentVariants(db: Db, projectId: string, name: string, environment: string) {
+  const { featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
+  return { version: 1, variants: featureEnvironment.variants };
+}
+
+export async function setEnvironmentVariants(db: Db, actor: Actor, projectId: string, name: string, environment: string, variants: VariantDoc[]) {
+  const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const names = new Set<string>();
+  for (const variant of variants) {
+    if (names.has(variant.name)) throw badRequest(`Variant names must be unique: "${variant.name}" appears twice`);
+    names.add(variant.name);
+  }
+  const balanced = balanceWeights(variants, 'variants');
+  await runBatch(db, [
+    db
+      .update(featureEnvironments)
+      .set({ variants: balanced })
+      .where(and(eq(featureEnvironments.featureName, name), eq(featureEnvironments.environment, environment))),
+    auditEvent(db, actor, {
+      type: 'feature-environment-variants-updated',
+      project: feature.project,
+      environment,
+      featureName: name,
+      data: { variants: balanced },
+      preData: { variants: featureEnvironment.variants },
+    }),
+  ]);
+  return { version: 1, variants: balanced };
+}
+
+// ---------------------------------------------------------------------------------------
+// Favourites (per calling principal's user id)
+
+export async function setFavorite(db: Db, actor: Actor, projectId: string, name: string, favorite: boolean) {
+  const feature = await requireFeature(db, projectId, name, true);
+  await runBatch(db, [
+    favorite
+      ? db.insert(favoriteFeatures).values({ feature: name, userId: actor.userId }).onConflictDoNothing()
+      : db.delete(favoriteFeatures).where(and(eq(favoriteFeatures.feature, name), eq(favoriteFeatures.userId, actor.userId))),
+    auditEvent(db, actor, { type: favorite ? 'feature-favorited' : 'feature-unfavorited', project: feature.project, featureName: name }),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Dependencies: one level only, as Unleash allows, which also rules out every cycle.
+
+export async function addDependency(db: Db, actor: Actor, projectId: string, child: string, input: unknown) {
+  const body = parseInput(DependencySchema, input, '/body');
+  const childFeature = await requireFeature(db, projectId, child);
+  if (body.feature === child) throw invalidOperation('A feature flag cannot depend on itself.');
+  const parent = await store.findFeature(db, body.feature);
+  if (!parent || parent.archivedAt !== null) throw notFound(`There's no feature named "${body.feature}" in project "${projectId}".`);
+  if (parent.project !== childFeature.project) throw invalidOperation('Dependencies are only allowed between features in the same project.');
+  const [childLinks, parentLinks] = await Promise.all([store.dependencyLinks(db, child), store.dependencyLinks(db, body.feature)]);
+  if (childLinks.asParent.length > 0 || parentLinks.asChild.length > 0) {
+    throw invalidOperation('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.');
+  }
+  const variants = body.enabled ? body.variants : [];
+  await runBatch(db, [
+    // One parent per child, as in Unleash: a new parent replaces the old one.
+    db.delete(dependentFeatures).where(eq(dependentFeatures.child, child)),
+    db.insert(dependentFeatures).values({ parent: body.feature, child, enabled: body.enabled, variants }),
+    auditEvent(db, actor, { type: 'feature-dependency-added', project: childFeature.project, featureName: child, data: { feature: body.feature, enabled: body.enabled, variants } }),
+  ]);
+}
+
+export async function removeDependency(db: Db, actor: Actor, projectId: string, child: string, parent?: string) {
+  const feature = await requireFeature(db, projectId, child);
+  await runBatch(db, [
+    parent === undefined
+      ? db.delete(dependentFeatures).where(eq(dependentFeatures.child, child))
+      : db.delete(dependentFeatures).where(and(eq(dependentFeatures.child, child), eq(dependentFeatures.parent, parent))),
+    auditEvent(db, actor, {
+      type: parent === undefined ? 'feature-dependencies-removed' : 'feature-dependency-removed',
+      project: feature.project,
+      featureName: child,
+      data: parent === undefined ? null : { feature: parent },
+    }),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Lifecycle
+
+export async function getLifecycle(db: Db, projectId: string, name: string) {
+  await requireFeature(db, projectId, name, true);
+  const rows = await db.select().from(featureLifecycles).where(eq(featureLifecycles.feature, name)).orderBy(featureLifecycles.createdAt);
+  return rows.map((row) => ({ stage: row.stage, ...(row.status ? { status: row.status } : {}), enteredStageAt: row.createdAt }));
+}
+
+export async function completeFeature(db: Db, actor: Actor, projectId: string, name: string, status: 'kept' | 'discarded', statusValue: string | null) {
+  const feature = await requireFeature(db, projectId, name);
+  const enteredAt = nowIso();
+  await runBatch(db, [
+    db
+      .insert(featureLifecycles)
+      .values({ feature: name, stage: 'completed', status, statusValue, createdAt: enteredAt })
+      .onConflictDoUpdate({ target: [featureLifecycles.feature, featureLifecycles.stage], set: { status, statusValue, createdAt: enteredAt } }),
+    auditEvent(db, actor, { type: 'feature-completed', project: feature.project, featureName: name, data: { status, statusValue } }),
+  ]);
+}
+
+/** A disabled `feature_environments` row for every feature of the project (when attaching an environment). */
+export function attachEnvironmentToFeatures(db: Db, projectId: string, environment: string): Statement {
+  return db
+    .insert(featureEnvironments)
+    .select(
+      db
+        .select({
+          featureName: features.name,
+          environment: sql<string>`${environment}`.as('environment'),
+          enabled: sql<boolean>`0`.as('enabled'),
+          variants: sql<VariantDoc[]>`'[]'`.as('variants'),
+          lastSeenAt: sql<string | null>`NULL`.as('last_seen_at'),
+        })
+        .from(features)
+        .where(eq(features.project, projectId)),
+    )
+    .onConflictDoNothing();
+}

@@ -1,0 +1,205 @@
+/**
+ * Drizzle queries for features and the rows that hang off them. Table semantics the rest of
+ * the service (and the import job, which writes the same tables in bulk) relies on:
+ * - `features.archived_at` NULL means active;
+ * - one `feature_environments` row per environment attached to the feature's project,
+ *   created disabled with the feature (and when an environment is attached later);
+ * - `feature_lifecycles` holds one row per stage reached; the newest `created_at` is the
+ *   current stage (`initial` on create, `archived` on archive, `completed` on request);
+ * - every change writes an `events` row in the same batch.
+ */
+import { and, asc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import {
+  dependentFeatures,
+  environments,
+  featureEnvironments,
+  featureLifecycles,
+  featureStrategies,
+  featureStrategySegment,
+  features,
+  projectEnvironments,
+  projects,
+  segments,
+  strategies,
+  users,
+} from '../../db/schema';
+
+export type FeatureRow = typeof features.$inferSelect;
+export type StrategyRow = typeof featureStrategies.$inferSelect;
+
+export async function findFeature(db: Db, name: string): Promise<FeatureRow | undefined> {
+  const [row] = await db.select().from(features).where(eq(features.name, name)).limit(1);
+  return row;
+}
+
+export async function findActiveProject(db: Db, id: string) {
+  const [row] = await db
+    .select()
+    .from(projects)
+    .where(and(eq(projects.id, id), isNull(projects.archivedAt)))
+    .limit(1);
+  return row;
+}
+
+/** Names of the environments attached to a project, in environment order. */
+export async function projectEnvironmentNames(db: Db, projectId: string): Promise<string[]> {
+  const rows = await db
+    .select({ name: environments.name })
+    .from(projectEnvironments)
+    .innerJoin(environments, eq(environments.name, projectEnvironments.environmentName))
+    .where(eq(projectEnvironments.projectId, projectId))
+    .orderBy(asc(environments.sortOrder), asc(environments.name));
+  return rows.map((row) => row.name);
+}
+
+export async function projectEnvironment(db: Db, projectId: string, environment: string) {
+  const [row] = await db
+    .select()
+    .from(projectEnvironments)
+    .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environmentName, environment)))
+    .limit(1);
+  return row;
+}
+
+export async function featureEnvironmentRow(db: Db, featureName: string, environment: string) {
+  const [row] = await db
+    .select()
+    .from(featureEnvironments)
+    .where(and(eq(featureEnvironments.featureName, featureName), eq(featureEnvironments.environment, environment)))
+    .limit(1);
+  return row;
+}
+
+export async function featureDetailRows(db: Db, featureName: string) {
+  const [envRows, strategyRows, links, creator, parents, children, lifecycle] = await db.batch([
+    db
+      .select({
+        name: environments.name,
+        type: environments.type,
+        sortOrder: environments.sortOrder,
+        enabled: featureEnvironments.enabled,
+        variants: featureEnvironments.variants,
+        lastSeenAt: featureEnvironments.lastSeenAt,
+      })
+      .from(featureEnvironments)
+      .innerJoin(environments, eq(environments.name, featureEnvironments.environment))
+      .where(eq(featureEnvironments.featureName, featureName))
+      .orderBy(asc(environments.sortOrder), asc(environments.name)),
+    db
+      .select()
+      .from(featureStrategies)
+      .where(eq(featureStrategies.featureName, featureName))
+      .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
+    db
+      .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
+      .from(featureStrategySegment)
+      .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
+      .where(eq(featureStrategies.featureName, featureName))
+      .orderBy(asc(featureStrategySegment.segmentId)),
+    db
+      .select({ id: users.id, name: users.name, username: users.username, email: users.email })
+      .from(features)
+      .innerJoin(users, eq(users.id, features.createdByUserId))
+      .where(eq(features.name, featureName)),
+    db.select().from(dependentFeatures).where(eq(dependentFeatures.child, featureName)).orderBy(asc(dependentFeatures.parent)),
+    db.select({ child: dependentFeatures.child }).from(dependentFeatures).where(eq(dependentFeatures.parent, featureName)).orderBy(asc(dependentFeatures.child)),
+    db
+      .select()
+      .from(featureLifecycles)
+      .where(eq(featureLifecycles.feature, featureName))
+      .orderBy(asc(featureLifecycles.createdAt)),
+  ]);
+  return { envRows, strategyRows, links, creator: creator[0], parents, children, lifecycle };
+}
+
+export async function strategyWithSegments(db: Db, featureName: string, environment: string, id: string) {
+  const [rows, links] = await db.batch([
+    db
+      .select()
+      .from(featureStrategies)
+      .where(and(eq(featureStrategies.id, id), eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
+      .limit(1),
+    db.select({ segmentId: featureStrategySegment.segmentId }).from(featureStrategySegment).where(eq(featureStrategySegment.featureStrategyId, id)).orderBy(asc(featureStrategySegment.segmentId)),
+  ]);
+  const row = rows[0];
+  return row ? { row, segmentIds: links.map((link) => link.segmentId) } : undefined;
+}
+
+export async function strategiesWithSegments(db: Db, featureName: string, environment: string) {
+  const [rows, links] = await db.batch([
+    db
+      .select()
+      .from(featureStrategies)
+      .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
+      .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
+    db
+      .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
+      .from(featureStrategySegment)
+      .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
+      .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
+      .orderBy(asc(featureStrategySegment.segmentId)),
+  ]);
+  return { rows, links };
+}
+
+export async function strategyExists(db: Db, name: string): Promise<boolean> {
+  const rows = await db.select({ name: strategies.name }).from(strategies).where(eq(strategies.name, name)).limit(1);
+  return rows.length > 0;
+}
+
+export async function existingSegmentIds(db: Db, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.select({ id: segments.id }).from(segments).where(inArray(segments.id, [...ids]));
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function nextStrategySortOrder(db: Db, featureName: string, environment: string): Promise<number> {
+  const [row] = await db
+    .select({ next: sql<number>`coalesce(max(${featureStrategies.sortOrder}) + 1, 0)` })
+    .from(featureStrategies)
+    .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)));
+  return row?.next ?? 0;
+}
+
+export async function strategyCount(db: Db, featureName: string, environment: string): Promise<number> {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)` })
+    .from(featureStrategies)
+    .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)));
+  return row?.count ?? 0;
+}
+
+export async function archivedFeatures(db: Db, projectId?: string): Promise<FeatureRow[]> {
+  return db
+    .select()
+    .from(features)
+    .where(projectId === undefined ? isNotNull(features.archivedAt) : and(isNotNull(features.archivedAt), eq(features.project, projectId)))
+    .orderBy(asc(features.archivedAt), asc(features.name));
+}
+
+export async function featuresByName(db: Db, names: readonly string[]): Promise<FeatureRow[]> {
+  if (names.length === 0) return [];
+  // json_each keeps this one bound parameter however many names are asked for.
+  return db
+    .select()
+    .from(features)
+    .where(sql`${features.name} IN (SELECT value FROM json_each(${JSON.stringify(names)}))`);
+}
+
+export async function dependencyLinks(db: Db, name: string) {
+  const [asChild, asParent] = await db.batch([
+    db.select().from(dependentFeatures).where(eq(dependentFeatures.child, name)),
+    db.select().from(dependentFeatures).where(eq(dependentFeatures.parent, name)),
+  ]);
+  return { asChild, asParent };
+}
+
+export async function activeChildren(db: Db, parent: string): Promise<string[]> {
+  const rows = await db
+    .select({ child: dependentFeatures.child })
+    .from(dependentFeatures)
+    .innerJoin(features, eq(features.name, dependentFeatures.child))
+    .where(and(eq(dependentFeatures.parent, parent), isNull(features.archivedAt)));
+  return rows.map((row) => row.child);
+}

@@ -1,0 +1,151 @@
+/**
+ * Projects and the environments attached to them. Open-source Unleash 6 cannot create
+ * projects (404); we accept Enterprise's body so that scripts written for it work.
+ */
+import { asc, eq, isNull, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { RequestContext } from '../../auth/guard';
+import { getDb, runBatch, type Statement } from '../../db/client';
+import { auditEvent } from '../../db/events';
+import { environments, features, projectEnvironments, projects } from '../../db/schema';
+import { badRequest, conflict, notFound } from '../../http/errors';
+import { readJsonBody } from '../../http/body';
+import { pathParam } from '../../http/params';
+import { empty, json } from '../../http/responses';
+import { nonBlank, parseInput, text } from '../../http/validation';
+import { urlFriendlyName } from '../features/schema';
+import { attachEnvironmentToFeatures } from '../features/service';
+
+const CreateProjectSchema = v.object({
+  id: urlFriendlyName(100),
+  name: nonBlank(255),
+  description: v.optional(v.nullable(text(1000))),
+  mode: v.optional(v.picklist(['open', 'protected', 'private'], 'must be equal to one of the allowed values: "open", "protected", "private"'), 'open'),
+  defaultStickiness: v.optional(nonBlank(100), 'default'),
+  environments: v.optional(v.pipe(v.array(nonBlank(100)), v.maxLength(100, 'must have at most 100 items'))),
+});
+
+const AttachEnvironmentSchema = v.object({ environment: nonBlank(100) });
+
+type ProjectRow = typeof projects.$inferSelect;
+
+function projectShape(row: ProjectRow, featureCount: number, environmentNames: string[]) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    health: 100,
+    featureCount,
+    memberCount: 0,
+    createdAt: row.createdAt,
+    archivedAt: row.archivedAt,
+    mode: row.mode,
+    defaultStickiness: row.defaultStickiness,
+    environments: environmentNames,
+  };
+}
+
+export async function list({ env }: RequestContext): Promise<Response> {
+  const db = getDb(env);
+  const [rows, counts, links] = await db.batch([
+    db.select().from(projects).where(isNull(projects.archivedAt)).orderBy(asc(projects.createdAt), asc(projects.id)),
+    db
+      .select({ project: features.project, count: sql<number>`count(*)` })
+      .from(features)
+      .where(isNull(features.archivedAt))
+      .groupBy(features.project),
+    db
+      .select({ projectId: projectEnvironments.projectId, environment: projectEnvironments.environmentName })
+      .from(projectEnvironments)
+      .innerJoin(environments, eq(environments.name, projectEnvironments.environmentName))
+      .orderBy(asc(environments.sortOrder), asc(environments.name)),
+  ]);
+  const countOf = new Map(counts.map((row) => [row.project, row.count]));
+  return json({
+    version: 1,
+    projects: rows.map((row) =>
+      projectShape(
+        row,
+        countOf.get(row.id) ?? 0,
+        links.filter((link) => link.projectId === row.id).map((link) => link.environment),
+      ),
+    ),
+  });
+}
+
+async function loadProject(env: RequestContext['env'], id: string) {
+  const db = getDb(env);
+  const [rows, count, links] = await db.batch([
+    db.select().from(projects).where(eq(projects.id, id)).limit(1),
+    db.select({ count: sql<number>`count(*)` }).from(features).where(sql`${features.project} = ${id} AND ${features.archivedAt} IS NULL`),
+    db
+      .select({ environment: projectEnvironments.environmentName })
+      .from(projectEnvironments)
+      .innerJoin(environments, eq(environments.name, projectEnvironments.environmentName))
+      .where(eq(projectEnvironments.projectId, id))
+      .orderBy(asc(environments.sortOrder), asc(environments.name)),
+  ]);
+  const row = rows[0];
+  if (!row || row.archivedAt !== null) throw notFound(`Project=${id} does not exist`);
+  return projectShape(row, count[0]?.count ?? 0, links.map((link) => link.environment));
+}
+
+export async function get({ request, env }: RequestContext): Promise<Response> {
+  return json(await loadProject(env, pathParam(request, 'projectId')));
+}
+
+export async function create({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(CreateProjectSchema, await readJsonBody(request), '/body');
+  const db = getDb(env);
+  const existing = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, body.id)).limit(1);
+  if (existing.length > 0) throw conflict(`A project with id ${body.id} already exists`);
+  const allEnvironments = await db.select().from(environments).orderBy(asc(environments.sortOrder), asc(environments.name));
+  let attached: string[];
+  if (body.environments === undefined) {
+    // As Unleash Enterprise: without a list, every enabled environment is attached.
+    attached = allEnvironments.filter((environment) => environment.enabled).map((environment) => environment.name);
+  } else {
+    const known = new Set(allEnvironments.map((environment) => environment.name));
+    const missing = body.environments.find((name) => !known.has(name));
+    if (missing !== undefined) throw badRequest(`Environment=${missing} does not exist`);
+    attached = [...new Set(body.environments)];
+  }
+  const statements: Statement[] = [
+    db.insert(projects).values({
+      id: body.id,
+      name: body.name,
+      description: body.description ?? null,
+      mode: body.mode,
+      defaultStickiness: body.defaultStickiness,
+    }),
+  ];
+  if (attached.length > 0) {
+    statements.push(db.insert(projectEnvironments).values(attached.map((environmentName) => ({ projectId: body.id, environmentName }))));
+  }
+  statements.push(auditEvent(db, principal, { type: 'project-created', project: body.id, data: { ...body, environments: attached } }));
+  try {
+    await runBatch(db, statements);
+  } catch (error) {
+    if (error instanceof Error && /UNIQUE|constraint/i.test(`${error.message} ${String(error.cause ?? '')}`)) {
+      throw conflict(`A project with id ${body.id} already exists`);
+    }
+    throw error;
+  }
+  return json(await loadProject(env, body.id), 201, { location: `/api/admin/projects/${encodeURIComponent(body.id)}` });
+}
+
+export async function attachEnvironment({ request, env, principal }: RequestContext): Promise<Response> {
+  const projectId = pathParam(request, 'projectId');
+  const body = parseInput(AttachEnvironmentSchema, await readJsonBody(request), '/body');
+  const db = getDb(env);
+  await loadProject(env, projectId);
+  const found = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, body.environment)).limit(1);
+  if (found.length === 0) throw notFound(`Could not find environment ${body.environment}`);
+  await runBatch(db, [
+    db.insert(projectEnvironments).values({ projectId, environmentName: body.environment }).onConflictDoNothing(),
+    // Existing features get a disabled row for the new environment, like new ones do.
+    attachEnvironmentToFeatures(db, projectId, body.environment),
+    auditEvent(db, principal, { type: 'project-environment-added', project: projectId, environment: body.environment }),
+  ]);
+  return empty(200);
+}

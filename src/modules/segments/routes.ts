@@ -1,0 +1,79 @@
+/** Segments: named, reusable constraint sets that strategies refer to by id. */
+import { asc, eq, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { RequestContext } from '../../auth/guard';
+import { getDb, runBatch } from '../../db/client';
+import { auditEvent } from '../../db/events';
+import { featureStrategySegment, projects, segments } from '../../db/schema';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
+import { readJsonBody } from '../../http/body';
+import { empty, json } from '../../http/responses';
+import { integerId, nonBlank, parseInput, text } from '../../http/validation';
+import { ConstraintSchema } from '../features/schema';
+import { pathParam } from '../../http/params';
+
+const SegmentSchema = v.object({
+  name: nonBlank(255),
+  description: v.optional(v.nullable(text(1000))),
+  project: v.optional(v.nullable(nonBlank(100))),
+  constraints: v.optional(v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items')), []),
+});
+
+type SegmentRow = typeof segments.$inferSelect;
+
+function segmentShape(row: SegmentRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    constraints: row.constraints,
+    project: row.segmentProjectId,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt,
+  };
+}
+
+export async function list({ env }: RequestContext): Promise<Response> {
+  const rows = await getDb(env).select().from(segments).orderBy(asc(segments.id));
+  return json({ segments: rows.map(segmentShape) });
+}
+
+async function segmentById(env: RequestContext['env'], request: RequestContext['request']) {
+  const id = parseInput(v.object({ id: integerId }), { id: pathParam(request, 'id') }, '/params').id;
+  const [row] = await getDb(env).select().from(segments).where(eq(segments.id, id)).limit(1);
+  if (!row) throw notFound(`Could not find segment with id ${id}`);
+  return row;
+}
+
+export async function get({ request, env }: RequestContext): Promise<Response> {
+  return json(segmentShape(await segmentById(env, request)));
+}
+
+export async function create({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(SegmentSchema, await readJsonBody(request), '/body');
+  const db = getDb(env);
+  if (body.project) {
+    const project = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, body.project)).limit(1);
+    if (project.length === 0) throw badRequest(`Project=${body.project} does not exist`);
+  }
+  const taken = await db.select({ id: segments.id }).from(segments).where(eq(segments.name, body.name)).limit(1);
+  if (taken.length > 0) throw conflict(`There already exists a segment with the name ${body.name}`);
+  const [inserted] = await db.batch([
+    db
+      .insert(segments)
+      .values({ name: body.name, description: body.description ?? null, constraints: body.constraints, segmentProjectId: body.project ?? null, createdBy: principal.actorName })
+      .returning(),
+    auditEvent(db, principal, { type: 'segment-created', project: body.project ?? null, data: body }),
+  ]);
+  const row = inserted[0]!;
+  return json(segmentShape(row), 201, { location: `/api/admin/segments/${row.id}` });
+}
+
+export async function remove({ request, env, principal }: RequestContext): Promise<Response> {
+  const row = await segmentById(env, request);
+  const db = getDb(env);
+  const [used] = await db.select({ count: sql<number>`count(*)` }).from(featureStrategySegment).where(eq(featureStrategySegment.segmentId, row.id));
+  if ((used?.count ?? 0) > 0) throw new ApiError(409, 'SegmentInUseError', `Segment ${row.name} is in use by strategies and cannot be deleted.`);
+  await runBatch(db, [db.delete(segments).where(eq(segments.id, row.id)), auditEvent(db, principal, { type: 'segment-deleted', preData: segmentShape(row) })]);
+  return empty(200);
+}

@@ -1,0 +1,86 @@
+/** Tag types and the tags on features. */
+import { and, asc, eq, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { RequestContext } from '../../auth/guard';
+import { getDb, runBatch } from '../../db/client';
+import { auditEvent } from '../../db/events';
+import { featureTag, features, tagTypes, tags } from '../../db/schema';
+import { conflict, notFound } from '../../http/errors';
+import { readJsonBody } from '../../http/body';
+import { pathParam } from '../../http/params';
+import { empty, json } from '../../http/responses';
+import { parseInput, text } from '../../http/validation';
+import { urlFriendlyName } from '../features/schema';
+
+const CreateTagTypeSchema = v.object({
+  name: urlFriendlyName(50, 2),
+  description: v.optional(v.nullable(text(1000))),
+  icon: v.optional(v.nullable(text(255))),
+  color: v.optional(v.nullable(text(50))),
+});
+
+/** Tag values are 2 to 50 characters after trimming, as the seed's limits say. */
+const TagSchema = v.object({
+  type: urlFriendlyName(50, 2),
+  value: v.pipe(text(200), v.trim(), v.minLength(2, 'must be at least 2 characters long'), v.maxLength(50, 'must be at most 50 characters long')),
+});
+
+export async function listTagTypes({ env }: RequestContext): Promise<Response> {
+  const db = getDb(env);
+  const rows = await db.select().from(tagTypes).orderBy(asc(tagTypes.name));
+  return json({ version: 1, tagTypes: rows.map((row) => ({ name: row.name, description: row.description, icon: row.icon, color: row.color })) });
+}
+
+export async function createTagType({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(CreateTagTypeSchema, await readJsonBody(request), '/body');
+  const db = getDb(env);
+  const existing = await db.select({ name: tagTypes.name }).from(tagTypes).where(eq(tagTypes.name, body.name)).limit(1);
+  if (existing.length > 0) throw conflict(`There already exists a tag-type with the name ${body.name}`);
+  const tagType = { name: body.name, description: body.description ?? '', icon: body.icon ?? null, color: body.color ?? null };
+  await runBatch(db, [db.insert(tagTypes).values(tagType), auditEvent(db, principal, { type: 'tag-type-created', data: tagType })]);
+  return json(tagType, 201, { location: `/api/admin/tag-types/${encodeURIComponent(body.name)}` });
+}
+
+async function requireFeature(db: ReturnType<typeof getDb>, name: string) {
+  const [feature] = await db.select({ name: features.name, project: features.project }).from(features).where(eq(features.name, name)).limit(1);
+  if (!feature) throw notFound('No feature flag found');
+  return feature;
+}
+
+export async function listFeatureTags({ request, env }: RequestContext): Promise<Response> {
+  const db = getDb(env);
+  const name = pathParam(request, 'featureName');
+  await requireFeature(db, name);
+  const rows = await db
+    .select({ value: featureTag.tagValue, type: featureTag.tagType })
+    .from(featureTag)
+    .where(eq(featureTag.featureName, name))
+    .orderBy(sql`rowid`);
+  return json({ version: 1, tags: rows });
+}
+
+export async function addFeatureTag({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(TagSchema, await readJsonBody(request), '/body');
+  const db = getDb(env);
+  const feature = await requireFeature(db, pathParam(request, 'featureName'));
+  const tagType = await db.select({ name: tagTypes.name }).from(tagTypes).where(eq(tagTypes.name, body.type)).limit(1);
+  if (tagType.length === 0) throw notFound(`Could not find tag type with name ${body.type}`);
+  await runBatch(db, [
+    db.insert(tags).values({ type: body.type, value: body.value }).onConflictDoNothing(),
+    db.insert(featureTag).values({ featureName: feature.name, tagType: body.type, tagValue: body.value, createdByUserId: principal.userId }).onConflictDoNothing(),
+    auditEvent(db, principal, { type: 'feature-tagged', project: feature.project, featureName: feature.name, data: { type: body.type, value: body.value } }),
+  ]);
+  return json({ type: body.type, value: body.value }, 201);
+}
+
+export async function removeFeatureTag({ request, env, principal }: RequestContext): Promise<Response> {
+  const db = getDb(env);
+  const feature = await requireFeature(db, pathParam(request, 'featureName'));
+  const type = pathParam(request, 'type');
+  const value = pathParam(request, 'value');
+  await runBatch(db, [
+    db.delete(featureTag).where(and(eq(featureTag.featureName, feature.name), eq(featureTag.tagType, type), eq(featureTag.tagValue, value))),
+    auditEvent(db, principal, { type: 'feature-untagged', project: feature.project, featureName: feature.name, preData: { type, value } }),
+  ]);
+  return empty(200);
+}

@@ -1,0 +1,503 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { bodyOf, call, createToken, expectError } from './support/http';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const P = '/api/admin/projects/default/features';
+
+async function createFeature(name: string, extra: Record<string, unknown> = {}, project = 'default') {
+  const response = await call('POST', `/api/admin/projects/${project}/features`, { body: { name, ...extra } });
+  if (response.status !== 201) throw new Error(`create ${name}: ${response.status} ${await response.text()}`);
+  return bodyOf(response);
+}
+
+async function count(sql: string, ...params: unknown[]): Promise<number> {
+  const row = await env.DB.prepare(sql).bind(...params).first<{ n: number }>();
+  return row!.n;
+}
+
+async function eventTypes(featureName: string): Promise<string[]> {
+  const { results } = await env.DB.prepare('SELECT type FROM events WHERE feature_name = ? ORDER BY id').bind(featureName).all<{ type: string }>();
+  return results.map((row) => row.type);
+}
+
+describe('POST /api/admin/projects/:projectId/features', () => {
+  it('creates a feature: 201, the Unleash shape, a location, disabled environments, lifecycle initial and an event', async () => {
+    const response = await call('POST', P, { body: { name: 'create-basic', description: 'a flag', type: 'experiment', impressionData: true } });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('location')).toBe('/api/admin/projects/default/features/create-basic');
+    const body = await bodyOf(response);
+    expect(Object.keys(body)).toEqual(['name', 'description', 'type', 'project', 'stale', 'createdAt', 'lastSeenAt', 'impressionData', 'archived']);
+    expect(body).toMatchObject({ name: 'create-basic', description: 'a flag', type: 'experiment', project: 'default', stale: false, lastSeenAt: null, impressionData: true, archived: false });
+    expect(body.createdAt).toMatch(ISO);
+    const { results } = await env.DB.prepare('SELECT environment, enabled FROM feature_environments WHERE feature_name = ? ORDER BY environment')
+      .bind('create-basic')
+      .all();
+    expect(results).toEqual([
+      { environment: 'development', enabled: 0 },
+      { environment: 'production', enabled: 0 },
+    ]);
+    expect(await count("SELECT count(*) AS n FROM feature_lifecycles WHERE feature = 'create-basic' AND stage = 'initial'")).toBe(1);
+    expect(await eventTypes('create-basic')).toEqual(['feature-created']);
+    expect(await count("SELECT count(*) AS n FROM features WHERE name = 'create-basic' AND created_by_user_id = -42")).toBe(1);
+  });
+
+  it('defaults type to release, description to null and impressionData to false', async () => {
+    const body = await createFeature('create-defaults');
+    expect(body).toMatchObject({ type: 'release', description: null, impressionData: false });
+  });
+
+  it('answers 409 NameExistsError for a name taken in any project, writing nothing', async () => {
+    await createFeature('create-dupe');
+    await call('POST', '/api/admin/projects', { body: { id: 'dupe-proj', name: 'Dupe' } });
+    for (const project of ['default', 'dupe-proj']) {
+      const response = await call('POST', `/api/admin/projects/${project}/features`, { body: { name: 'create-dupe' } });
+      const error = await expectError(response, 409, 'NameExistsError');
+      expect(error.message).toBe('A flag with that name already exists');
+    }
+    expect(await eventTypes('create-dupe')).toEqual(['feature-created']);
+  });
+
+  it.each([
+    ['bad name', 'must be URL friendly'],
+    ['a/b', 'must be URL friendly'],
+    ['..', 'must be URL friendly'],
+    ['', 'must not be empty'],
+    ['x'.repeat(101), 'must be at most 100 characters long'],
+    ['bad\u0000nul', 'must be well-formed text without NUL characters'],
+  ])('rejects the name %j with 400 and writes nothing', async (name, reason) => {
+    const response = await call('POST', P, { body: { name } });
+    const error = await expectError(response, 400, 'ValidationError');
+    expect(error.details[0]).toEqual({ path: '/body/name', message: `The \`/body/name\` property ${reason}. You sent ${JSON.stringify(name).length > 100 ? `${JSON.stringify(name).slice(0, 97)}...` : JSON.stringify(name)}.` });
+    expect(await count('SELECT count(*) AS n FROM features WHERE name = ?', name)).toBe(0);
+  });
+
+  it('accepts names with every URL-friendly punctuation and names like __proto__', async () => {
+    for (const name of ["a-b_c.d~e!f*g'h(i)j", '__proto__', 'constructor']) {
+      await createFeature(name);
+      const response = await call('GET', `${P}/${encodeURIComponent(name)}`);
+      expect(response.status).toBe(200);
+      expect((await bodyOf(response)).name).toBe(name);
+    }
+  });
+
+  it('requires a name, a boolean impressionData and JSON', async () => {
+    let error = await expectError(await call('POST', P, { body: {} }), 400, 'ValidationError');
+    expect(error.details[0]!.message).toBe('The `/body/name` property is required. It was not present on the data you sent.');
+    error = await expectError(await call('POST', P, { body: { name: 'x-imp', impressionData: 'yes' } }), 400, 'ValidationError');
+    expect(error.details[0]!.path).toBe('/body/impressionData');
+    await expectError(await call('POST', P, { rawBody: 'name=x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
+  });
+
+  it('answers 404 for a project that does not exist', async () => {
+    const error = await expectError(await call('POST', '/api/admin/projects/ghost/features', { body: { name: 'x-ghost' } }), 404, 'NotFoundError');
+    expect(error.message).toBe('Active project with id ghost does not exist');
+  });
+
+  it('is closed to callers without a key (401) and to client tokens (403)', async () => {
+    expect((await call('POST', P, { token: null, body: { name: 'x-anon' } })).status).toBe(401);
+    const client = await createToken({ tokenName: 'features-client', type: 'client' });
+    const response = await call('POST', P, { token: client, body: { name: 'x-client' } });
+    expect(response.status).toBe(403);
+    expect(await count("SELECT count(*) AS n FROM features WHERE name LIKE 'x-%'")).toBe(0);
+  });
+});
+
+describe('GET /api/admin/projects/:projectId/features/:featureName', () => {
+  it('returns the feature with environments, strategies, creator and lifecycle', async () => {
+    await createFeature('get-one', { description: 'd' });
+    const response = await call('GET', `${P}/get-one`);
+    expect(response.status).toBe(200);
+    const body = await bodyOf(response);
+    expect(Object.keys(body)).toEqual([
+      'name',
+      'type',
+      'description',
+      'project',
+      'stale',
+      'impressionData',
+      'createdAt',
+      'createdBy',
+      'lastSeenAt',
+      'archived',
+      'archivedAt',
+      'environments',
+      'variants',
+      'dependencies',
+      'children',
+      'lifecycle',
+    ]);
+    expect(body.createdBy).toEqual({
+      id: -42,
+      name: 'Unleash Admin Token User',
+      imageUrl: expect.stringMatching(/^https:\/\/gravatar\.com\/avatar\/[0-9a-f]{64}\?s=42&d=retro&r=g$/),
+    });
+    expect(body.environments.map((environment: { name: string }) => environment.name)).toEqual(['development', 'production']);
+    expect(body.environments[0]).toEqual({
+      name: 'development',
+      environment: 'development',
+      type: 'development',
+      enabled: false,
+      sortOrder: 2,
+      lastSeenAt: null,
+      variantCount: 0,
+      variants: [],
+      strategies: [],
+    });
+    expect(body.lifecycle).toEqual({ stage: 'initial', enteredStageAt: body.createdAt });
+  });
+
+  it("answers 404 with Unleash's message for an unknown feature or the wrong project", async () => {
+    let error = await expectError(await call('GET', `${P}/nope`), 404, 'NotFoundError');
+    expect(error.message).toBe('There\'s no feature named "nope" in project "default".');
+    await createFeature('get-other-project');
+    await call('POST', '/api/admin/projects', { body: { id: 'get-proj', name: 'Get' } });
+    error = await expectError(await call('GET', '/api/admin/projects/get-proj/features/get-other-project'), 404, 'NotFoundError');
+    expect(error.message).toBe('There\'s no feature named "get-other-project" in project "get-proj".');
+  });
+});
+
+describe('PUT and PATCH a feature', () => {
+  it('PUT updates metadata and audits it, with stale events when stale changes', async () => {
+    await createFeature('put-me');
+    const response = await call('PUT', `${P}/put-me`, { body: { description: 'new', type: 'operational', stale: true, impressionData: true } });
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toMatchObject({ name: 'put-me', description: 'new', type: 'operational', stale: true, impressionData: true });
+    expect(await eventTypes('put-me')).toEqual(['feature-created', 'feature-metadata-updated', 'feature-stale-on']);
+  });
+
+  it('PATCH applies JSON-patch replace operations', async () => {
+    await createFeature('patch-me');
+    const response = await call('PATCH', `${P}/patch-me`, {
+      body: [
+        { op: 'replace', path: '/description', value: 'patched' },
+        { op: 'replace', path: '/stale', value: true },
+      ],
+    });
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toMatchObject({ description: 'patched', stale: true });
+  });
+
+  it('PATCH rejects unknown paths and wrong value types with 400, changing nothing', async () => {
+    await createFeature('patch-bad');
+    let error = await expectError(await call('PATCH', `${P}/patch-bad`, { body: [{ op: 'replace', path: '/name', value: 'x' }] }), 400, 'ValidationError');
+    expect(error.details[0]!.path).toBe('/body/0/path');
+    error = await expectError(await call('PATCH', `${P}/patch-bad`, { body: [{ op: 'replace', path: '/stale', value: 'yes' }] }), 400, 'ValidationError');
+    expect(error.details[0]!.path).toBe('/body/0/value');
+    expect(await eventTypes('patch-bad')).toEqual(['feature-created']);
+  });
+});
+
+describe('archive, revive and the archived list', () => {
+  it('DELETE archives (202), writes lifecycle archived and an event, and lists it as archived', async () => {
+    await createFeature('arch-one');
+    const response = await call('DELETE', `${P}/arch-one`);
+    expect(response.status).toBe(202);
+    const row = await env.DB.prepare("SELECT archived_at FROM features WHERE name = 'arch-one'").first<{ archived_at: string }>();
+    expect(row!.archived_at).toMatch(ISO);
+    expect(await count("SELECT count(*) AS n FROM feature_lifecycles WHERE feature = 'arch-one' AND stage = 'archived'")).toBe(1);
+    expect(await eventTypes('arch-one')).toEqual(['feature-created', 'feature-archived']);
+    const list = await bodyOf(await call('GET', '/api/admin/archive/features'));
+    expect(list.features.find((feature: { name: string }) => feature.name === 'arch-one')).toMatchObject({ archived: true, archivedAt: row!.archived_at });
+    const byProject = await bodyOf(await call('GET', '/api/admin/archive/features/default'));
+    expect(byProject.features.some((feature: { name: string }) => feature.name === 'arch-one')).toBe(true);
+    // Archived features are not reachable for changes, and cannot be archived twice.
+    expect((await call('DELETE', `${P}/arch-one`)).status).toBe(404);
+  });
+
+  it('revives an archived feature and removes its archived stage', async () => {
+    await createFeature('arch-revive');
+    await call('DELETE', `${P}/arch-revive`);
+    expect((await call('POST', '/api/admin/archive/revive/arch-revive')).status).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM features WHERE name = 'arch-revive' AND archived_at IS NULL")).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM feature_lifecycles WHERE feature = 'arch-revive' AND stage = 'archived'")).toBe(0);
+    expect(await eventTypes('arch-revive')).toEqual(['feature-created', 'feature-archived', 'feature-revived']);
+    const error = await expectError(await call('POST', '/api/admin/archive/revive/arch-revive'), 404, 'NotFoundError');
+    expect(error.message).toBe('Could not find archived feature flag arch-revive');
+  });
+
+  it('revives several in a project with POST /projects/:id/revive', async () => {
+    await createFeature('arch-r1');
+    await createFeature('arch-r2');
+    await call('DELETE', `${P}/arch-r1`);
+    await call('DELETE', `${P}/arch-r2`);
+    expect((await call('POST', '/api/admin/projects/default/revive', { body: { features: ['arch-r1', 'arch-r2'] } })).status).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM features WHERE name IN ('arch-r1','arch-r2') AND archived_at IS NULL")).toBe(2);
+  });
+
+  it('deletes an archived feature for good', async () => {
+    await createFeature('arch-delete');
+    expect((await call('DELETE', '/api/admin/archive/arch-delete')).status).toBe(404);
+    await call('DELETE', `${P}/arch-delete`);
+    expect((await call('DELETE', '/api/admin/archive/arch-delete')).status).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM features WHERE name = 'arch-delete'")).toBe(0);
+  });
+});
+
+describe('POST /api/admin/projects/:projectId/stale', () => {
+  it('marks several features stale and back, one event each', async () => {
+    await createFeature('stale-a');
+    await createFeature('stale-b');
+    expect((await call('POST', '/api/admin/projects/default/stale', { body: { features: ['stale-a', 'stale-b'], stale: true } })).status).toBe(202);
+    expect(await count("SELECT count(*) AS n FROM features WHERE name IN ('stale-a','stale-b') AND stale = 1")).toBe(2);
+    expect(await eventTypes('stale-a')).toEqual(['feature-created', 'feature-stale-on']);
+    await call('POST', '/api/admin/projects/default/stale', { body: { features: ['stale-a'], stale: false } });
+    expect(await count("SELECT count(*) AS n FROM features WHERE name = 'stale-a' AND stale = 0")).toBe(1);
+  });
+
+  it('answers 404 and changes nothing when one feature is unknown', async () => {
+    await createFeature('stale-c');
+    await expectError(await call('POST', '/api/admin/projects/default/stale', { body: { features: ['stale-c', 'stale-ghost'], stale: true } }), 404, 'NotFoundError');
+    expect(await count("SELECT count(*) AS n FROM features WHERE name = 'stale-c' AND stale = 1")).toBe(0);
+  });
+});
+
+describe('environments on/off and strategies', () => {
+  it('turning an environment on adds the default flexibleRollout when there is no strategy', async () => {
+    await createFeature('env-on');
+    expect((await call('POST', `${P}/env-on/environments/development/on`)).status).toBe(200);
+    const strategies = await bodyOf(await call('GET', `${P}/env-on/environments/development/strategies`));
+    expect(strategies).toEqual([
+      {
+        id: expect.any(String),
+        name: 'flexibleRollout',
+        title: null,
+        disabled: false,
+        featureName: 'env-on',
+        sortOrder: 0,
+        segments: [],
+        constraints: [],
+        variants: [],
+        parameters: { rollout: '100', stickiness: 'default', groupId: 'env-on' },
+      },
+    ]);
+    expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'env-on' AND environment = 'development' AND enabled = 1")).toBe(1);
+    expect((await call('POST', `${P}/env-on/environments/development/off`)).status).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'env-on' AND enabled = 1")).toBe(0);
+    expect(await eventTypes('env-on')).toEqual(['feature-created', 'feature-strategy-add', 'feature-environment-enabled', 'feature-environment-disabled']);
+  });
+
+  it('answers 404 for an environment not on the project', async () => {
+    await createFeature('env-missing');
+    const error = await expectError(await call('POST', `${P}/env-missing/environments/default/on`), 404, 'NotFoundError');
+    expect(error.message).toBe('Could not find environment default for feature: env-missing');
+  });
+
+  it('adds, updates and deletes a strategy with constraints, segments and variants', async () => {
+    await createFeature('strat-full');
+    const segment = await bodyOf(await call('POST', '/api/admin/segments', { body: { name: 'strat-seg', constraints: [] } }));
+    const create = await call('POST', `${P}/strat-full/environments/production/strategies`, {
+      body: {
+        name: 'flexibleRollout',
+        parameters: { rollout: 50, stickiness: 'default', groupId: 'g' },
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['1', '2'] }],
+        segments: [segment.id],
+        variants: [
+          { name: 'a', weight: 0, weightType: 'variable', stickiness: 'default' },
+          { name: 'b', weight: 200, weightType: 'fix', stickiness: 'default', payload: { type: 'string', value: 'x' } },
+        ],
+      },
+    });
+    expect(create.status).toBe(200);
+    const strategy = await bodyOf(create);
+    expect(strategy).toMatchObject({
+      name: 'flexibleRollout',
+      parameters: { rollout: '50', stickiness: 'default', groupId: 'g' },
+      segments: [segment.id],
+      constraints: [{ contextName: 'userId', operator: 'IN', values: ['1', '2'] }],
+      variants: [
+        { name: 'a', weight: 800, weightType: 'variable', stickiness: 'default' },
+        { name: 'b', weight: 200, weightType: 'fix', stickiness: 'default', payload: { type: 'string', value: 'x' } },
+      ],
+    });
+    const update = await call('PUT', `${P}/strat-full/environments/production/strategies/${strategy.id}`, {
+      body: { name: 'default', disabled: true, segments: [] },
+    });
+    expect(update.status).toBe(200);
+    expect(await bodyOf(update)).toMatchObject({ id: strategy.id, name: 'default', disabled: true, segments: [], variants: [] });
+    expect((await call('DELETE', `${P}/strat-full/environments/production/strategies/${strategy.id}`)).status).toBe(200);
+    expect((await call('GET', `${P}/strat-full/environments/production/strategies/${strategy.id}`)).status).toBe(404);
+    expect(await eventTypes('strat-full')).toEqual(['feature-created', 'feature-strategy-add', 'feature-strategy-update', 'feature-strategy-remove']);
+  });
+
+  it('rejects unknown strategies, unknown segments and bad constraints with 400 and writes nothing', async () => {
+    await createFeature('strat-bad');
+    const path = `${P}/strat-bad/environments/development/strategies`;
+    let error = await expectError(await call('POST', path, { body: { name: 'noSuchStrategy' } }), 400, 'ValidationError');
+    expect(error.details[0]!.message).toBe('noSuchStrategy is not supported.');
+    error = await expectError(await call('POST', path, { body: { name: 'default', segments: [999999] } }), 400, 'ValidationError');
+    expect(error.details[0]!.message).toBe('Unsupported segments: 999999');
+    error = await expectError(await call('POST', path, { body: { name: 'default', constraints: [{ contextName: 'x', operator: 'LIKE' }] } }), 400, 'ValidationError');
+    expect(error.details[0]!.path).toBe('/body/constraints/0/operator');
+    error = await expectError(
+      await call('POST', path, { body: { name: 'default', variants: [{ name: 'a', weight: 1500, weightType: 'fix', stickiness: 'default' }] } }),
+      400,
+      'ValidationError',
+    );
+    expect(error.details[0]!.message).toBe('The `/body/variants/0/weight` property must be <= 1000. You sent 1500.');
+    expect(await count("SELECT count(*) AS n FROM feature_strategies WHERE feature_name = 'strat-bad'")).toBe(0);
+  });
+});
+
+describe('environment variants', () => {
+  it('PUT stores balanced variants and GET returns them', async () => {
+    await createFeature('var-env');
+    const response = await call('PUT', `${P}/var-env/environments/development/variants`, {
+      body: [
+        { name: 'v1', weight: 0, weightType: 'variable' },
+        { name: 'v2', weight: 0, weightType: 'variable' },
+        { name: 'v3', weight: 0, weightType: 'variable' },
+      ],
+    });
+    expect(response.status).toBe(200);
+    const body = await bodyOf(response);
+    expect(body.variants.map((variant: { weight: number }) => variant.weight)).toEqual([334, 333, 333]);
+    expect(await bodyOf(await call('GET', `${P}/var-env/environments/development/variants`))).toEqual(body);
+    expect(await eventTypes('var-env')).toEqual(['feature-created', 'feature-environment-variants-updated']);
+  });
+
+  it('rejects fixed weights over 1000 and duplicate names', async () => {
+    await createFeature('var-bad');
+    const path = `${P}/var-bad/environments/development/variants`;
+    await expectError(await call('PUT', path, { body: [{ name: 'a', weight: 700, weightType: 'fix' }, { name: 'b', weight: 700, weightType: 'fix' }] }), 400, 'ValidationError');
+    await expectError(await call('PUT', path, { body: [{ name: 'a', weight: 0 }, { name: 'a', weight: 0 }] }), 400, 'ValidationError');
+    expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'var-bad' AND variants != '[]'")).toBe(0);
+  });
+});
+
+describe('tags and tag types', () => {
+  it('creates a tag type (201), refuses a duplicate (409) and lists it', async () => {
+    const response = await call('POST', '/api/admin/tag-types', { body: { name: 'team', description: 'Owning team' } });
+    expect(response.status).toBe(201);
+    expect(await bodyOf(response)).toEqual({ name: 'team', description: 'Owning team', icon: null, color: null });
+    const error = await expectError(await call('POST', '/api/admin/tag-types', { body: { name: 'team' } }), 409, 'NameExistsError');
+    expect(error.message).toBe('There already exists a tag-type with the name team');
+    const list = await bodyOf(await call('GET', '/api/admin/tag-types'));
+    expect(list.tagTypes.map((type: { name: string }) => type.name)).toEqual(['simple', 'team']);
+  });
+
+  it('tags a feature, lists and removes the tag', async () => {
+    await createFeature('tag-me');
+    const response = await call('POST', '/api/admin/features/tag-me/tags', { body: { type: 'simple', value: 'backend' } });
+    expect(response.status).toBe(201);
+    expect(await bodyOf(response)).toEqual({ type: 'simple', value: 'backend' });
+    expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({ version: 1, tags: [{ value: 'backend', type: 'simple' }] });
+    expect((await call('DELETE', '/api/admin/features/tag-me/tags/simple/backend')).status).toBe(200);
+    expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({ version: 1, tags: [] });
+    expect(await eventTypes('tag-me')).toEqual(['feature-created', 'feature-tagged', 'feature-untagged']);
+  });
+
+  it('rejects tag values outside 2..50 characters, unknown tag types and unknown features', async () => {
+    await createFeature('tag-bad');
+    await expectError(await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'simple', value: 'x' } }), 400, 'ValidationError');
+    await expectError(await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'simple', value: 'x'.repeat(51) } }), 400, 'ValidationError');
+    await expectError(await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'nosuchtype', value: 'ok' } }), 404, 'NotFoundError');
+    const error = await expectError(await call('POST', '/api/admin/features/nope/tags', { body: { type: 'simple', value: 'ok' } }), 404, 'NotFoundError');
+    expect(error.message).toBe('No feature flag found');
+    expect(await count("SELECT count(*) AS n FROM feature_tag WHERE feature_name = 'tag-bad'")).toBe(0);
+  });
+});
+
+describe('segments', () => {
+  it('creates (201), lists, reads and refuses to delete one in use', async () => {
+    const response = await call('POST', '/api/admin/segments', {
+      body: { name: 'beta-users', description: 'Beta', constraints: [{ contextName: 'userId', operator: 'IN', values: ['7'] }] },
+    });
+    expect(response.status).toBe(201);
+    const segment = await bodyOf(response);
+    expect(Object.keys(segment)).toEqual(['id', 'name', 'description', 'constraints', 'project', 'createdBy', 'createdAt']);
+    expect(segment).toMatchObject({ name: 'beta-users', description: 'Beta', project: null });
+    expect(await bodyOf(await call('GET', `/api/admin/segments/${segment.id}`))).toEqual(segment);
+    const list = await bodyOf(await call('GET', '/api/admin/segments'));
+    expect(list.segments.some((item: { id: number }) => item.id === segment.id)).toBe(true);
+    await createFeature('seg-user');
+    await call('POST', `${P}/seg-user/environments/development/strategies`, { body: { name: 'default', segments: [segment.id] } });
+    await expectError(await call('DELETE', `/api/admin/segments/${segment.id}`), 409, 'SegmentInUseError');
+    await expectError(await call('POST', '/api/admin/segments', { body: { name: 'beta-users' } }), 409, 'NameExistsError');
+    await expectError(await call('GET', '/api/admin/segments/99999999999'), 400, 'ValidationError');
+  });
+});
+
+describe('favorites', () => {
+  it('favourites and unfavourites for the calling principal', async () => {
+    await createFeature('fav-me');
+    expect((await call('POST', `${P}/fav-me/favorites`)).status).toBe(200);
+    expect((await call('POST', `${P}/fav-me/favorites`)).status).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-me' AND user_id = -42")).toBe(1);
+    expect((await call('DELETE', `${P}/fav-me/favorites`)).status).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-me'")).toBe(0);
+    expect((await call('POST', `${P}/ghost/favorites`)).status).toBe(404);
+  });
+});
+
+describe('dependencies', () => {
+  it('adds a parent, refuses self, transitive and cross-project links, and removes it', async () => {
+    await createFeature('dep-parent');
+    await createFeature('dep-child');
+    await createFeature('dep-grandchild');
+    expect((await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-parent' } })).status).toBe(200);
+    expect(await bodyOf(await call('GET', `${P}/dep-child`))).toMatchObject({ dependencies: [{ feature: 'dep-parent', enabled: true, variants: [] }] });
+    expect(await bodyOf(await call('GET', `${P}/dep-parent`))).toMatchObject({ children: ['dep-child'] });
+
+    let error = await expectError(await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-child' } }), 403, 'InvalidOperationError');
+    expect(error.message).toBe('A feature flag cannot depend on itself.');
+    // A child cannot become a parent, and a parent cannot get a parent: no chains, so no cycles.
+    error = await expectError(await call('POST', `${P}/dep-grandchild/dependencies`, { body: { feature: 'dep-child' } }), 403, 'InvalidOperationError');
+    expect(error.message).toBe('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.');
+    await expectError(await call('POST', `${P}/dep-parent/dependencies`, { body: { feature: 'dep-child' } }), 403, 'InvalidOperationError');
+    await expectError(await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-ghost' } }), 404, 'NotFoundError');
+
+    // A parent with active children cannot be archived.
+    await expectError(await call('DELETE', `${P}/dep-parent`), 403, 'InvalidOperationError');
+    expect((await call('DELETE', `${P}/dep-child/dependencies/dep-parent`)).status).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM dependent_features WHERE child = 'dep-child'")).toBe(0);
+    expect(await eventTypes('dep-child')).toEqual(['feature-created', 'feature-dependency-added', 'feature-dependency-removed']);
+  });
+});
+
+describe('lifecycle', () => {
+  it('completes a feature as kept or discarded and reports the stages', async () => {
+    await createFeature('life-done');
+    expect((await call('POST', `${P}/life-done/lifecycle/complete`, { body: { status: 'discarded' } })).status).toBe(200);
+    const stages = await bodyOf(await call('GET', `${P}/life-done/lifecycle`));
+    expect(stages.map((stage: { stage: string }) => stage.stage)).toEqual(['initial', 'completed']);
+    expect(stages[1]).toEqual({ stage: 'completed', status: 'discarded', enteredStageAt: expect.stringMatching(ISO) });
+    await expectError(await call('POST', `${P}/life-done/lifecycle/complete`, { body: { status: 'maybe' } }), 400, 'ValidationError');
+  });
+});
+
+describe('projects and environments', () => {
+  it('lists environments with their Unleash fields', async () => {
+    const body = await bodyOf(await call('GET', '/api/admin/environments'));
+    expect(body.version).toBe(1);
+    expect(body.environments.map((environment: { name: string }) => environment.name)).toEqual(['default', 'development', 'production']);
+    expect(Object.keys(body.environments[0])).toEqual(['name', 'type', 'sortOrder', 'enabled', 'protected', 'requiredApprovals', 'projectCount', 'enabledToggleCount']);
+    expect(body.environments[0]).toMatchObject({ name: 'default', type: 'production', sortOrder: 1, enabled: false, protected: true });
+  });
+
+  it('creates a project with the enabled environments attached, and new features get rows for them', async () => {
+    const response = await call('POST', '/api/admin/projects', { body: { id: 'proj-new', name: 'New project', description: 'x' } });
+    expect(response.status).toBe(201);
+    const project = await bodyOf(response);
+    expect(project).toMatchObject({ id: 'proj-new', name: 'New project', description: 'x', featureCount: 0, mode: 'open', environments: ['development', 'production'] });
+    await createFeature('proj-new-flag', {}, 'proj-new');
+    expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'proj-new-flag'")).toBe(2);
+    const list = await bodyOf(await call('GET', '/api/admin/projects'));
+    expect(list.projects.find((item: { id: string }) => item.id === 'proj-new')).toMatchObject({ featureCount: 1 });
+    await expectError(await call('POST', '/api/admin/projects', { body: { id: 'proj-new', name: 'again' } }), 409, 'NameExistsError');
+    await expectError(await call('POST', '/api/admin/projects', { body: { id: 'bad id', name: 'x' } }), 400, 'ValidationError');
+    await expectError(await call('POST', '/api/admin/projects', { body: { id: 'proj-env', name: 'x', environments: ['nope'] } }), 400, 'ValidationError');
+    expect(await count("SELECT count(*) AS n FROM projects WHERE id = 'proj-env'")).toBe(0);
+  });
+
+  it('attaching an environment to a project gives its existing features a disabled row', async () => {
+    await call('POST', '/api/admin/projects', { body: { id: 'proj-attach', name: 'Attach', environments: ['development'] } });
+    await createFeature('attach-flag', {}, 'proj-attach');
+    expect((await call('POST', '/api/admin/projects/proj-attach/environments', { body: { environment: 'production' } })).status).toBe(200);
+    const { results } = await env.DB.prepare("SELECT environment, enabled FROM feature_environments WHERE feature_name = 'attach-flag' ORDER BY environment").all();
+    expect(results).toEqual([
+      { environment: 'development', enabled: 0 },
+      { environment: 'production', enabled: 0 },
+    ]);
+  });
+});
