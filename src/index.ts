@@ -1,5 +1,6 @@
 import { router } from './app';
 import type { Env } from './env';
+import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
 
 /** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
@@ -20,9 +21,7 @@ export default {
     return router.fetch(normalised, env, ctx);
   },
 
-  async queue(batch, env, ctx): Promise<void> {
-    void batch;
-    void env;
-    void ctx;
+  async queue(batch, env): Promise<void> {
+    await handleQueue(batch, env);
   },
 } satisfies ExportedHandler<Env, ImportChunkMessage>;

@@ -1,0 +1,245 @@
+/**
+ * Large imports: the validated chunks are stored, one Queue message per chunk, and the
+ * consumer applies each chunk in one D1 batch that also marks it done — so a redelivered
+ * message finds the chunk done and does nothing, and the job's progress can never disagree
+ * with the data. The batch that applies the last chunk also writes the import's single
+ * audit event and marks the job completed.
+ */
+import { sql } from 'drizzle-orm';
+import type { Env } from '../../env';
+import { log } from '../../log';
+import type { ChunkPayload, ImportTarget } from './plan';
+import type { ImportChunkMessage } from './queue-message';
+import { chunkStatements, prepare, rowsOf, runStatements } from './store';
+
+export const IMPORT_QUEUE_NAME = 'unleash-import';
+export const IMPORT_DLQ_NAME = 'unleash-import-dlq';
+
+/** Chunk rows per D1 batch when storing a job (each row is at most ~1.5 MB). */
+const CHUNK_ROWS_PER_BATCH = 8;
+/** Queue limits: 100 messages and 256 KB per sendBatch; our messages are tiny. */
+const MESSAGES_PER_SEND = 100;
+/** How long a waiting chunk sleeps before looking again, and how often it may do so (about an hour). */
+const WAIT_SECONDS = 5;
+const MAX_WAITS = 720;
+
+export interface JobOwner {
+  actorName: string;
+  userId: number;
+}
+
+export interface JobStatus {
+  id: string;
+  status: string;
+  project: string;
+  environment: string;
+  totalChunks: number;
+  doneChunks: number;
+  totalFeatures: number;
+  errors: { message: string; chunk?: number }[];
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export function jobLocation(id: string): string {
+  return `/api/admin/features-batch/import/jobs/${id}`;
+}
+
+/** Stores the job and its chunks, then enqueues one message per chunk. */
+export async function createJob(env: Env, d1: D1Database, owner: JobOwner, target: ImportTarget, chunks: ChunkPayload[], totalFeatures: number): Promise<string> {
+  const id = crypto.randomUUID();
+  const job = prepare(d1, sql`INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id, created_at)
+    VALUES (${id}, ${target.project}, ${target.environment}, 'queued', ${chunks.length}, ${totalFeatures}, ${owner.actorName}, ${owner.userId}, ${new Date().toISOString()})`);
+  const rows = chunks.map((payload, chunkIndex) =>
+    prepare(d1, sql`INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count)
+      VALUES (${id}, ${chunkIndex}, ${JSON.stringify(payload)}, ${payload.features.length})`),
+  );
+  await runStatements(d1, [job, ...rows.slice(0, CHUNK_ROWS_PER_BATCH)]);
+  for (let i = CHUNK_ROWS_PER_BATCH; i < rows.length; i += CHUNK_ROWS_PER_BATCH) {
+    await runStatements(d1, rows.slice(i, i + CHUNK_ROWS_PER_BATCH));
+  }
+  try {
+    for (let i = 0; i < chunks.length; i += MESSAGES_PER_SEND) {
+      const messages = chunks.slice(i, i + MESSAGES_PER_SEND).map((_, offset) => ({ body: { jobId: id, chunkIndex: i + offset } }));
+      await env.IMPORT_QUEUE.sendBatch(messages);
+    }
+  } catch (error) {
+    // Chunks that were never enqueued would leave the job queued forever: say so instead.
+    await markFailed(d1, id, [{ message: `The import could not be queued: ${describe(error)}` }]);
+    throw error;
+  }
+  return id;
+}
+
+export async function readJob(d1: D1Database, id: string): Promise<JobStatus | null> {
+  const row = await d1
+    .prepare(
+      `SELECT id, status, project, environment, total_chunks, done_chunks, total_features, errors, created_at, started_at, finished_at
+       FROM import_jobs WHERE id = ?`,
+    )
+    .bind(id)
+    .first<{
+      id: string;
+      status: string;
+      project: string;
+      environment: string;
+      total_chunks: number;
+      done_chunks: number;
+      total_features: number;
+      errors: string;
+      created_at: string;
+      started_at: string | null;
+      finished_at: string | null;
+    }>();
+  if (!row) return null;
+  return {
+    id: row.id,
+    status: row.status,
+    project: row.project,
+    environment: row.environment,
+    totalChunks: row.total_chunks,
+    doneChunks: row.done_chunks,
+    totalFeatures: row.total_features,
+    errors: JSON.parse(row.errors) as JobStatus['errors'],
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}
+
+async function markFailed(d1: D1Database, jobId: string, add: { message: string; chunk?: number }[]): Promise<void> {
+  const job = await readJob(d1, jobId);
+  if (!job) return;
+  const errors = [...job.errors.filter((error) => !add.some((added) => added.chunk !== undefined && added.chunk === error.chunk)), ...add];
+  await prepare(d1, sql`UPDATE import_jobs SET status = 'failed', errors = ${JSON.stringify(errors)},
+      finished_at = coalesce(finished_at, ${new Date().toISOString()}) WHERE id = ${jobId} AND status <> 'completed'`).run();
+}
+
+/** Keeps the latest error of a chunk on the job while it is still being retried. */
+async function recordAttemptError(d1: D1Database, jobId: string, chunk: number, message: string): Promise<void> {
+  const job = await readJob(d1, jobId);
+  if (!job) return;
+  const errors = [...job.errors.filter((error) => error.chunk !== chunk), { message, chunk }];
+  await runStatements(d1, [
+    prepare(d1, sql`UPDATE import_jobs SET errors = ${JSON.stringify(errors)} WHERE id = ${jobId}`),
+    prepare(d1, sql`UPDATE import_job_chunks SET attempts = attempts + 1 WHERE job_id = ${jobId} AND chunk_index = ${chunk}`),
+  ]);
+}
+
+interface ChunkState {
+  job: { id: string; status: string; project: string; environment: string; createdByUserId: number | null; rowid: number } | undefined;
+  chunk: { status: string; payload: string } | undefined;
+  /** Is an earlier job into the same project/environment still queued or running? */
+  earlierActive: boolean;
+  /** Feature chunks of this job not yet done (dependency chunks wait for them). */
+  pendingFeatureChunks: number;
+}
+
+async function readChunkState(d1: D1Database, message: ImportChunkMessage): Promise<ChunkState> {
+  const results = await runStatements(d1, [
+    prepare(d1, sql`SELECT rowid, id, status, project, environment, created_by_user_id FROM import_jobs WHERE id = ${message.jobId}`),
+    prepare(d1, sql`SELECT status, payload FROM import_job_chunks WHERE job_id = ${message.jobId} AND chunk_index = ${message.chunkIndex}`),
+    prepare(d1, sql`SELECT count(*) AS n FROM import_jobs e, import_jobs j
+      WHERE j.id = ${message.jobId} AND e.project = j.project AND e.environment = j.environment
+        AND e.status IN ('queued', 'running') AND e.rowid < j.rowid`),
+    prepare(d1, sql`SELECT count(*) AS n FROM import_job_chunks
+      WHERE job_id = ${message.jobId} AND status <> 'done' AND json_extract(payload, '$.kind') = 'features'`),
+  ]);
+  const job = rowsOf<{ id: string; status: string; project: string; environment: string; created_by_user_id: number | null; rowid: number }>(results[0])[0];
+  const chunks = rowsOf<{ status: string; payload: string }>(results[1]);
+  const earlier = rowsOf<{ n: number }>(results[2]);
+  const pending = rowsOf<{ n: number }>(results[3]);
+  return {
+    job: job
+      ? { id: job.id, status: job.status, project: job.project, environment: job.environment, createdByUserId: job.created_by_user_id, rowid: job.rowid }
+      : undefined,
+    chunk: chunks[0],
+    earlierActive: (earlier[0]?.n ?? 0) > 0,
+    pendingFeatureChunks: pending[0]?.n ?? 0,
+  };
+}
+
+/** Applies one chunk, or decides it must wait; throws when the write failed (the message is retried). */
+async function processChunk(env: Env, d1: D1Database, message: Message<ImportChunkMessage>): Promise<void> {
+  const body = message.body;
+  const state = await readChunkState(d1, body);
+  if (!state.job || !state.chunk || state.chunk.status === 'done' || state.job.status === 'failed' || state.job.status === 'completed') return;
+
+  const payload = JSON.parse(state.chunk.payload) as ChunkPayload;
+  const mustWait = state.earlierActive || (payload.kind === 'dependencies' && state.pendingFeatureChunks > 0);
+  if (mustWait) {
+    const waits = (body.waits ?? 0) + 1;
+    if (waits > MAX_WAITS) {
+      await markFailed(d1, body.jobId, [{ message: `Chunk ${body.chunkIndex} waited too long for earlier work to finish.`, chunk: body.chunkIndex }]);
+      return;
+    }
+    await env.IMPORT_QUEUE.send({ ...body, waits }, { delaySeconds: WAIT_SECONDS });
+    return;
+  }
+
+  const now = new Date().toISOString();
+  const target: ImportTarget = { project: state.job.project, environment: state.job.environment };
+  const writer = { userId: state.job.createdByUserId ?? 0, now };
+  const { jobId, chunkIndex } = body;
+  await runStatements(d1, [
+    prepare(d1, sql`UPDATE import_jobs SET status = 'running', started_at = coalesce(started_at, ${now}) WHERE id = ${jobId} AND status = 'queued'`),
+    ...chunkStatements(d1, target, writer, payload),
+    // Once applied, the payload is not needed any more; the chunk keeps its counts.
+    prepare(d1, sql`UPDATE import_job_chunks SET status = 'done', applied_at = ${now}, attempts = attempts + 1, payload = json_object('kind', ${payload.kind})
+      WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}`),
+    prepare(d1, sql`UPDATE import_jobs SET done_chunks = (SELECT count(*) FROM import_job_chunks WHERE job_id = ${jobId} AND status = 'done'),
+      errors = (SELECT coalesce(json_group_array(json(e.value)), '[]') FROM json_each(import_jobs.errors) e WHERE e.value->>'chunk' IS NOT ${chunkIndex})
+      WHERE id = ${jobId}`),
+    prepare(d1, sql`INSERT INTO events (type, created_at, created_by, created_by_user_id, project, environment, data)
+      SELECT 'features-imported', ${now}, created_by, created_by_user_id, project, environment, json_object('jobId', id, 'features', total_features)
+      FROM import_jobs WHERE id = ${jobId} AND status = 'running' AND done_chunks = total_chunks`),
+    prepare(d1, sql`UPDATE import_jobs SET status = 'completed', finished_at = ${now}
+      WHERE id = ${jobId} AND status = 'running' AND done_chunks = total_chunks`),
+  ]);
+}
+
+function backoffSeconds(attempts: number): number {
+  return Math.min(60, 2 ** attempts);
+}
+
+/** The `queue` handler: import chunks from the main queue; exhausted messages from the dead-letter queue. */
+export async function handleQueue(batch: MessageBatch<ImportChunkMessage>, env: Env): Promise<void> {
+  const d1 = env.DB;
+  const deadLetters = batch.queue === IMPORT_DLQ_NAME;
+  // One at a time: D1 serialises writes anyway, and order keeps a job's chunks roughly in sequence.
+  for (const message of batch.messages) {
+    const { jobId, chunkIndex } = message.body;
+    if (deadLetters) {
+      try {
+        const job = await readJob(d1, jobId);
+        const last = job?.errors.find((error) => error.chunk === chunkIndex)?.message ?? 'the chunk could not be applied';
+        await markFailed(d1, jobId, [{ message: `Chunk ${chunkIndex} was not applied after all retries: ${last}`, chunk: chunkIndex }]);
+        await prepare(d1, sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'`).run();
+        message.ack();
+      } catch (error) {
+        log.error('import dead letter not recorded', { jobId, chunkIndex, error });
+        message.retry();
+      }
+      continue;
+    }
+    try {
+      await processChunk(env, d1, message);
+      message.ack();
+    } catch (error) {
+      const reason = describe(error);
+      log.warn('import chunk failed', { jobId, chunkIndex, attempts: message.attempts, error: reason });
+      try {
+        await recordAttemptError(d1, jobId, chunkIndex, reason);
+      } catch (recordError) {
+        log.error('import chunk error not recorded', { jobId, chunkIndex, error: recordError });
+      }
+      message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+    }
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The import body (seed "Import data", unleash-behaviour §6.3 as 6.10.1 accepts it: the
+ * deprecated feature fields `variants`, `strategies` and `lastSeenAt` are allowed and
+ * ignored) and the export query. Objects reject unknown keys, as Unleash's schemas do.
+ */
+import * as v from 'valibot';
+import { dateTime, nonBlank, text } from '../../http/validation';
+
+export const CONSTRAINT_OPERATORS = [
+  'NOT_IN',
+  'IN',
+  'STR_ENDS_WITH',
+  'STR_STARTS_WITH',
+  'STR_CONTAINS',
+  'NUM_EQ',
+  'NUM_GT',
+  'NUM_GTE',
+  'NUM_LT',
+  'NUM_LTE',
+  'DATE_AFTER',
+  'DATE_BEFORE',
+  'SEMVER_EQ',
+  'SEMVER_GT',
+  'SEMVER_LT',
+] as const;
+
+const PAYLOAD_TYPES = ['json', 'csv', 'string', 'number'] as const;
+const WEIGHT_TYPES = ['variable', 'fix'] as const;
+const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
+
+const MAX_SAFE_INT = 2 ** 31 - 1;
+
+/** Unleash's "URL friendly" rule for names: unreserved URL characters only, not `.`/`..`. */
+export const featureName = v.pipe(
+  text(100),
+  v.nonEmpty('must not be empty'),
+  v.regex(/^[A-Za-z0-9\-._~]+$/, 'must be URL friendly'),
+  v.check((name) => name !== '.' && name !== '..', 'must be URL friendly'),
+);
+
+const smallInt = v.pipe(v.number(), v.integer('must be integer'), v.minValue(-MAX_SAFE_INT, `must be >= ${-MAX_SAFE_INT}`), v.maxValue(MAX_SAFE_INT, `must be <= ${MAX_SAFE_INT}`));
+const weight = v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0'), v.maxValue(1000, 'must be <= 1000'));
+const tagText = v.pipe(text(50), v.minLength(2, 'must NOT have fewer than 2 characters'));
+const anything = v.unknown();
+const nullableText = (max: number) => v.nullish(text(max));
+
+const payload = v.strictObject({
+  type: v.picklist(PAYLOAD_TYPES),
+  value: text(100_000),
+});
+
+const constraint = v.strictObject({
+  contextName: nonBlank(100),
+  operator: v.picklist(CONSTRAINT_OPERATORS),
+  caseInsensitive: v.optional(v.boolean()),
+  inverted: v.optional(v.boolean()),
+  values: v.optional(v.array(text(1000))),
+  value: v.optional(text(1000)),
+});
+
+const strategyVariant = v.strictObject({
+  name: nonBlank(255),
+  weight,
+  weightType: v.picklist(WEIGHT_TYPES),
+  stickiness: nonBlank(100),
+  payload: v.optional(payload),
+});
+
+const variant = v.strictObject({
+  name: nonBlank(255),
+  weight,
+  weightType: v.optional(v.picklist(WEIGHT_TYPES)),
+  stickiness: v.optional(nonBlank(100)),
+  payload: v.optional(payload),
+  overrides: v.optional(v.array(v.strictObject({ contextName: nonBlank(100), values: v.array(text(1000)) }))),
+});
+
+/** Parameter values are strings; numbers and booleans are coerced, as Unleash's validator does. */
+const parameterValue = v.pipe(
+  v.union([text(10_000), v.number(), v.boolean()]),
+  v.transform((value) => String(value)),
+);
+
+const featureStrategy = v.strictObject({
+  name: nonBlank(255),
+  id: v.optional(text(100)),
+  title: nullableText(255),
+  disabled: v.nullish(v.boolean()),
+  featureName: v.optional(featureName),
+  sortOrder: v.optional(smallInt),
+  segments: v.optional(v.array(v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer')))),
+  constraints: v.optional(v.array(constraint)),
+  variants: v.optional(v.array(strategyVariant)),
+  parameters: v.optional(v.record(text(100), parameterValue)),
+});
+
+const featureEnvironment = v.strictObject({
+  name: text(100),
+  enabled: v.boolean(),
+  featureName: v.optional(featureName),
+  environment: v.optional(text(100)),
+  type: v.optional(text(100)),
+  sortOrder: v.optional(smallInt),
+  variantCount: v.optional(smallInt),
+  strategies: v.optional(v.array(anything)),
+  variants: v.optional(v.array(variant)),
+  lastSeenAt: v.nullish(anything),
+  hasStrategies: v.optional(v.boolean()),
+  hasEnabledStrategies: v.optional(v.boolean()),
+});
+
+const exportedFeature = v.strictObject({
+  name: featureName,
+  type: v.optional(nonBlank(100)),
+  description: nullableText(10_000),
+  archived: v.optional(v.boolean()),
+  project: v.optional(text(100)),
+  enabled: v.optional(v.boolean()),
+  stale: v.optional(v.boolean()),
+  favorite: v.optional(v.boolean()),
+  impressionData: v.optional(v.boolean()),
+  createdAt: v.nullish(dateTime),
+  archivedAt: v.nullish(dateTime),
+  // Deprecated in v5 (seed); 6.10.1 accepts and ignores them.
+  lastSeenAt: v.nullish(dateTime),
+  variants: v.optional(v.array(anything)),
+  strategies: v.optional(v.array(anything)),
+  environments: v.optional(v.array(anything)),
+  tags: v.nullish(v.array(v.strictObject({ value: tagText, type: v.optional(tagText) }))),
+  children: v.optional(v.array(text(100))),
+  lifecycle: v.optional(
+    v.strictObject({ stage: v.picklist(LIFECYCLE_STAGES), status: v.nullish(text(100)), enteredStageAt: dateTime }),
+  ),
+  dependencies: v.optional(
+    v.array(v.strictObject({ feature: text(100), enabled: v.optional(v.boolean()), variants: v.optional(v.array(text(255))) })),
+  ),
+});
+
+const contextField = v.strictObject({
+  name: nonBlank(100),
+  description: nullableText(1000),
+  stickiness: v.optional(v.boolean()),
+  sortOrder: v.optional(smallInt),
+  createdAt: v.nullish(dateTime),
+  usedInFeatures: v.nullish(smallInt),
+  usedInProjects: v.nullish(smallInt),
+  legalValues: v.optional(v.array(v.strictObject({ value: text(100), description: v.optional(text(1000)) }))),
+  project: v.nullish(text(100)),
+});
+
+const featureTag = v.strictObject({
+  featureName,
+  tagValue: tagText,
+  tagType: v.optional(tagText),
+  // Deprecated spellings the seed lists (superseded by tagType/tagValue).
+  type: v.optional(tagText),
+  value: v.optional(tagText),
+  createdByUserId: v.nullish(smallInt),
+});
+
+const tagType = v.strictObject({
+  name: tagText,
+  description: nullableText(1000),
+  icon: nullableText(100),
+  color: v.nullish(v.pipe(v.string(), v.regex(/^#[0-9A-Fa-f]{6}$/, 'must match pattern "^#[0-9A-Fa-f]{6}$"'))),
+});
+
+const segmentRef = v.strictObject({
+  id: v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer')),
+  name: nonBlank(255),
+});
+
+const dependencyEntry = v.strictObject({
+  feature: featureName,
+  dependencies: v.array(
+    v.strictObject({
+      feature: featureName,
+      enabled: v.optional(v.boolean()),
+      variants: v.optional(v.array(text(255))),
+    }),
+  ),
+});
+
+export const ImportSchema = v.strictObject({
+  project: nonBlank(100),
+  environment: nonBlank(100),
+  data: v.strictObject({
+    features: v.array(exportedFeature),
+    featureStrategies: v.array(featureStrategy),
+    featureEnvironments: v.optional(v.array(featureEnvironment)),
+    contextFields: v.optional(v.array(contextField)),
+    featureTags: v.optional(v.array(featureTag)),
+    segments: v.optional(v.array(segmentRef)),
+    tagTypes: v.array(tagType),
+    dependencies: v.optional(v.array(dependencyEntry)),
+  }),
+});
+export type ImportRequest = v.InferOutput<typeof ImportSchema>;
+export type ImportData = ImportRequest['data'];
+export type ImportedStrategy = ImportData['featureStrategies'][number];
+export type ImportedVariant = v.InferOutput<typeof variant>;
+export type ImportedStrategyVariant = v.InferOutput<typeof strategyVariant>;
+
+export const ExportSchema = v.strictObject({
+  features: v.optional(v.pipe(v.array(featureName), v.maxLength(100_000, 'must NOT have more than 100000 items'))),
+  tag: v.optional(
+    v.pipe(text(101), v.regex(/^[^:]{2,50}:[^:]{2,50}$/, 'must match pattern "^[^:]{2,50}:[^:]{2,50}$"')),
+  ),
+  project: v.optional(nonBlank(100)),
+  environment: nonBlank(100),
+  downloadFile: v.optional(v.boolean()),
+});
+export type ExportRequest = v.InferOutput<typeof ExportSchema>;

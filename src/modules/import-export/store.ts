@@ -1,0 +1,288 @@
+/**
+ * D1 access for import and export. Writes are set-based: each table gets one statement per
+ * chunk that reads its rows from a single JSON parameter with json_each, so a chunk of a
+ * thousand features is a dozen statements whatever its size, far under D1's 100 bound
+ * parameters, and every statement is an idempotent upsert (a redelivered chunk is a no-op).
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import type { ChunkPayload, ImportTarget } from './plan';
+
+// Drizzle's D1 batch cannot carry raw SQL with parameters, so these statements are built
+// with drizzle's `sql` template and handed to D1 directly.
+const dialect = new SQLiteSyncDialect();
+
+export type Statement = D1PreparedStatement;
+
+/** A D1 statement from a drizzle `sql` template (or a drizzle query builder). */
+export function prepare(d1: D1Database, query: SQL | { toSQL(): { sql: string; params: unknown[] } }): Statement {
+  const built = 'toSQL' in query ? query.toSQL() : dialect.sqlToQuery(query);
+  return d1.prepare(built.sql).bind(...built.params);
+}
+
+/** Runs statements as one atomic D1 batch. */
+export async function runStatements(d1: D1Database, statements: Statement[]): Promise<D1Result[]> {
+  if (statements.length === 0) return [];
+  return d1.batch(statements);
+}
+
+export function rowsOf<T>(result: D1Result | undefined): T[] {
+  return (result?.results ?? []) as T[];
+}
+
+export interface Writer {
+  userId: number;
+  now: string;
+}
+
+/** The statements that apply one chunk; order matters (features before what hangs off them). */
+export function chunkStatements(d1: D1Database, target: ImportTarget, writer: Writer, chunk: ChunkPayload): Statement[] {
+  const { project, environment } = target;
+  const { userId, now } = writer;
+  const statements: Statement[] = [];
+  if (chunk.tagTypes.length > 0) {
+    statements.push(
+      prepare(d1, sql`INSERT INTO tag_types (name, description, icon, color)
+        SELECT value->>'name', value->>'description', value->>'icon', value->>'color' FROM json_each(${JSON.stringify(chunk.tagTypes)}) WHERE true
+        ON CONFLICT(name) DO NOTHING`),
+    );
+  }
+  if (chunk.contextFields.length > 0) {
+    statements.push(
+      prepare(d1, sql`INSERT INTO context_fields (name, description, sort_order, legal_values, stickiness, project, created_at)
+        SELECT value->>'name', value->>'description', value->>'sortOrder', value->'legalValues', value->>'stickiness', value->>'project', ${now}
+        FROM json_each(${JSON.stringify(chunk.contextFields)}) WHERE true
+        ON CONFLICT(name) DO NOTHING`),
+    );
+  }
+  const featureJson = JSON.stringify(chunk.features);
+  if (chunk.features.length > 0) {
+    statements.push(
+      // Every stored field but name and project is overwritten (Unleash resets missing ones);
+      // the WHERE keeps a feature that moved to another project meanwhile out of reach.
+      prepare(d1, sql`INSERT INTO features (name, description, type, project, stale, impression_data, created_at, created_by_user_id, archived_at)
+        SELECT value->>'name', value->>'description', value->>'type', ${project}, value->>'stale', value->>'impressionData', ${now}, ${userId},
+          CASE WHEN value->>'archived' THEN ${now} END
+        FROM json_each(${featureJson}) WHERE true
+        ON CONFLICT(name) DO UPDATE SET description = excluded.description, type = excluded.type, stale = excluded.stale,
+          impression_data = excluded.impression_data, archived_at = excluded.archived_at
+        WHERE features.project = excluded.project`),
+      prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled)
+        SELECT f.name, pe.environment_name, 0
+        FROM json_each(${featureJson}) j JOIN features f ON f.name = j.value->>'name' AND f.project = ${project}
+        JOIN project_environments pe ON pe.project_id = ${project}
+        WHERE true ON CONFLICT DO NOTHING`),
+      prepare(d1, sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
+        SELECT f.name, 'initial', f.created_at
+        FROM json_each(${featureJson}) j JOIN features f ON f.name = j.value->>'name'
+        WHERE f.archived_at IS NULL AND NOT EXISTS (SELECT 1 FROM feature_lifecycles l WHERE l.feature = f.name)
+        ON CONFLICT DO NOTHING`),
+      prepare(d1, sql`DELETE FROM feature_strategies WHERE environment = ${environment}
+        AND feature_name IN (SELECT value->>'name' FROM json_each(${featureJson}))`),
+      prepare(d1, sql`DELETE FROM feature_tag WHERE feature_name IN (SELECT value->>'name' FROM json_each(${featureJson}))`),
+    );
+  }
+  if (chunk.strategies.length > 0) statements.push(...strategyInserts(d1, target, writer, JSON.stringify(chunk.strategies), false));
+  if (chunk.environments.length > 0) {
+    statements.push(
+      prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
+        SELECT value->>'featureName', ${environment}, value->>'enabled', value->'variants' FROM json_each(${JSON.stringify(chunk.environments)}) WHERE true
+        ON CONFLICT(feature_name, environment) DO UPDATE SET enabled = excluded.enabled,
+          variants = CASE WHEN json_array_length(excluded.variants) > 0 THEN excluded.variants ELSE feature_environments.variants END`),
+    );
+  }
+  if (chunk.autoStrategies.length > 0) statements.push(...strategyInserts(d1, target, writer, JSON.stringify(chunk.autoStrategies), true));
+  if (chunk.tags.length > 0) {
+    const tagJson = JSON.stringify(chunk.tags);
+    statements.push(
+      prepare(d1, sql`INSERT INTO tags (type, value, created_at) SELECT DISTINCT value->>'type', value->>'value', ${now} FROM json_each(${tagJson}) WHERE true
+        ON CONFLICT DO NOTHING`),
+      prepare(d1, sql`INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at, created_by_user_id)
+        SELECT value->>'featureName', value->>'type', value->>'value', ${now}, ${userId} FROM json_each(${tagJson}) WHERE true
+        ON CONFLICT DO NOTHING`),
+    );
+  }
+  if (chunk.dependencies.length > 0) {
+    statements.push(
+      prepare(d1, sql`INSERT INTO dependent_features (parent, child, enabled, variants)
+        SELECT value->>'parent', value->>'child', value->>'enabled', value->'variants' FROM json_each(${JSON.stringify(chunk.dependencies)}) WHERE true
+        ON CONFLICT(parent, child) DO UPDATE SET enabled = excluded.enabled, variants = excluded.variants`),
+    );
+  }
+  return statements;
+}
+
+function strategyInserts(d1: D1Database, target: ImportTarget, writer: Writer, strategyJson: string, onlyWithoutEnabled: boolean): Statement[] {
+  const condition = onlyWithoutEnabled
+    ? sql`NOT EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = j.value->>'featureName' AND s.environment = ${target.environment} AND s.disabled = 0)`
+    : sql`true`;
+  return [
+    prepare(d1, sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters, constraints, variants,
+        sort_order, disabled, created_at, created_by_user_id)
+      SELECT j.value->>'id', j.value->>'featureName', ${target.project}, ${target.environment}, j.value->>'name', j.value->>'title',
+        j.value->'parameters', j.value->'constraints', j.value->'variants', j.value->>'sortOrder', j.value->>'disabled', ${writer.now}, ${writer.userId}
+      FROM json_each(${strategyJson}) j WHERE ${condition}
+      ON CONFLICT(id) DO NOTHING`),
+    prepare(d1, sql`INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id, created_at)
+      SELECT s.value->>'id', g.value, ${writer.now} FROM json_each(${strategyJson}) s, json_each(s.value->'segments') g
+      WHERE EXISTS (SELECT 1 FROM feature_strategies fs WHERE fs.id = s.value->>'id')
+      ON CONFLICT DO NOTHING`),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------
+// Reads for validation
+
+export interface TargetRows {
+  project: {
+    id: string;
+    archivedAt: string | null;
+    defaultStickiness: string;
+    featureLimit: number | null;
+    featureNamingPattern: string | null;
+    featureNamingExample: string | null;
+    featureNamingDescription: string | null;
+  } | null;
+  environmentExists: boolean;
+  attached: boolean;
+  defaultStrategy: unknown;
+  activeFeatureCount: number;
+  activeJob: string | null;
+}
+
+export async function readTarget(d1: D1Database, target: ImportTarget): Promise<TargetRows> {
+  const results = await runStatements(d1, [
+    prepare(d1, sql`SELECT id, archived_at, default_stickiness, feature_limit, feature_naming_pattern, feature_naming_example, feature_naming_description
+      FROM projects WHERE id = ${target.project}`),
+    prepare(d1, sql`SELECT name FROM environments WHERE name = ${target.environment}`),
+    prepare(d1, sql`SELECT default_strategy FROM project_environments WHERE project_id = ${target.project} AND environment_name = ${target.environment}`,
+    ),
+    prepare(d1, sql`SELECT count(*) AS n FROM features WHERE project = ${target.project} AND archived_at IS NULL`),
+    prepare(d1, sql`SELECT id FROM import_jobs WHERE project = ${target.project} AND environment = ${target.environment} AND status IN ('queued', 'running') LIMIT 1`,
+    ),
+  ]);
+  const projectRows = rowsOf<{
+    id: string;
+    archived_at: string | null;
+    default_stickiness: string;
+    feature_limit: number | null;
+    feature_naming_pattern: string | null;
+    feature_naming_example: string | null;
+    feature_naming_description: string | null;
+  }>(results[0]);
+  const envRows = rowsOf<{ name: string }>(results[1]);
+  const attachRows = rowsOf<{ default_strategy: string | null }>(results[2]);
+  const countRows = rowsOf<{ n: number }>(results[3]);
+  const jobRows = rowsOf<{ id: string }>(results[4]);
+  const project = projectRows[0];
+  const attach = attachRows[0];
+  let defaultStrategy: unknown = null;
+  if (attach?.default_strategy) {
+    try {
+      defaultStrategy = JSON.parse(attach.default_strategy) as unknown;
+    } catch {
+      defaultStrategy = null;
+    }
+  }
+  return {
+    project: project
+      ? {
+          id: project.id,
+          archivedAt: project.archived_at,
+          defaultStickiness: project.default_stickiness,
+          featureLimit: project.feature_limit,
+          featureNamingPattern: project.feature_naming_pattern,
+          featureNamingExample: project.feature_naming_example,
+          featureNamingDescription: project.feature_naming_description,
+        }
+      : null,
+    environmentExists: envRows.length > 0,
+    attached: attach !== undefined,
+    defaultStrategy,
+    activeFeatureCount: countRows[0]?.n ?? 0,
+    activeJob: jobRows[0]?.id ?? null,
+  };
+}
+
+export interface ExistingFeature {
+  name: string;
+  project: string;
+  archived: boolean;
+  hasStrategies: boolean;
+}
+
+/** Names per lookup statement: the JSON array stays far below D1's 2 MB value limit. */
+const NAMES_PER_LOOKUP = 10_000;
+
+export async function readExistingFeatures(d1: D1Database, names: readonly string[], environment: string): Promise<Map<string, ExistingFeature>> {
+  const found = new Map<string, ExistingFeature>();
+  if (names.length === 0) return found;
+  const lookups = [];
+  for (let i = 0; i < names.length; i += NAMES_PER_LOOKUP) {
+    const slice = JSON.stringify(names.slice(i, i + NAMES_PER_LOOKUP));
+    lookups.push(
+      prepare(d1, sql`
+        SELECT f.name, f.project, f.archived_at IS NOT NULL AS archived,
+          EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = f.name AND s.environment = ${environment}) AS has_strategies
+        FROM features f WHERE f.name IN (SELECT value FROM json_each(${slice}))`),
+    );
+  }
+  const results = await runStatements(d1, lookups);
+  for (const result of results) {
+    for (const row of rowsOf<{ name: string; project: string; archived: number; has_strategies: number }>(result)) {
+      found.set(row.name, { name: row.name, project: row.project, archived: row.archived === 1, hasStrategies: row.has_strategies === 1 });
+    }
+  }
+  return found;
+}
+
+export interface Catalogue {
+  strategies: Map<string, { builtIn: boolean }>;
+  contextFields: Map<string, { legalValues: string[]; project: string | null }>;
+  tagTypes: Set<string>;
+  segmentsByName: Map<string, { id: number; project: string | null }[]>;
+  dependencies: { parent: string; child: string }[];
+}
+
+export async function readCatalogue(d1: D1Database, segmentNames: readonly string[], withDependencies: boolean): Promise<Catalogue> {
+  const results = await runStatements(d1, [
+    prepare(d1, sql`SELECT name, built_in FROM strategies`),
+    prepare(d1, sql`SELECT name, legal_values, project FROM context_fields`),
+    prepare(d1, sql`SELECT name FROM tag_types`),
+    prepare(d1, sql`SELECT id, name, segment_project_id FROM segments WHERE name IN (SELECT value FROM json_each(${JSON.stringify(segmentNames)})) ORDER BY id`,
+    ),
+    withDependencies ? prepare(d1, sql`SELECT parent, child FROM dependent_features`) : prepare(d1, sql`SELECT NULL AS parent, NULL AS child WHERE false`),
+  ]);
+  const strategyRows = rowsOf<{ name: string; built_in: number }>(results[0]);
+  const contextRows = rowsOf<{ name: string; legal_values: string; project: string | null }>(results[1]);
+  const tagTypeRows = rowsOf<{ name: string }>(results[2]);
+  const segmentRows = rowsOf<{ id: number; name: string; segment_project_id: string | null }>(results[3]);
+  const dependencyRows = rowsOf<{ parent: string; child: string }>(results[4]);
+  const segmentsByName = new Map<string, { id: number; project: string | null }[]>();
+  for (const row of segmentRows) {
+    const list = segmentsByName.get(row.name) ?? [];
+    list.push({ id: row.id, project: row.segment_project_id });
+    segmentsByName.set(row.name, list);
+  }
+  return {
+    strategies: new Map(strategyRows.map((row) => [row.name, { builtIn: row.built_in === 1 }])),
+    contextFields: new Map(
+      contextRows.map((row) => [row.name, { legalValues: parseLegalValues(row.legal_values), project: row.project }]),
+    ),
+    tagTypes: new Set(tagTypeRows.map((row) => row.name)),
+    segmentsByName,
+    dependencies: dependencyRows,
+  };
+}
+
+function parseLegalValues(text: string): string[] {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (!Array.isArray(parsed)) return [];
+    return parsed.flatMap((item: unknown) =>
+      typeof item === 'object' && item !== null && 'value' in item && typeof item.value === 'string' ? [item.value] : [],
+    );
+  } catch {
+    return [];
+  }
+}
