@@ -13,6 +13,8 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations,
             INIT_ADMIN_API_TOKENS: `${TEST_ADMIN_TOKEN}, *:*.second-admin-token`,
+            // Tests write and read back at once: check the SDK data revision on every request.
+            SDK_REVISION_CHECK_MS: '0',
           },
           queueConsumers: {
             'unleash-import': { maxBatchTimeout: 0.05 },

@@ -3,9 +3,9 @@
  * environment and hour into client_metrics_env (adding to what is there), mark the feature
  * environment as seen, and move the lifecycle to pre-live / live as Unleash does.
  */
-import { inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { getDb, runBatch, type Db, type Statement } from '../../db/client';
-import { clientApplications, clientInstances, clientMetricsEnv, featureEnvironments, features } from '../../db/schema';
+import { clientApplications, clientInstances, clientMetricsEnv, environments, featureEnvironments, featureLifecycles, features } from '../../db/schema';
 import type { MetricsBody, RegisterBody } from './schema';
 
 // D1 allows 100 bound parameters per statement.
@@ -109,20 +109,36 @@ export async function recordMetrics(dbEnv: { DB: D1Database }, caller: SdkCaller
     const liveAt = new Date(Date.parse(now) + 1).toISOString();
     for (const part of chunks(known, NAMES_PER_STATEMENT)) {
       statements.push(
-        db.update(featureEnvironments).set({ lastSeenAt: now }).where(sql`${featureEnvironments.environment} = ${caller.environment} AND ${inArray(featureEnvironments.featureName, part)}`),
+        db.update(featureEnvironments).set({ lastSeenAt: now }).where(and(eq(featureEnvironments.environment, caller.environment), inArray(featureEnvironments.featureName, part))),
         db.update(features).set({ lastSeenAt: now }).where(inArray(features.name, part)),
-        db.run(sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
-          SELECT name, 'pre-live', ${now} FROM features WHERE archived_at IS NULL AND ${inArray(features.name, part)}
-          ON CONFLICT (feature, stage) DO NOTHING`),
-        db.run(sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
-          SELECT feature_environments.feature_name, 'live', ${liveAt}
-          FROM feature_environments
-          JOIN environments ON environments.name = feature_environments.environment
-          JOIN features ON features.name = feature_environments.feature_name
-          WHERE feature_environments.environment = ${caller.environment} AND environments.type = 'production'
-            AND feature_environments.enabled = 1 AND features.archived_at IS NULL
-            AND ${inArray(featureEnvironments.featureName, part)}
-          ON CONFLICT (feature, stage) DO NOTHING`),
+        db
+          .insert(featureLifecycles)
+          .select(
+            db
+              .select({ feature: features.name, stage: sql<string>`'pre-live'`.as('stage'), status: sql<null>`NULL`.as('status'), statusValue: sql<null>`NULL`.as('status_value'), createdAt: sql<string>`${now}`.as('created_at') })
+              .from(features)
+              .where(and(isNull(features.archivedAt), inArray(features.name, part))),
+          )
+          .onConflictDoNothing(),
+        db
+          .insert(featureLifecycles)
+          .select(
+            db
+              .select({ feature: featureEnvironments.featureName, stage: sql<string>`'live'`.as('stage'), status: sql<null>`NULL`.as('status'), statusValue: sql<null>`NULL`.as('status_value'), createdAt: sql<string>`${liveAt}`.as('created_at') })
+              .from(featureEnvironments)
+              .innerJoin(environments, eq(environments.name, featureEnvironments.environment))
+              .innerJoin(features, eq(features.name, featureEnvironments.featureName))
+              .where(
+                and(
+                  eq(featureEnvironments.environment, caller.environment),
+                  eq(environments.type, 'production'),
+                  eq(featureEnvironments.enabled, true),
+                  isNull(features.archivedAt),
+                  inArray(featureEnvironments.featureName, part),
+                ),
+              ),
+          )
+          .onConflictDoNothing(),
       );
     }
   }
