@@ -139,7 +139,7 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
       'SELECT type, project, environment, created_by, data FROM events WHERE id > ?',
       before,
     );
-    expect(events).toEqual([{ type: 'features-imported', project: 'default', environment: 'development', created_by: 'admin-token', data: '{"features":2}' }]);
+    expect(events).toEqual([{ type: 'features-imported', project: 'default', environment: 'development', created_by: 'admin', data: '{"features":2}' }]);
   });
 
   it('re-import overwrites metadata with defaults, replaces strategies and tags, keeps untouched variants and enabled state', async () => {
