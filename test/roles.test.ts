@@ -117,7 +117,14 @@ describe('POST /api/admin/roles/validate', () => {
       const error = await expectError(await validate(body), 400, 'ValidationError');
       expect(error.details, JSON.stringify(body).slice(0, 80)).toEqual(details);
     }
-    for (const raw of ['[]', 'null', '42', '[[[[' .repeat(3000)]) {
+    const deep = `${'['.repeat(10000)}${']'.repeat(10000)}`;
+    for (const raw of [`{"name":${deep}}`, `{"name":"x","permissions":[{"environment":${deep}}]}`]) {
+      const error = await expectError(await call('POST', '/api/admin/roles/validate', { rawBody: raw }), 400, 'ValidationError');
+      expect(error.details.length).toBe(1);
+    }
+    // Unknown keys are dropped, as Unleash does, however deep they are.
+    expect((await call('POST', '/api/admin/roles/validate', { rawBody: `{"name":"Deep extra","extra":${deep}}` })).status).toBe(200);
+    for (const raw of ['[]', 'null', '42', '[[[['.repeat(3000)]) {
       await expectError(await call('POST', '/api/admin/roles/validate', { rawBody: raw }), 400, 'ValidationError');
     }
   });

@@ -168,6 +168,11 @@ describe('PUT /api/admin/invite-link/tokens/:token', () => {
     }
     await expectError(await call('PUT', `/api/admin/invite-link/tokens/${token.secret}`, { rawBody: '{"enabled":' }), 400, 'ValidationError');
     await expectError(await call('PUT', `/api/admin/invite-link/tokens/${token.secret}`, { rawBody: '{"a":'.repeat(10000) }), 400, 'ValidationError');
+    const deep = `${'['.repeat(10000)}${']'.repeat(10000)}`;
+    for (const raw of [`{"enabled":false,"extra":${deep}}`, `{"enabled":${deep}}`, `{"expiresAt":${deep}}`]) {
+      const error = await expectError(await call('PUT', `/api/admin/invite-link/tokens/${token.secret}`, { rawBody: raw }), 400, 'ValidationError');
+      expect(error.details.length).toBe(1);
+    }
     expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
     expect(await bodyOf(await call('GET', `/api/admin/invite-link/tokens/${token.secret}`))).toEqual(token);
   });
