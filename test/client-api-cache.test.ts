@@ -1,0 +1,30 @@
+/** The isolate cache of the SDK payload and how often it asks D1 for the data revision. */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import type { Env } from '../src/env';
+import { forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
+import { seedFlag } from './sdk-seed';
+
+describe('SDK payload cache', () => {
+  it('rebuilds after a write only once the revision check interval has passed', async () => {
+    forgetSnapshots();
+    const bindings = env as unknown as Env;
+    const slow: Env = { ...bindings, SDK_REVISION_CHECK_MS: '60000' };
+    const eager: Env = { ...bindings, SDK_REVISION_CHECK_MS: '0' };
+
+    await seedFlag({ name: 'cache.first', environments: { development: { enabled: true } } });
+    const first = await snapshotFor(slow, 'development');
+    expect(first.byName.has('cache.first')).toBe(true);
+
+    await seedFlag({ name: 'cache.second', environments: { development: { enabled: true } } });
+    const within = await snapshotFor(slow, 'development');
+    expect(within).toBe(first);
+    expect(within.byName.has('cache.second')).toBe(false);
+
+    const after = await snapshotFor(eager, 'development');
+    expect(after.revision).toBeGreaterThan(first.revision);
+    expect(after.byName.has('cache.second')).toBe(true);
+    // Unchanged data: the same snapshot object is served again.
+    expect(await snapshotFor(eager, 'development')).toBe(after);
+  });
+});
