@@ -204,7 +204,7 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   ]);
 }
 
-function backoffSeconds(attempts: number): number {
+export function backoffSeconds(attempts: number): number {
   return Math.min(60, 2 ** attempts);
 }
 
