@@ -61,7 +61,7 @@ function chunk(parts: Partial<ChunkPayload>): ChunkPayload {
 async function deliver(queue: string, jobId: string, chunkIndex: number, attempts = 1) {
   const batch = createMessageBatch<ImportChunkMessage>(queue, [{ id: crypto.randomUUID(), timestamp: Date.now(), attempts, body: { jobId, chunkIndex } }]);
   const ctx = createExecutionContext();
-  await worker.queue!(batch, env, ctx);
+  await worker.queue!(batch, env);
   return getQueueResult(batch, ctx);
 }
 
