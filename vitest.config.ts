@@ -3,29 +3,50 @@ import { defineConfig } from 'vitest/config';
 
 export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 
+/** Tests that drive the real Worker from Node (wrangler dev), e.g. with the official SDKs. */
+const NODE_TESTS = 'test/**/*.node.test.ts';
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('./migrations');
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: './wrangler.toml' },
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            INIT_ADMIN_API_TOKENS: `${TEST_ADMIN_TOKEN}, *:*.second-admin-token`,
-            // Tests write and read back at once: check the SDK data revision on every request.
-            SDK_REVISION_CHECK_MS: '0',
-          },
-          queueConsumers: {
-            'unleash-import': { maxBatchTimeout: 0.05 },
+    test: {
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  INIT_ADMIN_API_TOKENS: `${TEST_ADMIN_TOKEN}, *:*.second-admin-token`,
+                  // Tests write and read back at once: check the SDK data revision on every request.
+                  SDK_REVISION_CHECK_MS: '0',
+                },
+                queueConsumers: {
+                  'unleash-import': { maxBatchTimeout: 0.05 },
+                },
+              },
+            }),
+          ],
+          test: {
+            name: 'workers',
+            include: ['test/**/*.test.ts'],
+            exclude: [NODE_TESTS],
+            setupFiles: ['./test/support/apply-migrations.ts'],
+            testTimeout: 30_000,
+            hookTimeout: 60_000,
           },
         },
-      }),
-    ],
-    test: {
-      setupFiles: ['./test/support/apply-migrations.ts'],
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+        {
+          test: {
+            name: 'node',
+            environment: 'node',
+            include: [NODE_TESTS],
+            testTimeout: 120_000,
+            hookTimeout: 120_000,
+          },
+        },
+      ],
     },
   };
 });

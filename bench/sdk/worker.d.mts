@@ -1,0 +1,7 @@
+export const BENCH_ADMIN_TOKEN: string;
+export function startWorker(options?: { port?: number; token?: string; log?: boolean }): Promise<{
+  base: string;
+  token: string;
+  persistTo: string;
+  stop(): Promise<void>;
+}>;
