@@ -11,7 +11,7 @@ import { bodyOf, call, createToken, expectError } from './support/http';
  * | s-beta    | default  | experiment  | 2026-01-02 | stale, prod on, tag simple:beta-tag, completed/discarded, favourite of user 1 only |
  * | S-Gamma   | search-b | kill-switch | 2026-01-03 | description "100%_done", only production attached, favourite of -42 |
  * | s-delta   | default  | release     | 2026-01-04 | archived                                                          |
- * | s-epsilon | default  | release     | 2026-01-05 | child of s-alpha, disabled strategy with seg-two in prod, potentially stale |
+ * | s-epsilon | default  | release     | 2026-01-05 | long description, child of s-alpha, disabled strategy with seg-two in prod, potentially stale |
  */
 const P = '/api/admin/projects/default/features';
 const ALL_ACTIVE = ['s-alpha', 's-beta', 'S-Gamma', 's-epsilon'];
@@ -50,7 +50,7 @@ beforeAll(async () => {
   await ok('POST', P, { name: 's-beta', type: 'experiment' });
   await ok('POST', '/api/admin/projects/search-b/features', { name: 'S-Gamma', type: 'kill-switch', description: '100%_done' });
   await ok('POST', P, { name: 's-delta' });
-  await ok('POST', P, { name: 's-epsilon' });
+  await ok('POST', P, { name: 's-epsilon', description: `Long description ${'x'.repeat(60)}` });
 
   await ok('POST', `${P}/s-alpha/environments/development/strategies`, { name: 'default', segments: [segOne.id] });
   await ok('POST', `${P}/s-alpha/environments/development/on`);
@@ -240,6 +240,10 @@ describe('GET /api/admin/search/features: query text', () => {
     ['nothing-like-it', []],
     ['gamma,delta,epsilon', ['S-Gamma', 's-epsilon']],
     [' , ', ALL_ACTIVE],
+    ['\\', []],
+    // Longer than a 50-byte LIKE pattern: matched another way, still case-insensitively.
+    [`LONG DESCRIPTION ${'X'.repeat(50)}`, ['s-epsilon']],
+    [`long description ${'x'.repeat(61)}`, []],
   ])('query=%s matches name, description or tag value literally', async (query, expected) => {
     const body = await search(`query=${query.includes('%25') ? query : encodeURIComponent(query)}`);
     expect(body.features.map((feature) => feature.name)).toEqual(expected);

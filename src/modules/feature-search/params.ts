@@ -18,6 +18,7 @@ export const PATTERNS = {
 
 /** Longest value accepted for any parameter; enough for hundreds of list items. */
 const MAX_PARAM_LENGTH = 4000;
+const MAX_QUERY_TERMS = 20;
 
 const LIST_OPERATORS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const;
 const SET_OPERATORS = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL'] as const;
@@ -199,11 +200,15 @@ export function parseSearchParams(searchParams: URLSearchParams): SearchParams {
   const sortOrder = single.sortOrder ?? 'asc';
   if (sortOrder !== 'asc' && sortOrder !== 'desc') invalid('sortOrder', 'must be equal to one of the allowed values: "asc", "desc"', sortOrder);
 
+  const query = listValues(single.query ?? '');
+  // Each term costs three bound parameters; D1 allows 100 per statement.
+  if (new Set(query).size > MAX_QUERY_TERMS) invalid('query', `must have at most ${MAX_QUERY_TERMS} comma-separated terms`, single.query);
+
   const limit = integerParam('limit', single.limit);
   const offset = integerParam('offset', single.offset);
 
   return {
-    query: listValues(single.query ?? ''),
+    query,
     project: listFilter('project', single.project),
     type: listFilter('type', single.type),
     state: listFilter('state', single.state),

@@ -22,8 +22,11 @@ function isInclusion(operator: string): boolean {
 
 /** project/type/createdBy: the column is (not) in the list. */
 function listCondition(column: string, filter: { operator: string; values: unknown[] }): Fragment {
-  const negate = isInclusion(filter.operator) ? '' : 'NOT ';
-  return { sql: `${column} ${negate}IN (${IN_LIST})`, params: [JSON.stringify(filter.values)] };
+  const inclusion = isInclusion(filter.operator);
+  const values = [...new Set(filter.values)];
+  // A single value as `=` lets SQLite pick the column's index with confidence.
+  if (values.length === 1) return { sql: `${column} ${inclusion ? '=' : '!='} ?`, params: values };
+  return { sql: `${column} ${inclusion ? '' : 'NOT '}IN (${IN_LIST})`, params: [JSON.stringify(values)] };
 }
 
 /**
@@ -40,26 +43,43 @@ function stateCondition(filter: { operator: string; values: string[] }): Fragmen
   return { sql: isInclusion(filter.operator) ? any : `NOT ${any}`, params: [] };
 }
 
+/**
+ * A filter condition on `f`. Inclusive set filters also name their matches as a subquery of
+ * distinct feature names (`names`), which the count can start from instead of visiting every
+ * feature: SQLite, without statistics, would otherwise walk the archived_at index.
+ */
+interface Condition extends Fragment {
+  names?: Fragment;
+}
+
+function included(names: Fragment): Condition {
+  return { sql: `f.name IN (${names.sql})`, params: names.params, names };
+}
+
 /** Tag and segment set operators over a subquery that lists (feature, matched item). */
-function setCondition(operator: string, matches: string, distinctItem: string, params: unknown[], wanted: number): Fragment {
+function setCondition(operator: string, matches: string, distinctItem: string, params: unknown[], wanted: number): Condition {
+  const any = `SELECT DISTINCT feature FROM (${matches})`;
+  const all = `SELECT feature FROM (${matches}) GROUP BY feature HAVING count(DISTINCT ${distinctItem}) = ?`;
   switch (operator) {
     case 'INCLUDE':
     case 'INCLUDE_ANY_OF':
-      return { sql: `f.name IN (SELECT feature FROM (${matches}))`, params };
+      return included({ sql: any, params });
     case 'DO_NOT_INCLUDE':
     case 'EXCLUDE_IF_ANY_OF':
-      return { sql: `f.name NOT IN (SELECT feature FROM (${matches}))`, params };
+      return { sql: `f.name NOT IN (${any})`, params };
     case 'INCLUDE_ALL_OF':
-      return { sql: `f.name IN (SELECT feature FROM (${matches}) GROUP BY feature HAVING count(DISTINCT ${distinctItem}) = ?)`, params: [...params, wanted] };
+      return included({ sql: all, params: [...params, wanted] });
     default:
-      return { sql: `f.name NOT IN (SELECT feature FROM (${matches}) GROUP BY feature HAVING count(DISTINCT ${distinctItem}) = ?)`, params: [...params, wanted] };
+      return { sql: `f.name NOT IN (${all})`, params: [...params, wanted] };
   }
 }
 
 /** The archived/lifecycle pair, which Unleash treats together (unleash-behaviour §5.5). */
-function archivedAndLifecycle(params: SearchParams): Fragment {
-  const archivedOnly = 'f.archived_at IS NOT NULL';
-  const activeOnly = 'f.archived_at IS NULL';
+function archivedAndLifecycle(params: SearchParams, unindexed: boolean): Fragment {
+  // `+` keeps SQLite off the archived_at index where a scan or another index is cheaper.
+  const column = unindexed ? '+f.archived_at' : 'f.archived_at';
+  const archivedOnly = `${column} IS NOT NULL`;
+  const activeOnly = `${column} IS NULL`;
   const lifecycle = params.lifecycle;
   if (!lifecycle) return { sql: params.archived ? archivedOnly : activeOnly, params: [] };
   const stages = [...new Set(lifecycle.values)];
@@ -76,16 +96,35 @@ function archivedAndLifecycle(params: SearchParams): Fragment {
   return { sql: `${activeOnly} AND ${LATEST_STAGE} IS NOT NULL AND ${LATEST_STAGE} NOT IN (${IN_LIST})`, params: [JSON.stringify(stages)] };
 }
 
-export function whereClause(params: SearchParams, userId: number): Fragment {
-  const parts: Fragment[] = [archivedAndLifecycle(params)];
+/** Production D1 refuses LIKE patterns longer than 50 bytes. */
+const MAX_LIKE_PATTERN_BYTES = 50;
+
+/**
+ * "Any of `columns` contains `term`", case-insensitively, with `%` and `_` taken literally.
+ * LIKE is about twice as fast as instr(lower(..)) over a full scan, so it is used whenever
+ * the escaped pattern fits D1's limit; longer terms fall back to instr.
+ */
+function containsTerm(term: string, columns: readonly string[]): Fragment {
+  const pattern = `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  if (new TextEncoder().encode(pattern).length <= MAX_LIKE_PATTERN_BYTES) {
+    return { sql: `(${columns.map((column) => `${column} LIKE ? ESCAPE '\\'`).join(' OR ')})`, params: columns.map(() => pattern) };
+  }
+  const lowered = term.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+  return { sql: `(${columns.map((column) => `instr(lower(${column}), ?) > 0`).join(' OR ')})`, params: columns.map(() => lowered) };
+}
+
+export function conditions(params: SearchParams, userId: number, unindexedArchived = false): Condition[] {
+  const parts: Condition[] = [archivedAndLifecycle(params, unindexedArchived)];
   if (params.query.length > 0) {
-    // Each term is a literal substring (no wildcards), matched case-insensitively against
-    // name, description or any tag value; any term may match.
-    const terms = JSON.stringify(params.query.map((term) => term));
+    // Each term is a literal substring (no wildcards), matched case-insensitively (ASCII, as
+    // SQLite folds case) against name, description or any tag value; any term may match.
+    const terms = [...new Set(params.query)];
+    const text = terms.map((term) => containsTerm(term, ['f.name', 'f.description']));
+    const tag = terms.map((term) => containsTerm(term, ['t.value']));
+    // Tag values are matched in the small `tags` table first, then their features looked up.
     parts.push({
-      sql: `(EXISTS (SELECT 1 FROM json_each(?) q WHERE instr(lower(f.name), lower(q.value)) > 0 OR instr(lower(coalesce(f.description, '')), lower(q.value)) > 0)
-        OR f.name IN (SELECT ft.feature_name FROM feature_tag ft, json_each(?) q WHERE instr(lower(ft.tag_value), lower(q.value)) > 0))`,
-      params: [terms, terms],
+      sql: `(${text.map((part) => part.sql).join(' OR ')} OR f.name IN (SELECT ft.feature_name FROM tags t CROSS JOIN feature_tag ft ON ft.tag_type = t.type AND ft.tag_value = t.value WHERE ${tag.map((part) => part.sql).join(' OR ')}))`,
+      params: [...text.flatMap((part) => part.params), ...tag.flatMap((part) => part.params)],
     });
   }
   if (params.project) parts.push(listCondition('f.project', params.project));
@@ -108,10 +147,13 @@ export function whereClause(params: SearchParams, userId: number): Fragment {
   }
   if (params.status.length > 0) {
     const pairs = params.status.map((item) => [item.environment, item.enabled ? 1 : 0]);
-    parts.push({
-      sql: `f.name IN (SELECT fe.feature_name FROM feature_environments fe WHERE (fe.environment, fe.enabled) IN (${PAIRS}))`,
-      params: [JSON.stringify(pairs)],
-    });
+    parts.push(
+      included({
+        // One row per feature and environment: duplicates only come from several environments.
+        sql: `SELECT ${new Set(params.status.map((item) => item.environment)).size > 1 ? 'DISTINCT ' : ''}fe.feature_name AS feature FROM feature_environments fe WHERE (fe.environment, fe.enabled) IN (${PAIRS})`,
+        params: [JSON.stringify(pairs)],
+      }),
+    );
   }
   if (params.createdAt) {
     parts.push({ sql: `f.created_at ${params.createdAt.operator === 'IS_BEFORE' ? '<' : '>='} ?`, params: [params.createdAt.date] });
@@ -124,12 +166,15 @@ export function whereClause(params: SearchParams, userId: number): Fragment {
       params: [params.lastSeenAt.date, params.lastSeenAt.date],
     });
   }
-  if (params.favorite !== undefined) {
-    parts.push({
-      sql: `${params.favorite ? '' : 'NOT '}EXISTS (SELECT 1 FROM favorite_features ff WHERE ff.feature = f.name AND ff.user_id = ?)`,
-      params: [userId],
-    });
+  if (params.favorite === true) {
+    parts.push(included({ sql: 'SELECT ff.feature FROM favorite_features ff WHERE ff.user_id = ?', params: [userId] }));
+  } else if (params.favorite === false) {
+    parts.push({ sql: 'NOT EXISTS (SELECT 1 FROM favorite_features ff WHERE ff.feature = f.name AND ff.user_id = ?)', params: [userId] });
   }
+  return parts;
+}
+
+function and(parts: readonly Fragment[]): Fragment {
   return { sql: parts.map((part) => part.sql).join('\n  AND '), params: parts.flatMap((part) => part.params) };
 }
 
@@ -169,15 +214,48 @@ export function orderClause(params: SearchParams, userId: number): Fragment {
   return { sql: keys.map((key) => key.sql).join(', '), params: keys.flatMap((key) => key.params) };
 }
 
-/** The total and the page of names, as two statements for one batch. */
-export function pageStatements(db: D1Database, params: SearchParams, userId: number): [D1PreparedStatement, D1PreparedStatement] {
-  const where = whereClause(params, userId);
+export interface PagePlan {
+  /** One or two statements for one batch. */
+  statements: D1PreparedStatement[];
+  /** `window`: one statement whose rows carry the total; `split`: [count, page]. */
+  shape: 'window' | 'split';
+  /** Counts without paging, for a windowed page that came back empty. */
+  count: () => D1PreparedStatement;
+}
+
+/**
+ * The total and the page of names. A text query has to read every feature row, so then one
+ * statement reads them once and carries the total on each row (COUNT(*) OVER ()). Otherwise
+ * the count starts from the smallest set a filter names, and the page walks the sort order.
+ */
+export function pageStatements(db: D1Database, params: SearchParams, userId: number): PagePlan {
   const order = orderClause(params, userId);
-  const count = db.prepare(`SELECT count(*) AS total FROM features f WHERE ${where.sql}`).bind(...where.params);
-  const page = db
-    .prepare(`SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
-    .bind(...where.params, ...order.params, params.limit, params.offset);
-  return [count, page];
+  const paging = [params.limit, params.offset];
+  const countOf = (parts: Condition[]) => {
+    const driverIndex = parts.findIndex((part) => part.names !== undefined);
+    if (driverIndex < 0) {
+      const where = and(parts);
+      return db.prepare(`SELECT count(*) AS total FROM features f WHERE ${where.sql}`).bind(...where.params);
+    }
+    const driver = parts[driverIndex]!.names!;
+    const where = and(parts.filter((_, index) => index !== driverIndex));
+    return db
+      .prepare(`SELECT count(*) AS total FROM (${driver.sql}) d CROSS JOIN features f ON f.name = d.feature WHERE ${where.sql}`)
+      .bind(...driver.params, ...where.params);
+  };
+
+  if (params.query.length > 0) {
+    const where = and(conditions(params, userId, true));
+    const page = db
+      .prepare(`SELECT f.name AS name, count(*) OVER () AS total FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
+      .bind(...where.params, ...order.params, ...paging);
+    return { statements: [page], shape: 'window', count: () => countOf(conditions(params, userId)) };
+  }
+  const parts = conditions(params, userId);
+  // Walking the name index backwards or forwards beats sorting every active feature.
+  const where = and(params.sortBy === 'name' ? conditions(params, userId, true) : parts);
+  const page = db.prepare(`SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`).bind(...where.params, ...order.params, ...paging);
+  return { statements: [countOf(parts), page], shape: 'split', count: () => countOf(parts) };
 }
 
 /** Everything shown for a page of features, as statements for one batch. */

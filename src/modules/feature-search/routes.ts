@@ -74,9 +74,19 @@ const HOUR_MS = 60 * 60 * 1000;
 export async function search({ request, env, principal }: RequestContext): Promise<Response> {
   const params = parseSearchParams(new URL(request.url).searchParams);
   const userId = principal.userId;
-  const [countResult, pageResult] = await env.DB.batch(pageStatements(env.DB, params, userId));
-  const total = (countResult!.results[0] as { total: number } | undefined)?.total ?? 0;
-  const names = (pageResult!.results as { name: string }[]).map((row) => row.name);
+  const plan = pageStatements(env.DB, params, userId);
+  const pageResults = await env.DB.batch(plan.statements);
+  const pageRows = pageResults.at(-1)!.results as { name: string; total?: number }[];
+  const names = pageRows.map((row) => row.name);
+  let total: number;
+  if (plan.shape === 'split') {
+    total = (pageResults[0]!.results[0] as { total: number } | undefined)?.total ?? 0;
+  } else if (pageRows.length > 0 || params.offset === 0) {
+    total = pageRows[0]?.total ?? 0;
+  } else {
+    // A page past the end still reports the real total (unlike Unleash, which says 0).
+    total = ((await plan.count().first<{ total: number }>())?.total ?? 0);
+  }
   if (names.length === 0) return json({ features: [], total });
 
   const metricsSince = new Date(Date.now() - HOUR_MS).toISOString();

@@ -1,0 +1,127 @@
+// Feature search at 10k and 100k flags: seeds local D1 with generated rows (tags, three
+// environments, strategies, segments, favourites, lifecycle, metrics), starts `wrangler dev`
+// on it and times GET /api/admin/search/features through HTTP.
+//
+//   npm run bench -- search            (both sizes)
+//   SEARCH_SIZES=10000 npm run bench -- search
+//
+// Writes bench/search/RESULTS.md.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BENCH_ADMIN_TOKEN, ROOT, fmt, load, machine } from '../lib.mjs';
+import { seedSql } from './seed.mjs';
+
+const PORT = 8791;
+const SIZES = (process.env.SEARCH_SIZES ?? '10000,100000').split(',').map(Number);
+const REQUESTS = Number(process.env.SEARCH_REQUESTS ?? 200);
+const TARGET_P95_MS = 50;
+const wrangler = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
+const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' };
+
+async function startSeeded(n) {
+  const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-bench-search-'));
+  const sqlFile = path.join(persistTo, 'seed.sql');
+  writeFileSync(sqlFile, seedSql(n));
+  const quiet = { cwd: ROOT, env, stdio: 'ignore' };
+  execFileSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], quiet);
+  const seedStarted = performance.now();
+  execFileSync(wrangler, ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', sqlFile, '--yes'], quiet);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  const child = spawn(
+    wrangler,
+    ['dev', '--ip', '127.0.0.1', '--port', String(PORT), '--persist-to', persistTo, '--var', `INIT_ADMIN_API_TOKENS:${BENCH_ADMIN_TOKEN}`, '--log-level', 'warn'],
+    { cwd: ROOT, env, stdio: 'ignore', detached: true },
+  );
+  const base = `http://127.0.0.1:${PORT}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      process.kill(-child.pid, 'SIGTERM');
+      throw new Error('wrangler dev did not come up within 60 s');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return {
+    base,
+    seedSeconds,
+    async stop() {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      rmSync(persistTo, { recursive: true, force: true });
+    },
+  };
+}
+
+function scenarios(n) {
+  return [
+    ['no filter', ''],
+    ['query', 'query=number%2012345'],
+    ['tag filter', 'tag=INCLUDE:simple:tag-7'],
+    ['type + state', 'type=IS:release&state=IS:stale'],
+    ['status', 'status=development:enabled'],
+    ['sortBy=name desc', 'sortBy=name&sortOrder=desc'],
+    ['deep offset', `offset=${Math.floor(n * 0.9)}`],
+  ];
+}
+
+const rows = [];
+for (const n of SIZES) {
+  console.log(`seeding ${n} features ...`);
+  const worker = await startSeeded(n);
+  try {
+    console.log(`  seeded in ${fmt(worker.seedSeconds)} s`);
+    for (const [label, query] of scenarios(n)) {
+      const url = `${worker.base}/api/admin/search/features${query ? `?${query}` : ''}`;
+      let lastTotal = 0;
+      let lastCount = 0;
+      const request = async () => {
+        const response = await fetch(url, { headers: { authorization: BENCH_ADMIN_TOKEN } });
+        if (response.status !== 200) throw new Error(`${label}: ${response.status} ${await response.text()}`);
+        const body = await response.json();
+        lastTotal = body.total;
+        lastCount = body.features.length;
+      };
+      const result = await load(request, { total: REQUESTS, concurrency: 1, warmup: 5 });
+      rows.push({ n, label, query, ...result, total: lastTotal, count: lastCount });
+      console.log(`  ${label.padEnd(18)} p50 ${fmt(result.p50)} ms  p95 ${fmt(result.p95)} ms  (total ${lastTotal}, page ${lastCount})`);
+    }
+  } finally {
+    await worker.stop();
+  }
+}
+
+const info = machine();
+const table = [
+  '| features | scenario | query string | matches (`total`) | page | p50 ms | p95 ms | p95 < 50 ms |',
+  '|---:|---|---|---:|---:|---:|---:|:---:|',
+  ...rows.map(
+    (row) =>
+      `| ${row.n} | ${row.label} | \`${row.query || '(none)'}\` | ${row.total} | ${row.count} | ${fmt(row.p50)} | ${fmt(row.p95)} | ${row.p95 < TARGET_P95_MS ? 'yes' : `**no** (+${fmt(row.p95 - TARGET_P95_MS)} ms)`} |`,
+  ),
+];
+const report = `# Feature search benchmark
+
+- Date: ${info.date}
+- Machine: ${info.cpu}, ${info.memoryGiB} GiB RAM, Node ${info.node}, load average at the end ${info.loadAvg}
+- How: \`npm run bench -- search\`. Each size gets fresh local D1 state under \`wrangler dev\` (port ${PORT}),
+  seeded with generated rows: every feature has 3 environment rows, 2 tags (\`simple\`, \`team\`), one
+  development strategy (a quarter with one of 20 segments), lifecycle rows; 1 in 100 is a favourite of the
+  admin token's user, 1 in 50 archived, 1 in 10 in a second project, 1 in 10 with metrics in the current hour.
+- Each scenario: ${REQUESTS} sequential requests (5 warm-up) through HTTP with the admin token, full JSON
+  body read. Latency is client-observed, so it includes wrangler dev's local proxy.
+
+${table.join('\n')}
+`;
+writeFileSync(path.join(ROOT, 'bench', 'search', 'RESULTS.md'), report);
+console.log(`\n${table.join('\n')}\n\nwrote bench/search/RESULTS.md`);
