@@ -136,6 +136,9 @@ export const features = sqliteTable(
   (t) => [
     // Default listing: active features in creation order; search filters narrow from here.
     index('features_archived_created_idx').on(t.archivedAt, t.createdAt, t.name),
+    // Search counts start from the features a filter names and check each one's archived_at:
+    // covering, that check is one index probe instead of two.
+    index('features_name_archived_idx').on(t.name, t.archivedAt),
     index('features_project_idx').on(t.project, t.archivedAt),
     index('features_type_idx').on(t.type),
     index('features_stale_idx').on(t.stale),

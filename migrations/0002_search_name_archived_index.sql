@@ -1,0 +1,1 @@
+CREATE INDEX `features_name_archived_idx` ON `features` (`name`,`archived_at`);
