@@ -51,13 +51,15 @@ export async function createJob(env: Env, d1: D1Database, owner: JobOwner, targe
   const id = crypto.randomUUID();
   const job = prepare(d1, sql`INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id, created_at)
     VALUES (${id}, ${target.project}, ${target.environment}, 'queued', ${chunks.length}, ${totalFeatures}, ${owner.actorName}, ${owner.userId}, ${new Date().toISOString()})`);
-  const rows = chunks.map((payload, chunkIndex) =>
-    prepare(d1, sql`INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count)
-      VALUES (${id}, ${chunkIndex}, ${JSON.stringify(payload)}, ${payload.features.length})`),
-  );
-  await runStatements(d1, [job, ...rows.slice(0, CHUNK_ROWS_PER_BATCH)]);
-  for (let i = CHUNK_ROWS_PER_BATCH; i < rows.length; i += CHUNK_ROWS_PER_BATCH) {
-    await runStatements(d1, rows.slice(i, i + CHUNK_ROWS_PER_BATCH));
+  // Serialised a few chunks at a time, so that the stored copy never sits in memory whole.
+  const rows = (from: number) =>
+    chunks.slice(from, from + CHUNK_ROWS_PER_BATCH).map((payload, offset) =>
+      prepare(d1, sql`INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count)
+        VALUES (${id}, ${from + offset}, ${JSON.stringify(payload)}, ${payload.features.length})`),
+    );
+  await runStatements(d1, [job, ...rows(0)]);
+  for (let from = CHUNK_ROWS_PER_BATCH; from < chunks.length; from += CHUNK_ROWS_PER_BATCH) {
+    await runStatements(d1, rows(from));
   }
   try {
     for (let i = 0; i < chunks.length; i += MESSAGES_PER_SEND) {
@@ -134,7 +136,7 @@ async function recordAttemptError(d1: D1Database, jobId: string, chunk: number, 
 
 interface ChunkState {
   job: { id: string; status: string; project: string; environment: string; createdByUserId: number | null; rowid: number } | undefined;
-  chunk: { status: string; payload: string } | undefined;
+  chunk: { status: string; kind: ChunkPayload['kind'] } | undefined;
   /** Is an earlier job into the same project/environment still queued or running? */
   earlierActive: boolean;
   /** Feature chunks of this job not yet done (dependency chunks wait for them). */
@@ -144,15 +146,15 @@ interface ChunkState {
 async function readChunkState(d1: D1Database, message: ImportChunkMessage): Promise<ChunkState> {
   const results = await runStatements(d1, [
     prepare(d1, sql`SELECT rowid, id, status, project, environment, created_by_user_id FROM import_jobs WHERE id = ${message.jobId}`),
-    prepare(d1, sql`SELECT status, payload FROM import_job_chunks WHERE job_id = ${message.jobId} AND chunk_index = ${message.chunkIndex}`),
+    prepare(d1, sql`SELECT status, payload->>'kind' AS kind FROM import_job_chunks WHERE job_id = ${message.jobId} AND chunk_index = ${message.chunkIndex}`),
     prepare(d1, sql`SELECT count(*) AS n FROM import_jobs e, import_jobs j
       WHERE j.id = ${message.jobId} AND e.project = j.project AND e.environment = j.environment
         AND e.status IN ('queued', 'running') AND e.rowid < j.rowid`),
     prepare(d1, sql`SELECT count(*) AS n FROM import_job_chunks
-      WHERE job_id = ${message.jobId} AND status <> 'done' AND json_extract(payload, '$.kind') = 'features'`),
+      WHERE job_id = ${message.jobId} AND status <> 'done' AND payload->>'kind' = 'features'`),
   ]);
   const job = rowsOf<{ id: string; status: string; project: string; environment: string; created_by_user_id: number | null; rowid: number }>(results[0])[0];
-  const chunks = rowsOf<{ status: string; payload: string }>(results[1]);
+  const chunks = rowsOf<{ status: string; kind: ChunkPayload['kind'] }>(results[1]);
   const earlier = rowsOf<{ n: number }>(results[2]);
   const pending = rowsOf<{ n: number }>(results[3]);
   return {
@@ -171,8 +173,8 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   const state = await readChunkState(d1, body);
   if (!state.job || !state.chunk || state.chunk.status === 'done' || state.job.status === 'failed' || state.job.status === 'completed') return;
 
-  const payload = JSON.parse(state.chunk.payload) as ChunkPayload;
-  const mustWait = state.earlierActive || (payload.kind === 'dependencies' && state.pendingFeatureChunks > 0);
+  const kind = state.chunk.kind;
+  const mustWait = state.earlierActive || (kind === 'dependencies' && state.pendingFeatureChunks > 0);
   if (mustWait) {
     const waits = (body.waits ?? 0) + 1;
     if (waits > MAX_WAITS) {
@@ -189,9 +191,9 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   const { jobId, chunkIndex } = body;
   await runStatements(d1, [
     prepare(d1, sql`UPDATE import_jobs SET status = 'running', started_at = coalesce(started_at, ${now}) WHERE id = ${jobId} AND status = 'queued'`),
-    ...chunkStatements(d1, target, writer, payload),
+    ...chunkStatements(d1, target, writer, { jobId, chunkIndex }),
     // Once applied, the payload is not needed any more; the chunk keeps its counts.
-    prepare(d1, sql`UPDATE import_job_chunks SET status = 'done', applied_at = ${now}, attempts = attempts + 1, payload = json_object('kind', ${payload.kind})
+    prepare(d1, sql`UPDATE import_job_chunks SET status = 'done', applied_at = ${now}, attempts = attempts + 1, payload = json_object('kind', ${kind})
       WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}`),
     prepare(d1, sql`UPDATE import_jobs SET done_chunks = (SELECT count(*) FROM import_job_chunks WHERE job_id = ${jobId} AND status = 'done'),
       errors = (SELECT coalesce(json_group_array(json(e.value)), '[]') FROM json_each(import_jobs.errors) e WHERE e.value->>'chunk' IS NOT ${chunkIndex})

@@ -393,12 +393,16 @@ export async function analyseImport(d1: D1Database, holder: PermissionHolder, bo
   const slices: FeatureSlice[] = [];
   const sliceOf = (name: string, feature: PreparedFeature | null): FeatureSlice => {
     const environment = environmentsByFeature.get(name) ?? null;
+    const strategies = strategiesByFeature.get(name) ?? [];
+    // An imported feature's strategies are replaced, so an enabled one among them settles it
+    // here; otherwise the chunk adds the strategy only if the feature has no enabled one then.
+    const settled = feature !== null && strategies.some((strategy) => !strategy.disabled);
     return {
       name,
       feature,
-      strategies: strategiesByFeature.get(name) ?? [],
+      strategies,
       environment,
-      autoStrategy: environment?.enabled ? autoStrategy(name, project.defaultStickiness, targetRows.defaultStrategy) : null,
+      autoStrategy: environment?.enabled && !settled ? autoStrategy(name, project.defaultStickiness, targetRows.defaultStrategy) : null,
       tags: tagsByFeature.get(name) ?? [],
     };
   };

@@ -35,84 +35,100 @@ export interface Writer {
   now: string;
 }
 
+/**
+ * Where a chunk's rows come from: bound as JSON parameters (the synchronous path), or read
+ * by D1 itself from the stored chunk row (the queue consumer), so that the Worker never
+ * downloads and re-uploads a stored chunk's megabytes.
+ */
+export type ChunkSource = { chunk: ChunkPayload } | { jobId: string; chunkIndex: number };
+
+type ChunkArray = Exclude<keyof ChunkPayload, 'kind'>;
+
+/** The arguments of `json_each(...)` for one array of the chunk. */
+function jsonRows(source: ChunkSource, key: ChunkArray): SQL {
+  if ('chunk' in source) return sql`${JSON.stringify(source.chunk[key])}`;
+  return sql`(SELECT payload FROM import_job_chunks WHERE job_id = ${source.jobId} AND chunk_index = ${source.chunkIndex}), ${`$.${key}`}`;
+}
+
 /** The statements that apply one chunk; order matters (features before what hangs off them). */
-export function chunkStatements(d1: D1Database, target: ImportTarget, writer: Writer, chunk: ChunkPayload): Statement[] {
+export function chunkStatements(d1: D1Database, target: ImportTarget, writer: Writer, source: ChunkSource): Statement[] {
   const { project, environment } = target;
   const { userId, now } = writer;
   const statements: Statement[] = [];
-  if (chunk.tagTypes.length > 0) {
+  // A stored chunk is not read by the Worker: all of its statements run, empty arrays insert nothing.
+  const has = (key: ChunkArray) => !('chunk' in source) || source.chunk[key].length > 0;
+  const rows = (key: ChunkArray) => jsonRows(source, key);
+  if (has('tagTypes')) {
     statements.push(
       prepare(d1, sql`INSERT INTO tag_types (name, description, icon, color)
-        SELECT value->>'name', value->>'description', value->>'icon', value->>'color' FROM json_each(${JSON.stringify(chunk.tagTypes)}) WHERE true
+        SELECT value->>'name', value->>'description', value->>'icon', value->>'color' FROM json_each(${rows('tagTypes')}) WHERE true
         ON CONFLICT(name) DO NOTHING`),
     );
   }
-  if (chunk.contextFields.length > 0) {
+  if (has('contextFields')) {
     statements.push(
       prepare(d1, sql`INSERT INTO context_fields (name, description, sort_order, legal_values, stickiness, project, created_at)
         SELECT value->>'name', value->>'description', value->>'sortOrder', value->'legalValues', value->>'stickiness', value->>'project', ${now}
-        FROM json_each(${JSON.stringify(chunk.contextFields)}) WHERE true
+        FROM json_each(${rows('contextFields')}) WHERE true
         ON CONFLICT(name) DO NOTHING`),
     );
   }
-  const featureJson = JSON.stringify(chunk.features);
-  if (chunk.features.length > 0) {
+  if (has('features')) {
     statements.push(
       // Every stored field but name and project is overwritten (Unleash resets missing ones);
       // the WHERE keeps a feature that moved to another project meanwhile out of reach.
       prepare(d1, sql`INSERT INTO features (name, description, type, project, stale, impression_data, created_at, created_by_user_id, archived_at)
         SELECT value->>'name', value->>'description', value->>'type', ${project}, value->>'stale', value->>'impressionData', ${now}, ${userId},
           CASE WHEN value->>'archived' THEN ${now} END
-        FROM json_each(${featureJson}) WHERE true
+        FROM json_each(${rows('features')}) WHERE true
         ON CONFLICT(name) DO UPDATE SET description = excluded.description, type = excluded.type, stale = excluded.stale,
           impression_data = excluded.impression_data, archived_at = excluded.archived_at
         WHERE features.project = excluded.project`),
       prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled)
         SELECT f.name, pe.environment_name, 0
-        FROM json_each(${featureJson}) j JOIN features f ON f.name = j.value->>'name' AND f.project = ${project}
-        JOIN project_environments pe ON pe.project_id = ${project}
-        WHERE true ON CONFLICT DO NOTHING`),
+        FROM features f JOIN project_environments pe ON pe.project_id = f.project
+        WHERE f.project = ${project} AND f.name IN (SELECT value->>'name' FROM json_each(${rows('features')}))
+        ON CONFLICT DO NOTHING`),
       prepare(d1, sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
         SELECT f.name, 'initial', f.created_at
-        FROM json_each(${featureJson}) j JOIN features f ON f.name = j.value->>'name'
-        WHERE f.archived_at IS NULL AND NOT EXISTS (SELECT 1 FROM feature_lifecycles l WHERE l.feature = f.name)
+        FROM features f
+        WHERE f.name IN (SELECT value->>'name' FROM json_each(${rows('features')})) AND f.archived_at IS NULL AND NOT EXISTS (SELECT 1 FROM feature_lifecycles l WHERE l.feature = f.name)
         ON CONFLICT DO NOTHING`),
       prepare(d1, sql`DELETE FROM feature_strategies WHERE environment = ${environment}
-        AND feature_name IN (SELECT value->>'name' FROM json_each(${featureJson}))`),
-      prepare(d1, sql`DELETE FROM feature_tag WHERE feature_name IN (SELECT value->>'name' FROM json_each(${featureJson}))`),
+        AND feature_name IN (SELECT value->>'name' FROM json_each(${rows('features')}))`),
+      prepare(d1, sql`DELETE FROM feature_tag WHERE feature_name IN (SELECT value->>'name' FROM json_each(${rows('features')}))`),
     );
   }
-  if (chunk.strategies.length > 0) statements.push(...strategyInserts(d1, target, writer, JSON.stringify(chunk.strategies), false));
-  if (chunk.environments.length > 0) {
+  if (has('strategies')) statements.push(...strategyInserts(d1, target, writer, rows('strategies'), false));
+  if (has('environments')) {
     statements.push(
       prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
-        SELECT value->>'featureName', ${environment}, value->>'enabled', value->'variants' FROM json_each(${JSON.stringify(chunk.environments)}) WHERE true
+        SELECT value->>'featureName', ${environment}, value->>'enabled', value->'variants' FROM json_each(${rows('environments')}) WHERE true
         ON CONFLICT(feature_name, environment) DO UPDATE SET enabled = excluded.enabled,
           variants = CASE WHEN json_array_length(excluded.variants) > 0 THEN excluded.variants ELSE feature_environments.variants END`),
     );
   }
-  if (chunk.autoStrategies.length > 0) statements.push(...strategyInserts(d1, target, writer, JSON.stringify(chunk.autoStrategies), true));
-  if (chunk.tags.length > 0) {
-    const tagJson = JSON.stringify(chunk.tags);
+  if (has('autoStrategies')) statements.push(...strategyInserts(d1, target, writer, rows('autoStrategies'), true));
+  if (has('tags')) {
     statements.push(
-      prepare(d1, sql`INSERT INTO tags (type, value, created_at) SELECT DISTINCT value->>'type', value->>'value', ${now} FROM json_each(${tagJson}) WHERE true
+      prepare(d1, sql`INSERT INTO tags (type, value, created_at) SELECT DISTINCT value->>'type', value->>'value', ${now} FROM json_each(${rows('tags')}) WHERE true
         ON CONFLICT DO NOTHING`),
       prepare(d1, sql`INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at, created_by_user_id)
-        SELECT value->>'featureName', value->>'type', value->>'value', ${now}, ${userId} FROM json_each(${tagJson}) WHERE true
+        SELECT value->>'featureName', value->>'type', value->>'value', ${now}, ${userId} FROM json_each(${rows('tags')}) WHERE true
         ON CONFLICT DO NOTHING`),
     );
   }
-  if (chunk.dependencies.length > 0) {
+  if (has('dependencies')) {
     statements.push(
       prepare(d1, sql`INSERT INTO dependent_features (parent, child, enabled, variants)
-        SELECT value->>'parent', value->>'child', value->>'enabled', value->'variants' FROM json_each(${JSON.stringify(chunk.dependencies)}) WHERE true
+        SELECT value->>'parent', value->>'child', value->>'enabled', value->'variants' FROM json_each(${rows('dependencies')}) WHERE true
         ON CONFLICT(parent, child) DO UPDATE SET enabled = excluded.enabled, variants = excluded.variants`),
     );
   }
   return statements;
 }
 
-function strategyInserts(d1: D1Database, target: ImportTarget, writer: Writer, strategyJson: string, onlyWithoutEnabled: boolean): Statement[] {
+function strategyInserts(d1: D1Database, target: ImportTarget, writer: Writer, strategyRows: SQL, onlyWithoutEnabled: boolean): Statement[] {
   const condition = onlyWithoutEnabled
     ? sql`NOT EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = j.value->>'featureName' AND s.environment = ${target.environment} AND s.disabled = 0)`
     : sql`true`;
@@ -121,10 +137,10 @@ function strategyInserts(d1: D1Database, target: ImportTarget, writer: Writer, s
         sort_order, disabled, created_at, created_by_user_id)
       SELECT j.value->>'id', j.value->>'featureName', ${target.project}, ${target.environment}, j.value->>'name', j.value->>'title',
         j.value->'parameters', j.value->'constraints', j.value->'variants', j.value->>'sortOrder', j.value->>'disabled', ${writer.now}, ${writer.userId}
-      FROM json_each(${strategyJson}) j WHERE ${condition}
+      FROM json_each(${strategyRows}) j WHERE ${condition}
       ON CONFLICT(id) DO NOTHING`),
     prepare(d1, sql`INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id, created_at)
-      SELECT s.value->>'id', g.value, ${writer.now} FROM json_each(${strategyJson}) s, json_each(s.value->'segments') g
+      SELECT s.value->>'id', g.value, ${writer.now} FROM json_each(${strategyRows}) s, json_each(s.value->'segments') g
       WHERE EXISTS (SELECT 1 FROM feature_strategies fs WHERE fs.id = s.value->>'id')
       ON CONFLICT DO NOTHING`),
   ];
