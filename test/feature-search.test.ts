@@ -433,6 +433,22 @@ describe('GET /api/admin/search/features: paging', () => {
   it('reports the real total when the page is past the end', async () => {
     expect(await search('offset=10')).toEqual({ features: [], total: 4 });
     expect(await search('offset=10&type=IS:release')).toEqual({ features: [], total: 2 });
+    expect(await search('offset=10&query=s-')).toEqual({ features: [], total: 4 });
+    expect(await search('offset=10&tag=INCLUDE:simple:alpha-tag')).toEqual({ features: [], total: 1 });
+  });
+
+  it('counts every match of a text query, not just the page', async () => {
+    const body = await search('query=s-&limit=1&offset=1&sortBy=name');
+    expect(body.features.map((feature) => feature.name)).toEqual(['s-alpha']);
+    expect(body.total).toBe(4);
+  });
+
+  it('counts matches of set filters (status, tag, segment, favourite) with other filters applied', async () => {
+    expect((await search('status=production:disabled&type=IS:release&limit=1')).total).toBe(2);
+    expect((await search('tag=INCLUDE_ANY_OF:simple:alpha-tag,simple:beta-tag&state=IS:stale')).total).toBe(1);
+    expect((await search('segment=INCLUDE_ANY_OF:seg-one,seg-two&query=epsilon')).total).toBe(1);
+    expect((await search('favorite=IS:true&project=IS:default')).total).toBe(0);
+    expect((await search('status=development:enabled&status=production:enabled&tag=INCLUDE:simple:beta-tag')).total).toBe(1);
   });
 });
 
