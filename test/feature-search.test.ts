@@ -410,6 +410,13 @@ describe('GET /api/admin/search/features: sorting', () => {
     ['favoritesFirst=true', ['S-Gamma', 's-alpha', 's-beta', 's-epsilon']],
     ['favoritesFirst=true&sortBy=name&sortOrder=desc', ['S-Gamma', 's-epsilon', 's-beta', 's-alpha']],
     ['favoritesFirst=yes', ALL_ACTIVE],
+    ['favoritesFirst=true&sortOrder=desc', ['S-Gamma', 's-epsilon', 's-beta', 's-alpha']],
+    ['favoritesFirst=true&limit=1', ['S-Gamma']],
+    ['favoritesFirst=true&limit=2&offset=1', ['s-alpha', 's-beta']],
+    ['favoritesFirst=true&offset=3', ['s-epsilon']],
+    ['favoritesFirst=true&project=IS:default', ['s-alpha', 's-beta', 's-epsilon']],
+    ['favoritesFirst=true&sortBy=environment:development', ['S-Gamma', 's-beta', 's-epsilon', 's-alpha']],
+    ['favoritesFirst=true&query=s-&sortBy=type&sortOrder=desc', ['S-Gamma', 's-alpha', 's-epsilon', 's-beta']],
   ])('%s', async (query, expected) => {
     expect(await names(query)).toEqual(expected);
   });
@@ -435,6 +442,7 @@ describe('GET /api/admin/search/features: paging', () => {
     expect(await search('offset=10&type=IS:release')).toEqual({ features: [], total: 2 });
     expect(await search('offset=10&query=s-')).toEqual({ features: [], total: 4 });
     expect(await search('offset=10&tag=INCLUDE:simple:alpha-tag')).toEqual({ features: [], total: 1 });
+    expect(await search('offset=10&favoritesFirst=true')).toEqual({ features: [], total: 4 });
   });
 
   it('counts every match of a text query, not just the page', async () => {

@@ -2,8 +2,8 @@
  * Feature search in two round trips, whatever the page size: one batch with the total and
  * the page of names, then one batch with everything the page shows (environments, tags,
  * segments, lifecycle, metrics, favourites, dependencies). Lists travel as one JSON
- * parameter read with `json_each`, so no statement comes near D1's 100 bound parameters,
- * and text matching uses `instr` because production D1 caps LIKE patterns at 50 bytes.
+ * parameter read with `json_each`, so no statement comes near D1's 100 bound parameters
+ * (text terms, at most 20, are the only per-item parameters).
  */
 import type { SearchParams } from './params';
 
@@ -178,10 +178,10 @@ function and(parts: readonly Fragment[]): Fragment {
   return { sql: parts.map((part) => part.sql).join('\n  AND '), params: parts.flatMap((part) => part.params) };
 }
 
-export function orderClause(params: SearchParams, userId: number): Fragment {
+export function orderClause(params: SearchParams, userId: number, favoritesFirst = params.favoritesFirst): Fragment {
   const direction = params.sortOrder === 'desc' ? 'DESC' : 'ASC';
   const keys: Fragment[] = [];
-  if (params.favoritesFirst) {
+  if (favoritesFirst) {
     keys.push({ sql: 'EXISTS (SELECT 1 FROM favorite_features ff WHERE ff.feature = f.name AND ff.user_id = ?) DESC', params: [userId] });
   }
   const tieBreak = { sql: 'f.created_at ASC, f.name ASC', params: [] };
@@ -215,10 +215,13 @@ export function orderClause(params: SearchParams, userId: number): Fragment {
 }
 
 export interface PagePlan {
-  /** One or two statements for one batch. */
+  /** Statements for one batch. */
   statements: D1PreparedStatement[];
-  /** `window`: one statement whose rows carry the total; `split`: [count, page]. */
-  shape: 'window' | 'split';
+  /**
+   * `window`: one statement whose rows carry the total; `split`: [count, page];
+   * `favorites`: [count, favourites page, other features page], to be concatenated.
+   */
+  shape: 'window' | 'split' | 'favorites';
   /** Counts without paging, for a windowed page that came back empty. */
   count: () => D1PreparedStatement;
 }
@@ -227,9 +230,10 @@ export interface PagePlan {
  * The total and the page of names. A text query has to read every feature row, so then one
  * statement reads them once and carries the total on each row (COUNT(*) OVER ()). Otherwise
  * the count starts from the smallest set a filter names, and the page walks the sort order.
+ * Favourites first (the Unleash UI's default) reads the caller's few favourites, then walks
+ * the others in order from the right offset, instead of ranking every feature.
  */
 export function pageStatements(db: D1Database, params: SearchParams, userId: number): PagePlan {
-  const order = orderClause(params, userId);
   const paging = [params.limit, params.offset];
   const countOf = (parts: Condition[]) => {
     const driverIndex = parts.findIndex((part) => part.names !== undefined);
@@ -245,6 +249,7 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
   };
 
   if (params.query.length > 0) {
+    const order = orderClause(params, userId);
     const where = and(conditions(params, userId, true));
     const page = db
       .prepare(`SELECT f.name AS name, count(*) OVER () AS total FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
@@ -254,6 +259,22 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
   const parts = conditions(params, userId);
   // Walking the name index backwards or forwards beats sorting every active feature.
   const where = and(params.sortBy === 'name' ? conditions(params, userId, true) : parts);
+  if (params.favoritesFirst) {
+    const order = orderClause(params, userId, false);
+    const favorites = `SELECT ff.feature FROM favorite_features ff WHERE ff.user_id = ?`;
+    const matchingFavorites = `FROM favorite_features ff CROSS JOIN features f ON f.name = ff.feature WHERE ff.user_id = ? AND ${and(parts).sql}`;
+    const favoritesPage = db
+      .prepare(`SELECT f.name AS name ${matchingFavorites} ORDER BY ${order.sql} LIMIT ?`)
+      .bind(userId, ...and(parts).params, ...order.params, params.offset + params.limit);
+    const othersPage = db
+      .prepare(
+        `SELECT f.name AS name FROM features f WHERE ${where.sql} AND f.name NOT IN (${favorites}) ORDER BY ${order.sql}
+         LIMIT ? OFFSET max(0, ? - (SELECT count(*) ${matchingFavorites}))`,
+      )
+      .bind(...where.params, userId, ...order.params, params.limit, params.offset, userId, ...and(parts).params);
+    return { statements: [countOf(parts), favoritesPage, othersPage], shape: 'favorites', count: () => countOf(parts) };
+  }
+  const order = orderClause(params, userId);
   const page = db.prepare(`SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`).bind(...where.params, ...order.params, ...paging);
   return { statements: [countOf(parts), page], shape: 'split', count: () => countOf(parts) };
 }

@@ -76,10 +76,14 @@ export async function search({ request, env, principal }: RequestContext): Promi
   const userId = principal.userId;
   const plan = pageStatements(env.DB, params, userId);
   const pageResults = await env.DB.batch(plan.statements);
-  const pageRows = pageResults.at(-1)!.results as { name: string; total?: number }[];
+  let pageRows = pageResults.at(-1)!.results as { name: string; total?: number }[];
+  if (plan.shape === 'favorites') {
+    const favorites = (pageResults[1]!.results as { name: string }[]).slice(params.offset);
+    pageRows = [...favorites, ...pageRows].slice(0, params.limit);
+  }
   const names = pageRows.map((row) => row.name);
   let total: number;
-  if (plan.shape === 'split') {
+  if (plan.shape !== 'window') {
     total = (pageResults[0]!.results[0] as { total: number } | undefined)?.total ?? 0;
   } else if (pageRows.length > 0 || params.offset === 0) {
     total = pageRows[0]?.total ?? 0;
