@@ -68,9 +68,9 @@ async function deliver(queue: string, jobId: string, chunkIndex: number, attempt
 describe('large imports go through the queue', () => {
   it('answers 202 with a Location, applies every chunk, resolves dependencies across chunks and writes one event', async () => {
     const prefix = unique('bulk');
-    const list = features(prefix, 1_205);
+    const list = features(prefix, 2_105);
     const first = list[0]!.name;
-    const last = list[1_204]!.name;
+    const last = list[2_104]!.name;
     const before = await maxEventId();
     const response = await call('POST', IMPORT, {
       body: payload({
@@ -99,23 +99,23 @@ describe('large imports go through the queue', () => {
       'startedAt',
       'finishedAt',
     ]);
-    expect(accepted).toMatchObject({ status: 'queued', project: 'default', environment: 'development', totalChunks: 3, doneChunks: 0, totalFeatures: 1_205, errors: [] });
+    expect(accepted).toMatchObject({ status: 'queued', project: 'default', environment: 'development', totalChunks: 3, doneChunks: 0, totalFeatures: 2_105, errors: [] });
     expect(accepted.id).toMatch(UUID);
 
     const job = await waitForJob(location);
-    expect(job).toMatchObject({ id: accepted.id, status: 'completed', totalChunks: 3, doneChunks: 3, totalFeatures: 1_205, errors: [] });
+    expect(job).toMatchObject({ id: accepted.id, status: 'completed', totalChunks: 3, doneChunks: 3, totalFeatures: 2_105, errors: [] });
     expect(job.createdAt).toMatch(ISO);
     expect(job.startedAt).toMatch(ISO);
     expect(job.finishedAt).toMatch(ISO);
 
-    expect(await count('SELECT count(*) AS n FROM features WHERE name LIKE ?', `${prefix}-%`)).toBe(1_205);
-    expect(await count('SELECT count(*) AS n FROM feature_lifecycles WHERE feature LIKE ?', `${prefix}-%`)).toBe(1_205);
-    expect(await count('SELECT count(*) AS n FROM feature_environments WHERE feature_name LIKE ?', `${prefix}-%`)).toBe(2_410);
+    expect(await count('SELECT count(*) AS n FROM features WHERE name LIKE ?', `${prefix}-%`)).toBe(2_105);
+    expect(await count('SELECT count(*) AS n FROM feature_lifecycles WHERE feature LIKE ?', `${prefix}-%`)).toBe(2_105);
+    expect(await count('SELECT count(*) AS n FROM feature_environments WHERE feature_name LIKE ?', `${prefix}-%`)).toBe(4_210);
     expect(await rows('SELECT parent, child, enabled FROM dependent_features WHERE child = ?', last)).toEqual([{ parent: first, child: last, enabled: 0 }]);
     expect(await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", last)).toEqual([{ enabled: 1 }]);
     expect(await rows('SELECT tag_value FROM feature_tag WHERE feature_name = ?', last)).toEqual([{ tag_value: 'bulk-tag' }]);
     const events = await rows<{ type: string; data: string }>('SELECT type, data FROM events WHERE id > ?', before);
-    expect(events).toEqual([{ type: 'features-imported', data: JSON.stringify({ jobId: accepted.id, features: 1_205 }) }]);
+    expect(events).toEqual([{ type: 'features-imported', data: JSON.stringify({ jobId: accepted.id, features: 2_105 }) }]);
     // Applied chunks give their payload back.
     expect(await count("SELECT count(*) AS n FROM import_job_chunks WHERE job_id = ? AND status = 'done' AND length(payload) < 40", accepted.id)).toBe(3);
   });
@@ -124,7 +124,7 @@ describe('large imports go through the queue', () => {
     const project = unique('serial');
     await createProject(project, ['development']);
     const prefix = unique('serial-f');
-    const list = features(prefix, 1_001);
+    const list = features(prefix, 2_001);
     const shared = list[0]!.name;
     const firstResponse = await call('POST', IMPORT, { body: payload({ features: list.map((f) => ({ ...f, description: 'first' })) }, project) });
     expect(firstResponse.status).toBe(202);

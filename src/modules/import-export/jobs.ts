@@ -167,22 +167,27 @@ async function readChunkState(d1: D1Database, message: ImportChunkMessage): Prom
   };
 }
 
-/** Applies one chunk, or decides it must wait; throws when the write failed (the message is retried). */
-async function processChunk(env: Env, d1: D1Database, message: Message<ImportChunkMessage>): Promise<void> {
+/**
+ * Applies one chunk, or decides it must wait: then it is put back with a delay, unless
+ * `mayDefer`, when the caller gets another chance to run it once the rest of the batch is
+ * done. Throws when the write failed (the message is retried).
+ */
+async function processChunk(env: Env, d1: D1Database, message: Message<ImportChunkMessage>, mayDefer: boolean): Promise<'done' | 'deferred'> {
   const body = message.body;
   const state = await readChunkState(d1, body);
-  if (!state.job || !state.chunk || state.chunk.status === 'done' || state.job.status === 'failed' || state.job.status === 'completed') return;
+  if (!state.job || !state.chunk || state.chunk.status === 'done' || state.job.status === 'failed' || state.job.status === 'completed') return 'done';
 
   const kind = state.chunk.kind;
   const mustWait = state.earlierActive || (kind === 'dependencies' && state.pendingFeatureChunks > 0);
+  if (mustWait && mayDefer) return 'deferred';
   if (mustWait) {
     const waits = (body.waits ?? 0) + 1;
     if (waits > MAX_WAITS) {
       await markFailed(d1, body.jobId, [{ message: `Chunk ${body.chunkIndex} waited too long for earlier work to finish.`, chunk: body.chunkIndex }]);
-      return;
+      return 'done';
     }
     await env.IMPORT_QUEUE.send({ ...body, waits }, { delaySeconds: WAIT_SECONDS });
-    return;
+    return 'done';
   }
 
   const now = new Date().toISOString();
@@ -204,6 +209,7 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
     prepare(d1, sql`UPDATE import_jobs SET status = 'completed', finished_at = ${now}
       WHERE id = ${jobId} AND status = 'running' AND done_chunks = total_chunks`),
   ]);
+  return 'done';
 }
 
 export function backoffSeconds(attempts: number): number {
@@ -214,34 +220,48 @@ export function backoffSeconds(attempts: number): number {
 export async function handleQueue(batch: MessageBatch<ImportChunkMessage>, env: Env): Promise<void> {
   const d1 = env.DB;
   const deadLetters = batch.queue === IMPORT_DLQ_NAME;
-  // One at a time: D1 serialises writes anyway, and order keeps a job's chunks roughly in sequence.
-  for (const message of batch.messages) {
-    const { jobId, chunkIndex } = message.body;
-    if (deadLetters) {
-      try {
-        const job = await readJob(d1, jobId);
-        const last = job?.errors.find((error) => error.chunk === chunkIndex)?.message ?? 'the chunk could not be applied';
-        await markFailed(d1, jobId, [{ message: `Chunk ${chunkIndex} was not applied after all retries: ${last}`, chunk: chunkIndex }]);
-        await prepare(d1, sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'`).run();
-        message.ack();
-      } catch (error) {
-        log.error('import dead letter not recorded', { jobId, chunkIndex, error });
-        message.retry();
-      }
-      continue;
-    }
-    try {
-      await processChunk(env, d1, message);
-      message.ack();
-    } catch (error) {
-      const reason = describe(error);
-      log.warn('import chunk failed', { jobId, chunkIndex, attempts: message.attempts, error: reason });
-      try {
-        await recordAttemptError(d1, jobId, chunkIndex, reason);
-      } catch (recordError) {
-        log.error('import chunk error not recorded', { jobId, chunkIndex, error: recordError });
-      }
-      message.retry({ delaySeconds: backoffSeconds(message.attempts) });
-    }
+  // The messages of a batch are handled side by side: their chunks touch different
+  // features, D1 applies each batch atomically, and the job's counters are computed in SQL.
+  if (deadLetters) {
+    await Promise.all(batch.messages.map((message) => handleDeadLetter(d1, message)));
+    return;
   }
+  const outcomes = await Promise.all(batch.messages.map((message) => handleChunk(env, d1, message, true)));
+  // Chunks that waited for others of this batch (dependencies after features, a job after
+  // the one before it) get a second look before they are put back on the queue.
+  for (const [index, outcome] of outcomes.entries()) {
+    if (outcome === 'deferred') await handleChunk(env, d1, batch.messages[index]!, false);
+  }
+}
+
+async function handleDeadLetter(d1: D1Database, message: Message<ImportChunkMessage>): Promise<void> {
+  const { jobId, chunkIndex } = message.body;
+  try {
+    const job = await readJob(d1, jobId);
+    const last = job?.errors.find((error) => error.chunk === chunkIndex)?.message ?? 'the chunk could not be applied';
+    await markFailed(d1, jobId, [{ message: `Chunk ${chunkIndex} was not applied after all retries: ${last}`, chunk: chunkIndex }]);
+    await prepare(d1, sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'`).run();
+    message.ack();
+  } catch (error) {
+    log.error('import dead letter not recorded', { jobId, chunkIndex, error });
+    message.retry();
+  }
+}
+
+async function handleChunk(env: Env, d1: D1Database, message: Message<ImportChunkMessage>, mayDefer: boolean): Promise<'done' | 'deferred'> {
+  const { jobId, chunkIndex } = message.body;
+  try {
+    if ((await processChunk(env, d1, message, mayDefer)) === 'deferred') return 'deferred';
+    message.ack();
+  } catch (error) {
+    const reason = describe(error);
+    log.warn('import chunk failed', { jobId, chunkIndex, attempts: message.attempts, error: reason });
+    try {
+      await recordAttemptError(d1, jobId, chunkIndex, reason);
+    } catch (recordError) {
+      log.error('import chunk error not recorded', { jobId, chunkIndex, error: recordError });
+    }
+    message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+  }
+  return 'done';
 }

@@ -86,9 +86,12 @@ export interface ImportTarget {
   environment: string;
 }
 
-/** Chunk limits: one chunk is one D1 batch, and each JSON parameter must stay under D1's 2 MB value limit. */
-export const MAX_CHUNK_FEATURES = 1_000;
-export const MAX_CHUNK_BYTES = 1_500_000;
+/**
+ * Chunk limits: one chunk is one D1 batch and one stored row, and both a row and a bound
+ * value must stay under D1's 2 MB; an import that fits one chunk is applied synchronously.
+ */
+export const MAX_CHUNK_FEATURES = 2_000;
+export const MAX_CHUNK_BYTES = 1_800_000;
 const MAX_DEPENDENCIES_PER_CHUNK = 5_000;
 
 function emptyChunk(kind: ChunkPayload['kind'], tagTypes: PreparedTagType[], contextFields: PreparedContextField[]): ChunkPayload {
