@@ -208,6 +208,27 @@ describe('POST /api/admin/features-batch/import: references', () => {
     );
   });
 
+  it('rejects transitive dependencies: they are one level deep', async () => {
+    const grandparent = unique('gp');
+    const parent = unique('p');
+    const child = unique('ch');
+    await rejected(
+      payload({
+        features: [{ name: grandparent }, { name: parent }, { name: child }],
+        dependencies: [
+          { feature: parent, dependencies: [{ feature: grandparent }] },
+          { feature: child, dependencies: [{ feature: parent }] },
+        ],
+      }),
+      [
+        {
+          message: 'Transitive dependency detected: dependencies are one level deep, and the following features would be both a parent and a child:',
+          affectedItems: [parent],
+        },
+      ],
+    );
+  });
+
   it('rejects tags whose type is neither declared nor defined', async () => {
     const name = unique('tagged');
     await rejected(payload({ features: [{ name }], featureTags: [{ featureName: name, tagType: 'undeclared', tagValue: 'x1' }] }), [

@@ -75,6 +75,8 @@ export const MESSAGES = {
     `We detected strategies, environment settings, tags or dependencies for the following features, which are neither imported nor defined in project ${project}:`,
   selfDependencies: 'A feature flag cannot depend on itself. We detected it for the following features:',
   dependencyCycles: 'We detected the following dependency cycles:',
+  transitiveDependencies:
+    'Transitive dependency detected: dependencies are one level deep, and the following features would be both a parent and a child:',
   noVariableVariant: 'There must be at least one "variable" variant. We detected it for the variants of:',
   weightsOver: 'The traffic distribution total must equal 100%. The fixed weights exceed 1000 for the variants of:',
   customStrategies:
@@ -337,7 +339,21 @@ export async function analyseImport(d1: D1Database, holder: PermissionHolder, bo
   report(errors, MESSAGES.unknownFeatures(project.id), unknownFeatures);
   report(errors, MESSAGES.missingDependencies, missingParents);
   report(errors, MESSAGES.selfDependencies, selfDependent);
-  if (dependencies.length > 0) report(errors, MESSAGES.dependencyCycles, findCycles(graph));
+  if (dependencies.length > 0) {
+    const cycles = findCycles(graph);
+    report(errors, MESSAGES.dependencyCycles, cycles);
+    // Unleash's rule (and the features API's): dependencies are one level deep.
+    const parents = new Set<string>();
+    for (const list of graph.values()) for (const parent of list) parents.add(parent);
+    const transitive: string[] = [];
+    if (cycles.length === 0) {
+      for (const dependency of dependencies) {
+        if (parents.has(dependency.child)) transitive.push(dependency.child);
+        if ((graph.get(dependency.parent)?.size ?? 0) > 0) transitive.push(dependency.parent);
+      }
+    }
+    report(errors, MESSAGES.transitiveDependencies, transitive);
+  }
 
   // Strategies and variants, normalised as Unleash stores them.
   const noVariable: string[] = [];
