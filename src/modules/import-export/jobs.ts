@@ -50,7 +50,7 @@ export function jobLocation(id: string): string {
 export async function createJob(env: Env, d1: D1Database, owner: JobOwner, target: ImportTarget, chunks: ChunkPayload[], totalFeatures: number): Promise<string> {
   const id = crypto.randomUUID();
   const job = prepare(d1, sql`INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id, created_at)
-    VALUES (${id}, ${target.project}, ${target.environment}, 'queued', ${chunks.length}, ${totalFeatures}, ${owner.actorName}, ${owner.userId}, ${new Date().toISOString()})`);
+    VALUES (${id}, ${target.project}, ${target.environment}, 'preparing', ${chunks.length}, ${totalFeatures}, ${owner.actorName}, ${owner.userId}, ${new Date().toISOString()})`);
   // Serialised a few chunks at a time, so that the stored copy never sits in memory whole.
   const rows = (from: number) =>
     chunks.slice(from, from + CHUNK_ROWS_PER_BATCH).map((payload, offset) =>
@@ -61,6 +61,9 @@ export async function createJob(env: Env, d1: D1Database, owner: JobOwner, targe
   for (let from = CHUNK_ROWS_PER_BATCH; from < chunks.length; from += CHUNK_ROWS_PER_BATCH) {
     await runStatements(d1, rows(from));
   }
+  // Only now does the job count for ordering: one that died while its chunks were being
+  // stored stays 'preparing', invisible, instead of holding up later imports.
+  await prepare(d1, sql`UPDATE import_jobs SET status = 'queued' WHERE id = ${id}`).run();
   try {
     for (let i = 0; i < chunks.length; i += MESSAGES_PER_SEND) {
       const messages = chunks.slice(i, i + MESSAGES_PER_SEND).map((_, offset) => ({ body: { jobId: id, chunkIndex: i + offset } }));
