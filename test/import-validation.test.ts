@@ -253,6 +253,42 @@ describe('POST /api/admin/features-batch/import: references', () => {
     );
   });
 
+  it('rejects constraint values that do not fit their operator or the legal values', async () => {
+    const name = unique('constraints');
+    await rejected(
+      payload({
+        features: [{ name }],
+        featureStrategies: [
+          {
+            name: 'default',
+            featureName: name,
+            constraints: [
+              { contextName: 'userId', operator: 'NUM_GT', value: 'ten' },
+              { contextName: 'currentTime', operator: 'DATE_AFTER', value: '2026-13-01' },
+              { contextName: 'appName', operator: 'SEMVER_EQ', value: '1.2' },
+              { contextName: 'userId', operator: 'NUM_EQ' },
+              { contextName: 'region', operator: 'IN', values: ['eu', 'mars'] },
+              { contextName: 'region', operator: 'IN', values: ['us'] },
+              { contextName: 'userId', operator: 'NUM_LTE', value: '-1.5' },
+            ],
+          },
+        ],
+      }),
+      [
+        {
+          message: 'We detected constraints whose values do not fit their operator or the legal values of their context field:',
+          affectedItems: [
+            `${name}: userId NUM_GT (ten is not a number)`,
+            `${name}: currentTime DATE_AFTER (2026-13-01 is not a date)`,
+            `${name}: appName SEMVER_EQ (1.2 is not a semver version)`,
+            `${name}: userId NUM_EQ (value is required)`,
+            `${name}: region IN (mars is not a legal value)`,
+          ],
+        },
+      ],
+    );
+  });
+
   it('rejects variants without a variable one and fixed weights over 1000', async () => {
     const name = unique('weights');
     await rejected(

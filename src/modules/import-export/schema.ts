@@ -199,6 +199,7 @@ export type ImportRequest = v.InferOutput<typeof ImportSchema>;
 export type ImportData = ImportRequest['data'];
 export type ImportedStrategy = ImportData['featureStrategies'][number];
 export type ImportedVariant = v.InferOutput<typeof variant>;
+export type ImportedConstraint = v.InferOutput<typeof constraint>;
 export type ImportedStrategyVariant = v.InferOutput<typeof strategyVariant>;
 
 export const ExportSchema = v.strictObject({

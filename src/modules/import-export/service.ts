@@ -18,6 +18,7 @@ import {
 } from '../../auth/permissions';
 import type { StrategyVariantDoc, VariantDoc } from '../../db/schema';
 import { ApiError, badRequest, notFound } from '../../http/errors';
+import { parseDateTime } from '../../http/validation';
 import type {
   FeatureSlice,
   ImportTarget,
@@ -30,7 +31,7 @@ import type {
   PreparedTag,
   PreparedTagType,
 } from './plan';
-import type { ImportData, ImportRequest, ImportedStrategy, ImportedVariant } from './schema';
+import type { ImportData, ImportRequest, ImportedConstraint, ImportedStrategy, ImportedVariant } from './schema';
 import { readCatalogue, readExistingFeatures, readTarget, type TargetRows } from './store';
 
 // A type alias (not an interface) so that it fits ErrorDetail's index signature.
@@ -77,6 +78,7 @@ export const MESSAGES = {
   dependencyCycles: 'We detected the following dependency cycles:',
   transitiveDependencies:
     'Transitive dependency detected: dependencies are one level deep, and the following features would be both a parent and a child:',
+  invalidConstraints: 'We detected constraints whose values do not fit their operator or the legal values of their context field:',
   noVariableVariant: 'There must be at least one "variable" variant. We detected it for the variants of:',
   weightsOver: 'The traffic distribution total must equal 100%. The fixed weights exceed 1000 for the variants of:',
   customStrategies:
@@ -379,6 +381,20 @@ export async function analyseImport(d1: D1Database, holder: PermissionHolder, bo
     else if (variants === 'over') over.push(name);
     environmentsByFeature.set(name, { featureName: name, enabled: environment.enabled, variants: Array.isArray(variants) ? variants.map(toVariantDoc) : [] });
   }
+  // Constraint values, as Unleash checks them when it creates a strategy.
+  const legalValues = new Map<string, Set<string>>();
+  for (const [name, field] of catalogue.contextFields) if (field.legalValues.length > 0) legalValues.set(name, new Set(field.legalValues));
+  for (const field of newContextFields) if (field.legalValues.length > 0) legalValues.set(field.name, new Set(field.legalValues.map((legal) => legal.value)));
+  const invalidConstraints: string[] = [];
+  for (const strategy of data.featureStrategies) {
+    const name = strategy.featureName;
+    if (!name || archived.has(name) || !known(name)) continue;
+    for (const constraint of strategy.constraints ?? []) {
+      const problem = constraintProblem(constraint, legalValues.get(constraint.contextName));
+      if (problem) invalidConstraints.push(`${name}: ${constraint.contextName} ${constraint.operator} (${problem})`);
+    }
+  }
+  report(errors, MESSAGES.invalidConstraints, invalidConstraints);
   report(errors, MESSAGES.noVariableVariant, noVariable);
   report(errors, MESSAGES.weightsOver, over);
 
@@ -452,6 +468,29 @@ export async function analyseImport(d1: D1Database, holder: PermissionHolder, bo
       featureCount: imported.size,
     },
   };
+}
+
+const SINGLE_VALUE_OPERATORS = new Set(['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT']);
+const NUMBER = /^-?\d+(\.\d+)?$/;
+const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+
+/** What is wrong with a constraint's value(s), if anything (Unleash's constraint rules). */
+function constraintProblem(constraint: ImportedConstraint, legal: Set<string> | undefined): string | null {
+  const single = SINGLE_VALUE_OPERATORS.has(constraint.operator);
+  if (single) {
+    const value = constraint.value;
+    if (value === undefined) return 'value is required';
+    if (constraint.operator.startsWith('NUM_') && !NUMBER.test(value.trim())) return `${value} is not a number`;
+    if (constraint.operator.startsWith('DATE_') && parseDateTime(value) === undefined) return `${value} is not a date`;
+    if (constraint.operator.startsWith('SEMVER_') && !SEMVER.test(value)) return `${value} is not a semver version`;
+    if (legal && !legal.has(value)) return `${value} is not a legal value`;
+    return null;
+  }
+  if (legal) {
+    const illegal = (constraint.values ?? []).find((value) => !legal.has(value));
+    if (illegal !== undefined) return `${illegal} is not a legal value`;
+  }
+  return null;
 }
 
 /** Project naming patterns are anchored like Unleash's; an unusable one checks nothing. */
