@@ -22,6 +22,8 @@ import { chunkStatements, prepare, runStatements } from './store';
  */
 export const IMPORT_MAX_BODY_BYTES = 24 * 1024 * 1024;
 
+const EXPORT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
 export async function importFeatures({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(ImportSchema, await readJsonBody(request, IMPORT_MAX_BODY_BYTES), '/body');
   const d1 = env.DB;
@@ -58,7 +60,8 @@ export async function validateImport({ request, env, principal }: RequestContext
 }
 
 export async function exportData({ request, env }: RequestContext): Promise<Response> {
-  const query = parseInput(ExportSchema, await readJsonBody(request), '/body');
+  // Room for the 100,000 feature names the schema allows.
+  const query = parseInput(ExportSchema, await readJsonBody(request, EXPORT_MAX_BODY_BYTES), '/body');
   return json(await exportFeatures(env.DB, query));
 }
 
