@@ -25,9 +25,9 @@ export const IMPORT_MAX_BODY_BYTES = 24 * 1024 * 1024;
 const EXPORT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export async function importFeatures({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(ImportSchema, await readJsonBody(request, IMPORT_MAX_BODY_BYTES), '/body');
   const d1 = env.DB;
-  const analysis = await analyseImport(d1, principal, body);
+  // No variable keeps the parsed body: once analysed, only its prepared form stays in memory.
+  const analysis = await analyseImport(d1, principal, parseInput(ImportSchema, await readJsonBody(request, IMPORT_MAX_BODY_BYTES), '/body'));
   assertPermissions(analysis.missingPermissions);
   if (analysis.errors.length > 0) throw validationError(analysis.errors);
 
