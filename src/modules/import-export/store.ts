@@ -45,8 +45,15 @@ export type ChunkSource = { chunk: ChunkPayload } | { jobId: string; chunkIndex:
 type ChunkArray = Exclude<keyof ChunkPayload, 'kind'>;
 
 /** The arguments of `json_each(...)` for one array of the chunk. */
-function jsonRows(source: ChunkSource, key: ChunkArray): SQL {
-  if ('chunk' in source) return sql`${JSON.stringify(source.chunk[key])}`;
+function jsonRows(source: ChunkSource, key: ChunkArray, serialised: Map<ChunkArray, string>): SQL {
+  if ('chunk' in source) {
+    let text = serialised.get(key);
+    if (text === undefined) {
+      text = JSON.stringify(source.chunk[key]);
+      serialised.set(key, text);
+    }
+    return sql`${text}`;
+  }
   return sql`(SELECT payload FROM import_job_chunks WHERE job_id = ${source.jobId} AND chunk_index = ${source.chunkIndex}), ${`$.${key}`}`;
 }
 
@@ -57,7 +64,8 @@ export function chunkStatements(d1: D1Database, target: ImportTarget, writer: Wr
   const statements: Statement[] = [];
   // A stored chunk is not read by the Worker: all of its statements run, empty arrays insert nothing.
   const has = (key: ChunkArray) => !('chunk' in source) || source.chunk[key].length > 0;
-  const rows = (key: ChunkArray) => jsonRows(source, key);
+  const serialised = new Map<ChunkArray, string>();
+  const rows = (key: ChunkArray) => jsonRows(source, key, serialised);
   if (has('tagTypes')) {
     statements.push(
       prepare(d1, sql`INSERT INTO tag_types (name, description, icon, color)
