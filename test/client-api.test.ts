@@ -405,6 +405,18 @@ describe('POST /api/client/metrics', () => {
     expect(await metricRows('invalid.metric')).toEqual([]);
   });
 
+  it('skips names with lone surrogates or NUL instead of storing them', async () => {
+    await seedFlag({ name: 'odd.names', environments: { development: { enabled: true } } });
+    const response = await call('POST', '/api/client/metrics', {
+      token: clientToken,
+      rawBody: '{"appName":"a","bucket":{"start":"2026-11-20T10:00:00Z","stop":"2026-11-20T10:00:00Z","toggles":{"\\ud800":{"yes":1,"no":0},"x\\u0000":{"yes":1,"no":0},"odd.names":{"yes":1,"no":0,"variants":{"\\udfff":2,"ok":1}}}}}',
+    });
+    expect(response.status).toBe(202);
+    expect(await metricRows('odd.names')).toEqual([
+      { app_name: 'a', environment: 'development', timestamp: '2026-11-20T10:00:00.000Z', yes: 1, no: 0, variants: { ok: 1 } },
+    ]);
+  });
+
   it('treats flag names like __proto__ as plain names', async () => {
     const response = await call('POST', '/api/client/metrics', {
       token: clientToken,
@@ -434,5 +446,11 @@ describe('POST /edge/validate', () => {
   it('answers 400 without a token list', async () => {
     const body = await expectError(await call('POST', '/edge/validate', { token: null, body: { x: 1 } }), 400, 'ValidationError');
     expect(body.details[0]!.message).toBe('The `/body/tokens` property is required. It was not present on the data you sent.');
+  });
+
+  it('takes at most 100 tokens per call', async () => {
+    const tokens = Array.from({ length: 101 }, (_, i) => `default:development.${i}`);
+    const body = await expectError(await call('POST', '/edge/validate', { token: null, body: { tokens } }), 400, 'ValidationError');
+    expect(body.details[0]!.path).toBe('/body/tokens');
   });
 });

@@ -1,7 +1,8 @@
 export const BENCH_ADMIN_TOKEN: string;
-export function startWorker(options?: { port?: number; token?: string; log?: boolean }): Promise<{
+export function startWorker(options: { port: number; token?: string; log?: boolean }): Promise<{
   base: string;
   token: string;
   persistTo: string;
+  pid: number;
   stop(): Promise<void>;
 }>;

@@ -1,3 +1,86 @@
-// The SDK benchmark and the SDK integration test start the Worker the same way: through
-// the shared bench plumbing (wrangler dev on loopback, fresh local state).
-export { startWorker, BENCH_ADMIN_TOKEN } from '../lib.mjs';
+// Starts the Worker for the SDK benchmark and the SDK integration test: wrangler dev on
+// loopback with fresh local state, like bench/lib.mjs, but serving a bundle built once up
+// front. Other people edit src/ while these run; wrangler dev would rebuild and restart
+// workerd on every such edit, resetting caches and CPU counters mid-measurement.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BENCH_ADMIN_TOKEN, ROOT } from '../lib.mjs';
+
+export { BENCH_ADMIN_TOKEN };
+
+const wranglerBin = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
+
+export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false } = {}) {
+  const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-state-'));
+  const outdir = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-bundle-'));
+  const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' };
+  const stdio = log ? 'inherit' : 'ignore';
+  execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], { cwd: ROOT, env, stdio });
+  execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', outdir], { cwd: ROOT, env, stdio });
+  // The project's configuration (bindings, ids) with the prebuilt bundle as its entry point.
+  const config = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8').replace(
+    /^main = .*$/m,
+    `main = ${JSON.stringify(path.join(outdir, 'index.js'))}\nno_bundle = true`,
+  );
+  const configPath = path.join(outdir, 'wrangler.toml');
+  writeFileSync(configPath, config);
+  const child = spawn(
+    wranglerBin,
+    [
+      'dev',
+      '--config',
+      configPath,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--persist-to',
+      persistTo,
+      '--var',
+      `INIT_ADMIN_API_TOKENS:${token}`,
+      '--log-level',
+      'warn',
+    ],
+    { cwd: ROOT, env, stdio, detached: true },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const cleanup = () => {
+    rmSync(persistTo, { recursive: true, force: true });
+    rmSync(outdir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      cleanup();
+      throw new Error(`wrangler dev did not come up on port ${port}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return {
+    base,
+    token,
+    persistTo,
+    pid: child.pid,
+    async stop() {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      cleanup();
+    },
+  };
+}

@@ -18,6 +18,10 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
+function isStorableName(name: string): boolean {
+  return name.length > 0 && name.length <= 255 && name.isWellFormed() && !name.includes('\u0000');
+}
+
 function hourOf(iso: string): string {
   const date = new Date(iso);
   date.setUTCMinutes(0, 0, 0);
@@ -65,9 +69,13 @@ export async function recordMetrics(dbEnv: { DB: D1Database }, caller: SdkCaller
   const reported = new Map<string, { yes: number; no: number; variants: Record<string, number> }>();
   if (bucket) {
     for (const [name, counts] of Object.entries(bucket.toggles)) {
-      if (counts.yes + counts.no === 0) continue;
+      // No flag has such a name (names are validated when flags are written), so skip it
+      // before it reaches SQL.
+      if (counts.yes + counts.no === 0 || !isStorableName(name)) continue;
       const variants: Record<string, number> = {};
-      for (const [variant, value] of Object.entries(counts.variants ?? {})) if (value > 0) variants[variant] = value;
+      for (const [variant, value] of Object.entries(counts.variants ?? {})) {
+        if (value > 0 && isStorableName(variant)) variants[variant] = value;
+      }
       reported.set(name, { yes: counts.yes, no: counts.no, variants });
     }
   }
