@@ -139,6 +139,9 @@ export const features = sqliteTable(
     // Search counts start from the features a filter names and check each one's archived_at:
     // covering, that check is one index probe instead of two.
     index('features_name_archived_idx').on(t.name, t.archivedAt),
+    // Search pages filtered on one project or type, in creation order, straight from an index.
+    index('features_project_created_idx').on(t.project, t.archivedAt, t.createdAt, t.name),
+    index('features_type_created_idx').on(t.type, t.archivedAt, t.createdAt, t.name),
     index('features_project_idx').on(t.project, t.archivedAt),
     index('features_type_idx').on(t.type),
     index('features_stale_idx').on(t.stale),

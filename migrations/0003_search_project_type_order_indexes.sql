@@ -1,0 +1,2 @@
+CREATE INDEX `features_project_created_idx` ON `features` (`project`,`archived_at`,`created_at`,`name`);--> statement-breakpoint
+CREATE INDEX `features_type_created_idx` ON `features` (`type`,`archived_at`,`created_at`,`name`);
