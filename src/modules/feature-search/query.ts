@@ -14,6 +14,12 @@ interface Fragment {
 
 const IN_LIST = 'SELECT value FROM json_each(?)';
 const PAIRS = "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)";
+/**
+ * Joins that start from a filter's matches must look each feature up by name. Without
+ * statistics SQLite may instead pick an index on another filtered column (project, type) and
+ * scan it once per match, so the name index is named outright.
+ */
+const BY_NAME = 'features f INDEXED BY features_name_archived_idx';
 const LATEST_STAGE = `(SELECT fl.stage FROM feature_lifecycles fl WHERE fl.feature = f.name ORDER BY fl.created_at DESC, fl.rowid DESC LIMIT 1)`;
 
 function isInclusion(operator: string): boolean {
@@ -244,7 +250,7 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
     const driver = parts[driverIndex]!.names!;
     const where = and(parts.filter((_, index) => index !== driverIndex));
     return db
-      .prepare(`SELECT count(*) AS total FROM (${driver.sql}) d CROSS JOIN features f ON f.name = d.feature WHERE ${where.sql}`)
+      .prepare(`SELECT count(*) AS total FROM (${driver.sql}) d CROSS JOIN ${BY_NAME} ON f.name = d.feature WHERE ${where.sql}`)
       .bind(...driver.params, ...where.params);
   };
 
@@ -262,7 +268,7 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
   if (params.favoritesFirst) {
     const order = orderClause(params, userId, false);
     const favorites = `SELECT ff.feature FROM favorite_features ff WHERE ff.user_id = ?`;
-    const matchingFavorites = `FROM favorite_features ff CROSS JOIN features f ON f.name = ff.feature WHERE ff.user_id = ? AND ${and(parts).sql}`;
+    const matchingFavorites = `FROM favorite_features ff CROSS JOIN ${BY_NAME} ON f.name = ff.feature WHERE ff.user_id = ? AND ${and(parts).sql}`;
     const favoritesPage = db
       .prepare(`SELECT f.name AS name ${matchingFavorites} ORDER BY ${order.sql} LIMIT ?`)
       .bind(userId, ...and(parts).params, ...order.params, params.offset + params.limit);
