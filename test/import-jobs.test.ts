@@ -55,7 +55,7 @@ async function insertJob(project: string, environment: string, chunks: ChunkPayl
 }
 
 function chunk(parts: Partial<ChunkPayload>): ChunkPayload {
-  return { kind: 'features', tagTypes: [], contextFields: [], features: [], strategies: [], environments: [], autoStrategies: [], tags: [], dependencies: [], ...parts };
+  return { kind: 'features', tagTypes: [], contextFields: [], features: [], strategies: [], environments: [], autoStrategies: [], tags: [], dependencies: [], segmentLinks: [], ...parts };
 }
 
 async function deliver(queue: string, jobId: string, chunkIndex: number, attempts = 1) {

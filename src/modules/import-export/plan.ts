@@ -79,6 +79,8 @@ export interface ChunkPayload {
   autoStrategies: PreparedStrategy[];
   tags: PreparedTag[];
   dependencies: PreparedDependency[];
+  /** Strategy-segment links, apart so that a chunk without segments costs nothing there. */
+  segmentLinks: { strategyId: string; segmentId: number }[];
 }
 
 export interface ImportTarget {
@@ -95,7 +97,7 @@ export const MAX_CHUNK_BYTES = 1_800_000;
 const MAX_DEPENDENCIES_PER_CHUNK = 5_000;
 
 function emptyChunk(kind: ChunkPayload['kind'], tagTypes: PreparedTagType[], contextFields: PreparedContextField[]): ChunkPayload {
-  return { kind, tagTypes, contextFields, features: [], strategies: [], environments: [], autoStrategies: [], tags: [], dependencies: [] };
+  return { kind, tagTypes, contextFields, features: [], strategies: [], environments: [], autoStrategies: [], tags: [], dependencies: [], segmentLinks: [] };
 }
 
 export interface FeatureSlice {
@@ -139,6 +141,9 @@ export function toChunks(prepared: PreparedImport): { chunks: ChunkPayload[]; si
     }
     if (slice.feature) current.features.push(slice.feature);
     current.strategies.push(...slice.strategies);
+    for (const strategy of slice.strategies) {
+      for (const segmentId of strategy.segments) current.segmentLinks.push({ strategyId: strategy.id, segmentId });
+    }
     if (slice.environment) current.environments.push(slice.environment);
     if (slice.autoStrategy) current.autoStrategies.push(slice.autoStrategy);
     current.tags.push(...slice.tags);

@@ -108,6 +108,13 @@ export function chunkStatements(d1: D1Database, target: ImportTarget, writer: Wr
     );
   }
   if (has('strategies')) statements.push(...strategyInserts(d1, target, writer, rows('strategies'), false));
+  if (has('segmentLinks')) {
+    statements.push(
+      prepare(d1, sql`INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id, created_at)
+        SELECT value->>'strategyId', value->>'segmentId', ${now} FROM json_each(${rows('segmentLinks')}) WHERE true
+        ON CONFLICT DO NOTHING`),
+    );
+  }
   if (has('environments')) {
     statements.push(
       prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
@@ -147,10 +154,6 @@ function strategyInserts(d1: D1Database, target: ImportTarget, writer: Writer, s
         j.value->'parameters', j.value->'constraints', j.value->'variants', j.value->>'sortOrder', j.value->>'disabled', ${writer.now}, ${writer.userId}
       FROM json_each(${strategyRows}) j WHERE ${condition}
       ON CONFLICT(id) DO NOTHING`),
-    prepare(d1, sql`INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id, created_at)
-      SELECT s.value->>'id', g.value, ${writer.now} FROM json_each(${strategyRows}) s, json_each(s.value->'segments') g
-      WHERE EXISTS (SELECT 1 FROM feature_strategies fs WHERE fs.id = s.value->>'id')
-      ON CONFLICT DO NOTHING`),
   ];
 }
 
