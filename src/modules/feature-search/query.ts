@@ -56,20 +56,22 @@ function stateCondition(filter: { operator: string; values: string[] }): Fragmen
  */
 interface Condition extends Fragment {
   names?: Fragment;
+  /** The same test correlated on `f`, cheap for a handful of rows (see `countOf`). */
+  correlated?: Fragment;
 }
 
-function included(names: Fragment): Condition {
-  return { sql: `f.name IN (${names.sql})`, params: names.params, names };
+function included(names: Fragment, correlated?: Fragment): Condition {
+  return { sql: `f.name IN (${names.sql})`, params: names.params, names, correlated };
 }
 
 /** Tag and segment set operators over a subquery that lists (feature, matched item). */
-function setCondition(operator: string, matches: string, distinctItem: string, params: unknown[], wanted: number): Condition {
+function setCondition(operator: string, matches: string, distinctItem: string, params: unknown[], wanted: number, correlatedAny?: string): Condition {
   const any = `SELECT DISTINCT feature FROM (${matches})`;
   const all = `SELECT feature FROM (${matches}) GROUP BY feature HAVING count(DISTINCT ${distinctItem}) = ?`;
   switch (operator) {
     case 'INCLUDE':
     case 'INCLUDE_ANY_OF':
-      return included({ sql: any, params });
+      return included({ sql: any, params }, correlatedAny === undefined ? undefined : { sql: correlatedAny, params });
     case 'DO_NOT_INCLUDE':
     case 'EXCLUDE_IF_ANY_OF':
       return { sql: `f.name NOT IN (${any})`, params };
@@ -141,7 +143,8 @@ export function conditions(params: SearchParams, userId: number, unindexedArchiv
     const pairs = params.tag.values.map((tag) => [tag.type, tag.value]);
     const wanted = new Set(pairs.map((pair) => JSON.stringify(pair))).size;
     const matches = `SELECT ft.feature_name AS feature, ft.tag_type || ':' || ft.tag_value AS item FROM feature_tag ft WHERE (ft.tag_type, ft.tag_value) IN (${PAIRS})`;
-    parts.push(setCondition(params.tag.operator, matches, 'item', [JSON.stringify(pairs)], wanted));
+    const correlated = `EXISTS (SELECT 1 FROM feature_tag ft WHERE ft.feature_name = f.name AND (ft.tag_type, ft.tag_value) IN (${PAIRS}))`;
+    parts.push(setCondition(params.tag.operator, matches, 'item', [JSON.stringify(pairs)], wanted, correlated));
   }
   if (params.segment) {
     const names = [...new Set(params.segment.values)];
@@ -152,13 +155,14 @@ export function conditions(params: SearchParams, userId: number, unindexedArchiv
     parts.push(setCondition(params.segment.operator, matches, 'item', [JSON.stringify(names)], names.length));
   }
   if (params.status.length > 0) {
-    const pairs = params.status.map((item) => [item.environment, item.enabled ? 1 : 0]);
+    const pairs = JSON.stringify(params.status.map((item) => [item.environment, item.enabled ? 1 : 0]));
+    // One row per feature and environment: duplicates only come from several environments.
+    const distinct = new Set(params.status.map((item) => item.environment)).size > 1 ? 'DISTINCT ' : '';
     parts.push(
-      included({
-        // One row per feature and environment: duplicates only come from several environments.
-        sql: `SELECT ${new Set(params.status.map((item) => item.environment)).size > 1 ? 'DISTINCT ' : ''}fe.feature_name AS feature FROM feature_environments fe WHERE (fe.environment, fe.enabled) IN (${PAIRS})`,
-        params: [JSON.stringify(pairs)],
-      }),
+      included(
+        { sql: `SELECT ${distinct}fe.feature_name AS feature FROM feature_environments fe WHERE (fe.environment, fe.enabled) IN (${PAIRS})`, params: [pairs] },
+        { sql: `EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND (fe.environment, fe.enabled) IN (${PAIRS}))`, params: [pairs] },
+      ),
     );
   }
   if (params.createdAt) {
@@ -173,7 +177,12 @@ export function conditions(params: SearchParams, userId: number, unindexedArchiv
     });
   }
   if (params.favorite === true) {
-    parts.push(included({ sql: 'SELECT ff.feature FROM favorite_features ff WHERE ff.user_id = ?', params: [userId] }));
+    parts.push(
+      included(
+        { sql: 'SELECT ff.feature FROM favorite_features ff WHERE ff.user_id = ?', params: [userId] },
+        { sql: 'EXISTS (SELECT 1 FROM favorite_features ff WHERE ff.feature = f.name AND ff.user_id = ?)', params: [userId] },
+      ),
+    );
   } else if (params.favorite === false) {
     parts.push({ sql: 'NOT EXISTS (SELECT 1 FROM favorite_features ff WHERE ff.feature = f.name AND ff.user_id = ?)', params: [userId] });
   }
@@ -248,6 +257,16 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
       return db.prepare(`SELECT count(*) AS total FROM features f WHERE ${where.sql}`).bind(...where.params);
     }
     const driver = parts[driverIndex]!.names!;
+    const correlated = parts[driverIndex]!.correlated;
+    if (parts.length === 2 && !params.archived && !params.lifecycle && correlated) {
+      // Only "not archived" besides this filter: all its matches minus the archived ones,
+      // which are few, instead of looking up every match.
+      return db
+        .prepare(
+          `SELECT (SELECT count(*) FROM (${driver.sql})) - (SELECT count(*) FROM features f WHERE f.archived_at IS NOT NULL AND ${correlated.sql}) AS total`,
+        )
+        .bind(...driver.params, ...correlated.params);
+    }
     const where = and(parts.filter((_, index) => index !== driverIndex));
     return db
       .prepare(`SELECT count(*) AS total FROM (${driver.sql}) d CROSS JOIN ${BY_NAME} ON f.name = d.feature WHERE ${where.sql}`)
