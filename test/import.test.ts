@@ -292,6 +292,31 @@ describe('POST /api/admin/features-batch/import: gates', () => {
     await expectError(await call('POST', IMPORT, { rawBody: '{"project":' }), 400, 'ValidationError');
   });
 
+  it('answers 413 above the 24 MiB import limit', async () => {
+    const response = await call('POST', IMPORT, { rawBody: `{"project":"default","pad":"${'x'.repeat(24 * 1024 * 1024)}"}` });
+    expect(response.status).toBe(413);
+    expect((await bodyOf(response)).name).toBe('PayloadTooLargeError');
+  });
+
+  it('takes names such as __proto__ and constructor as plain names', async () => {
+    const names = ['__proto__', 'constructor', 'toString'];
+    await importOk(
+      payload({
+        features: names.map((name) => ({ name })),
+        featureStrategies: [{ name: 'default', featureName: '__proto__', parameters: { __proto__: 'x', constructor: 'y' } }],
+        featureTags: [{ featureName: 'constructor', tagType: 'simple', tagValue: '__proto__' }],
+        dependencies: [{ feature: 'toString', dependencies: [{ feature: '__proto__' }] }],
+      }),
+    );
+    expect(await rows("SELECT name FROM features WHERE name IN ('__proto__', 'constructor', 'toString') ORDER BY name")).toEqual([
+      { name: '__proto__' },
+      { name: 'constructor' },
+      { name: 'toString' },
+    ]);
+    expect(await rows("SELECT tag_value FROM feature_tag WHERE feature_name = 'constructor'")).toEqual([{ tag_value: '__proto__' }]);
+    expect(await rows("SELECT parent FROM dependent_features WHERE child = 'toString'")).toEqual([{ parent: '__proto__' }]);
+  });
+
   it('accepts bodies far above the default 100 kB limit', async () => {
     const features = Array.from({ length: 600 }, (_, i) => ({ name: `big-${i}-${unique('b')}`, description: 'x'.repeat(300) }));
     const body = payload({ features });
