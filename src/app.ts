@@ -125,6 +125,7 @@ router.get('/api/client/features', sdkRoute(['client', 'admin'], clientApi.featu
 router.get('/api/client/features/:featureName', sdkRoute(['client', 'admin'], clientApi.feature));
 router.post('/api/client/register', sdkRoute(['client', 'admin'], clientApi.register));
 router.post('/api/client/metrics', sdkRoute(['client', 'admin'], clientApi.metrics));
+router.post('/api/client/metrics/bulk', sdkRoute(['client', 'admin'], clientApi.bulkMetrics));
 router.post('/edge/validate', clientApi.edgeValidate);
 router.options('/api/frontend', frontendApi.preflight);
 router.options('/api/frontend/*', frontendApi.preflight);

@@ -417,12 +417,70 @@ describe('POST /api/client/metrics', () => {
     ]);
   });
 
+  it('answers 400 (or ignores the key) for 10,000-level nested JSON, never 500', async () => {
+    const deep = `${'['.repeat(10_000)}1${']'.repeat(10_000)}`;
+    for (const rawBody of [
+      `{"appName":"a","bucket":{"start":"2026-11-20T10:00:00Z","stop":"2026-11-20T10:00:00Z","toggles":{"x":{"yes":1,"no":0,"variants":{"v":${deep}}}}}}`,
+      `{"appName":"a","extra":${deep}}`,
+      deep,
+    ]) {
+      const response = await call('POST', '/api/client/metrics', { token: clientToken, rawBody });
+      expect([202, 400]).toContain(response.status);
+    }
+    const frontend = await call('POST', '/api/frontend', { token: frontendToken, rawBody: `{"context":{"userId":${deep}}}` });
+    expect(frontend.status).toBe(200);
+  });
+
   it('treats flag names like __proto__ as plain names', async () => {
     const response = await call('POST', '/api/client/metrics', {
       token: clientToken,
       rawBody: '{"appName":"a","bucket":{"start":"2026-11-20T10:00:00Z","stop":"2026-11-20T10:00:00Z","toggles":{"__proto__":{"yes":1,"no":0},"constructor":{"yes":1,"no":0}}}}',
     });
     expect(response.status).toBe(202);
+  });
+});
+
+describe('POST /api/client/metrics/bulk', () => {
+  it("adds Edge's forwarded counts for the key's environment only, per app and hour", async () => {
+    await seedFlag({ name: 'bulk.flag', environments: { development: { enabled: true } } });
+    const metric = (appName: string, environment: string, timestamp: string, yes: number, no: number, variants?: Record<string, number>) => ({
+      featureName: 'bulk.flag',
+      appName,
+      environment,
+      timestamp,
+      yes,
+      no,
+      ...(variants ? { variants } : {}),
+    });
+    const response = await call('POST', '/api/client/metrics/bulk', {
+      token: clientToken,
+      body: {
+        applications: [{ appName: 'edge-app', environment: 'development', instanceId: 'edge-1', sdkVersion: 'unleash-edge:20.4.1' }],
+        metrics: [
+          metric('edge-app', 'development', '2026-11-20T08:10:00.000Z', 2, 1, { a: 2 }),
+          metric('edge-app', 'development', '2026-11-20T08:50:00.000Z', 1, 1, { a: 1, b: 1 }),
+          metric('other-app', 'development', '2026-11-20T08:10:00.000Z', 5, 0),
+          metric('edge-app', 'production', '2026-11-20T08:10:00.000Z', 100, 100),
+          { ...metric('edge-app', 'development', '2026-11-20T08:10:00.000Z', 9, 9), featureName: 'bulk.unknown' },
+        ],
+      },
+    });
+    expect(response.status).toBe(202);
+    const { results } = await env.DB.prepare('SELECT app_name, environment, timestamp, yes, no, variants FROM client_metrics_env WHERE feature_name = ? ORDER BY app_name')
+      .bind('bulk.flag')
+      .all();
+    expect(results).toEqual([
+      { app_name: 'edge-app', environment: 'development', timestamp: '2026-11-20T08:00:00.000Z', yes: 3, no: 2, variants: '{"a":3,"b":1}' },
+      { app_name: 'other-app', environment: 'development', timestamp: '2026-11-20T08:00:00.000Z', yes: 5, no: 0, variants: '{}' },
+    ]);
+    const instance = await env.DB.prepare('SELECT sdk_version FROM client_instances WHERE app_name = ? AND instance_id = ?').bind('edge-app', 'edge-1').first();
+    expect(instance).toEqual({ sdk_version: 'unleash-edge:20.4.1' });
+  });
+
+  it('rejects a body without both lists (400) and frontend keys (403)', async () => {
+    const body = await expectError(await call('POST', '/api/client/metrics/bulk', { token: clientToken, body: { metrics: [] } }), 400, 'ValidationError');
+    expect(body.details.map((detail) => detail.path)).toEqual(['/body/applications']);
+    await expectError(await call('POST', '/api/client/metrics/bulk', { token: frontendToken, body: { applications: [], metrics: [] } }), 403, 'NoAccessError');
   });
 });
 

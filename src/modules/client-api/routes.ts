@@ -15,9 +15,9 @@ import { empty, json } from '../../http/responses';
 import { parseInput, preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
 import { parseSemver, compareSemver } from '../evaluation/semver';
-import { edgeValidateBody, metricsBody, registerBody } from './schema';
+import { bulkMetricsBody, edgeValidateBody, metricsBody, registerBody } from './schema';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
-import { recordMetrics, recordRegistration, type SdkCaller } from './usage';
+import { recordBulkMetrics, recordMetrics, recordRegistration, type SdkCaller } from './usage';
 
 const SEGMENTS_SPEC = parseSemver('4.2.0')!;
 const MAX_QUERY_VALUES = 50;
@@ -174,6 +174,15 @@ export async function register({ request, env, principal }: RequestContext): Pro
 export async function metrics({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(metricsBody, await readJsonBody(request), '/body');
   await recordMetrics(env, callerOf(request, principal.token), body);
+  return empty(202);
+}
+
+/** Edge batches up to about 100 kB of metrics per call; leave it room. */
+const BULK_MAX_BODY_BYTES = 1_000_000;
+
+export async function bulkMetrics({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(bulkMetricsBody, await readJsonBody(request, BULK_MAX_BODY_BYTES), '/body');
+  await recordBulkMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
 

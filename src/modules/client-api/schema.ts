@@ -59,3 +59,33 @@ export const edgeValidateBody = v.looseObject({
   // No key is needed here, so each call is bounded: every unknown token costs a KV and a D1 read.
   tokens: v.pipe(v.array(v.string()), v.maxLength(100, 'must have at most 100 items')),
 });
+
+/** What Unleash Edge forwards to `/api/client/metrics/bulk`: many apps' counts at once. */
+export const bulkMetricsBody = v.looseObject({
+  applications: v.pipe(
+    v.array(
+      v.looseObject({
+        appName: v.pipe(text(255), v.minLength(1, 'must not be empty')),
+        environment: v.pipe(text(255), v.minLength(1, 'must not be empty')),
+        instanceId: optionalText,
+        sdkVersion: optionalText,
+      }),
+    ),
+    v.maxLength(1000, 'must have at most 1000 items'),
+  ),
+  metrics: v.pipe(
+    v.array(
+      v.looseObject({
+        featureName: v.pipe(v.string(), v.maxLength(255, 'must be at most 255 characters long')),
+        appName: v.pipe(text(255), v.minLength(1, 'must not be empty')),
+        environment: v.pipe(text(255), v.minLength(1, 'must not be empty')),
+        timestamp: dateTime,
+        yes: count,
+        no: count,
+        variants: v.optional(v.nullable(v.record(v.string(), count))),
+      }),
+    ),
+    v.maxLength(10_000, 'must have at most 10000 items'),
+  ),
+});
+export type BulkMetricsBody = v.InferOutput<typeof bulkMetricsBody>;

@@ -6,7 +6,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { getDb, runBatch, type Db, type Statement } from '../../db/client';
 import { clientApplications, clientInstances, clientMetricsEnv, environments, featureEnvironments, featureLifecycles, features } from '../../db/schema';
-import type { MetricsBody, RegisterBody } from './schema';
+import type { BulkMetricsBody, MetricsBody, RegisterBody } from './schema';
 
 // D1 allows 100 bound parameters per statement.
 const NAMES_PER_STATEMENT = 90;
@@ -61,42 +61,87 @@ export async function recordRegistration(dbEnv: { DB: D1Database }, caller: SdkC
   ]);
 }
 
-/** Adds one metrics report; returns how many feature counts were kept. */
+/** Counts of one flag for one app in one hour, before they are added to what is stored. */
+export interface UsageRecord {
+  featureName: string;
+  appName: string;
+  /** Start of the hour, ISO. */
+  timestamp: string;
+  yes: number;
+  no: number;
+  variants: Record<string, number>;
+}
+
+type Counts = { yes: number; no: number; variants?: Record<string, number> | null };
+
+/** Adds counts into `into`, keyed per flag, app and hour; skips empty and unstorable entries. */
+function addRecord(into: Map<string, UsageRecord>, featureName: string, appName: string, stop: string, counts: Counts): void {
+  // No flag has such a name (names are validated when flags are written), so skip it
+  // before it reaches SQL.
+  if (counts.yes + counts.no === 0 || !isStorableName(featureName)) return;
+  const timestamp = hourOf(stop);
+  const key = JSON.stringify([featureName, appName, timestamp]);
+  const record = into.get(key) ?? { featureName, appName, timestamp, yes: 0, no: 0, variants: {} };
+  record.yes += counts.yes;
+  record.no += counts.no;
+  for (const [variant, value] of Object.entries(counts.variants ?? {})) {
+    if (value > 0 && isStorableName(variant)) record.variants[variant] = (Object.hasOwn(record.variants, variant) ? record.variants[variant]! : 0) + value;
+  }
+  into.set(key, record);
+}
+
+/** Adds one SDK metrics report; returns how many feature counts were kept. */
 export async function recordMetrics(dbEnv: { DB: D1Database }, caller: SdkCaller, body: MetricsBody): Promise<number> {
+  const records = new Map<string, UsageRecord>();
+  const bucket = body.bucket;
+  if (bucket) {
+    for (const [name, counts] of Object.entries(bucket.toggles)) addRecord(records, name, body.appName, bucket.stop, counts);
+  }
   const db = getDb(dbEnv);
   const now = new Date().toISOString();
-  const bucket = body.bucket;
-  const reported = new Map<string, { yes: number; no: number; variants: Record<string, number> }>();
-  if (bucket) {
-    for (const [name, counts] of Object.entries(bucket.toggles)) {
-      // No flag has such a name (names are validated when flags are written), so skip it
-      // before it reaches SQL.
-      if (counts.yes + counts.no === 0 || !isStorableName(name)) continue;
-      const variants: Record<string, number> = {};
-      for (const [variant, value] of Object.entries(counts.variants ?? {})) {
-        if (value > 0 && isStorableName(variant)) variants[variant] = value;
-      }
-      reported.set(name, { yes: counts.yes, no: counts.no, variants });
-    }
-  }
-
   const statements: Statement[] = [];
   if (body.instanceId) statements.push(instanceUpsert(db, caller, body.appName, body.instanceId, body.sdkVersion ?? null, null, now));
+  return recordUsage(db, caller, [...records.values()], statements, now);
+}
 
+/**
+ * Adds what Unleash Edge forwards for many apps at once. Like Unleash, only counts for the
+ * key's own environment are kept.
+ */
+export async function recordBulkMetrics(dbEnv: { DB: D1Database }, caller: SdkCaller, body: BulkMetricsBody): Promise<number> {
+  const records = new Map<string, UsageRecord>();
+  for (const metric of body.metrics) {
+    if (metric.environment !== caller.environment) continue;
+    addRecord(records, metric.featureName, metric.appName, metric.timestamp, metric);
+  }
+  const db = getDb(dbEnv);
+  const now = new Date().toISOString();
+  const statements: Statement[] = [];
+  const seen = new Set<string>();
+  for (const application of body.applications) {
+    if (application.environment !== undefined && application.environment !== null && application.environment !== caller.environment) continue;
+    const key = JSON.stringify([application.appName, application.instanceId ?? 'default']);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    statements.push(instanceUpsert(db, caller, application.appName, application.instanceId ?? 'default', application.sdkVersion ?? null, null, now));
+  }
+  return recordUsage(db, caller, [...records.values()], statements, now);
+}
+
+/** Writes usage records and their side effects (last seen, lifecycle) in one batch. */
+async function recordUsage(db: Db, caller: SdkCaller, records: UsageRecord[], statements: Statement[], now: string): Promise<number> {
   // Counts for flags that do not exist are dropped, as Unleash drops them.
-  const names = [...reported.keys()];
-  const known: string[] = [];
+  const names = [...new Set(records.map((record) => record.featureName))];
+  const knownSet = new Set<string>();
   for (const part of chunks(names, NAMES_PER_STATEMENT)) {
     const rows = await db.select({ name: features.name }).from(features).where(inArray(features.name, part));
-    for (const row of rows) known.push(row.name);
+    for (const row of rows) knownSet.add(row.name);
   }
+  const known = [...knownSet];
+  const kept = records.filter((record) => knownSet.has(record.featureName));
 
-  if (known.length > 0 && bucket) {
-    const hour = hourOf(bucket.stop);
-    const rows = known.map((featureName) => {
-      const counts = reported.get(featureName)!;
-      return { featureName, appName: body.appName, environment: caller.environment, timestamp: hour, ...counts };
-    });
+  if (kept.length > 0) {
+    const rows = kept.map((record) => ({ ...record, environment: caller.environment }));
     for (const part of chunks(rows, METRIC_ROWS_PER_STATEMENT)) {
       statements.push(
         db
@@ -151,5 +196,5 @@ export async function recordMetrics(dbEnv: { DB: D1Database }, caller: SdkCaller
     }
   }
   await runBatch(db, statements);
-  return known.length;
+  return kept.length;
 }
