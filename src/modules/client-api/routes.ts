@@ -115,8 +115,28 @@ function etagMatches(header: string | null, etag: string): boolean {
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
+// Bodies kept per (environment, query); bounded by count and by total size, since a large
+// flag set makes each body large and an isolate has 128 MB.
 const RESPONSE_CACHE_MAX = 256;
+const RESPONSE_CACHE_MAX_CHARS = 16_000_000;
 const responseCache = new Map<string, { revision: number; body: string }>();
+let responseCacheChars = 0;
+
+function rememberBody(key: string, entry: { revision: number; body: string }): void {
+  const previous = responseCache.get(key);
+  if (previous) {
+    responseCache.delete(key);
+    responseCacheChars -= previous.body.length;
+  }
+  while (responseCache.size > 0 && (responseCache.size >= RESPONSE_CACHE_MAX || responseCacheChars + entry.body.length > RESPONSE_CACHE_MAX_CHARS)) {
+    const [oldestKey, oldest] = responseCache.entries().next().value!;
+    responseCache.delete(oldestKey);
+    responseCacheChars -= oldest.body.length;
+  }
+  if (entry.body.length > RESPONSE_CACHE_MAX_CHARS) return;
+  responseCache.set(key, entry);
+  responseCacheChars += entry.body.length;
+}
 
 function featuresBody(snapshot: Snapshot, query: ClientQuery, globalSegments: boolean, meta: string): string {
   const parts: string[] = [];
@@ -142,9 +162,7 @@ export async function features({ request, env, principal }: RequestContext): Pro
   if (!cached || cached.revision !== snapshot.revision) {
     const meta = JSON.stringify({ revisionId: snapshot.revision, etag, queryHash });
     cached = { revision: snapshot.revision, body: featuresBody(snapshot, query, globalSegments, meta) };
-    responseCache.delete(key);
-    if (responseCache.size >= RESPONSE_CACHE_MAX) responseCache.delete(responseCache.keys().next().value!);
-    responseCache.set(key, cached);
+    rememberBody(key, cached);
   }
   return new Response(cached.body, { headers: { 'content-type': 'application/json; charset=utf-8', etag } });
 }

@@ -107,12 +107,15 @@ export function buildSnapshot(environment: string, rows: EnvironmentRows): Snaps
       ...(dependencies ? { dependencies } : {}),
     });
     const withIds = base(strategies.map((strategy) => strategy.withIds));
+    const jsonWithSegmentIds = JSON.stringify(withIds);
+    // Without segments both forms are the same text: keep one string, not two.
+    const usesSegments = strategies.some((strategy) => strategy.withIds.segments !== undefined);
     return {
       name: row.name,
       project: row.project,
       tags: tagsOf.get(row.name) ?? new Set(),
-      jsonWithSegmentIds: JSON.stringify(withIds),
-      jsonInlined: JSON.stringify(base(strategies.map((strategy) => strategy.inlined))),
+      jsonWithSegmentIds,
+      jsonInlined: usesSegments ? JSON.stringify(base(strategies.map((strategy) => strategy.inlined))) : jsonWithSegmentIds,
       definition: withIds,
       impressionData: row.impressionData,
     };
