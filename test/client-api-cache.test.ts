@@ -27,4 +27,18 @@ describe('SDK payload cache', () => {
     // Unchanged data: the same snapshot object is served again.
     expect(await snapshotFor(eager, 'development')).toBe(after);
   });
+
+  it('keeps serving the snapshot it has when D1 cannot be read, and fails only without one', async () => {
+    forgetSnapshots();
+    const bindings = env as unknown as Env;
+    await seedFlag({ name: 'outage.flag', environments: { production: { enabled: true } } });
+    const good = await snapshotFor({ ...bindings, SDK_REVISION_CHECK_MS: '0' }, 'production');
+    const failing = () => {
+      throw new Error('D1 unavailable');
+    };
+    const broken = { prepare: failing, batch: failing, exec: failing, dump: failing, withSession: failing } as unknown as D1Database;
+    const outage: Env = { ...bindings, DB: broken, SDK_REVISION_CHECK_MS: '0' };
+    expect(await snapshotFor(outage, 'production')).toBe(good);
+    await expect(snapshotFor(outage, 'development')).rejects.toThrow('D1 unavailable');
+  });
 });

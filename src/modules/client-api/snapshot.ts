@@ -10,6 +10,7 @@
 import type { ConstraintDoc } from '../../db/schema';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
+import { log } from '../../log';
 import { Evaluator } from '../evaluation/engine';
 import type { Constraint, Feature, Segment, Strategy } from '../evaluation/types';
 import { readEnvironmentRows, readRevision, type EnvironmentRows } from './store';
@@ -153,12 +154,24 @@ export async function currentRevision(env: Env): Promise<number> {
   return revision;
 }
 
-/** The snapshot of an environment at the current revision (rebuilt when a write happened). */
+/**
+ * The snapshot of an environment at the current revision (rebuilt when a write happened).
+ * When D1 cannot be read, a snapshot this isolate already has is served rather than an
+ * error: SDKs are better off with slightly old flags than with none.
+ */
 export async function snapshotFor(env: Env, environment: string): Promise<Snapshot> {
-  const revision = await currentRevision(env);
   const cached = snapshots.get(environment);
-  if (cached && cached.revision >= revision) return cached;
-  const snapshot = buildSnapshot(environment, await readEnvironmentRows(getDb(env), environment));
+  let rows: EnvironmentRows;
+  try {
+    const revision = await currentRevision(env);
+    if (cached && cached.revision >= revision) return cached;
+    rows = await readEnvironmentRows(getDb(env), environment);
+  } catch (error) {
+    if (!cached) throw error;
+    log.warn('serving the cached SDK payload: D1 read failed', { environment, revision: cached.revision, error });
+    return cached;
+  }
+  const snapshot = buildSnapshot(environment, rows);
   snapshots.delete(environment);
   if (snapshots.size >= MAX_ENVIRONMENTS) snapshots.delete(snapshots.keys().next().value!);
   snapshots.set(environment, snapshot);
