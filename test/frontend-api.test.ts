@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Env } from '../src/env';
 import { strategyBucket } from '../src/modules/evaluation/murmur';
+import { preflight } from '../src/modules/frontend-api/routes';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
 import { seedFlag, seedProject, seedSegment } from './sdk-seed';
 
@@ -203,6 +205,16 @@ describe('CORS on /api/frontend', () => {
     });
     const sub = await call('OPTIONS', '/api/frontend/client/metrics', { token: null, headers: { origin: 'https://app.example' } });
     expect(sub.status).toBe(204);
+  });
+
+  it('reflects only the origins FRONTEND_API_ORIGINS allows, when it lists some', () => {
+    const restricted = { ...(env as unknown as Env), FRONTEND_API_ORIGINS: 'https://app.example, https://admin.example' };
+    const ask = (origin: string) => preflight(new Request('http://localhost/api/frontend', { method: 'OPTIONS', headers: { origin } }), restricted);
+    expect(ask('https://admin.example').headers.get('access-control-allow-origin')).toBe('https://admin.example');
+    const refused = ask('https://evil.example');
+    expect(refused.status).toBe(204);
+    expect(refused.headers.has('access-control-allow-origin')).toBe(false);
+    expect(refused.headers.get('vary')).toBe('Origin, Access-Control-Request-Headers');
   });
 
   it('sends the CORS headers on answers', async () => {

@@ -3,7 +3,6 @@
  * caller's context and returns the enabled ones with their variant. CORS as Unleash sends
  * it, on answers and errors alike.
  */
-import type { IRequest } from 'itty-router';
 import type { RequestContext, RouteHandler } from '../../auth/guard';
 import type { Env } from '../../env';
 import { ApiError, toErrorResponse } from '../../http/errors';
@@ -51,7 +50,7 @@ export function withCors(handler: RouteHandler): RouteHandler {
 }
 
 /** The CORS preflight: no authentication, as browsers send none. */
-export function preflight(request: IRequest, env: Env): Response {
+export function preflight(request: Request, env: Env): Response {
   const requested = request.headers.get('access-control-request-headers');
   return new Response(null, {
     status: 204,
