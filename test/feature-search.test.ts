@@ -437,6 +437,17 @@ describe('GET /api/admin/search/features: paging', () => {
     expect(body.total).toBe(4);
   });
 
+  it.each([
+    ['sortBy=environment:development&limit=2&offset=1', ['s-epsilon', 's-alpha']],
+    ['sortBy=environment:development&offset=3', ['S-Gamma']],
+    ['sortBy=environment:development&sortOrder=desc&limit=2', ['s-alpha', 's-beta']],
+    ['sortBy=environment:development&limit=3', ['s-beta', 's-epsilon', 's-alpha']],
+    ['sortBy=environment:development&project=IS:search-b', ['S-Gamma']],
+  ])('%s pages across the sort groups', async (query, expected) => {
+    const body = await search(query);
+    expect(body.features.map((feature) => feature.name)).toEqual(expected);
+  });
+
   it('reports the real total when the page is past the end', async () => {
     expect(await search('offset=10')).toEqual({ features: [], total: 4 });
     expect(await search('offset=10&type=IS:release')).toEqual({ features: [], total: 2 });

@@ -234,11 +234,15 @@ export interface PagePlan {
   statements: D1PreparedStatement[];
   /**
    * `window`: one statement whose rows carry the total; `split`: [count, page];
-   * `favorites`: [count, favourites page, other features page], to be concatenated.
+   * `favorites`: [count, favourites page, other features page], to be concatenated;
+   * `groups`: [count, then one statement per sort group, each up to offset+limit rows in
+   * order], to be concatenated and then paged.
    */
-  shape: 'window' | 'split' | 'favorites';
+  shape: 'window' | 'split' | 'favorites' | 'groups';
   /** Counts without paging, for a windowed page that came back empty. */
   count: () => D1PreparedStatement;
+  /** `groups` only: the last group, read when the others leave the page short. */
+  lastGroup?: D1PreparedStatement;
 }
 
 /**
@@ -298,6 +302,26 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
       )
       .bind(...where.params, userId, ...order.params, params.limit, params.offset, userId, ...and(parts).params);
     return { statements: [countOf(parts), favoritesPage, othersPage], shape: 'favorites', count: () => countOf(parts) };
+  }
+  if (params.sortBy.startsWith('environment:')) {
+    // Disabled, enabled, then no row for the environment (enabled first when descending):
+    // each group walks the creation-order index, instead of ranking every feature.
+    const environment = params.sortBy.slice('environment:'.length);
+    // Correlated, so a group stops probing once it has its rows.
+    const state = (enabled: number) => ({
+      sql: `EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND fe.environment = ? AND fe.enabled = ${enabled})`,
+      params: [environment],
+    });
+    const missing = { sql: 'NOT EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND fe.environment = ?)', params: [environment] };
+    const [first, second, last] = (params.sortOrder === 'desc' ? [state(1), state(0), missing] : [state(0), state(1), missing]).map((group) => {
+      const filtered = and([...parts, group]);
+      return db
+        .prepare(`SELECT f.name AS name FROM features f WHERE ${filtered.sql} ORDER BY f.created_at ASC, f.name ASC LIMIT ?`)
+        .bind(...filtered.params, params.offset + params.limit);
+    });
+    // Features without a row for the environment are rare, and finding none means reading
+    // every feature, so that group is only read when the first two do not fill the page.
+    return { statements: [countOf(parts), first!, second!], shape: 'groups', count: () => countOf(parts), lastGroup: last };
   }
   const order = orderClause(params, userId);
   const page = db.prepare(`SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`).bind(...where.params, ...order.params, ...paging);

@@ -77,6 +77,13 @@ export async function search({ request, env, principal }: RequestContext): Promi
   const plan = pageStatements(env.DB, params, userId);
   const pageResults = await env.DB.batch(plan.statements);
   let pageRows = pageResults.at(-1)!.results as { name: string; total?: number }[];
+  if (plan.shape === 'groups') {
+    const ordered = pageResults.slice(1).flatMap((result) => result.results as { name: string }[]);
+    if (ordered.length < params.offset + params.limit && plan.lastGroup) {
+      ordered.push(...(await plan.lastGroup.all<{ name: string }>()).results);
+    }
+    pageRows = ordered.slice(params.offset, params.offset + params.limit);
+  }
   if (plan.shape === 'favorites') {
     const favorites = (pageResults[1]!.results as { name: string }[]).slice(params.offset);
     pageRows = [...favorites, ...pageRows].slice(0, params.limit);
