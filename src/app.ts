@@ -111,6 +111,7 @@ router.delete('/api/admin/features/:featureName/tags/:type/:value', adminRoute([
 router.get('/api/admin/segments', adminRoute([], segments.list));
 router.post('/api/admin/segments', adminRoute([perm.CREATE_SEGMENT], segments.create));
 router.get('/api/admin/segments/:id', adminRoute([], segments.get));
+router.put('/api/admin/segments/:id', adminRoute([perm.UPDATE_SEGMENT], segments.update));
 router.delete('/api/admin/segments/:id', adminRoute([perm.DELETE_SEGMENT], segments.remove));
 
 // Import and export (issue 5)

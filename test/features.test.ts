@@ -416,6 +416,24 @@ describe('segments', () => {
     await expectError(await call('POST', '/api/admin/segments', { body: { name: 'beta-users' } }), 409, 'NameExistsError');
     await expectError(await call('GET', '/api/admin/segments/99999999999'), 400, 'ValidationError');
   });
+
+  it('updates a segment (204), refusing a name another segment has', async () => {
+    const first = await bodyOf(await call('POST', '/api/admin/segments', { body: { name: 'seg-upd-a' } }));
+    await call('POST', '/api/admin/segments', { body: { name: 'seg-upd-b' } });
+    const response = await call('PUT', `/api/admin/segments/${first.id}`, {
+      body: { name: 'seg-upd-a2', description: 'now', constraints: [{ contextName: 'appName', operator: 'IN', values: ['web'] }] },
+    });
+    expect(response.status).toBe(204);
+    expect(await bodyOf(await call('GET', `/api/admin/segments/${first.id}`))).toMatchObject({
+      id: first.id,
+      name: 'seg-upd-a2',
+      description: 'now',
+      constraints: [{ contextName: 'appName', operator: 'IN', values: ['web'] }],
+    });
+    await expectError(await call('PUT', `/api/admin/segments/${first.id}`, { body: { name: 'seg-upd-b' } }), 409, 'NameExistsError');
+    await expectError(await call('PUT', '/api/admin/segments/999999', { body: { name: 'x' } }), 404, 'NotFoundError');
+    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'segment-updated'")).toBe(1);
+  });
 });
 
 describe('favorites', () => {

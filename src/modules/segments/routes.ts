@@ -1,5 +1,5 @@
 /** Segments: named, reusable constraint sets that strategies refer to by id. */
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
 import { getDb, runBatch } from '../../db/client';
@@ -76,4 +76,27 @@ export async function remove({ request, env, principal }: RequestContext): Promi
   if ((used?.count ?? 0) > 0) throw new ApiError(409, 'SegmentInUseError', `Segment ${row.name} is in use by strategies and cannot be deleted.`);
   await runBatch(db, [db.delete(segments).where(eq(segments.id, row.id)), auditEvent(db, principal, { type: 'segment-deleted', preData: segmentShape(row) })]);
   return empty(200);
+}
+
+export async function update({ request, env, principal }: RequestContext): Promise<Response> {
+  const row = await segmentById(env, request);
+  const body = parseInput(SegmentSchema, await readJsonBody(request), '/body');
+  const db = getDb(env);
+  if (body.project) {
+    const project = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, body.project)).limit(1);
+    if (project.length === 0) throw badRequest(`Project=${body.project} does not exist`);
+  }
+  const taken = await db
+    .select({ id: segments.id })
+    .from(segments)
+    .where(and(eq(segments.name, body.name), ne(segments.id, row.id)))
+    .limit(1);
+  if (taken.length > 0) throw conflict(`There already exists a segment with the name ${body.name}`);
+  const changes = { name: body.name, description: body.description ?? null, constraints: body.constraints, segmentProjectId: body.project ?? null };
+  await runBatch(db, [
+    db.update(segments).set(changes).where(eq(segments.id, row.id)),
+    // Strategies using the segment change what SDKs evaluate, so this is a flag change too.
+    auditEvent(db, principal, { type: 'segment-updated', project: body.project ?? null, data: { id: row.id, ...body }, preData: segmentShape(row) }),
+  ]);
+  return empty(204);
 }
