@@ -513,6 +513,32 @@ describe('GET /api/admin/search/features: 400 for every malformed parameter', ()
     expect(error.details).toEqual([{ path: `/query/${name}`, message }]);
   });
 
+  it('takes every filter at once with 20 query terms (within D1\'s 100 bound parameters), and refuses 21 terms', async () => {
+    const terms = Array.from({ length: 19 }, (_, i) => `nomatch${i}`).concat('alpha').join(',');
+    const all = [
+      `query=${terms}`,
+      'project=IS_ANY_OF:default,search-b',
+      'type=IS_NONE_OF:sunset,permission',
+      'createdBy=IS_ANY_OF:-42,1',
+      'state=IS_ANY_OF:active,potentially-stale',
+      'lifecycle=IS_ANY_OF:initial,live',
+      'tag=INCLUDE_ALL_OF:simple:alpha-tag,team:core',
+      'segment=INCLUDE_ANY_OF:seg-one,seg-two',
+      'status=development:enabled&status=production:disabled',
+      'createdAt=IS_ON_OR_AFTER:2025-01-01',
+      'lastSeenAt=IS_ON_OR_AFTER:2026-01-01',
+      'favorite=IS:false',
+      'favoritesFirst=true&sortBy=environment:production&sortOrder=desc&limit=10&offset=0',
+    ].join('&');
+    const body = await search(all);
+    expect(body).toMatchObject({ total: 1, features: [{ name: 's-alpha' }] });
+    // Without a text query the favourites-first plan repeats the filters in three statements.
+    const withoutQuery = await search(all.replace(`query=${terms}&`, '').replace('sortBy=environment:production', 'sortBy=createdAt'));
+    expect(withoutQuery).toMatchObject({ total: 1, features: [{ name: 's-alpha' }] });
+    const error = await expectError(await call('GET', `/api/admin/search/features?query=${terms},t21`), 400, 'ValidationError');
+    expect(error.details[0]!.message).toMatch(/^The `\/query\/query` property must have at most 20 comma-separated terms\./);
+  });
+
   it('rejects a repeated single-valued parameter', async () => {
     const error = await expectError(await call('GET', '/api/admin/search/features?query=a&query=b'), 400, 'ValidationError');
     expect(error.details).toEqual([{ path: '/query/query', message: 'The `/query/query` property must be string. You sent ["a","b"].' }]);
