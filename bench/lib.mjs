@@ -13,16 +13,22 @@ const wranglerBin = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
 
 /**
  * Starts `wrangler dev` with a fresh persisted state (migrations applied) and waits for
- * /health. Returns `{ base, stop }`.
+ * /health. `seedSql(persistTo)`, when given, returns the path of a SQL file executed into the
+ * local D1 before the server starts; its duration is returned as `seedSeconds`.
+ * Returns `{ base, token, seedSeconds, stop }`.
  */
-export async function startWorker({ port = 8790, token = BENCH_ADMIN_TOKEN, log = false } = {}) {
+export async function startWorker({ port = 8790, token = BENCH_ADMIN_TOKEN, log = false, seedSql } = {}) {
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-bench-'));
   const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' };
-  execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], {
-    cwd: ROOT,
-    env,
-    stdio: log ? 'inherit' : 'ignore',
-  });
+  const quiet = { cwd: ROOT, env, stdio: log ? 'inherit' : 'ignore' };
+  execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], quiet);
+  let seedSeconds = 0;
+  if (seedSql) {
+    const file = seedSql(persistTo);
+    const started = performance.now();
+    execFileSync(wranglerBin, ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', file, '--yes'], quiet);
+    seedSeconds = (performance.now() - started) / 1000;
+  }
   const child = spawn(
     wranglerBin,
     ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo, '--var', `INIT_ADMIN_API_TOKENS:${token}`, '--log-level', 'warn'],
@@ -47,6 +53,7 @@ export async function startWorker({ port = 8790, token = BENCH_ADMIN_TOKEN, log 
     base,
     token,
     persistTo,
+    seedSeconds,
     async stop() {
       try {
         process.kill(-child.pid, 'SIGTERM');

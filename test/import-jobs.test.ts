@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from 'clou
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../src/index';
-import { backoffSeconds } from '../src/modules/import-export/jobs';
+import { backoffSeconds, type JobStatus } from '../src/modules/import-export/jobs';
 import type { ChunkPayload } from '../src/modules/import-export/plan';
 import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
@@ -11,19 +11,7 @@ import { count, createProject, maxEventId, payload, rows, unique } from './impor
 const IMPORT = '/api/admin/features-batch/import';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-interface Job {
-  id: string;
-  status: string;
-  project: string;
-  environment: string;
-  totalChunks: number;
-  doneChunks: number;
-  totalFeatures: number;
-  errors: { message: string; chunk?: number }[];
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+type Job = JobStatus;
 
 async function waitForJob(location: string, timeoutMs = 25_000): Promise<Job> {
   const deadline = Date.now() + timeoutMs;

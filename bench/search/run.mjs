@@ -6,61 +6,25 @@
 //   SEARCH_SIZES=10000 npm run bench -- search
 //
 // Writes bench/search/RESULTS.md.
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BENCH_ADMIN_TOKEN, ROOT, fmt, load, machine } from '../lib.mjs';
+import { ROOT, fmt, load, machine, startWorker } from '../lib.mjs';
 import { seedSql } from './seed.mjs';
 
 const PORT = 8791;
 const SIZES = (process.env.SEARCH_SIZES ?? '10000,100000').split(',').map(Number);
 const REQUESTS = Number(process.env.SEARCH_REQUESTS ?? 200);
 const TARGET_P95_MS = 50;
-const wrangler = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
-const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' };
 
-async function startSeeded(n) {
-  const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-bench-search-'));
-  const sqlFile = path.join(persistTo, 'seed.sql');
-  writeFileSync(sqlFile, seedSql(n));
-  const quiet = { cwd: ROOT, env, stdio: 'ignore' };
-  execFileSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], quiet);
-  const seedStarted = performance.now();
-  execFileSync(wrangler, ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', sqlFile, '--yes'], quiet);
-  const seedSeconds = (performance.now() - seedStarted) / 1000;
-  const child = spawn(
-    wrangler,
-    ['dev', '--ip', '127.0.0.1', '--port', String(PORT), '--persist-to', persistTo, '--var', `INIT_ADMIN_API_TOKENS:${BENCH_ADMIN_TOKEN}`, '--log-level', 'warn'],
-    { cwd: ROOT, env, stdio: 'ignore', detached: true },
-  );
-  const base = `http://127.0.0.1:${PORT}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) {
-      process.kill(-child.pid, 'SIGTERM');
-      throw new Error('wrangler dev did not come up within 60 s');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return {
-    base,
-    seedSeconds,
-    async stop() {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      rmSync(persistTo, { recursive: true, force: true });
+function startSeeded(n) {
+  return startWorker({
+    port: PORT,
+    seedSql(persistTo) {
+      const file = path.join(persistTo, 'seed.sql');
+      writeFileSync(file, seedSql(n));
+      return file;
     },
-  };
+  });
 }
 
 function scenarios(n) {
@@ -90,7 +54,7 @@ for (const n of SIZES) {
       let lastTotal = 0;
       let lastCount = 0;
       const request = async () => {
-        const response = await fetch(url, { headers: { authorization: BENCH_ADMIN_TOKEN } });
+        const response = await fetch(url, { headers: { authorization: worker.token } });
         if (response.status !== 200) throw new Error(`${label}: ${response.status} ${await response.text()}`);
         const body = await response.json();
         lastTotal = body.total;

@@ -19,6 +19,27 @@ const bool = (name: string) => integer(name, { mode: 'boolean' });
 // ---------------------------------------------------------------------------------------
 // JSON document types stored in text columns
 
+/** Constraint operators of the seed's Constraint resource. */
+export const CONSTRAINT_OPERATORS = [
+  'NOT_IN',
+  'IN',
+  'STR_ENDS_WITH',
+  'STR_STARTS_WITH',
+  'STR_CONTAINS',
+  'NUM_EQ',
+  'NUM_GT',
+  'NUM_GTE',
+  'NUM_LT',
+  'NUM_LTE',
+  'DATE_AFTER',
+  'DATE_BEFORE',
+  'SEMVER_EQ',
+  'SEMVER_GT',
+  'SEMVER_LT',
+] as const;
+export const PAYLOAD_TYPES = ['json', 'csv', 'string', 'number'] as const;
+export const WEIGHT_TYPES = ['variable', 'fix'] as const;
+
 export interface ConstraintDoc {
   contextName: string;
   operator: string;

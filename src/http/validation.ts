@@ -118,3 +118,20 @@ export const integerId = v.pipe(
   v.regex(/^\s*[+-]?\d{1,10}\s*$/, 'must be integer'),
   v.transform((input) => Number(input)),
 );
+
+/**
+ * Unleash's "URL friendly": the name survives `encodeURIComponent` unchanged and is not a
+ * relative path segment, so it can sit in a path without escaping.
+ */
+export function isUrlFriendly(name: string): boolean {
+  return name !== '.' && name !== '..' && encodeURIComponent(name) === name;
+}
+
+/** A feature, project or tag-type name as Unleash accepts it. */
+export function urlFriendlyName(max = 100, min = 1) {
+  return v.pipe(
+    text(max),
+    v.minLength(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters long`),
+    v.check(isUrlFriendly, 'must be URL friendly'),
+  );
+}

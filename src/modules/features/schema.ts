@@ -3,24 +3,8 @@
  * dependencies, lifecycle). Their output types are the service's input types.
  */
 import * as v from 'valibot';
-import { nonBlank, text } from '../../http/validation';
-
-/**
- * Unleash's "URL friendly": the name survives `encodeURIComponent` unchanged and is not a
- * relative path segment, so it can sit in a path without escaping.
- */
-export function isUrlFriendly(name: string): boolean {
-  return name !== '.' && name !== '..' && encodeURIComponent(name) === name;
-}
-
-/** A feature, project or tag-type name as Unleash accepts it. */
-export function urlFriendlyName(max = 100, min = 1) {
-  return v.pipe(
-    text(max),
-    v.minLength(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters long`),
-    v.check(isUrlFriendly, 'must be URL friendly'),
-  );
-}
+import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
+import { nonBlank, text, urlFriendlyName } from '../../http/validation';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
 
@@ -62,23 +46,6 @@ export const ReviveSchema = v.object({
   features: v.pipe(v.array(urlFriendlyName(100)), v.minLength(1, 'must contain at least 1 item'), v.maxLength(1000, 'must have at most 1000 items')),
 });
 
-export const CONSTRAINT_OPERATORS = [
-  'NOT_IN',
-  'IN',
-  'STR_ENDS_WITH',
-  'STR_STARTS_WITH',
-  'STR_CONTAINS',
-  'NUM_EQ',
-  'NUM_GT',
-  'NUM_GTE',
-  'NUM_LT',
-  'NUM_LTE',
-  'DATE_AFTER',
-  'DATE_BEFORE',
-  'SEMVER_EQ',
-  'SEMVER_GT',
-  'SEMVER_LT',
-] as const;
 
 export const ConstraintSchema = v.object({
   contextName: nonBlank(100),
@@ -91,7 +58,7 @@ export const ConstraintSchema = v.object({
 const Constraints = v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items'));
 
 const PayloadSchema = v.object({
-  type: v.picklist(['json', 'csv', 'string', 'number'], 'must be equal to one of the allowed values: "json", "csv", "string", "number"'),
+  type: v.picklist(PAYLOAD_TYPES, 'must be equal to one of the allowed values: "json", "csv", "string", "number"'),
   value: text(10_000),
 });
 
@@ -100,7 +67,7 @@ const Weight = v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'm
 export const StrategyVariantSchema = v.object({
   name: nonBlank(255),
   weight: Weight,
-  weightType: v.optional(v.picklist(['variable', 'fix'], 'must be equal to one of the allowed values: "variable", "fix"'), 'variable'),
+  weightType: v.optional(v.picklist(WEIGHT_TYPES, 'must be equal to one of the allowed values: "variable", "fix"'), 'variable'),
   stickiness: v.optional(nonBlank(100), 'default'),
   payload: v.optional(PayloadSchema),
 });
@@ -108,7 +75,7 @@ export const StrategyVariantSchema = v.object({
 export const VariantSchema = v.object({
   name: nonBlank(255),
   weight: Weight,
-  weightType: v.optional(v.picklist(['variable', 'fix'], 'must be equal to one of the allowed values: "variable", "fix"'), 'variable'),
+  weightType: v.optional(v.picklist(WEIGHT_TYPES, 'must be equal to one of the allowed values: "variable", "fix"'), 'variable'),
   stickiness: v.optional(nonBlank(100), 'default'),
   payload: v.optional(PayloadSchema),
   overrides: v.optional(

@@ -4,39 +4,15 @@
  * ignored) and the export query. Objects reject unknown keys, as Unleash's schemas do.
  */
 import * as v from 'valibot';
-import { dateTime, nonBlank, text } from '../../http/validation';
+import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
+import { dateTime, nonBlank, text, urlFriendlyName } from '../../http/validation';
 
-export const CONSTRAINT_OPERATORS = [
-  'NOT_IN',
-  'IN',
-  'STR_ENDS_WITH',
-  'STR_STARTS_WITH',
-  'STR_CONTAINS',
-  'NUM_EQ',
-  'NUM_GT',
-  'NUM_GTE',
-  'NUM_LT',
-  'NUM_LTE',
-  'DATE_AFTER',
-  'DATE_BEFORE',
-  'SEMVER_EQ',
-  'SEMVER_GT',
-  'SEMVER_LT',
-] as const;
 
-const PAYLOAD_TYPES = ['json', 'csv', 'string', 'number'] as const;
-const WEIGHT_TYPES = ['variable', 'fix'] as const;
 const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
 
 const MAX_SAFE_INT = 2 ** 31 - 1;
 
-/** Unleash's "URL friendly" rule for names: unreserved URL characters only, not `.`/`..`. */
-export const featureName = v.pipe(
-  text(100),
-  v.nonEmpty('must not be empty'),
-  v.regex(/^[A-Za-z0-9\-._~]+$/, 'must be URL friendly'),
-  v.check((name) => name !== '.' && name !== '..', 'must be URL friendly'),
-);
+export const featureName = urlFriendlyName(100);
 
 const smallInt = v.pipe(v.number(), v.integer('must be integer'), v.minValue(-MAX_SAFE_INT, `must be >= ${-MAX_SAFE_INT}`), v.maxValue(MAX_SAFE_INT, `must be <= ${MAX_SAFE_INT}`));
 const weight = v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0'), v.maxValue(1000, 'must be <= 1000'));

@@ -13,7 +13,7 @@ import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { nonBlank, parseInput, text } from '../../http/validation';
-import { urlFriendlyName } from '../features/schema';
+import { urlFriendlyName } from '../../http/validation';
 import { attachEnvironmentToFeatures } from '../features/service';
 
 const CreateProjectSchema = v.object({

@@ -10,7 +10,7 @@ import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput, text } from '../../http/validation';
-import { urlFriendlyName } from '../features/schema';
+import { urlFriendlyName } from '../../http/validation';
 
 const CreateTagTypeSchema = v.object({
   name: urlFriendlyName(50, 2),
