@@ -72,12 +72,9 @@ export const StrategyVariantSchema = v.object({
   payload: v.optional(PayloadSchema),
 });
 
+/** An environment variant: a strategy variant that may also carry overrides. */
 export const VariantSchema = v.object({
-  name: nonBlank(255),
-  weight: Weight,
-  weightType: v.optional(v.picklist(WEIGHT_TYPES, 'must be equal to one of the allowed values: "variable", "fix"'), 'variable'),
-  stickiness: v.optional(nonBlank(100), 'default'),
-  payload: v.optional(PayloadSchema),
+  ...StrategyVariantSchema.entries,
   overrides: v.optional(
     v.pipe(
       v.array(v.object({ contextName: nonBlank(100), values: v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items')) })),
