@@ -341,6 +341,21 @@ describe('POST /api/admin/features-batch/import: references', () => {
     ]);
   });
 
+  it('checks naming patterns in linear time: a backtracking pattern cannot stall the request', async () => {
+    const project = unique('redos');
+    await createProject(project, ['development']);
+    await rows("UPDATE projects SET feature_naming_pattern = '(a+)+b' WHERE id = ?", project);
+    const name = `${'a'.repeat(60)}c`;
+    // A backtracking engine needs about 2^60 steps for this name and would hang past the test
+    // timeout; RE2 answers at once.
+    await rejected(payload({ features: [{ name }] }, project), [
+      {
+        message: 'Features imported into this project must match the project\'s feature naming pattern: "(a+)+b". The following features do not match the pattern:',
+        affectedItems: [name],
+      },
+    ]);
+  });
+
   it('reports every problem of a payload at once, in one 400, and writes nothing', async () => {
     const name = unique('many');
     await rejected(

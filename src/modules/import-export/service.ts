@@ -33,6 +33,7 @@ import type {
 } from './plan';
 import type { ImportData, ImportRequest, ImportedConstraint, ImportedStrategy, ImportedVariant } from './schema';
 import { readCatalogue, readExistingFeatures, readTarget, type TargetRows } from './store';
+import { RE2JS } from 're2js';
 
 // A type alias (not an interface) so that it fits ErrorDetail's index signature.
 export type Problem = {
@@ -493,10 +494,14 @@ function constraintProblem(constraint: ImportedConstraint, legal: Set<string> | 
   return null;
 }
 
-/** Project naming patterns are anchored like Unleash's; an unusable one checks nothing. */
-function safePattern(pattern: string): RegExp | null {
+/**
+ * Project naming patterns are anchored like Unleash's; an unusable one checks nothing. RE2
+ * matches in linear time, so a pathological pattern cannot stall an import.
+ */
+function safePattern(pattern: string): { test(name: string): boolean } | null {
   try {
-    return new RegExp(`^${pattern}$`);
+    const regex = RE2JS.compile(`^${pattern}$`);
+    return { test: (name) => regex.matcher(name).find() };
   } catch {
     return null;
   }
