@@ -122,21 +122,21 @@ router.post('/api/admin/features-batch/export', adminRoute([], importExport.expo
 
 // SDK side: client API, frontend API, Edge (issue 6) — routes go here
 // Admin tokens are accepted next to client/frontend tokens, as Unleash 6 does (docs/decisions.md).
-router.get('/api/client/features', sdkRoute(['client', 'admin'], clientApi.features));
-router.get('/api/client/features/:featureName', sdkRoute(['client', 'admin'], clientApi.feature));
-router.post('/api/client/register', sdkRoute(['client', 'admin'], clientApi.register));
-router.post('/api/client/metrics', sdkRoute(['client', 'admin'], clientApi.metrics));
-router.post('/api/client/metrics/bulk', sdkRoute(['client', 'admin'], clientApi.bulkMetrics));
+router.get('/api/client/features', sdkRoute(['client'], clientApi.features));
+router.get('/api/client/features/:featureName', sdkRoute(['client'], clientApi.feature));
+router.post('/api/client/register', sdkRoute(['client'], clientApi.register));
+router.post('/api/client/metrics', sdkRoute(['client'], clientApi.metrics));
+router.post('/api/client/metrics/bulk', sdkRoute(['client'], clientApi.bulkMetrics));
 router.post('/edge/validate', clientApi.edgeValidate);
 router.options('/api/frontend', frontendApi.preflight);
 router.options('/api/frontend/*', frontendApi.preflight);
-router.get('/api/frontend', frontendApi.withCors(sdkRoute(['frontend', 'admin'], frontendApi.getToggles)));
-router.post('/api/frontend', frontendApi.withCors(sdkRoute(['frontend', 'admin'], frontendApi.postToggles)));
-router.post('/api/frontend/client/metrics', frontendApi.withCors(sdkRoute(['frontend', 'admin'], frontendApi.metrics)));
-router.post('/api/frontend/client/register', frontendApi.withCors(sdkRoute(['frontend', 'admin'], frontendApi.register)));
-router.get('/api/frontend/client/features', frontendApi.withCors(sdkRoute(['frontend', 'admin'], frontendApi.notImplemented)));
-router.get('/api/frontend/health', frontendApi.withCors(sdkRoute(['frontend', 'admin'], frontendApi.notImplemented)));
-router.get('/api/frontend/internal-backstage/prometheus', frontendApi.withCors(sdkRoute(['frontend', 'admin'], frontendApi.notImplemented)));
+router.get('/api/frontend', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.getToggles)));
+router.post('/api/frontend', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.postToggles)));
+router.post('/api/frontend/client/metrics', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.metrics)));
+router.post('/api/frontend/client/register', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.register)));
+router.get('/api/frontend/client/features', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));
+router.get('/api/frontend/health', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));
+router.get('/api/frontend/internal-backstage/prometheus', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));
 
 // Anything else. Under /api/admin the caller is authenticated first, as Unleash does, so an
 // anonymous caller learns nothing about which paths exist.

@@ -153,14 +153,13 @@ describe('GET /api/client/features', () => {
     ]);
   });
 
-  it('accepts admin tokens (as Unleash 6), reading the environment from the query', async () => {
-    await seedFlag({ name: 'admin.flag', environments: { production: { enabled: true } } });
-    const plain = await fetchFeatures('/api/client/features?namePrefix=admin.', ADMIN_TOKEN);
-    expect(plain.body.query).toEqual({ namePrefix: 'admin.', inlineSegmentConstraints: true });
-    expect(plain.body.features[0]).toMatchObject({ name: 'admin.flag', enabled: false });
-    const prod = await fetchFeatures('/api/client/features?namePrefix=admin.&environment=production', ADMIN_TOKEN);
-    expect(prod.body.query.environment).toBe('production');
-    expect(prod.body.features[0]).toMatchObject({ name: 'admin.flag', enabled: true });
+  it('refuses admin keys with 403, as the SDK protocol reference says', async () => {
+    for (const path of ['/api/client/features', '/api/client/features/any']) {
+      const body = await expectError(await call('GET', path, { token: ADMIN_TOKEN }), 403, 'NoAccessError');
+      expect(body.message).toBe('invalid token: expected a different token type for this endpoint');
+    }
+    const register = { appName: 'a', instanceId: 'i', interval: 1000, started: new Date().toISOString(), strategies: [] };
+    await expectError(await call('POST', '/api/client/register', { token: ADMIN_TOKEN, body: register }), 403, 'NoAccessError');
   });
 
   it('filters by name prefix case-sensitively and literally', async () => {

@@ -152,9 +152,11 @@ describe('GET /api/frontend', () => {
     await expectError(await call('GET', '/api/frontend', { token: clientToken }), 403, 'NoAccessError');
   });
 
-  it('accepts admin keys, as Unleash 6 does', async () => {
+  it('refuses admin keys with 403, as the SDK protocol reference says', async () => {
     const response = await call('GET', '/api/frontend', { token: ADMIN_TOKEN });
-    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    await expectError(response, 403, 'NoAccessError');
+    await expectError(await call('POST', '/api/frontend', { token: ADMIN_TOKEN, body: { context: {} } }), 403, 'NoAccessError');
   });
 });
 

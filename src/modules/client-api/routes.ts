@@ -23,7 +23,7 @@ const SEGMENTS_SPEC = parseSemver('4.2.0')!;
 const MAX_QUERY_VALUES = 50;
 const MAX_QUERY_TEXT = 255;
 
-/** Which environment a token reads: its own, or (admin tokens) the `environment` parameter. */
+/** Which environment a token reads: its own; only a token for all environments (none can be made through the API) picks one with `environment`. */
 export function environmentOf(token: ApiTokenRecord, requested: string | null): string {
   if (token.environment !== '*') return token.environment;
   return requested ?? 'default';
