@@ -124,7 +124,8 @@ export const integerId = v.pipe(
  * relative path segment, so it can sit in a path without escaping.
  */
 export function isUrlFriendly(name: string): boolean {
-  return name !== '.' && name !== '..' && encodeURIComponent(name) === name;
+  // encodeURIComponent throws on lone surrogates; such text is not URL friendly either.
+  return name !== '.' && name !== '..' && name.isWellFormed() && encodeURIComponent(name) === name;
 }
 
 /** A feature, project or tag-type name as Unleash accepts it. */
