@@ -4,7 +4,6 @@
  * `toErrorResponse`.
  */
 import { Router, type IRequest } from 'itty-router';
-import { authenticate } from './auth/authenticate';
 import { adminRoute } from './auth/guard';
 import {
   ADMIN,
@@ -18,7 +17,7 @@ import {
   UPDATE_FRONTEND_API_TOKEN,
 } from './auth/permissions';
 import type { Env } from './env';
-import { noAccess, pathNotFound, toErrorResponse } from './http/errors';
+import { pathNotFound, toErrorResponse } from './http/errors';
 import { json } from './http/responses';
 import * as apiTokens from './modules/api-tokens/routes';
 import * as importExport from './modules/import-export/routes';
@@ -140,11 +139,8 @@ router.get('/api/frontend/internal-backstage/prometheus', frontendApi.withCors(s
 
 // Anything else. Under /api/admin the caller is authenticated first, as Unleash does, so an
 // anonymous caller learns nothing about which paths exist.
-router.all('*', async (request, env, ctx) => {
-  const { pathname } = new URL(request.url);
-  if (pathname.startsWith('/api/admin')) {
-    const principal = await authenticate(request, env, ctx);
-    if (principal.token.type !== 'admin') throw noAccess('invalid token: expected a different token type for this endpoint');
-  }
-  throw pathNotFound(pathname);
-});
+const unknownPath = ({ request }: { request: Request }): never => {
+  throw pathNotFound(new URL(request.url).pathname);
+};
+router.all('/api/admin/*', adminRoute([], unknownPath));
+router.all('*', (request) => unknownPath({ request }));
