@@ -55,7 +55,7 @@ export async function createJob(env: Env, d1: D1Database, owner: JobOwner, targe
   const rows = (from: number) =>
     chunks.slice(from, from + CHUNK_ROWS_PER_BATCH).map((payload, offset) =>
       prepare(d1, sql`INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count)
-        VALUES (${id}, ${from + offset}, ${JSON.stringify(payload)}, ${payload.features.length})`),
+        VALUES (${id}, ${from + offset}, jsonb(${JSON.stringify(payload)}), ${payload.features.length})`),
     );
   await runStatements(d1, [job, ...rows(0)]);
   for (let from = CHUNK_ROWS_PER_BATCH; from < chunks.length; from += CHUNK_ROWS_PER_BATCH) {
