@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../src/index';
 import { backoffSeconds, type JobStatus } from '../src/modules/import-export/jobs';
-import type { ChunkPayload } from '../src/modules/import-export/plan';
+import { emptyRows, partText, type ImportContext, type StagedEnvironment, type StagedFeature, type StagedStrategy, type StagedTag } from '../src/modules/import-export/plan';
 import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
 import { count, createProject, maxEventId, payload, rows, unique } from './import-helpers';
@@ -27,23 +27,43 @@ function features(prefix: string, n: number) {
   return Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${String(i).padStart(4, '0')}` }));
 }
 
-async function insertJob(project: string, environment: string, chunks: ChunkPayload[]): Promise<string> {
+interface TestChunk {
+  features: StagedFeature[];
+  strategies: StagedStrategy[];
+  environments: StagedEnvironment[];
+  tags: StagedTag[];
+}
+
+const CONTEXT: Omit<ImportContext, 'project' | 'environment'> = {
+  defaultStickiness: 'default',
+  segmentMap: {},
+  skip: [],
+  auto: { name: 'flexibleRollout', title: null, parameters: { rollout: '100', stickiness: 'default', groupId: '' }, constraints: [], variants: [] },
+  tagTypes: [],
+  contextFields: [],
+};
+
+/** A queued job as the import route leaves it: context, chunk rows, and each chunk's rows as one staged part. */
+async function insertJob(project: string, environment: string, chunks: TestChunk[]): Promise<string> {
   const id = crypto.randomUUID();
   await env.DB.prepare(
-    "INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id) VALUES (?, ?, ?, 'queued', ?, ?, 'tester', -42)",
+    `INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id, queued_at, context)
+     VALUES (?, ?, ?, 'queued', ?, ?, 'tester', -42, ?, ?)`,
   )
-    .bind(id, project, environment, chunks.length, chunks.reduce((sum, chunk) => sum + chunk.features.length, 0))
+    .bind(id, project, environment, chunks.length, chunks.reduce((sum, chunk) => sum + chunk.features.length, 0), new Date().toISOString(), JSON.stringify({ ...CONTEXT, project, environment }))
     .run();
   for (const [index, chunk] of chunks.entries()) {
-    await env.DB.prepare('INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count) VALUES (?, ?, ?, ?)')
-      .bind(id, index, JSON.stringify(chunk), chunk.features.length)
-      .run();
+    const rows = { ...emptyRows(), ...Object.fromEntries(Object.entries(chunk).map(([key, items]) => [key, items.map((item: unknown) => JSON.stringify(item))])) };
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count) VALUES (?, ?, json_object('kind', 'features'), ?)").bind(id, index, chunk.features.length),
+      env.DB.prepare('INSERT INTO import_job_parts (job_id, chunk_index, part, payload) VALUES (?, ?, 0, jsonb(?))').bind(id, index, partText(rows)),
+    ]);
   }
   return id;
 }
 
-function chunk(parts: Partial<ChunkPayload>): ChunkPayload {
-  return { kind: 'features', tagTypes: [], contextFields: [], features: [], strategies: [], environments: [], autoStrategies: [], tags: [], dependencies: [], segmentLinks: [], ...parts };
+function chunk(parts: Partial<TestChunk>): TestChunk {
+  return { features: [], strategies: [], environments: [], tags: [], ...parts };
 }
 
 async function deliver(queue: string, jobId: string, chunkIndex: number, attempts = 1) {
@@ -66,7 +86,7 @@ describe('large imports go through the queue', () => {
         featureStrategies: [{ name: 'default', featureName: last }],
         featureEnvironments: [{ name: 'development', featureName: last, enabled: true }],
         featureTags: [{ featureName: last, tagType: 'simple', tagValue: 'bulk-tag' }],
-        // The child lives in the second chunk, its parent in the first.
+        // The child lives in the third chunk (1,000 features each), its parent in the first.
         dependencies: [{ feature: last, dependencies: [{ feature: first, enabled: false }] }],
       }),
     });
@@ -87,11 +107,11 @@ describe('large imports go through the queue', () => {
       'startedAt',
       'finishedAt',
     ]);
-    expect(accepted).toMatchObject({ status: 'queued', project: 'default', environment: 'development', totalChunks: 3, doneChunks: 0, totalFeatures: 2_105, errors: [] });
+    expect(accepted).toMatchObject({ status: 'queued', project: 'default', environment: 'development', totalChunks: 4, doneChunks: 0, totalFeatures: 2_105, errors: [] });
     expect(accepted.id).toMatch(UUID);
 
     const job = await waitForJob(location);
-    expect(job).toMatchObject({ id: accepted.id, status: 'completed', totalChunks: 3, doneChunks: 3, totalFeatures: 2_105, errors: [] });
+    expect(job).toMatchObject({ id: accepted.id, status: 'completed', totalChunks: 4, doneChunks: 4, totalFeatures: 2_105, errors: [] });
     expect(job.createdAt).toMatch(ISO);
     expect(job.startedAt).toMatch(ISO);
     expect(job.finishedAt).toMatch(ISO);
@@ -104,8 +124,9 @@ describe('large imports go through the queue', () => {
     expect(await rows('SELECT tag_value FROM feature_tag WHERE feature_name = ?', last)).toEqual([{ tag_value: 'bulk-tag' }]);
     const events = await rows<{ type: string; data: string }>('SELECT type, data FROM events WHERE id > ?', before);
     expect(events).toEqual([{ type: 'features-imported', data: JSON.stringify({ jobId: accepted.id, features: 2_105 }) }]);
-    // Applied chunks give their payload back.
-    expect(await count("SELECT count(*) AS n FROM import_job_chunks WHERE job_id = ? AND status = 'done' AND length(payload) < 40", accepted.id)).toBe(3);
+    // Applied chunks give their staged rows back.
+    expect(await count("SELECT count(*) AS n FROM import_job_chunks WHERE job_id = ? AND status = 'done'", accepted.id)).toBe(4);
+    expect(await count('SELECT count(*) AS n FROM import_job_parts WHERE job_id = ?', accepted.id)).toBe(0);
   });
 
   it('queues a second import into the same project/environment behind the first', async () => {

@@ -10,7 +10,7 @@
  *   typed with `$type<...>()`.
  */
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const createdAt = () => text('created_at').notNull().default(now);
@@ -577,7 +577,10 @@ export const importJobs = sqliteTable(
     id: text('id').primaryKey(),
     project: text('project').notNull(),
     environment: text('environment').notNull(),
-    /** `queued`, `running`, `completed` or `failed`. */
+    /**
+     * `staging` (a large request still streaming its chunks in: invisible to everyone else),
+     * then `queued`, `running`, `completed` or `failed`.
+     */
     status: text('status').notNull().default('queued'),
     totalChunks: integer('total_chunks').notNull(),
     doneChunks: integer('done_chunks').notNull().default(0),
@@ -588,6 +591,10 @@ export const importJobs = sqliteTable(
     createdAt: createdAt(),
     startedAt: text('started_at'),
     finishedAt: text('finished_at'),
+    /** When staging ended; jobs into one project/environment are applied in this order. */
+    queuedAt: text('queued_at'),
+    /** What the chunks' statements need besides their rows (ImportContext, JSON). */
+    context: text('context', { mode: 'json' }),
   },
   (t) => [index('import_jobs_target_idx').on(t.project, t.environment, t.status)],
 );
@@ -599,7 +606,7 @@ export const importJobChunks = sqliteTable(
       .notNull()
       .references(() => importJobs.id, { onDelete: 'cascade' }),
     chunkIndex: integer('chunk_index').notNull(),
-    /** The validated import payload slice for this chunk. */
+    /** `{"kind": "features" | "dependencies"}`; the chunk's rows are its parts. */
     payload: text('payload', { mode: 'json' }).notNull(),
     /** `pending`, `done` or `failed`. */
     status: text('status').notNull().default('pending'),
@@ -608,4 +615,22 @@ export const importJobChunks = sqliteTable(
     appliedAt: text('applied_at'),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.chunkIndex] })],
+);
+
+/**
+ * The rows of a chunk, staged while the request streams in: a chunk's features, strategies,
+ * environment settings and tags arrive in different parts of the body, so a chunk is the
+ * union of its parts. Each part is a JSONB object of arrays, read in place by jsonb_each.
+ */
+export const importJobParts = sqliteTable(
+  'import_job_parts',
+  {
+    jobId: text('job_id')
+      .notNull()
+      .references(() => importJobs.id, { onDelete: 'cascade' }),
+    chunkIndex: integer('chunk_index').notNull(),
+    part: integer('part').notNull(),
+    payload: blob('payload').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.chunkIndex, t.part] })],
 );

@@ -9,7 +9,7 @@ export function isJsonContentType(contentType: string | null): boolean {
   return mediaType === 'application/json';
 }
 
-function tooLarge(maxBytes: number): ApiError {
+export function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, 'PayloadTooLargeError', `The request body is larger than the ${maxBytes} bytes this endpoint accepts.`);
 }
 

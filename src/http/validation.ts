@@ -46,6 +46,15 @@ function describeIssue(root: Location, issue: v.BaseIssue<unknown>): ErrorDetail
   return { path, message: `The \`${path}\` property ${issue.message}. You sent ${preview(issue.input)}.` };
 }
 
+/**
+ * Unleash-style details for issues found in a part of the input, `prefix` being that part's
+ * path (e.g. `['data', 'features', 3]` for one element of a streamed body).
+ */
+export function describeIssues(root: Location, issues: readonly v.BaseIssue<unknown>[], prefix: readonly (string | number)[] = []): ErrorDetail[] {
+  const head = prefix.map((key) => ({ key }) as unknown as v.IssuePathItem);
+  return issues.map((issue) => describeIssue(root, prefix.length === 0 ? issue : { ...issue, path: [...head, ...(issue.path ?? [])] as typeof issue.path }));
+}
+
 const OBJECT_SCHEMAS = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);
 
 /** Parses `input` with `schema` or throws a 400 ValidationError naming every problem. */
@@ -60,7 +69,7 @@ export function parseInput<TSchema extends v.GenericSchema>(
   }
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
-  throw validationError(result.issues.map((issue) => describeIssue(root, issue)));
+  throw validationError(describeIssues(root, result.issues));
 }
 
 // ---------------------------------------------------------------------------------------

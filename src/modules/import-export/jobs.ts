@@ -8,25 +8,19 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../../env';
 import { log } from '../../log';
-import type { ChunkPayload, ImportTarget } from './plan';
+import { DEPENDENCIES_PER_CHUNK, type ChunkKind, type ImportContext, type PreparedDependency } from './plan';
 import type { ImportChunkMessage } from './queue-message';
+import type { ImportStager } from './staging';
 import { chunkStatements, prepare, rowsOf, runStatements } from './store';
 
 export const IMPORT_QUEUE_NAME = 'unleash-import';
 export const IMPORT_DLQ_NAME = 'unleash-import-dlq';
 
-/** Chunk rows per D1 batch when storing a job (each row is at most ~1.5 MB). */
-const CHUNK_ROWS_PER_BATCH = 8;
 /** Queue limits: 100 messages and 256 KB per sendBatch; our messages are tiny. */
 const MESSAGES_PER_SEND = 100;
 /** How long a waiting chunk sleeps before looking again, and how often it may do so (about an hour). */
 const WAIT_SECONDS = 5;
 const MAX_WAITS = 720;
-
-export interface JobOwner {
-  actorName: string;
-  userId: number;
-}
 
 export interface JobStatus {
   id: string;
@@ -46,27 +40,31 @@ export function jobLocation(id: string): string {
   return `/api/admin/features-batch/import/jobs/${id}`;
 }
 
-/** Stores the job and its chunks, then enqueues one message per chunk. */
-export async function createJob(env: Env, d1: D1Database, owner: JobOwner, target: ImportTarget, chunks: ChunkPayload[], totalFeatures: number): Promise<string> {
-  const id = crypto.randomUUID();
-  const job = prepare(d1, sql`INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id, created_at)
-    VALUES (${id}, ${target.project}, ${target.environment}, 'preparing', ${chunks.length}, ${totalFeatures}, ${owner.actorName}, ${owner.userId}, ${new Date().toISOString()})`);
-  // Serialised a few chunks at a time, so that the stored copy never sits in memory whole.
-  const rows = (from: number) =>
-    chunks.slice(from, from + CHUNK_ROWS_PER_BATCH).map((payload, offset) =>
-      prepare(d1, sql`INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count)
-        VALUES (${id}, ${from + offset}, jsonb(${JSON.stringify(payload)}), ${payload.features.length})`),
-    );
-  await runStatements(d1, [job, ...rows(0)]);
-  for (let from = CHUNK_ROWS_PER_BATCH; from < chunks.length; from += CHUNK_ROWS_PER_BATCH) {
-    await runStatements(d1, rows(from));
+/**
+ * Turns a validated, staged import into a queued job: its dependencies become chunks of their
+ * own, every chunk gets its status row, the job its context, and each chunk one message.
+ */
+export async function queueJob(env: Env, d1: D1Database, stager: ImportStager, context: ImportContext, dependencies: PreparedDependency[], totalFeatures: number): Promise<string> {
+  const id = await stager.stageAll();
+  const featureChunks = stager.featureCounts();
+  const chunks: [number, ChunkKind, number][] = featureChunks.map((count, index) => [index, 'features', count]);
+  for (let from = 0; from < dependencies.length; from += DEPENDENCIES_PER_CHUNK) {
+    const index = chunks.length;
+    await stager.stageExtraChunk(index, 'dependencies', dependencies.slice(from, from + DEPENDENCIES_PER_CHUNK).map((dependency) => JSON.stringify(dependency)));
+    chunks.push([index, 'dependencies', 0]);
   }
-  // Only now does the job count for ordering: one that died while its chunks were being
-  // stored stays 'preparing', invisible, instead of holding up later imports.
-  await prepare(d1, sql`UPDATE import_jobs SET status = 'queued' WHERE id = ${id}`).run();
+  const now = new Date().toISOString();
+  await runStatements(d1, [
+    prepare(d1, sql`INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count)
+      SELECT ${id}, value->>0, json_object('kind', value->>1), value->>2 FROM json_each(${JSON.stringify(chunks)}) WHERE true`),
+    // Only now does the job count for ordering: one that died while staging stays invisible
+    // instead of holding up later imports, and jobs are applied in the order they were queued.
+    prepare(d1, sql`UPDATE import_jobs SET status = 'queued', queued_at = ${now}, project = ${context.project}, environment = ${context.environment},
+      total_chunks = ${chunks.length}, total_features = ${totalFeatures}, context = ${JSON.stringify(context)} WHERE id = ${id}`),
+  ]);
   try {
     for (let i = 0; i < chunks.length; i += MESSAGES_PER_SEND) {
-      const messages = chunks.slice(i, i + MESSAGES_PER_SEND).map((_, offset) => ({ body: { jobId: id, chunkIndex: i + offset } }));
+      const messages = chunks.slice(i, i + MESSAGES_PER_SEND).map(([chunkIndex]) => ({ body: { jobId: id, chunkIndex } }));
       await env.IMPORT_QUEUE.sendBatch(messages);
     }
   } catch (error) {
@@ -122,8 +120,12 @@ async function markFailed(d1: D1Database, jobId: string, add: { message: string;
   const job = await readJob(d1, jobId);
   if (!job) return;
   const errors = [...job.errors.filter((error) => !add.some((added) => added.chunk !== undefined && added.chunk === error.chunk)), ...add];
-  await prepare(d1, sql`UPDATE import_jobs SET status = 'failed', errors = ${JSON.stringify(errors)},
-      finished_at = coalesce(finished_at, ${new Date().toISOString()}) WHERE id = ${jobId} AND status <> 'completed'`).run();
+  await runStatements(d1, [
+    prepare(d1, sql`UPDATE import_jobs SET status = 'failed', errors = ${JSON.stringify(errors)},
+      finished_at = coalesce(finished_at, ${new Date().toISOString()}) WHERE id = ${jobId} AND status <> 'completed'`),
+    // A failed job's chunks are never applied: their staged rows would only take up space.
+    prepare(d1, sql`DELETE FROM import_job_parts WHERE job_id = ${jobId} AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status = 'failed')`),
+  ]);
 }
 
 /** Keeps the latest error of a chunk on the job while it is still being retried. */
@@ -137,10 +139,12 @@ async function recordAttemptError(d1: D1Database, jobId: string, chunk: number, 
   ]);
 }
 
+type JobRow = { id: string; status: string; created_by_user_id: number | null; context: string | null };
+
 interface ChunkState {
-  job: { id: string; status: string; project: string; environment: string; createdByUserId: number | null; rowid: number } | undefined;
-  chunk: { status: string; kind: ChunkPayload['kind'] } | undefined;
-  /** Is an earlier job into the same project/environment still queued or running? */
+  job: { id: string; status: string; createdByUserId: number | null; context: ImportContext | null } | undefined;
+  chunk: { status: string; kind: ChunkKind } | undefined;
+  /** Is a job into the same project/environment that was queued before this one still queued or running? */
   earlierActive: boolean;
   /** Feature chunks of this job not yet done (dependency chunks wait for them). */
   pendingFeatureChunks: number;
@@ -148,21 +152,21 @@ interface ChunkState {
 
 async function readChunkState(d1: D1Database, message: ImportChunkMessage): Promise<ChunkState> {
   const results = await runStatements(d1, [
-    prepare(d1, sql`SELECT rowid, id, status, project, environment, created_by_user_id FROM import_jobs WHERE id = ${message.jobId}`),
+    prepare(d1, sql`SELECT id, status, created_by_user_id, context FROM import_jobs WHERE id = ${message.jobId}`),
     prepare(d1, sql`SELECT status, payload->>'kind' AS kind FROM import_job_chunks WHERE job_id = ${message.jobId} AND chunk_index = ${message.chunkIndex}`),
     prepare(d1, sql`SELECT count(*) AS n FROM import_jobs e, import_jobs j
-      WHERE j.id = ${message.jobId} AND e.project = j.project AND e.environment = j.environment
-        AND e.status IN ('queued', 'running') AND e.rowid < j.rowid`),
+      WHERE j.id = ${message.jobId} AND e.project = j.project AND e.environment = j.environment AND e.status IN ('queued', 'running')
+        AND (e.queued_at < j.queued_at OR (e.queued_at = j.queued_at AND e.rowid < j.rowid))`),
     prepare(d1, sql`SELECT count(*) AS n FROM import_job_chunks
       WHERE job_id = ${message.jobId} AND status <> 'done' AND payload->>'kind' = 'features'`),
   ]);
-  const job = rowsOf<{ id: string; status: string; project: string; environment: string; created_by_user_id: number | null; rowid: number }>(results[0])[0];
-  const chunks = rowsOf<{ status: string; kind: ChunkPayload['kind'] }>(results[1]);
+  const job = rowsOf<JobRow>(results[0])[0];
+  const chunks = rowsOf<{ status: string; kind: ChunkKind }>(results[1]);
   const earlier = rowsOf<{ n: number }>(results[2]);
   const pending = rowsOf<{ n: number }>(results[3]);
   return {
     job: job
-      ? { id: job.id, status: job.status, project: job.project, environment: job.environment, createdByUserId: job.created_by_user_id, rowid: job.rowid }
+      ? { id: job.id, status: job.status, createdByUserId: job.created_by_user_id, context: job.context ? (JSON.parse(job.context) as ImportContext) : null }
       : undefined,
     chunk: chunks[0],
     earlierActive: (earlier[0]?.n ?? 0) > 0,
@@ -178,7 +182,8 @@ async function readChunkState(d1: D1Database, message: ImportChunkMessage): Prom
 async function processChunk(env: Env, d1: D1Database, message: Message<ImportChunkMessage>, mayDefer: boolean): Promise<'done' | 'deferred'> {
   const body = message.body;
   const state = await readChunkState(d1, body);
-  if (!state.job || !state.chunk || state.chunk.status === 'done' || state.job.status === 'failed' || state.job.status === 'completed') return 'done';
+  const context = state.job?.context;
+  if (!state.job || !context || !state.chunk || state.chunk.status === 'done' || state.job.status === 'failed' || state.job.status === 'completed') return 'done';
 
   const kind = state.chunk.kind;
   const mustWait = state.earlierActive || (kind === 'dependencies' && state.pendingFeatureChunks > 0);
@@ -194,14 +199,14 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   }
 
   const now = new Date().toISOString();
-  const target: ImportTarget = { project: state.job.project, environment: state.job.environment };
   const writer = { userId: state.job.createdByUserId ?? 0, now };
   const { jobId, chunkIndex } = body;
   await runStatements(d1, [
     prepare(d1, sql`UPDATE import_jobs SET status = 'running', started_at = coalesce(started_at, ${now}) WHERE id = ${jobId} AND status = 'queued'`),
-    ...chunkStatements(d1, target, writer, { jobId, chunkIndex }),
-    // Once applied, the payload is not needed any more; the chunk keeps its counts.
-    prepare(d1, sql`UPDATE import_job_chunks SET status = 'done', applied_at = ${now}, attempts = attempts + 1, payload = json_object('kind', ${kind})
+    ...chunkStatements(d1, context, writer, { jobId, chunkIndex }),
+    // Once applied, the rows are not needed any more; the chunk keeps its counts.
+    prepare(d1, sql`DELETE FROM import_job_parts WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}`),
+    prepare(d1, sql`UPDATE import_job_chunks SET status = 'done', applied_at = ${now}, attempts = attempts + 1
       WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}`),
     prepare(d1, sql`UPDATE import_jobs SET done_chunks = (SELECT count(*) FROM import_job_chunks WHERE job_id = ${jobId} AND status = 'done'),
       errors = (SELECT coalesce(json_group_array(json(e.value)), '[]') FROM json_each(import_jobs.errors) e WHERE e.value->>'chunk' IS NOT ${chunkIndex})

@@ -1,12 +1,19 @@
 /**
- * The validated, normalised form of an import, cut into self-contained chunks. A chunk holds
- * whole features (the feature with its strategies, environment settings and tags), so no
- * write in one chunk depends on another chunk — except dependencies, which go in chunks of
- * their own that are applied once every feature chunk of the job is done.
+ * The shapes an import is staged and applied in. The request never holds the whole payload:
+ * each element is validated as it streams in, normalised into a *staged* item that needs no
+ * knowledge of the rest of the payload, and appended to the chunk of its feature. What does
+ * depend on the whole payload or on the target (the project's default stickiness, segment ids
+ * remapped by name, archived features to skip, the auto-strategy, new tag types and context
+ * fields) is the job's `ImportContext`, bound into the chunk statements when they run.
+ *
+ * A chunk holds whole features (a feature with its strategies, environment settings and tags,
+ * wherever in the body they came), so no write in one chunk depends on another chunk —
+ * except dependencies, which go in chunks of their own applied once every feature chunk of
+ * the job is done.
  */
 import type { ConstraintDoc, LegalValueDoc, StrategyVariantDoc, VariantDoc } from '../../db/schema';
 
-export interface PreparedFeature {
+export interface StagedFeature {
   name: string;
   description: string | null;
   type: string;
@@ -15,29 +22,35 @@ export interface PreparedFeature {
   archived: boolean;
 }
 
-export interface PreparedStrategy {
-  /** Generated when the import is validated, so a redelivered chunk writes the same rows. */
+export interface StagedStrategy {
+  /** Generated when the element is read, so a redelivered chunk writes the same rows. */
   id: string;
   featureName: string;
   name: string;
   title: string | null;
-  parameters: Record<string, string>;
+  /**
+   * A flexibleRollout without `stickiness` carries `null` there: the project's default is
+   * only known once the body has been read, and `json_set` fills it in place (key order kept).
+   */
+  parameters: Record<string, string | null>;
   constraints: ConstraintDoc[];
   variants: StrategyVariantDoc[];
   sortOrder: number;
   disabled: boolean;
-  /** Local segment ids (remapped by name). */
+  /** Segment ids as the payload numbers them; remapped to local ids by name when applied. */
   segments: number[];
 }
 
-export interface PreparedEnvironment {
+export interface StagedEnvironment {
   featureName: string;
   enabled: boolean;
   /** Empty means "leave the stored variants as they are" (Unleash's rule). */
   variants: VariantDoc[];
+  /** The id of the strategy added if the feature ends up enabled without an enabled strategy. */
+  autoId?: string;
 }
 
-export interface PreparedTag {
+export interface StagedTag {
   featureName: string;
   type: string;
   value: string;
@@ -66,21 +79,14 @@ export interface PreparedContextField {
   project: string | null;
 }
 
-export interface ChunkPayload {
-  kind: 'features' | 'dependencies';
-  /** Repeated in every feature chunk (idempotent inserts), so each chunk stands alone. */
-  tagTypes: PreparedTagType[];
-  contextFields: PreparedContextField[];
-  /** Features created or updated; their target-environment strategies and tags are replaced. */
-  features: PreparedFeature[];
-  strategies: PreparedStrategy[];
-  environments: PreparedEnvironment[];
-  /** Added when a feature is enabled with no enabled strategy (Unleash's auto-strategy). */
-  autoStrategies: PreparedStrategy[];
-  tags: PreparedTag[];
-  dependencies: PreparedDependency[];
-  /** Strategy-segment links, apart so that a chunk without segments costs nothing there. */
-  segmentLinks: { strategyId: string; segmentId: number }[];
+/** What enabling a feature with no enabled strategy adds (the project default, else a 100% rollout). */
+export interface AutoStrategyTemplate {
+  name: string;
+  title: string | null;
+  /** For a flexibleRollout, `groupId` is set to each feature's name in place. */
+  parameters: Record<string, string>;
+  constraints: ConstraintDoc[];
+  variants: StrategyVariantDoc[];
 }
 
 export interface ImportTarget {
@@ -88,78 +94,44 @@ export interface ImportTarget {
   environment: string;
 }
 
-/**
- * Chunk limits: one chunk is one D1 batch and one stored row, and both a row and a bound
- * value must stay under D1's 2 MB; an import that fits one chunk is applied synchronously.
- */
-export const MAX_CHUNK_FEATURES = 2_000;
-export const MAX_CHUNK_BYTES = 1_800_000;
-const MAX_DEPENDENCIES_PER_CHUNK = 5_000;
-
-function emptyChunk(kind: ChunkPayload['kind'], tagTypes: PreparedTagType[], contextFields: PreparedContextField[]): ChunkPayload {
-  return { kind, tagTypes, contextFields, features: [], strategies: [], environments: [], autoStrategies: [], tags: [], dependencies: [], segmentLinks: [] };
-}
-
-export interface FeatureSlice {
-  name: string;
-  feature: PreparedFeature | null;
-  strategies: PreparedStrategy[];
-  environment: PreparedEnvironment | null;
-  autoStrategy: PreparedStrategy | null;
-  tags: PreparedTag[];
-}
-
-export interface PreparedImport {
+/** Everything a chunk's statements need besides the chunk's own rows. */
+export interface ImportContext extends ImportTarget {
+  defaultStickiness: string;
+  /** Payload segment id -> local segment id (matched by name). */
+  segmentMap: Record<string, number>;
+  /** Features left out because they are archived here (reported as a warning). */
+  skip: string[];
+  auto: AutoStrategyTemplate;
+  /** Created if missing, by every feature chunk (idempotent), so that each chunk stands alone. */
   tagTypes: PreparedTagType[];
   contextFields: PreparedContextField[];
-  slices: FeatureSlice[];
-  dependencies: PreparedDependency[];
-  featureCount: number;
 }
 
-function sliceBytes(slice: FeatureSlice): number {
-  return JSON.stringify(slice).length;
+/** The arrays a chunk's rows come in; every element is a staged item as JSON text. */
+export const PART_KEYS = ['features', 'strategies', 'environments', 'tags', 'dependencies'] as const;
+export type PartKey = (typeof PART_KEYS)[number];
+export type ChunkKind = 'features' | 'dependencies';
+
+/** A chunk held in memory (the synchronous path): per array, the JSON text of each element. */
+export type ChunkRows = Record<PartKey, string[]>;
+
+export function emptyRows(): ChunkRows {
+  return { features: [], strategies: [], environments: [], tags: [], dependencies: [] };
+}
+
+/** A part as stored: one JSON object of the arrays that have elements. */
+export function partText(rows: ChunkRows): string {
+  const fields: string[] = [];
+  for (const key of PART_KEYS) if (rows[key].length > 0) fields.push(`"${key}":[${rows[key].join(',')}]`);
+  return `{${fields.join(',')}}`;
 }
 
 /**
- * Cuts a prepared import into chunks. `single` is true when everything fits one chunk
- * (dependencies included), which is the synchronous, all-or-nothing path.
+ * Chunk limits: features per chunk (one chunk is one D1 batch when applied), and what an
+ * import may hold in memory before it is staged in D1 and queued instead of applied at once.
  */
-export function toChunks(prepared: PreparedImport): { chunks: ChunkPayload[]; single: boolean } {
-  const sharedBytes = JSON.stringify(prepared.tagTypes).length + JSON.stringify(prepared.contextFields).length;
-  const chunks: ChunkPayload[] = [];
-  let current = emptyChunk('features', prepared.tagTypes, prepared.contextFields);
-  let bytes = sharedBytes;
-  let slicesInCurrent = 0;
-  for (const slice of prepared.slices) {
-    const size = sliceBytes(slice);
-    if (slicesInCurrent > 0 && (slicesInCurrent >= MAX_CHUNK_FEATURES || bytes + size > MAX_CHUNK_BYTES)) {
-      chunks.push(current);
-      current = emptyChunk('features', prepared.tagTypes, prepared.contextFields);
-      bytes = sharedBytes;
-      slicesInCurrent = 0;
-    }
-    if (slice.feature) current.features.push(slice.feature);
-    current.strategies.push(...slice.strategies);
-    for (const strategy of slice.strategies) {
-      for (const segmentId of strategy.segments) current.segmentLinks.push({ strategyId: strategy.id, segmentId });
-    }
-    if (slice.environment) current.environments.push(slice.environment);
-    if (slice.autoStrategy) current.autoStrategies.push(slice.autoStrategy);
-    current.tags.push(...slice.tags);
-    bytes += size;
-    slicesInCurrent++;
-  }
-  const dependencyBytes = JSON.stringify(prepared.dependencies).length;
-  if (chunks.length === 0 && bytes + dependencyBytes <= MAX_CHUNK_BYTES && prepared.dependencies.length <= MAX_DEPENDENCIES_PER_CHUNK) {
-    current.dependencies = prepared.dependencies;
-    return { chunks: [current], single: true };
-  }
-  chunks.push(current);
-  for (let i = 0; i < prepared.dependencies.length; i += MAX_DEPENDENCIES_PER_CHUNK) {
-    const chunk = emptyChunk('dependencies', [], []);
-    chunk.dependencies = prepared.dependencies.slice(i, i + MAX_DEPENDENCIES_PER_CHUNK);
-    chunks.push(chunk);
-  }
-  return { chunks, single: false };
-}
+export const CHUNK_FEATURES = 1_000;
+export const SYNC_MAX_FEATURES = 2_000;
+export const SYNC_MAX_BYTES = 1_800_000;
+/** Dependencies per dependency chunk (each is a small row). */
+export const DEPENDENCIES_PER_CHUNK = 5_000;

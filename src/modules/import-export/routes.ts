@@ -1,59 +1,117 @@
+import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
+import type { Principal } from '../../auth/principal';
 import { auditEvent } from '../../db/events';
 import { getDb } from '../../db/client';
-import { readJsonBody } from '../../http/body';
-import { notFound, validationError } from '../../http/errors';
+import { isJsonContentType, readJsonBody } from '../../http/body';
+import { notFound, unsupportedContentType, validationError } from '../../http/errors';
+import { splitJsonBody, type SplitJsonResult } from '../../http/json-stream';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
+import { ImportCollector } from './collector';
 import { exportFeatures } from './export';
-import { createJob, jobLocation, readJob } from './jobs';
-import { toChunks } from './plan';
+import { jobLocation, queueJob, readJob } from './jobs';
+import { DEPENDENCIES_PER_CHUNK, SYNC_MAX_BYTES } from './plan';
 import { ExportSchema, ImportSchema } from './schema';
-import { MESSAGES, analyseImport, assertPermissions } from './service';
-import { chunkStatements, prepare, runStatements } from './store';
+import { MESSAGES, assertPermissions, finishImport, type ImportAnalysis } from './service';
+import { ImportStager } from './staging';
+import { chunkStatements, prepare, readCatalogue, runStatements } from './store';
 
 /**
- * Import bodies may be tens of MB; the default 100 kB limit is for everything else (Unleash
- * itself stops at 500 kB). The whole body is parsed and validated in memory before anything
- * is written, which holds about three times the body size at its peak (measured: 29 MB of
- * import -> ~100 MB of heap while parsing), so 24 MiB keeps a request inside the Worker's
- * 128 MB. Larger imports are sent as several requests: they queue behind each other.
+ * Import bodies are read as a stream, element by element (see collector.ts and staging.ts),
+ * so the Worker's memory holds a few MB whatever the body's size: 100,000 features with two
+ * strategies each are ~116 MB. Cloudflare's plan may cap request bodies lower (100 MB on
+ * Free and Pro): larger imports are then sent as several requests, which queue in order.
  */
-export const IMPORT_MAX_BODY_BYTES = 24 * 1024 * 1024;
+export const IMPORT_MAX_BODY_BYTES = 256 * 1024 * 1024;
+/** The largest single element of the payload (one feature, strategy, ...) or other value. */
+const IMPORT_MAX_ELEMENT_BYTES = 4 * 1024 * 1024;
 
 const EXPORT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** The body with its streamed arrays left empty: checked against ImportSchema, it finds every problem the elements cannot show. */
+function skeletonOf(result: SplitJsonResult): unknown {
+  if (!result.isObject) return result.value;
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of result.top) body[key] = value;
+  if (result.splitKind === 'object') {
+    const data: Record<string, unknown> = {};
+    for (const [key, entry] of result.split) data[key] = entry.streamed ? [] : entry.value;
+    body.data = data;
+  } else if (result.splitKind === 'other') {
+    body.data = result.splitValue;
+  }
+  return body;
+}
+
+/** Reads, validates and analyses an import body, staging its elements with `stager` as they come. */
+export async function readImport(request: Request, d1: D1Database, principal: Principal, stager: ImportStager): Promise<ImportAnalysis> {
+  const contentType = request.headers.get('content-type');
+  if (!isJsonContentType(contentType)) throw unsupportedContentType(contentType);
+  const collector = new ImportCollector(await readCatalogue(d1), stager);
+  const declared = request.headers.get('content-length');
+  const result = await splitJsonBody(
+    request.body,
+    declared === null ? null : Number(declared),
+    { splitKey: 'data', maxBytes: IMPORT_MAX_BODY_BYTES, maxValueBytes: IMPORT_MAX_ELEMENT_BYTES },
+    (key, index, value) => collector.item(key, index, value),
+  );
+  const skeleton = skeletonOf(result);
+  // A body that is not an object gets the same answer as any other endpoint's.
+  if (!result.isObject) parseInput(ImportSchema, skeleton, '/body');
+  const checked = v.safeParse(ImportSchema, skeleton);
+  if (!checked.success) collector.addIssues([], checked.issues);
+  if (collector.hasSchemaIssues || !checked.success) throw validationError(collector.schemaDetails());
+  return finishImport(d1, principal, { project: checked.output.project, environment: checked.output.environment }, collector);
+}
+
 export async function importFeatures({ request, env, principal }: RequestContext): Promise<Response> {
   const d1 = env.DB;
-  // No variable keeps the parsed body: once analysed, only its prepared form stays in memory.
-  const analysis = await analyseImport(d1, principal, parseInput(ImportSchema, await readJsonBody(request, IMPORT_MAX_BODY_BYTES), '/body'));
-  assertPermissions(analysis.missingPermissions);
-  if (analysis.errors.length > 0) throw validationError(analysis.errors);
+  const stager = new ImportStager(d1, principal);
+  let analysis: ImportAnalysis;
+  try {
+    analysis = await readImport(request, d1, principal, stager);
+    assertPermissions(analysis.missingPermissions);
+    if (analysis.errors.length > 0) throw validationError(analysis.errors);
+  } catch (error) {
+    await stager.discard();
+    throw error;
+  }
 
-  const { chunks, single } = toChunks(analysis.prepared);
-  if (single && analysis.activeJob === null) {
+  const dependencies = analysis.dependencies.map((dependency) => JSON.stringify(dependency));
+  const dependencyBytes = dependencies.reduce((sum, text) => sum + text.length + 1, 0);
+  const fitsOneBatch = stager.inMemory && stager.bufferedBytes + dependencyBytes <= SYNC_MAX_BYTES && dependencies.length <= DEPENDENCIES_PER_CHUNK;
+  if (fitsOneBatch && analysis.activeJob === null) {
+    const rows = stager.mergedRows();
+    rows.dependencies = dependencies;
     const writer = { userId: principal.userId, now: new Date().toISOString() };
     await runStatements(d1, [
-      ...chunkStatements(d1, analysis.target, writer, { chunk: chunks[0]! }),
+      ...chunkStatements(d1, analysis.context, writer, { rows }),
       prepare(d1, auditEvent(getDb(env), principal, {
         type: 'features-imported',
         project: analysis.target.project,
         environment: analysis.target.environment,
-        data: { features: analysis.prepared.featureCount },
+        data: { features: analysis.featureCount },
       })),
     ]);
     return empty(200);
   }
   // Too large for one batch, or another import into this target is still running: queue it.
-  const id = await createJob(env, d1, principal, analysis.target, chunks, analysis.prepared.featureCount);
+  let id: string;
+  try {
+    id = await queueJob(env, d1, stager, analysis.context, analysis.dependencies, analysis.featureCount);
+  } catch (error) {
+    await stager.discard();
+    throw error;
+  }
   const job = await readJob(d1, id);
   return json(job, 202, { location: jobLocation(id) });
 }
 
 export async function validateImport({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(ImportSchema, await readJsonBody(request, IMPORT_MAX_BODY_BYTES), '/body');
-  const analysis = await analyseImport(env.DB, principal, body);
+  // Nothing is kept: the elements are checked and dropped.
+  const analysis = await readImport(request, env.DB, principal, new ImportStager(null, principal));
   const permissions =
     analysis.missingPermissions.length > 0 ? [{ message: MESSAGES.permissions, affectedItems: analysis.missingPermissions }] : [];
   return json({ errors: analysis.errors, warnings: analysis.warnings, permissions });

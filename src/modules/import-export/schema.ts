@@ -172,6 +172,21 @@ export const ImportSchema = v.strictObject({
   }),
 });
 export type ImportRequest = v.InferOutput<typeof ImportSchema>;
+
+/**
+ * The element schemas of `data`'s arrays. A streamed body is checked element by element with
+ * these, and its skeleton (the arrays left empty) with ImportSchema: together the same rules.
+ */
+export const ITEM_SCHEMAS = {
+  features: exportedFeature,
+  featureStrategies: featureStrategy,
+  featureEnvironments: featureEnvironment,
+  contextFields: contextField,
+  featureTags: featureTag,
+  segments: segmentRef,
+  tagTypes: tagType,
+  dependencies: dependencyEntry,
+} as const;
 export type ImportData = ImportRequest['data'];
 export type ImportedStrategy = ImportData['featureStrategies'][number];
 export type ImportedVariant = v.InferOutput<typeof variant>;

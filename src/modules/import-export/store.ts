@@ -6,7 +6,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
-import type { ChunkPayload, ImportTarget } from './plan';
+import type { ChunkRows, ImportContext, ImportTarget, PartKey } from './plan';
 
 // Drizzle's D1 batch cannot carry raw SQL with parameters, so these statements are built
 // with drizzle's `sql` template and handed to D1 directly.
@@ -37,51 +37,50 @@ export interface Writer {
 
 /**
  * Where a chunk's rows come from: bound as JSON parameters (the synchronous path), or read
- * by D1 itself from the stored chunk row (the queue consumer), so that the Worker never
+ * by D1 itself from the chunk's staged parts (the queue consumer), so that the Worker never
  * downloads and re-uploads a stored chunk's megabytes.
  */
-export type ChunkSource = { chunk: ChunkPayload } | { jobId: string; chunkIndex: number };
-
-type ChunkArray = Exclude<keyof ChunkPayload, 'kind'>;
+export type ChunkSource = { rows: ChunkRows } | { jobId: string; chunkIndex: number };
 
 /**
- * The table of one array of the chunk, with a `value` column per element. A stored chunk is
- * JSONB, walked by `jsonb_each` without parsing: a dozen statements read the same megabyte
- * payload, and re-parsing it as text cost each of them ~6 ms (half of a chunk's time).
+ * The table of one array of the chunk, as `j` with a `value` column per element. Staged
+ * parts are JSONB, walked by `jsonb_each` without parsing: a dozen statements read the same
+ * megabyte of rows, and re-parsing it as text cost each of them ~6 ms (half a chunk's time).
  */
-function jsonRows(source: ChunkSource, key: ChunkArray, serialised: Map<ChunkArray, string>): SQL {
-  if ('chunk' in source) {
-    let text = serialised.get(key);
-    if (text === undefined) {
-      text = JSON.stringify(source.chunk[key]);
-      serialised.set(key, text);
-    }
-    return sql`json_each(${text})`;
-  }
-  return sql`jsonb_each((SELECT payload FROM import_job_chunks WHERE job_id = ${source.jobId} AND chunk_index = ${source.chunkIndex}), ${`$.${key}`})`;
+function chunkRows(source: ChunkSource, key: PartKey): SQL {
+  if ('rows' in source) return sql`json_each(${`[${source.rows[key].join(',')}]`}) AS j`;
+  return sql`(SELECT e.value AS value FROM import_job_parts p, jsonb_each(p.payload, ${`$.${key}`}) e
+    WHERE p.job_id = ${source.jobId} AND p.chunk_index = ${source.chunkIndex}) AS j`;
+}
+
+/** Leaves out the rows of features skipped as archived (usually none, and then costs nothing). */
+function notSkipped(context: ImportContext, name: SQL): SQL {
+  if (context.skip.length === 0) return sql`true`;
+  return sql`${name} NOT IN (SELECT value FROM json_each(${JSON.stringify(context.skip)}))`;
 }
 
 /** The statements that apply one chunk; order matters (features before what hangs off them). */
-export function chunkStatements(d1: D1Database, target: ImportTarget, writer: Writer, source: ChunkSource): Statement[] {
-  const { project, environment } = target;
+export function chunkStatements(d1: D1Database, context: ImportContext, writer: Writer, source: ChunkSource): Statement[] {
+  const { project, environment } = context;
   const { userId, now } = writer;
   const statements: Statement[] = [];
-  // A stored chunk is not read by the Worker: all of its statements run, empty arrays insert nothing.
-  const has = (key: ChunkArray) => !('chunk' in source) || source.chunk[key].length > 0;
-  const serialised = new Map<ChunkArray, string>();
-  const rows = (key: ChunkArray) => jsonRows(source, key, serialised);
-  if (has('tagTypes')) {
+  // Rows held in memory show which arrays are empty; a staged chunk runs every statement.
+  const has = (key: PartKey) => !('rows' in source) || source.rows[key].length > 0;
+  const rows = (key: PartKey) => chunkRows(source, key);
+  const features = sql`SELECT j.value->>'name' FROM ${rows('features')} WHERE ${notSkipped(context, sql`j.value->>'name'`)}`;
+  const featureRows = has('features') || has('strategies') || has('environments') || has('tags');
+  if (featureRows && context.tagTypes.length > 0) {
     statements.push(
       prepare(d1, sql`INSERT INTO tag_types (name, description, icon, color)
-        SELECT value->>'name', value->>'description', value->>'icon', value->>'color' FROM ${rows('tagTypes')} WHERE true
+        SELECT value->>'name', value->>'description', value->>'icon', value->>'color' FROM json_each(${JSON.stringify(context.tagTypes)}) WHERE true
         ON CONFLICT(name) DO NOTHING`),
     );
   }
-  if (has('contextFields')) {
+  if (featureRows && context.contextFields.length > 0) {
     statements.push(
       prepare(d1, sql`INSERT INTO context_fields (name, description, sort_order, legal_values, stickiness, project, created_at)
         SELECT value->>'name', value->>'description', value->>'sortOrder', value->'legalValues', value->>'stickiness', value->>'project', ${now}
-        FROM ${rows('contextFields')} WHERE true
+        FROM json_each(${JSON.stringify(context.contextFields)}) WHERE true
         ON CONFLICT(name) DO NOTHING`),
     );
   }
@@ -90,75 +89,99 @@ export function chunkStatements(d1: D1Database, target: ImportTarget, writer: Wr
       // Every stored field but name and project is overwritten (Unleash resets missing ones);
       // the WHERE keeps a feature that moved to another project meanwhile out of reach.
       prepare(d1, sql`INSERT INTO features (name, description, type, project, stale, impression_data, created_at, created_by_user_id, archived_at)
-        SELECT value->>'name', value->>'description', value->>'type', ${project}, value->>'stale', value->>'impressionData', ${now}, ${userId},
-          CASE WHEN value->>'archived' THEN ${now} END
-        FROM ${rows('features')} WHERE true
+        SELECT j.value->>'name', j.value->>'description', j.value->>'type', ${project}, j.value->>'stale', j.value->>'impressionData', ${now}, ${userId},
+          CASE WHEN j.value->>'archived' THEN ${now} END
+        FROM ${rows('features')} WHERE ${notSkipped(context, sql`j.value->>'name'`)}
         ON CONFLICT(name) DO UPDATE SET description = excluded.description, type = excluded.type, stale = excluded.stale,
           impression_data = excluded.impression_data, archived_at = excluded.archived_at
         WHERE features.project = excluded.project`),
       prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled)
         SELECT f.name, pe.environment_name, 0
         FROM features f JOIN project_environments pe ON pe.project_id = f.project
-        WHERE f.project = ${project} AND f.name IN (SELECT value->>'name' FROM ${rows('features')})
+        WHERE f.project = ${project} AND f.name IN (${features})
         ON CONFLICT DO NOTHING`),
       prepare(d1, sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
         SELECT f.name, 'initial', f.created_at
         FROM features f
-        WHERE f.name IN (SELECT value->>'name' FROM ${rows('features')}) AND f.archived_at IS NULL AND NOT EXISTS (SELECT 1 FROM feature_lifecycles l WHERE l.feature = f.name)
+        WHERE f.name IN (${features}) AND f.archived_at IS NULL AND NOT EXISTS (SELECT 1 FROM feature_lifecycles l WHERE l.feature = f.name)
         ON CONFLICT DO NOTHING`),
-      prepare(d1, sql`DELETE FROM feature_strategies WHERE environment = ${environment}
-        AND feature_name IN (SELECT value->>'name' FROM ${rows('features')})`),
-      prepare(d1, sql`DELETE FROM feature_tag WHERE feature_name IN (SELECT value->>'name' FROM ${rows('features')})`),
+      prepare(d1, sql`DELETE FROM feature_strategies WHERE environment = ${environment} AND feature_name IN (${features})`),
+      prepare(d1, sql`DELETE FROM feature_tag WHERE feature_name IN (${features})`),
     );
   }
-  if (has('strategies')) statements.push(...strategyInserts(d1, target, writer, rows('strategies'), false));
-  if (has('segmentLinks')) {
+  if (has('strategies')) {
+    const strategyRows = rows('strategies');
     statements.push(
-      prepare(d1, sql`INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id, created_at)
-        SELECT value->>'strategyId', value->>'segmentId', ${now} FROM ${rows('segmentLinks')} WHERE true
-        ON CONFLICT DO NOTHING`),
+      prepare(d1, sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters, constraints, variants,
+          sort_order, disabled, created_at, created_by_user_id)
+        SELECT j.value->>'id', j.value->>'featureName', ${project}, ${environment}, j.value->>'name', j.value->>'title',
+          CASE WHEN json_type(j.value, '$.parameters.stickiness') = 'null'
+            THEN json_set(j.value->'parameters', '$.stickiness', ${context.defaultStickiness}) ELSE j.value->'parameters' END,
+          j.value->'constraints', j.value->'variants', j.value->>'sortOrder', j.value->>'disabled', ${now}, ${userId}
+        FROM ${strategyRows} WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
+        ON CONFLICT(id) DO NOTHING`),
     );
+    if (Object.keys(context.segmentMap).length > 0) {
+      statements.push(
+        prepare(d1, sql`INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id, created_at)
+          SELECT j.value->>'id', m.value, ${now}
+          FROM ${rows('strategies')}, json_each(j.value->'segments') s, json_each(${JSON.stringify(context.segmentMap)}) m
+          WHERE m.key = CAST(s.value AS TEXT) AND ${notSkipped(context, sql`j.value->>'featureName'`)}
+          ON CONFLICT DO NOTHING`),
+      );
+    }
   }
   if (has('environments')) {
     statements.push(
       prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
-        SELECT value->>'featureName', ${environment}, value->>'enabled', value->'variants' FROM ${rows('environments')} WHERE true
+        SELECT j.value->>'featureName', ${environment}, j.value->>'enabled', j.value->'variants' FROM ${rows('environments')}
+        WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
         ON CONFLICT(feature_name, environment) DO UPDATE SET enabled = excluded.enabled,
           variants = CASE WHEN json_array_length(excluded.variants) > 0 THEN excluded.variants ELSE feature_environments.variants END`),
+      autoStrategyInsert(d1, context, writer, rows('environments')),
     );
   }
-  if (has('autoStrategies')) statements.push(...strategyInserts(d1, target, writer, rows('autoStrategies'), true));
   if (has('tags')) {
     statements.push(
-      prepare(d1, sql`INSERT INTO tags (type, value, created_at) SELECT DISTINCT value->>'type', value->>'value', ${now} FROM ${rows('tags')} WHERE true
+      prepare(d1, sql`INSERT INTO tags (type, value, created_at)
+        SELECT DISTINCT j.value->>'type', j.value->>'value', ${now} FROM ${rows('tags')} WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
         ON CONFLICT DO NOTHING`),
       prepare(d1, sql`INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at, created_by_user_id)
-        SELECT value->>'featureName', value->>'type', value->>'value', ${now}, ${userId} FROM ${rows('tags')} WHERE true
+        SELECT j.value->>'featureName', j.value->>'type', j.value->>'value', ${now}, ${userId} FROM ${rows('tags')}
+        WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
         ON CONFLICT DO NOTHING`),
     );
   }
   if (has('dependencies')) {
     statements.push(
       prepare(d1, sql`INSERT INTO dependent_features (parent, child, enabled, variants)
-        SELECT value->>'parent', value->>'child', value->>'enabled', value->'variants' FROM ${rows('dependencies')} WHERE true
+        SELECT j.value->>'parent', j.value->>'child', j.value->>'enabled', j.value->'variants' FROM ${rows('dependencies')} WHERE true
         ON CONFLICT(parent, child) DO UPDATE SET enabled = excluded.enabled, variants = excluded.variants`),
     );
   }
   return statements;
 }
 
-function strategyInserts(d1: D1Database, target: ImportTarget, writer: Writer, strategyRows: SQL, onlyWithoutEnabled: boolean): Statement[] {
-  const condition = onlyWithoutEnabled
-    ? sql`NOT EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = j.value->>'featureName' AND s.environment = ${target.environment} AND s.disabled = 0)`
-    : sql`true`;
-  return [
-    prepare(d1, sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters, constraints, variants,
-        sort_order, disabled, created_at, created_by_user_id)
-      SELECT j.value->>'id', j.value->>'featureName', ${target.project}, ${target.environment}, j.value->>'name', j.value->>'title',
-        j.value->'parameters', j.value->'constraints', j.value->'variants', j.value->>'sortOrder', j.value->>'disabled', ${writer.now}, ${writer.userId}
-      FROM ${strategyRows} j WHERE ${condition}
-      ON CONFLICT(id) DO NOTHING`),
-  ];
+/**
+ * Unleash's auto-strategy: a feature enabled in the target environment with no enabled
+ * strategy there (after this chunk's strategies are in) gets the project's default one. It
+ * reads the state the statements before it left, so it needs no knowledge of the payload.
+ */
+function autoStrategyInsert(d1: D1Database, context: ImportContext, writer: Writer, environmentRows: SQL): Statement {
+  const { auto, environment } = context;
+  const parameters = JSON.stringify(auto.parameters);
+  const featureName = sql`j.value->>'featureName'`;
+  return prepare(d1, sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters, constraints, variants,
+      sort_order, disabled, created_at, created_by_user_id)
+    SELECT j.value->>'autoId', ${featureName}, ${context.project}, ${environment}, ${auto.name}, ${auto.title},
+      ${auto.name === 'flexibleRollout' ? sql`json_set(${parameters}, '$.groupId', ${featureName})` : sql`${parameters}`},
+      ${JSON.stringify(auto.constraints)}, ${JSON.stringify(auto.variants)}, 0, 0, ${writer.now}, ${writer.userId}
+    FROM ${environmentRows}
+    WHERE j.value->>'autoId' IS NOT NULL AND ${notSkipped(context, featureName)}
+      AND EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = ${featureName} AND fe.environment = ${environment} AND fe.enabled = 1)
+      AND NOT EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = ${featureName} AND s.environment = ${environment} AND s.disabled = 0)
+    GROUP BY ${featureName}
+    ON CONFLICT(id) DO NOTHING`);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -271,39 +294,47 @@ export interface Catalogue {
   strategies: Map<string, { builtIn: boolean }>;
   contextFields: Map<string, { legalValues: string[]; project: string | null }>;
   tagTypes: Set<string>;
-  segmentsByName: Map<string, { id: number; project: string | null }[]>;
-  dependencies: { parent: string; child: string }[];
 }
 
-export async function readCatalogue(d1: D1Database, segmentNames: readonly string[], withDependencies: boolean): Promise<Catalogue> {
+/** What the elements are checked against while they stream in. */
+export async function readCatalogue(d1: D1Database): Promise<Catalogue> {
   const results = await runStatements(d1, [
     prepare(d1, sql`SELECT name, built_in FROM strategies`),
     prepare(d1, sql`SELECT name, legal_values, project FROM context_fields`),
     prepare(d1, sql`SELECT name FROM tag_types`),
-    prepare(d1, sql`SELECT id, name, segment_project_id FROM segments WHERE name IN (SELECT value FROM json_each(${JSON.stringify(segmentNames)})) ORDER BY id`,
-    ),
-    withDependencies ? prepare(d1, sql`SELECT parent, child FROM dependent_features`) : prepare(d1, sql`SELECT NULL AS parent, NULL AS child WHERE false`),
   ]);
   const strategyRows = rowsOf<{ name: string; built_in: number }>(results[0]);
   const contextRows = rowsOf<{ name: string; legal_values: string; project: string | null }>(results[1]);
   const tagTypeRows = rowsOf<{ name: string }>(results[2]);
-  const segmentRows = rowsOf<{ id: number; name: string; segment_project_id: string | null }>(results[3]);
-  const dependencyRows = rowsOf<{ parent: string; child: string }>(results[4]);
-  const segmentsByName = new Map<string, { id: number; project: string | null }[]>();
-  for (const row of segmentRows) {
-    const list = segmentsByName.get(row.name) ?? [];
-    list.push({ id: row.id, project: row.segment_project_id });
-    segmentsByName.set(row.name, list);
-  }
   return {
     strategies: new Map(strategyRows.map((row) => [row.name, { builtIn: row.built_in === 1 }])),
     contextFields: new Map(
       contextRows.map((row) => [row.name, { legalValues: parseLegalValues(row.legal_values), project: row.project }]),
     ),
     tagTypes: new Set(tagTypeRows.map((row) => row.name)),
-    segmentsByName,
-    dependencies: dependencyRows,
   };
+}
+
+export interface SegmentsAndDependencies {
+  segmentsByName: Map<string, { id: number; project: string | null }[]>;
+  dependencies: { parent: string; child: string }[];
+}
+
+/** The segments the payload names, and (when it has dependencies) the existing dependency graph. */
+export async function readSegmentsAndDependencies(d1: D1Database, segmentNames: readonly string[], withDependencies: boolean): Promise<SegmentsAndDependencies> {
+  const results = await runStatements(d1, [
+    prepare(d1, sql`SELECT id, name, segment_project_id FROM segments WHERE name IN (SELECT value FROM json_each(${JSON.stringify(segmentNames)})) ORDER BY id`,
+    ),
+    withDependencies ? prepare(d1, sql`SELECT parent, child FROM dependent_features`) : prepare(d1, sql`SELECT NULL AS parent, NULL AS child WHERE false`),
+  ]);
+  const segmentRows = rowsOf<{ id: number; name: string; segment_project_id: string | null }>(results[0]);
+  const segmentsByName = new Map<string, { id: number; project: string | null }[]>();
+  for (const row of segmentRows) {
+    const list = segmentsByName.get(row.name) ?? [];
+    list.push({ id: row.id, project: row.segment_project_id });
+    segmentsByName.set(row.name, list);
+  }
+  return { segmentsByName, dependencies: rowsOf<{ parent: string; child: string }>(results[1]) };
 }
 
 function parseLegalValues(text: string): string[] {
