@@ -55,6 +55,7 @@ export async function footprint(): Promise<Record<string, number>> {
     'events',
     'import_jobs',
     'import_job_chunks',
+    'import_job_parts',
   ];
   const result: Record<string, number> = {};
   for (const table of tables) result[table] = await count(`SELECT count(*) AS n FROM ${table}`);

@@ -86,7 +86,7 @@ describe('large imports go through the queue', () => {
         featureStrategies: [{ name: 'default', featureName: last }],
         featureEnvironments: [{ name: 'development', featureName: last, enabled: true }],
         featureTags: [{ featureName: last, tagType: 'simple', tagValue: 'bulk-tag' }],
-        // The child lives in the third chunk (1,000 features each), its parent in the first.
+        // The child lives in the second chunk (2,000 features each), its parent in the first.
         dependencies: [{ feature: last, dependencies: [{ feature: first, enabled: false }] }],
       }),
     });
@@ -107,11 +107,11 @@ describe('large imports go through the queue', () => {
       'startedAt',
       'finishedAt',
     ]);
-    expect(accepted).toMatchObject({ status: 'queued', project: 'default', environment: 'development', totalChunks: 4, doneChunks: 0, totalFeatures: 2_105, errors: [] });
+    expect(accepted).toMatchObject({ status: 'queued', project: 'default', environment: 'development', totalChunks: 3, doneChunks: 0, totalFeatures: 2_105, errors: [] });
     expect(accepted.id).toMatch(UUID);
 
     const job = await waitForJob(location);
-    expect(job).toMatchObject({ id: accepted.id, status: 'completed', totalChunks: 4, doneChunks: 4, totalFeatures: 2_105, errors: [] });
+    expect(job).toMatchObject({ id: accepted.id, status: 'completed', totalChunks: 3, doneChunks: 3, totalFeatures: 2_105, errors: [] });
     expect(job.createdAt).toMatch(ISO);
     expect(job.startedAt).toMatch(ISO);
     expect(job.finishedAt).toMatch(ISO);
@@ -125,7 +125,7 @@ describe('large imports go through the queue', () => {
     const events = await rows<{ type: string; data: string }>('SELECT type, data FROM events WHERE id > ?', before);
     expect(events).toEqual([{ type: 'features-imported', data: JSON.stringify({ jobId: accepted.id, features: 2_105 }) }]);
     // Applied chunks give their staged rows back.
-    expect(await count("SELECT count(*) AS n FROM import_job_chunks WHERE job_id = ? AND status = 'done'", accepted.id)).toBe(4);
+    expect(await count("SELECT count(*) AS n FROM import_job_chunks WHERE job_id = ? AND status = 'done'", accepted.id)).toBe(3);
     expect(await count('SELECT count(*) AS n FROM import_job_parts WHERE job_id = ?', accepted.id)).toBe(0);
   });
 

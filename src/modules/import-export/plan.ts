@@ -130,7 +130,7 @@ export function partText(rows: ChunkRows): string {
  * Chunk limits: features per chunk (one chunk is one D1 batch when applied), and what an
  * import may hold in memory before it is staged in D1 and queued instead of applied at once.
  */
-export const CHUNK_FEATURES = 1_000;
+export const CHUNK_FEATURES = 2_000;
 export const SYNC_MAX_FEATURES = 2_000;
 export const SYNC_MAX_BYTES = 1_800_000;
 /** Dependencies per dependency chunk (each is a small row). */

@@ -11,7 +11,7 @@ import { CHUNK_FEATURES, SYNC_MAX_BYTES, SYNC_MAX_FEATURES, emptyRows, partText,
 import { prepare, runStatements, type Statement } from './store';
 
 /** A part is written once a chunk's buffer reaches this size... */
-const PART_BYTES = 100 * 1024;
+const PART_BYTES = 256 * 1024;
 /** ...and every buffer once all of them together hold this much (items arrive for many chunks). */
 const BUFFERED_BYTES = 4 * 1024 * 1024;
 /** Parts per D1 batch while staging. */
