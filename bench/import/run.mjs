@@ -5,9 +5,9 @@
 //   npm run bench -- import            # sizes 1000, 10000, 100000
 //   SIZES=1000,10000 npm run bench -- import
 //
-// One request carries at most PART features (about 23 MB, under the Worker's 24 MiB import
-// limit); larger sizes are sent as consecutive requests, which queue behind each other, and
-// the time runs from the first POST to the last job's completion.
+// Each size is one request (the body is streamed, so 100k features = 116 MB is one POST);
+// PART=<n> splits it into consecutive requests of n features, which queue behind each other.
+// The time runs from the first POST to the last job's completion.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { generate } from './generate.mjs';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SIZES = (process.env.SIZES ?? '1000,10000,100000').split(',').map(Number);
 const PORT = 8792;
-const PART = Number(process.env.PART ?? 20_000);
+const PART = Number(process.env.PART ?? 100_000);
 
 async function waitFor(base, token, location) {
   for (;;) {

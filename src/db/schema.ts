@@ -162,9 +162,9 @@ export const features = sqliteTable(
     index('features_name_archived_idx').on(t.name, t.archivedAt),
     // Search pages filtered on one project or type, in creation order, straight from an index.
     index('features_project_created_idx').on(t.project, t.archivedAt, t.createdAt, t.name),
+    // (Their prefixes serve lookups by project or type too; separate indexes on those only
+    // slowed every write of a feature.)
     index('features_type_created_idx').on(t.type, t.archivedAt, t.createdAt, t.name),
-    index('features_project_idx').on(t.project, t.archivedAt),
-    index('features_type_idx').on(t.type),
     index('features_stale_idx').on(t.stale),
     index('features_created_by_idx').on(t.createdByUserId),
     index('features_last_seen_idx').on(t.lastSeenAt),

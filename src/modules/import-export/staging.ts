@@ -10,12 +10,15 @@ import { sql } from 'drizzle-orm';
 import { CHUNK_FEATURES, SYNC_MAX_BYTES, SYNC_MAX_FEATURES, emptyRows, partText, type ChunkRows, type PartKey } from './plan';
 import { prepare, runStatements, type Statement } from './store';
 
-/** A part is written once a chunk's buffer reaches this size... */
-const PART_BYTES = 256 * 1024;
+/**
+ * A part is written once a chunk's buffer reaches this size (under V8's 128 kB large-object
+ * threshold: larger part strings churn the old generation and cost GC time)...
+ */
+const PART_BYTES = 96 * 1024;
 /** ...and every buffer once all of them together hold this much (items arrive for many chunks). */
 const BUFFERED_BYTES = 4 * 1024 * 1024;
 /** Parts per D1 batch while staging. */
-const PARTS_PER_BATCH = 6;
+const PARTS_PER_BATCH = 12;
 /** How old a `staging` job must be before another import may remove it as abandoned. */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 

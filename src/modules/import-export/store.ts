@@ -95,6 +95,21 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
         ON CONFLICT(name) DO UPDATE SET description = excluded.description, type = excluded.type, stale = excluded.stale,
           impression_data = excluded.impression_data, archived_at = excluded.archived_at
         WHERE features.project = excluded.project`),
+    );
+  }
+  // The payload's environment settings go in before the default rows, which then skip them:
+  // one write per feature instead of an insert and an update.
+  if (has('environments')) {
+    statements.push(
+      prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
+        SELECT j.value->>'featureName', ${environment}, j.value->>'enabled', j.value->'variants' FROM ${rows('environments')}
+        WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
+        ON CONFLICT(feature_name, environment) DO UPDATE SET enabled = excluded.enabled,
+          variants = CASE WHEN json_array_length(excluded.variants) > 0 THEN excluded.variants ELSE feature_environments.variants END`),
+    );
+  }
+  if (has('features')) {
+    statements.push(
       prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled)
         SELECT f.name, pe.environment_name, 0
         FROM features f JOIN project_environments pe ON pe.project_id = f.project
@@ -131,16 +146,7 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
       );
     }
   }
-  if (has('environments')) {
-    statements.push(
-      prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
-        SELECT j.value->>'featureName', ${environment}, j.value->>'enabled', j.value->'variants' FROM ${rows('environments')}
-        WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
-        ON CONFLICT(feature_name, environment) DO UPDATE SET enabled = excluded.enabled,
-          variants = CASE WHEN json_array_length(excluded.variants) > 0 THEN excluded.variants ELSE feature_environments.variants END`),
-      autoStrategyInsert(d1, context, writer, rows('environments')),
-    );
-  }
+  if (has('environments')) statements.push(autoStrategyInsert(d1, context, writer, rows('environments')));
   if (has('tags')) {
     statements.push(
       prepare(d1, sql`INSERT INTO tags (type, value, created_at)
