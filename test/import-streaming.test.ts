@@ -203,3 +203,28 @@ describe('streamed import bodies', () => {
     expect(await footprint()).toEqual(before);
   });
 });
+
+describe('what an import may hold in memory while its body streams in', () => {
+  it('answers 413 past 250,000 distinct feature names, deleting what it staged', async () => {
+    const staged = await stagingRows();
+    const before = await footprint();
+    // 250,001 tiny features: about 7 MB of body, far under the byte limits.
+    const features = Array.from({ length: 250_001 }, (_, i) => `{"name":"n${i}"}`).join(',');
+    const response = await call('POST', IMPORT, { rawBody: `{"project":"default","environment":"development","data":{"features":[${features}],"featureStrategies":[],"tagTypes":[]}}` });
+    expect(response.status).toBe(413);
+    expect(await bodyOf(response)).toMatchObject({
+      name: 'PayloadTooLargeError',
+      message: 'An import may name at most 250000 features; send more as several imports.',
+    });
+    expect(await stagingRows()).toEqual(staged);
+    expect(await footprint()).toEqual(before);
+  }, 60_000);
+
+  it('answers 413 when the arrays it keeps whole pass 16 MiB', async () => {
+    const legalValues = Array.from({ length: 35_000 }, (_, i) => ({ value: `v-${String(i).padStart(90, '0')}` }));
+    const fields = Array.from({ length: 5 }, (_, i) => ({ name: unique(`ctx${i}`), legalValues }));
+    const response = await call('POST', IMPORT, { rawBody: body('default', [['features', []], ['featureStrategies', []], ['tagTypes', []], ['contextFields', fields]]) });
+    expect(response.status).toBe(413);
+    expect((await bodyOf(response)).message).toMatch(/take more than 16777216 bytes\.$/);
+  });
+});

@@ -7,7 +7,7 @@
  * `service.ts` finishes the analysis from these facts once the body has been read.
  */
 import * as v from 'valibot';
-import type { ErrorDetail } from '../../http/errors';
+import { ApiError, type ErrorDetail } from '../../http/errors';
 import { describeIssues } from '../../http/validation';
 import type { ImportedConstraint, ImportedStrategy, ImportedVariant } from './schema';
 import { ITEM_SCHEMAS, type ImportData } from './schema';
@@ -46,6 +46,13 @@ export interface PendingConstraint {
 
 /** Schema problems kept per request: past this, one more detail says how many were left out. */
 const MAX_DETAILS = 1_000;
+/**
+ * What the collector may hold while the body streams in, so that no body can exhaust the
+ * Worker's memory: distinct feature names (a Map entry each, ~100 bytes), and the elements
+ * kept whole (the small arrays, constraints waiting for the payload's context fields).
+ */
+export const MAX_NAMES = 250_000;
+export const MAX_KEPT_BYTES = 16 * 1024 * 1024;
 
 /** The order valibot reports the import schema's keys in (schema order), for details that arrive out of it. */
 const DATA_KEY_ORDER = ['features', 'featureStrategies', 'featureEnvironments', 'contextFields', 'featureTags', 'segments', 'tagTypes', 'dependencies'];
@@ -66,6 +73,7 @@ export class ImportCollector {
   strategyCount = 0;
   environmentVariants = false;
   private seq = 0;
+  private keptBytes = 0;
   private readonly details: { rank: number[]; detail: ErrorDetail }[] = [];
   private detailCount = 0;
 
@@ -97,15 +105,19 @@ export class ImportCollector {
       case 'featureTags':
         return this.tag(output as NonNullable<ImportData['featureTags']>[number]);
       case 'tagTypes':
+        this.keep(output);
         this.small.tagTypes.push(output as ImportData['tagTypes'][number]);
         return;
       case 'contextFields':
+        this.keep(output);
         this.small.contextFields.push(output as NonNullable<ImportData['contextFields']>[number]);
         return;
       case 'segments':
+        this.keep(output);
         this.small.segments.push(output as NonNullable<ImportData['segments']>[number]);
         return;
       case 'dependencies':
+        this.keep(output);
         this.small.dependencies.push(output as NonNullable<ImportData['dependencies']>[number]);
         return;
     }
@@ -135,9 +147,24 @@ export class ImportCollector {
     return sorted;
   }
 
+  /** Counts what is held in memory until the body has been read, against MAX_KEPT_BYTES. */
+  private keep(value: unknown): void {
+    this.keptBytes += typeof value === 'string' ? value.length : JSON.stringify(value).length;
+    if (this.keptBytes > MAX_KEPT_BYTES) {
+      throw new ApiError(
+        413,
+        'PayloadTooLargeError',
+        `The import's tag types, context fields, segments, dependencies, constraints on new context fields and problems found take more than ${MAX_KEPT_BYTES} bytes.`,
+      );
+    }
+  }
+
   private nameInfo(name: string): NameInfo {
     let info = this.names.get(name);
     if (info === undefined) {
+      if (this.names.size >= MAX_NAMES) {
+        throw new ApiError(413, 'PayloadTooLargeError', `An import may name at most ${MAX_NAMES} features; send more as several imports.`);
+      }
       info = { chunk: this.stager.assignChunk(), flags: 0 };
       this.names.set(name, info);
     }
@@ -179,6 +206,7 @@ export class ImportCollector {
     for (const constraint of strategy.constraints ?? []) {
       const field = this.catalogue.contextFields.get(constraint.contextName);
       if (field === undefined) {
+        this.keep(constraint);
         this.pendingConstraints.push({ seq: this.seq++, feature: name, constraint });
         continue;
       }
@@ -215,6 +243,7 @@ export class ImportCollector {
   }
 
   private problem(list: FeatureProblem['list'], rank: number, feature: string, text: string): void {
+    this.keep(text);
     this.problems.push({ list, rank, seq: this.seq++, feature, text });
   }
 }
