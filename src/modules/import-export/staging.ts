@@ -37,14 +37,10 @@ interface Buffer {
 export class ImportStager {
   private readonly buffers: Buffer[] = [];
   private buffered = 0;
-  /** Bytes of staged items held in memory. */
-  get bufferedBytes(): number {
-    return this.buffered;
-  }
   private names = 0;
   private pending: Statement[] = [];
   /** Set once the import is staged in D1 rather than held in memory. */
-  jobId: string | null = null;
+  private jobId: string | null = null;
 
   constructor(
     private readonly d1: D1Database | null,
@@ -56,8 +52,9 @@ export class ImportStager {
     return Math.floor(this.names++ / CHUNK_FEATURES);
   }
 
-  get chunkCount(): number {
-    return this.buffers.length;
+  /** Bytes of staged items held in memory. */
+  get bufferedBytes(): number {
+    return this.buffered;
   }
 
   /** Is everything still in memory and small enough to be applied in one batch? */
