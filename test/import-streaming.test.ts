@@ -184,6 +184,20 @@ describe('streamed import bodies', () => {
     expect(error.details[1_000]).toEqual({ message: '101 more problems were found and are not listed.' });
   });
 
+  it('takes constructor and __proto__ as plain (unknown) keys of the body and of data', async () => {
+    const rest = '"features":[],"featureStrategies":[],"tagTypes":[]';
+    const cases: [string, string][] = [
+      [`{"project":"default","environment":"development","data":{${rest},"constructor":[1]}}`, '/body/data/constructor'],
+      [`{"project":"default","environment":"development","data":{${rest},"__proto__":[1]}}`, '/body/data/__proto__'],
+      [`{"project":"default","environment":"development","data":{${rest},"__proto__":{"a":1}}}`, '/body/data/__proto__'],
+      [`{"project":"default","environment":"development","__proto__":{"x":1},"data":{${rest}}}`, '/body/__proto__'],
+    ];
+    for (const [rawBody, path] of cases) {
+      const error = await expectError(await call('POST', IMPORT, { rawBody }), 400, 'ValidationError');
+      expect(error.details.map((detail: { path?: string }) => detail.path)).toEqual([path]);
+    }
+  });
+
   it('refuses a key given twice', async () => {
     const error = await expectError(
       await call('POST', IMPORT, { rawBody: '{"project":"default","environment":"development","project":"x","data":{"features":[],"featureStrategies":[],"tagTypes":[]}}' }),

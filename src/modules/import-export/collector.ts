@@ -84,7 +84,8 @@ export class ImportCollector {
 
   /** One element of `data.<key>`. */
   async item(key: string, index: number, value: unknown): Promise<void> {
-    const schema = ITEM_SCHEMAS[key as keyof typeof ITEM_SCHEMAS];
+    // Own keys only: `constructor` or `__proto__` in a body must not reach Object's members.
+    const schema = Object.hasOwn(ITEM_SCHEMAS, key) ? ITEM_SCHEMAS[key as keyof typeof ITEM_SCHEMAS] : undefined;
     // Elements of keys the schema does not know are dropped; the skeleton check reports the key.
     if (schema === undefined) return;
     const result = v.safeParse(schema, value);

@@ -30,13 +30,17 @@ const IMPORT_MAX_ELEMENT_BYTES = 4 * 1024 * 1024;
 
 const EXPORT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** The body with its streamed arrays left empty: checked against ImportSchema, it finds every problem the elements cannot show. */
+/**
+ * The body with its streamed arrays left empty: checked against ImportSchema, it finds every
+ * problem the elements cannot show. Null-prototype objects, so that a `__proto__` key stays a
+ * key, as it is in what JSON.parse returns.
+ */
 function skeletonOf(result: SplitJsonResult): unknown {
   if (!result.isObject) return result.value;
-  const body: Record<string, unknown> = {};
+  const body: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of result.top) body[key] = value;
   if (result.splitKind === 'object') {
-    const data: Record<string, unknown> = {};
+    const data: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [key, entry] of result.split) data[key] = entry.streamed ? [] : entry.value;
     body.data = data;
   } else if (result.splitKind === 'other') {
