@@ -1,5 +1,7 @@
 /** Builders and D1 readers shared by the import/export tests. */
 import { env } from 'cloudflare:workers';
+import type { JobStatus } from '../src/modules/import-export/jobs';
+import { bodyOf, call } from './support/http';
 
 let counter = 0;
 /** A name unique within the test file (storage is shared by the tests of a file). */
@@ -60,4 +62,15 @@ export async function footprint(): Promise<Record<string, number>> {
   const result: Record<string, number> = {};
   for (const table of tables) result[table] = await count(`SELECT count(*) AS n FROM ${table}`);
   return result;
+}
+
+/** Polls an import job's Location until it has completed or failed. */
+export async function waitForJob(location: string, timeoutMs = 25_000): Promise<JobStatus> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await bodyOf<JobStatus>(await call('GET', location));
+    if (job.status === 'completed' || job.status === 'failed') return job;
+    if (Date.now() > deadline) throw new Error(`job still ${job.status}: ${JSON.stringify(job)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

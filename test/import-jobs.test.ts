@@ -6,22 +6,12 @@ import { backoffSeconds, type JobStatus } from '../src/modules/import-export/job
 import { emptyRows, partText, type ImportContext, type StagedEnvironment, type StagedFeature, type StagedStrategy, type StagedTag } from '../src/modules/import-export/plan';
 import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
-import { count, createProject, maxEventId, payload, rows, unique } from './import-helpers';
+import { count, createProject, maxEventId, payload, rows, unique, waitForJob } from './import-helpers';
 
 const IMPORT = '/api/admin/features-batch/import';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 type Job = JobStatus;
-
-async function waitForJob(location: string, timeoutMs = 25_000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await bodyOf<Job>(await call('GET', location));
-    if (job.status === 'completed' || job.status === 'failed') return job;
-    if (Date.now() > deadline) throw new Error(`job still ${job.status}: ${JSON.stringify(job)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function features(prefix: string, n: number) {
   return Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${String(i).padStart(4, '0')}` }));

@@ -4,21 +4,10 @@
  * limit, and every staged row is deleted when the import turns out to be invalid.
  */
 import { describe, expect, it } from 'vitest';
-import type { JobStatus } from '../src/modules/import-export/jobs';
 import { bodyOf, call, expectError } from './support/http';
-import { count, createProject, footprint, rows, unique } from './import-helpers';
+import { count, createProject, footprint, rows, unique, waitForJob } from './import-helpers';
 
 const IMPORT = '/api/admin/features-batch/import';
-
-async function waitForJob(location: string, timeoutMs = 25_000): Promise<JobStatus> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await bodyOf<JobStatus>(await call('GET', location));
-    if (job.status === 'completed' || job.status === 'failed') return job;
-    if (Date.now() > deadline) throw new Error(`job still ${job.status}: ${JSON.stringify(job)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function names(prefix: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(5, '0')}`);

@@ -3,10 +3,16 @@ import { ApiError, unsupportedContentType, validationError } from './errors';
 /** Unleash's default request-body limit; import raises it for itself. */
 export const DEFAULT_MAX_BODY_BYTES = 100_000;
 
-export function isJsonContentType(contentType: string | null): boolean {
+function isJsonContentType(contentType: string | null): boolean {
   if (!contentType) return false;
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return mediaType === 'application/json';
+}
+
+/** 415 unless the request says its body is JSON (for handlers that read the body themselves). */
+export function requireJsonContentType(request: Request): void {
+  const contentType = request.headers.get('content-type');
+  if (!isJsonContentType(contentType)) throw unsupportedContentType(contentType);
 }
 
 export function tooLarge(maxBytes: number): ApiError {
@@ -19,8 +25,7 @@ export function tooLarge(maxBytes: number): ApiError {
  * access learns nothing about the body rules.
  */
 export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<unknown> {
-  const contentType = request.headers.get('content-type');
-  if (!isJsonContentType(contentType)) throw unsupportedContentType(contentType);
+  requireJsonContentType(request);
 
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) throw tooLarge(maxBytes);

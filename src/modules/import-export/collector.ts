@@ -172,9 +172,9 @@ export class ImportCollector {
     return info;
   }
 
-  private async stage(name: string, key: 'features' | 'strategies' | 'environments' | 'tags', item: object): Promise<void> {
+  private async stage(info: NameInfo, key: 'features' | 'strategies' | 'environments' | 'tags', item: object): Promise<void> {
     if (this.hasSchemaIssues) return;
-    await this.stager.add(this.nameInfo(name).chunk, key, JSON.stringify(item));
+    await this.stager.add(info.chunk, key, JSON.stringify(item));
   }
 
   private async feature(feature: ImportData['features'][number]): Promise<void> {
@@ -190,7 +190,7 @@ export class ImportCollector {
       impressionData: feature.impressionData ?? false,
       archived: feature.archived ?? false,
     };
-    await this.stage(feature.name, 'features', staged);
+    await this.stage(info, 'features', staged);
   }
 
   private async strategy(strategy: ImportedStrategy): Promise<void> {
@@ -200,7 +200,8 @@ export class ImportCollector {
     const name = strategy.featureName;
     // A strategy that names no feature is checked for its type and segments, and left out.
     if (!name) return;
-    this.nameInfo(name).flags |= BY_STRATEGY;
+    const info = this.nameInfo(name);
+    info.flags |= BY_STRATEGY;
     const variants = fixWeights(strategy.variants ?? []);
     if (variants === 'no-variable') this.problem('noVariable', 0, name, `strategy ${strategy.name} of ${name}`);
     else if (variants === 'over') this.problem('over', 0, name, `strategy ${strategy.name} of ${name}`);
@@ -214,14 +215,15 @@ export class ImportCollector {
       const problem = constraintProblem(constraint, field.legalValues.length > 0 ? new Set(field.legalValues) : undefined);
       if (problem) this.problem('invalidConstraints', 0, name, constraintText(name, constraint, problem));
     }
-    await this.stage(name, 'strategies', stageStrategy(strategy, name, Array.isArray(variants) ? variants : []));
+    await this.stage(info, 'strategies', stageStrategy(strategy, name, Array.isArray(variants) ? variants : []));
   }
 
   private async environment(environment: NonNullable<ImportData['featureEnvironments']>[number]): Promise<void> {
     if ((environment.variants ?? []).length > 0) this.environmentVariants = true;
     const name = environment.featureName;
     if (!name) return;
-    this.nameInfo(name).flags |= BY_ENVIRONMENT;
+    const info = this.nameInfo(name);
+    info.flags |= BY_ENVIRONMENT;
     const variants = fixWeights(environment.variants ?? []);
     if (variants === 'no-variable') this.problem('noVariable', 1, name, name);
     else if (variants === 'over') this.problem('over', 1, name, name);
@@ -231,16 +233,17 @@ export class ImportCollector {
       variants: Array.isArray(variants) ? variants.map(toVariantDoc) : [],
     };
     if (environment.enabled) staged.autoId = crypto.randomUUID();
-    await this.stage(name, 'environments', staged);
+    await this.stage(info, 'environments', staged);
   }
 
   private async tag(tag: NonNullable<ImportData['featureTags']>[number]): Promise<void> {
-    this.nameInfo(tag.featureName).flags |= BY_TAG;
+    const info = this.nameInfo(tag.featureName);
+    info.flags |= BY_TAG;
     const type = tag.tagType ?? tag.type;
     if (type === undefined) return;
     this.usedTagTypes.add(type);
     const staged: StagedTag = { featureName: tag.featureName, type, value: tag.tagValue };
-    await this.stage(tag.featureName, 'tags', staged);
+    await this.stage(info, 'tags', staged);
   }
 
   private problem(list: FeatureProblem['list'], rank: number, feature: string, text: string): void {

@@ -8,7 +8,7 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../../env';
 import { log } from '../../log';
-import { DEPENDENCIES_PER_CHUNK, type ChunkKind, type ImportContext, type PreparedDependency } from './plan';
+import { DEPENDENCIES_PER_CHUNK, type ChunkKind, type ImportContext } from './plan';
 import type { ImportChunkMessage } from './queue-message';
 import type { ImportStager } from './staging';
 import { chunkStatements, prepare, rowsOf, runStatements } from './store';
@@ -41,16 +41,17 @@ export function jobLocation(id: string): string {
 }
 
 /**
- * Turns a validated, staged import into a queued job: its dependencies become chunks of their
- * own, every chunk gets its status row, the job its context, and each chunk one message.
+ * Turns a validated, staged import into a queued job: its dependencies (JSON texts) become
+ * chunks of their own, every chunk gets its status row, the job its context, and each chunk
+ * one message.
  */
-export async function queueJob(env: Env, d1: D1Database, stager: ImportStager, context: ImportContext, dependencies: PreparedDependency[], totalFeatures: number): Promise<string> {
+export async function queueJob(env: Env, d1: D1Database, stager: ImportStager, context: ImportContext, dependencies: string[], totalFeatures: number): Promise<string> {
   const id = await stager.stageAll();
   const featureChunks = stager.featureCounts();
   const chunks: [number, ChunkKind, number][] = featureChunks.map((count, index) => [index, 'features', count]);
   for (let from = 0; from < dependencies.length; from += DEPENDENCIES_PER_CHUNK) {
     const index = chunks.length;
-    await stager.stageExtraChunk(index, 'dependencies', dependencies.slice(from, from + DEPENDENCIES_PER_CHUNK).map((dependency) => JSON.stringify(dependency)));
+    await stager.stageExtraChunk(index, 'dependencies', dependencies.slice(from, from + DEPENDENCIES_PER_CHUNK));
     chunks.push([index, 'dependencies', 0]);
   }
   const now = new Date().toISOString();

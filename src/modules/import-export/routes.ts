@@ -3,8 +3,8 @@ import type { RequestContext } from '../../auth/guard';
 import type { Principal } from '../../auth/principal';
 import { auditEvent } from '../../db/events';
 import { getDb } from '../../db/client';
-import { isJsonContentType, readJsonBody } from '../../http/body';
-import { notFound, unsupportedContentType, validationError } from '../../http/errors';
+import { readJsonBody, requireJsonContentType } from '../../http/body';
+import { notFound, validationError } from '../../http/errors';
 import { splitJsonBody, type SplitJsonResult } from '../../http/json-stream';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
@@ -51,8 +51,7 @@ function skeletonOf(result: SplitJsonResult): unknown {
 
 /** Reads, validates and analyses an import body, staging its elements with `stager` as they come. */
 export async function readImport(request: Request, d1: D1Database, principal: Principal, stager: ImportStager): Promise<ImportAnalysis> {
-  const contentType = request.headers.get('content-type');
-  if (!isJsonContentType(contentType)) throw unsupportedContentType(contentType);
+  requireJsonContentType(request);
   const collector = new ImportCollector(await readCatalogue(d1), stager);
   const declared = request.headers.get('content-length');
   const result = await splitJsonBody(
@@ -104,7 +103,7 @@ export async function importFeatures({ request, env, principal }: RequestContext
   // Too large for one batch, or another import into this target is still running: queue it.
   let id: string;
   try {
-    id = await queueJob(env, d1, stager, analysis.context, analysis.dependencies, analysis.featureCount);
+    id = await queueJob(env, d1, stager, analysis.context, dependencies, analysis.featureCount);
   } catch (error) {
     await stager.discard();
     throw error;

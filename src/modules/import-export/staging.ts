@@ -7,7 +7,7 @@
  * job that the next import removes once it is an hour old.
  */
 import { sql } from 'drizzle-orm';
-import { CHUNK_FEATURES, SYNC_MAX_BYTES, SYNC_MAX_FEATURES, emptyRows, partText, type ChunkRows, type PartKey } from './plan';
+import { CHUNK_FEATURES, PART_KEYS, SYNC_MAX_BYTES, SYNC_MAX_FEATURES, emptyRows, partText, type ChunkRows, type PartKey } from './plan';
 import { prepare, runStatements, type Statement } from './store';
 
 /**
@@ -85,7 +85,7 @@ export class ImportStager {
   mergedRows(): ChunkRows {
     const merged = emptyRows();
     for (const buffer of this.buffers) {
-      for (const key of Object.keys(merged) as PartKey[]) merged[key].push(...buffer.rows[key]);
+      for (const key of PART_KEYS) merged[key].push(...buffer.rows[key]);
     }
     return merged;
   }
