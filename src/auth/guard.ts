@@ -7,7 +7,7 @@ import type { Env } from '../env';
 import { noAccess } from '../http/errors';
 import { authenticate } from './authenticate';
 import { requireAnyPermission, type Permission } from './permissions';
-import type { ApiTokenType, Principal } from './principal';
+import type { ApiTokenPrincipal, ApiTokenType, Principal } from './principal';
 
 export interface RequestContext {
   request: IRequest;
@@ -16,7 +16,13 @@ export interface RequestContext {
   principal: Principal;
 }
 
+/** The context of an SDK route: its caller is always an API token. */
+export interface SdkRequestContext extends RequestContext {
+  principal: ApiTokenPrincipal;
+}
+
 export type GuardedHandler = (context: RequestContext) => Promise<Response> | Response;
+export type SdkHandler = (context: SdkRequestContext) => Promise<Response> | Response;
 export type RouteHandler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response>;
 
 function wrongTokenType(): never {
@@ -31,17 +37,17 @@ function wrongTokenType(): never {
 export function adminRoute(anyOf: readonly Permission[], handler: GuardedHandler): RouteHandler {
   return async (request, env, ctx) => {
     const principal = await authenticate(request, env, ctx);
-    if (principal.token.type !== 'admin') wrongTokenType();
+    if (principal.kind === 'api-token' && principal.token.type !== 'admin') wrongTokenType();
     requireAnyPermission(principal, anyOf);
     return handler({ request, env, ctx, principal });
   };
 }
 
 /** An SDK route (client or frontend API) open to the listed token types. */
-export function sdkRoute(types: readonly ApiTokenType[], handler: GuardedHandler): RouteHandler {
+export function sdkRoute(types: readonly ApiTokenType[], handler: SdkHandler): RouteHandler {
   return async (request, env, ctx) => {
     const principal = await authenticate(request, env, ctx);
-    if (!types.includes(principal.token.type)) wrongTokenType();
+    if (principal.kind !== 'api-token' || !types.includes(principal.token.type)) wrongTokenType();
     return handler({ request, env, ctx, principal });
   };
 }

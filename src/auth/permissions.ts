@@ -4,6 +4,7 @@
  * credentials (personal access tokens, sessions) will carry their roles' permissions.
  */
 import { noAccess } from '../http/errors';
+import type { Access } from './access';
 
 export const ADMIN = 'ADMIN';
 export const CREATE_CLIENT_API_TOKEN = 'CREATE_CLIENT_API_TOKEN';
@@ -35,13 +36,14 @@ export const CREATE_STRATEGY = 'CREATE_STRATEGY';
 
 export type Permission = string;
 
-/** Something that holds permissions: an API token's principal now, a user later. */
+/** Something that holds permissions: an API token's principal or a user. */
 export interface PermissionHolder {
-  readonly permissions: ReadonlySet<Permission>;
+  readonly access: Access;
 }
 
-export function hasPermission(holder: PermissionHolder, permission: Permission): boolean {
-  return holder.permissions.has(ADMIN) || holder.permissions.has(permission);
+/** Whether the holder has `permission` where it applies: root-wide, in `project`, in `environment`. */
+export function hasPermission(holder: PermissionHolder, permission: Permission, project?: string, environment?: string): boolean {
+  return holder.access.may(permission, project, environment);
 }
 
 /** Throws 403 NoAccessError unless the holder has at least one of `anyOf` (ADMIN passes). */

@@ -1,4 +1,5 @@
-import { ADMIN, type Permission, type PermissionHolder } from './permissions';
+import { ADMIN_ACCESS, NO_ACCESS, type Access } from './access';
+import type { PermissionHolder } from './permissions';
 
 export type ApiTokenType = 'admin' | 'client' | 'frontend';
 
@@ -17,7 +18,7 @@ export interface ApiTokenRecord {
   expiresAt: string | null;
 }
 
-/** The caller of a request. User credentials will add a `kind: 'user'` variant. */
+/** The caller of a request with an API key. */
 export interface ApiTokenPrincipal extends PermissionHolder {
   readonly kind: 'api-token';
   readonly token: ApiTokenRecord;
@@ -27,13 +28,21 @@ export interface ApiTokenPrincipal extends PermissionHolder {
   readonly userId: number;
 }
 
-export type Principal = ApiTokenPrincipal;
+/** A person: signed in with a session cookie, or with a personal access token. */
+export interface UserPrincipal extends PermissionHolder {
+  readonly kind: 'user';
+  readonly userId: number;
+  /** Recorded as the actor in audit events and `createdBy`: the username, else the email. */
+  readonly actorName: string;
+  /** How the person authenticated, and the id of that session or personal token. */
+  readonly via: 'session' | 'personal-token';
+  readonly credentialId: string;
+}
+
+export type Principal = ApiTokenPrincipal | UserPrincipal;
 
 export const ADMIN_TOKEN_USER_ID = -42;
 export const SYSTEM_USER_ID = -1337;
-
-const ADMIN_PERMISSIONS: ReadonlySet<Permission> = new Set([ADMIN]);
-const NO_PERMISSIONS: ReadonlySet<Permission> = new Set();
 
 export function principalFor(token: ApiTokenRecord): ApiTokenPrincipal {
   return {
@@ -41,6 +50,6 @@ export function principalFor(token: ApiTokenRecord): ApiTokenPrincipal {
     token,
     actorName: token.name,
     userId: token.type === 'admin' ? ADMIN_TOKEN_USER_ID : SYSTEM_USER_ID,
-    permissions: token.type === 'admin' ? ADMIN_PERMISSIONS : NO_PERMISSIONS,
+    access: token.type === 'admin' ? ADMIN_ACCESS : NO_ACCESS,
   };
 }

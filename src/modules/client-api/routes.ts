@@ -3,7 +3,7 @@
  * calls (`/edge/validate`).
  */
 import type { IRequest } from 'itty-router';
-import type { RequestContext } from '../../auth/guard';
+import type { SdkRequestContext as RequestContext } from '../../auth/guard';
 import { findRecord } from '../../auth/token-records';
 import { sha256Hex } from '../../auth/secrets';
 import type { ApiTokenRecord } from '../../auth/principal';

@@ -3,7 +3,7 @@
  * caller's context and returns the enabled ones with their variant. CORS as Unleash sends
  * it, on answers and errors alike.
  */
-import type { RequestContext, RouteHandler } from '../../auth/guard';
+import type { SdkRequestContext as RequestContext, RouteHandler } from '../../auth/guard';
 import type { Env } from '../../env';
 import { ApiError, toErrorResponse } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
