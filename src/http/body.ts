@@ -20,6 +20,35 @@ export function tooLarge(maxBytes: number): ApiError {
 }
 
 /**
+ * The body's bytes, read chunk by chunk and abandoned (the stream cancelled, 413) as soon as
+ * they pass `maxBytes`: a body without Content-Length (chunked) or with a false one is never
+ * held in full.
+ */
+export async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel('request body over the limit').catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
  * Reads a JSON request body: 415 unless the content type is JSON, 413 over `maxBytes`,
  * 400 when the text is not JSON. Call it after authentication, so that a caller without
  * access learns nothing about the body rules.
@@ -29,8 +58,7 @@ export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY
 
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+  const bytes = await readAtMost(request, maxBytes);
 
   let text: string;
   try {
