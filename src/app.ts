@@ -18,6 +18,7 @@ import {
 } from './auth/permissions';
 import type { Env } from './env';
 import { pathNotFound, toErrorResponse } from './http/errors';
+import { rateLimited } from './http/rate-limit';
 import { json } from './http/responses';
 import * as apiTokens from './modules/api-tokens/routes';
 import * as importExport from './modules/import-export/routes';
@@ -65,8 +66,8 @@ router.get('/api/admin/invite-link/tokens', adminRoute([ADMIN], signupTokens.lis
 router.post('/api/admin/invite-link/tokens', adminRoute([ADMIN], signupTokens.create));
 router.get('/api/admin/invite-link/tokens/:token', adminRoute([ADMIN], signupTokens.get));
 router.put('/api/admin/invite-link/tokens/:token', adminRoute([ADMIN], signupTokens.update));
-router.get('/invite/:token/validate', signupTokens.validateInvite); // public: the secret is the credential
-router.post('/invite/:token/signup', signupTokens.signup); // public: the secret is the credential
+router.get('/invite/:token/validate', rateLimited('invite', signupTokens.validateInvite)); // public: the secret is the credential
+router.post('/invite/:token/signup', rateLimited('invite', signupTokens.signup)); // public: the secret is the credential
 
 // Projects, environments, features, tags, segments and feature search (issue 4)
 router.get('/api/admin/search/features', adminRoute([], featureSearch.search));
@@ -126,16 +127,19 @@ router.get('/api/client/features/:featureName', sdkRoute(['client'], clientApi.f
 router.post('/api/client/register', sdkRoute(['client'], clientApi.register));
 router.post('/api/client/metrics', sdkRoute(['client'], clientApi.metrics));
 router.post('/api/client/metrics/bulk', sdkRoute(['client'], clientApi.bulkMetrics));
-router.post('/edge/validate', clientApi.edgeValidate);
+router.post('/edge/validate', rateLimited('edge-validate', clientApi.edgeValidate));
 router.options('/api/frontend', frontendApi.preflight);
 router.options('/api/frontend/*', frontendApi.preflight);
 router.get('/api/frontend', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.getToggles)));
 router.post('/api/frontend', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.postToggles)));
-router.post('/api/frontend/client/metrics', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.metrics)));
-router.post('/api/frontend/client/register', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.register)));
+router.post('/api/frontend/client/metrics', frontendApi.withCors(rateLimited('frontend-writes', sdkRoute(['frontend'], frontendApi.metrics))));
+router.post('/api/frontend/client/register', frontendApi.withCors(rateLimited('frontend-writes', sdkRoute(['frontend'], frontendApi.register))));
 router.get('/api/frontend/client/features', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));
 router.get('/api/frontend/health', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));
 router.get('/api/frontend/internal-backstage/prometheus', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));
+
+// Public routes (no key, or a key that is public by design) are wrapped in `rateLimited`
+// (src/http/rate-limit.ts, docs/rate-limits.md); inside withCors, so a 429 still reaches the browser.
 
 // Anything else. Under /api/admin the caller is authenticated first, as Unleash does, so an
 // anonymous caller learns nothing about which paths exist.

@@ -6,6 +6,14 @@ export interface Env {
   /** API-key lookup: `apikey:<sha256 hex of the secret>` -> the token's principal. */
   TOKENS: KVNamespace;
   IMPORT_QUEUE: Queue<ImportChunkMessage>;
+  /** Workers Rate Limiting bindings of the public routes (src/http/rate-limit.ts, docs/rate-limits.md). */
+  RL_EDGE_VALIDATE_CLIENT: RateLimit;
+  RL_EDGE_VALIDATE_KEY: RateLimit;
+  RL_INVITE_CLIENT: RateLimit;
+  RL_FRONTEND_CLIENT: RateLimit;
+  RL_FRONTEND_KEY: RateLimit;
+  RL_LOGIN_CLIENT: RateLimit;
+  RL_PASSWORD_CLIENT: RateLimit;
   /** Comma-separated secrets accepted as admin tokens, as Unleash reads INIT_ADMIN_API_TOKENS. */
   INIT_ADMIN_API_TOKENS?: string;
   /** Public base URL of this service, used in invite links. */

@@ -13,9 +13,17 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+function randomAddress(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
+  return `10.${bytes[1]}.${bytes[2]}.${bytes[3]}`;
+}
+
 /** Sends a request to the Worker; JSON bodies get `content-type: application/json`. */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
   const headers = new Headers(options.headers);
+  // Public routes are rate limited per client address: each call comes from its own address
+  // unless the test names one (test/rate-limit.test.ts does).
+  if (!headers.has('cf-connecting-ip')) headers.set('cf-connecting-ip', randomAddress());
   const token = options.token === undefined ? ADMIN_TOKEN : options.token;
   if (token !== null) headers.set('authorization', token);
   let body: string | undefined;

@@ -1,0 +1,82 @@
+/**
+ * Rate limits of the routes anyone can reach (no key, or a key that is public by design):
+ * `rateLimited(bucket, handler)` wraps a route handler. Each bucket counts per client address
+ * (`cf-connecting-ip`, which Cloudflare sets and a caller cannot choose; an IPv6 address
+ * counts as its /64) and, for routes that carry a key in `Authorization`, also per key (its
+ * SHA-256, never the key itself). Limits live on the Workers Rate Limiting bindings in
+ * wrangler.toml; docs/rate-limits.md lists them.
+ */
+import type { RouteHandler } from '../auth/guard';
+import { sha256Hex } from '../auth/secrets';
+import type { Env } from '../env';
+import { ApiError } from './errors';
+
+type RateLimitBinding = {
+  [Name in keyof Env]-?: Env[Name] extends RateLimit ? Name : never;
+}[keyof Env];
+
+interface Bucket {
+  perClient: RateLimitBinding;
+  /** Also count per `Authorization` value, when the request has one. */
+  perKey?: RateLimitBinding;
+  /** The binding's period in seconds: the longest a refused caller has to wait. */
+  periodSeconds: 10 | 60;
+}
+
+export const RATE_LIMIT_BUCKETS = {
+  /** `/edge/validate`: up to 100 keys per call, each a lookup. */
+  'edge-validate': { perClient: 'RL_EDGE_VALIDATE_CLIENT', perKey: 'RL_EDGE_VALIDATE_KEY', periodSeconds: 60 },
+  /** `/invite/:token/validate` and `/invite/:token/signup`. */
+  invite: { perClient: 'RL_INVITE_CLIENT', periodSeconds: 60 },
+  /** Frontend SDK writes: `/api/frontend/client/metrics` and `/api/frontend/client/register`. */
+  'frontend-writes': { perClient: 'RL_FRONTEND_CLIENT', perKey: 'RL_FRONTEND_KEY', periodSeconds: 60 },
+  /** `/auth/simple/login` (Unleash allows 10 a minute). */
+  login: { perClient: 'RL_LOGIN_CLIENT', periodSeconds: 60 },
+  /** `/auth/reset/validate-password` and the other password-reset routes. */
+  'password-reset': { perClient: 'RL_PASSWORD_CLIENT', periodSeconds: 60 },
+} as const satisfies Record<string, Bucket>;
+
+export type RateLimitBucket = keyof typeof RATE_LIMIT_BUCKETS;
+
+/** The address a limit counts: IPv4 as is, IPv6 cut to its /64 (one host usually holds a whole /64). */
+export function clientKey(request: Request): string {
+  const address = request.headers.get('cf-connecting-ip')?.trim().toLowerCase();
+  if (!address) return 'unknown'; // only off Cloudflare (local runs): they share one count
+  if (!address.includes(':')) return address.slice(0, 64);
+  const [head = '', tail = ''] = address.split('::', 2);
+  const groups = head === '' ? [] : head.split(':');
+  const missing = address.includes('::') ? 8 - groups.length - (tail === '' ? 0 : tail.split(':').length) : 0;
+  const full = [...groups, ...Array<string>(Math.max(missing, 0)).fill('0'), ...(tail === '' ? [] : tail.split(':'))];
+  return `${full.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+export function tooManyRequests(periodSeconds: number): Response {
+  const error = new ApiError(429, 'TooManyRequestsError', 'Too many requests, please try again later.');
+  return new Response(JSON.stringify(error), {
+    status: 429,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(periodSeconds) },
+  });
+}
+
+/**
+ * Whether the caller is within `bucket`'s limits; counts this request. Both counts are taken
+ * (a refused client still spends its key's budget), so the answer does not depend on order.
+ */
+export async function withinLimit(bucketName: RateLimitBucket, request: Request, env: Env): Promise<boolean> {
+  const bucket: Bucket = RATE_LIMIT_BUCKETS[bucketName];
+  const checks = [env[bucket.perClient].limit({ key: `${bucketName}:ip:${clientKey(request)}` })];
+  const authorization = request.headers.get('authorization');
+  if (bucket.perKey && authorization) {
+    checks.push(env[bucket.perKey].limit({ key: `${bucketName}:key:${await sha256Hex(authorization)}` }));
+  }
+  const outcomes = await Promise.all(checks);
+  return outcomes.every((outcome) => outcome.success);
+}
+
+/** `handler`, answering 429 (Unleash's error body, `retry-after`) once the caller is over `bucket`'s limits. */
+export function rateLimited(bucketName: RateLimitBucket, handler: RouteHandler): RouteHandler {
+  return async (request, env, ctx) => {
+    if (!(await withinLimit(bucketName, request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucketName].periodSeconds);
+    return handler(request, env, ctx);
+  };
+}

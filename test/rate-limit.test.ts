@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { clientKey } from '../src/http/rate-limit';
+import { call, createToken, expectError } from './support/http';
+
+/** A client address of its own for each test, so counts never leak between tests or runs. */
+function address(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(3));
+  return `192.${bytes[0]}.${bytes[1]}.${bytes[2]}`;
+}
+
+async function expectTooMany(response: Response) {
+  expect(response.headers.get('retry-after')).toBe('60');
+  const body = await expectError(response, 429, 'TooManyRequestsError');
+  expect(body).toEqual({ id: body.id, name: 'TooManyRequestsError', message: 'Too many requests, please try again later.', details: [{ message: 'Too many requests, please try again later.' }] });
+}
+
+describe('invite routes: 20 a minute per client address', () => {
+  it('answers the first 20 validate/signup calls of one address, then 429; another address is still served', async () => {
+    const ip = address();
+    for (let i = 0; i < 20; i++) {
+      const response = i % 2 === 0
+        ? await call('GET', '/invite/unknown-secret/validate', { token: null, headers: { 'cf-connecting-ip': ip } })
+        : await call('POST', '/invite/unknown-secret/signup', { token: null, headers: { 'cf-connecting-ip': ip }, body: { email: 'a@example.com', name: 'A' } });
+      expect(response.status).toBe(400);
+    }
+    await expectTooMany(await call('GET', '/invite/unknown-secret/validate', { token: null, headers: { 'cf-connecting-ip': ip } }));
+    await expectTooMany(await call('POST', '/invite/unknown-secret/signup', { token: null, headers: { 'cf-connecting-ip': ip }, body: {} }));
+    expect((await call('GET', '/invite/unknown-secret/validate', { token: null, headers: { 'cf-connecting-ip': address() } })).status).toBe(400);
+  });
+
+  it('does not read the body of a refused request', async () => {
+    const ip = address();
+    for (let i = 0; i < 20; i++) await call('GET', '/invite/x/validate', { token: null, headers: { 'cf-connecting-ip': ip } });
+    // Malformed JSON would be a 400 if it were read.
+    await expectTooMany(await call('POST', '/invite/x/signup', { token: null, headers: { 'cf-connecting-ip': ip }, rawBody: '{' }));
+  });
+});
+
+describe('POST /edge/validate: 30 a minute per client address and per key', () => {
+  const body = { tokens: ['*:development.unknown'] };
+
+  it('per address', async () => {
+    const ip = address();
+    for (let i = 0; i < 30; i++) expect((await call('POST', '/edge/validate', { token: null, headers: { 'cf-connecting-ip': ip }, body })).status).toBe(200);
+    await expectTooMany(await call('POST', '/edge/validate', { token: null, headers: { 'cf-connecting-ip': ip }, body }));
+  });
+
+  it('per key, whatever the address', async () => {
+    const key = `*:development.${crypto.randomUUID()}`;
+    for (let i = 0; i < 30; i++) expect((await call('POST', '/edge/validate', { token: key, headers: { 'cf-connecting-ip': address() }, body })).status).toBe(200);
+    await expectTooMany(await call('POST', '/edge/validate', { token: key, headers: { 'cf-connecting-ip': address() }, body }));
+    // Other keys from new addresses are unaffected.
+    expect((await call('POST', '/edge/validate', { token: `${key}-other`, body })).status).toBe(200);
+  });
+});
+
+describe('frontend writes: 300 a minute per client address (and 10,000 per key)', () => {
+  it('register and metrics share the count; the 429 carries CORS headers so the browser can read it', async () => {
+    const frontend = await createToken({ tokenName: `fe-rl-${crypto.randomUUID()}`, type: 'frontend', environment: 'development' });
+    const ip = address();
+    const register = { appName: 'web', instanceId: 'browser-1', sdkVersion: 'unleash-client-js:3.8.2', strategies: [], started: new Date().toISOString(), interval: 30000 };
+    const metrics = { appName: 'web', instanceId: 'browser-1', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} } };
+    const headers = { 'cf-connecting-ip': ip, origin: 'https://app.example.com' };
+    const sent = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        i % 2 === 0 ? call('POST', '/api/frontend/client/register', { token: frontend, headers, body: register }) : call('POST', '/api/frontend/client/metrics', { token: frontend, headers, body: metrics }),
+      ),
+    );
+    expect(sent.filter((response) => response.status >= 400).map((response) => response.status)).toEqual([]);
+    const refused = await call('POST', '/api/frontend/client/metrics', { token: frontend, headers, body: metrics });
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    await expectTooMany(refused);
+  });
+});
+
+describe('clientKey', () => {
+  it('keys IPv4 by address and IPv6 by its /64; without cf-connecting-ip, one shared key', () => {
+    const key = (ip?: string) => clientKey(new Request('http://x/', { headers: ip ? { 'cf-connecting-ip': ip } : {} }));
+    expect(key('203.0.113.7')).toBe('203.0.113.7');
+    expect(key('2001:db8:0:1::5')).toBe('2001:db8:0:1::/64');
+    expect(key('2001:0db8:0000:0001:ffff:1:2:3')).toBe('2001:db8:0:1::/64');
+    expect(key('::1')).toBe('0:0:0:0::/64');
+    expect(key()).toBe('unknown');
+  });
+});
