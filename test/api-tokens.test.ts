@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bodyOf, call, createToken, expectError, UUID } from './support/http';
 
 const HEX56 = '[0-9a-f]{56}';
@@ -56,6 +56,7 @@ describe('POST /api/admin/api-tokens', () => {
     const location = response.headers.get('location')!;
     expect(location).toMatch(/^\/api\/admin\/api-tokens\/[0-9a-f-]{36}$/);
     expect(location.split('/').pop()).toMatch(UUID);
+    expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
   it('the location names the new token', async () => {
@@ -384,5 +385,25 @@ describe('DELETE /api/admin/api-tokens/:token', () => {
 
   it('answers 200 for an unknown token, as Unleash does', async () => {
     expect((await call('DELETE', '/api/admin/api-tokens/*:*.unknown')).status).toBe(200);
+  });
+});
+
+describe('secrets in paths are never logged', () => {
+  it('a 500 on /api/admin/api-tokens/<secret> logs the path with only the secret\'s prefix', async () => {
+    const secret = await createToken({ tokenName: 'logged', type: 'client' });
+    const logged: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(...args));
+    // A real failure inside the handler: the table it reads is briefly gone.
+    await env.DB.exec('ALTER TABLE api_tokens RENAME TO api_tokens_away');
+    try {
+      await expectError(await call('GET', `/api/admin/api-tokens/${encodeURIComponent(secret)}`), 500, 'UnknownError');
+    } finally {
+      await env.DB.exec('ALTER TABLE api_tokens_away RENAME TO api_tokens');
+      spy.mockRestore();
+    }
+    const text = JSON.stringify(logged);
+    expect(text).toContain('unhandled error');
+    expect(text).toContain(`/api/admin/api-tokens/${secret.slice(0, secret.lastIndexOf('.') + 7)}***`);
+    expect(text).not.toContain(secret.slice(secret.lastIndexOf('.') + 1));
   });
 });

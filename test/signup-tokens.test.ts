@@ -53,7 +53,22 @@ describe('POST /api/admin/invite-link/tokens', () => {
     });
     expect(token.createdAt).toMatch(ISO);
     expect(response.headers.get('location')).toBe(`/api/admin/invite-link/tokens/${token.secret}`);
-    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'public-signup-token-created' AND json_extract(data, '$.secret') = ?", token.secret)).toBe(1);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    // The event names the invite by a prefix: the secret (and the url carrying it) is never stored there.
+    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'public-signup-token-created' AND json_extract(data, '$.secretPrefix') = ?", `${token.secret.slice(0, 6)}***`)).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM events WHERE instr(data, ?) > 0 OR instr(pre_data, ?) > 0', token.secret, token.secret)).toBe(0);
+  });
+
+  it('answers every read and update of invite links with cache-control: no-store (they carry secrets)', async () => {
+    const token = await createSignupToken({ name: 'Uncached', expiresAt: inDays(1) });
+    for (const response of [
+      await call('GET', '/api/admin/invite-link/tokens'),
+      await call('GET', `/api/admin/invite-link/tokens/${token.secret}`),
+      await call('PUT', `/api/admin/invite-link/tokens/${token.secret}`, { body: { enabled: true } }),
+    ]) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    }
   });
 
   it('caps the expiry at one month from now, as Unleash does', async () => {
@@ -127,8 +142,9 @@ describe('PUT /api/admin/invite-link/tokens/:token', () => {
     expect(enabled).toMatchObject({ enabled: true, expiresAt });
     const event = await env.DB.prepare("SELECT created_by, data, pre_data FROM events WHERE type = 'public-signup-token-updated' ORDER BY id DESC LIMIT 1").first<{ created_by: string; data: string; pre_data: string }>();
     expect(event!.created_by).toBe('admin');
-    expect(JSON.parse(event!.data)).toEqual({ secret: token.secret, enabled: true, expiresAt });
-    expect(JSON.parse(event!.pre_data)).toEqual({ secret: token.secret, enabled: false, expiresAt });
+    const secretPrefix = `${token.secret.slice(0, 6)}***`;
+    expect(JSON.parse(event!.data)).toEqual({ secretPrefix, enabled: true, expiresAt });
+    expect(JSON.parse(event!.pre_data)).toEqual({ secretPrefix, enabled: false, expiresAt });
   });
 
   it('reports enabled false once expiresAt has passed, on every read, while the stored flag stays', async () => {
@@ -244,7 +260,8 @@ describe('POST /invite/:token/signup', () => {
     expect(hash!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
     expect(hash!.password_hash).not.toContain('hunter2');
     expect(await count('SELECT password_hash IS NULL AS n FROM users WHERE id = ?', second.id)).toBe(1);
-    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'public-signup-token-user-added' AND json_extract(data, '$.secret') = ?", token.secret)).toBe(2);
+    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'public-signup-token-user-added' AND json_extract(data, '$.secretPrefix') = ?", `${token.secret.slice(0, 6)}***`)).toBe(2);
+    expect(await count('SELECT count(*) AS n FROM events WHERE instr(data, ?) > 0', token.secret)).toBe(0);
     const created = await env.DB.prepare("SELECT created_by FROM events WHERE type = 'user-created' AND json_extract(data, '$.id') = ?").bind(user.id).first<{ created_by: string }>();
     expect(created!.created_by).toBe('unleash_system_user');
   });

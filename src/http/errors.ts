@@ -4,7 +4,7 @@
  * (`toErrorResponse`). Names follow the seed's table (ValidationError, NoAccessError,
  * ContentTypeerror, ...).
  */
-import { log } from '../log';
+import { log, redactPath } from '../log';
 
 export interface ErrorDetail {
   message: string;
@@ -84,9 +84,10 @@ export function toErrorResponse(error: unknown, request?: Request): Response {
   if (error instanceof ApiError) {
     return new Response(JSON.stringify(error), { status: error.status, headers: JSON_HEADERS });
   }
-  // Unexpected: log the cause with the request line, answer without stack or SQL text.
+  // Unexpected: log the cause with the request line (credentials in the path cut to a
+  // prefix), answer without stack or SQL text.
   const url = request ? new URL(request.url) : undefined;
-  log.error('unhandled error', { method: request?.method, path: url?.pathname, error });
+  log.error('unhandled error', { method: request?.method, path: url ? redactPath(url.pathname) : undefined, error });
   const body = {
     id: crypto.randomUUID(),
     name: 'UnknownError',

@@ -8,3 +8,6 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 export function empty(status = 200, headers: Record<string, string> = {}): Response {
   return new Response(null, { status, headers });
 }
+
+/** For every response that carries a secret (a new API token, invite links): never cached. */
+export const NO_STORE = { 'cache-control': 'no-store' } as const;

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { readJsonBody } from '../../http/body';
-import { empty, json } from '../../http/responses';
+import { empty, json, NO_STORE } from '../../http/responses';
 import { pathParam } from '../../http/params';
 import { parseInput } from '../../http/validation';
 import { CreateApiTokenSchema, UpdateApiTokenSchema } from './schema';
@@ -10,7 +10,7 @@ import * as service from './service';
 export async function create({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(CreateApiTokenSchema, await readJsonBody(request), '/body');
   const created = await service.createToken(env, getDb(env), principal, body);
-  return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}` });
+  return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
 }
 
 export async function list({ env, principal }: RequestContext): Promise<Response> {

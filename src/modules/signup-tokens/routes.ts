@@ -4,7 +4,7 @@ import { getDb } from '../../db/client';
 import type { Env } from '../../env';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
-import { empty, json } from '../../http/responses';
+import { empty, json, NO_STORE } from '../../http/responses';
 import { parseInput } from '../../http/validation';
 import { publicBaseUrl } from '../users/routes';
 import { CreateSignupTokenSchema, SignupSchema, UpdateSignupTokenSchema } from './schema';
@@ -13,22 +13,24 @@ import * as service from './service';
 export async function create({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(CreateSignupTokenSchema, await readJsonBody(request), '/body');
   const token = await service.createToken(getDb(env), principal, body, publicBaseUrl(env, request));
-  return json(token, 201, { location: `/api/admin/invite-link/tokens/${token.secret}` });
+  return json(token, 201, { location: `/api/admin/invite-link/tokens/${token.secret}`, ...NO_STORE });
 }
 
 export async function list({ env }: RequestContext): Promise<Response> {
-  return json(await service.listTokens(getDb(env)));
+  return json(await service.listTokens(getDb(env)), 200, NO_STORE);
 }
 
 export async function get({ request, env }: RequestContext): Promise<Response> {
-  return json(await service.getToken(getDb(env), pathParam(request, 'token')));
+  return json(await service.getToken(getDb(env), pathParam(request, 'token')), 200, NO_STORE);
 }
 
 /** Seed operation 3. */
 export async function update({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(UpdateSignupTokenSchema, await readJsonBody(request), '/body');
-  return json(await service.updateToken(getDb(env), principal, pathParam(request, 'token'), body));
+  return json(await service.updateToken(getDb(env), principal, pathParam(request, 'token'), body), 200, NO_STORE);
 }
+
+// Every answer above carries invite secrets: NO_STORE keeps them out of caches.
 
 // The public side of invite links: no key, the secret in the path is the credential.
 

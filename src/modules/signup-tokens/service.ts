@@ -1,4 +1,4 @@
-import { randomHex } from '../../auth/secrets';
+import { randomHex, secretPrefix } from '../../auth/secrets';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import { ApiError, badRequest, notFound } from '../../http/errors';
@@ -42,6 +42,14 @@ async function withUsers(db: Db, tokens: store.TokenRow[]) {
   return tokens.map((token) => tokenBody(token, (idsBySecret.get(token.secret) ?? []).flatMap((id) => users.get(id) ?? [])));
 }
 
+/**
+ * How audit events name an invite: the first 6 characters of its secret, never the secret
+ * (or the url that carries it) — an event reader must not be able to sign up with it.
+ */
+function inviteRef(secret: string): { secretPrefix: string } {
+  return { secretPrefix: `${secretPrefix(secret)}***` };
+}
+
 /** now + 1 calendar month (the day clamped to the month's end), as Unleash caps new tokens. */
 function oneMonthFrom(now: Date): Date {
   const capped = new Date(now);
@@ -73,7 +81,11 @@ export async function createToken(db: Db, actor: Actor, body: CreateSignupTokenR
     roleId: role.id,
   };
   const created = tokenBody({ ...row, roleType: role.type, roleName: role.name, roleDescription: role.description }, []);
-  await runBatch(db, [store.insertTokenStatement(db, row), auditEvent(db, actor, { type: 'public-signup-token-created', data: created })]);
+  const { secret: _secret, url: _url, ...described } = created;
+  await runBatch(db, [
+    store.insertTokenStatement(db, row),
+    auditEvent(db, actor, { type: 'public-signup-token-created', data: { ...inviteRef(secret), ...described } }),
+  ]);
   return created;
 }
 
@@ -99,8 +111,8 @@ export async function updateToken(db: Db, actor: Actor, secret: string, changes:
     store.updateTokenStatement(db, secret, { expiresAt: changes.expiresAt, enabled: changes.enabled }),
     auditEvent(db, actor, {
       type: 'public-signup-token-updated',
-      data: { secret, enabled: after.enabled, expiresAt: after.expiresAt },
-      preData: { secret, enabled: before.enabled, expiresAt: before.expiresAt },
+      data: { ...inviteRef(secret), enabled: after.enabled, expiresAt: after.expiresAt },
+      preData: { ...inviteRef(secret), enabled: before.enabled, expiresAt: before.expiresAt },
     }),
   ]);
   const [body] = await withUsers(db, [after]);
@@ -125,6 +137,6 @@ export async function signup(db: Db, secret: string, body: SignupRequest): Promi
   const token = await requireUsableToken(db, secret);
   return createUser(db, SIGNUP_ACTOR, { ...body, rootRole: token.roleId }, (userId) => [
     store.addTokenUserStatement(db, token.secret, userId, new Date().toISOString()),
-    auditEvent(db, SIGNUP_ACTOR, { type: 'public-signup-token-user-added', data: { secret: token.secret, userId } }),
+    auditEvent(db, SIGNUP_ACTOR, { type: 'public-signup-token-user-added', data: { ...inviteRef(token.secret), userId } }),
   ]);
 }
