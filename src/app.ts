@@ -105,6 +105,7 @@ router.get('/api/admin/projects/:projectId/features/:featureName/lifecycle', adm
 router.post('/api/admin/projects/:projectId/features/:featureName/lifecycle/complete', adminRoute([perm.UPDATE_FEATURE], features.complete));
 router.get('/api/admin/tag-types', adminRoute([], tags.listTagTypes));
 router.post('/api/admin/tag-types', adminRoute([perm.CREATE_TAG_TYPE], tags.createTagType));
+router.get('/api/admin/tag-types/:name', adminRoute([], tags.getTagType));
 router.get('/api/admin/features/:featureName/tags', adminRoute([], tags.listFeatureTags));
 router.post('/api/admin/features/:featureName/tags', adminRoute([perm.UPDATE_FEATURE], tags.addFeatureTag));
 router.delete('/api/admin/features/:featureName/tags/:type/:value', adminRoute([perm.UPDATE_FEATURE], tags.removeFeatureTag));

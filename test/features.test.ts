@@ -376,6 +376,17 @@ describe('tags and tag types', () => {
     expect(list.tagTypes.map((type: { name: string }) => type.name)).toEqual(['simple', 'team']);
   });
 
+  it('serves the tag type that the location of a create answer points to, 404 for an unknown one', async () => {
+    const created = await call('POST', '/api/admin/tag-types', { body: { name: 'squad', description: 'Owning squad' } });
+    const location = created.headers.get('location')!;
+    expect(location).toBe('/api/admin/tag-types/squad');
+    const response = await call('GET', location);
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toEqual({ version: 1, tagType: { name: 'squad', description: 'Owning squad', icon: null, color: null } });
+    const missing = await expectError(await call('GET', '/api/admin/tag-types/nope'), 404, 'NotFoundError');
+    expect(missing.message).toBe('Could not find tag-type');
+  });
+
   it('tags a feature, lists and removes the tag', async () => {
     await createFeature('tag-me');
     const response = await call('POST', '/api/admin/features/tag-me/tags', { body: { type: 'simple', value: 'backend' } });

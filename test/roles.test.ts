@@ -219,6 +219,19 @@ describe('PUT /api/admin/roles/:id', () => {
     expect(again.permissions).toEqual([{ id: 8, name: 'DELETE_FEATURE', displayName: 'Delete feature flags', type: 'project' }]);
   });
 
+  it('keeps the stored type when the body leaves `type` out, and changes it only when given', async () => {
+    const role = await createRole({ name: 'Root auditors', type: 'root-custom', permissions: [{ name: 'READ_ROLE' }] });
+    const kept = await call('PUT', `/api/admin/roles/${role.id}`, { body: { name: 'Root auditors', description: 'renamed only' } });
+    expect(kept.status).toBe(200);
+    expect(await bodyOf(kept)).toMatchObject({ id: role.id, type: 'root-custom', permissions: [{ name: 'READ_ROLE' }] });
+    expect((await bodyOf(await call('GET', `/api/admin/roles/${role.id}`))).type).toBe('root-custom');
+    // Permissions sent without `type` are checked against the stored type (root permissions only here).
+    const mismatch = await expectError(await call('PUT', `/api/admin/roles/${role.id}`, { body: { name: 'Root auditors', permissions: [{ name: 'UPDATE_FEATURE' }] } }), 400, 'ValidationError');
+    expect(mismatch.details).toEqual([{ path: '/body/permissions/0/name', message: '"UPDATE_FEATURE" is a project permission, but a `root-custom` role takes only root permissions.' }]);
+    const changed = await call('PUT', `/api/admin/roles/${role.id}`, { body: { name: 'Root auditors', type: 'custom', permissions: [] } });
+    expect(await bodyOf(changed)).toMatchObject({ id: role.id, type: 'custom', permissions: [] });
+  });
+
   it('refuses to change built-in roles and answers 404/409 as it should', async () => {
     const builtIn = await expectError(await call('PUT', '/api/admin/roles/2', { body: { name: 'Editor' } }), 403, 'InvalidOperationError');
     expect(builtIn.message).toBe('You cannot change built in roles.');

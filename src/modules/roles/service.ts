@@ -174,7 +174,9 @@ export async function createRole(db: Db, actor: Actor, body: RoleDefinition) {
 export async function updateRole(db: Db, actor: Actor, id: number | null, body: RoleDefinition) {
   const before = await requireRole(db, id);
   requireCustom(before);
-  const role = await validateForWrite(db, body, before.id);
+  // A body without `type` keeps the stored one: defaulting to `custom` here would silently
+  // turn a root-custom role into a project role and drop its root permissions' meaning.
+  const role = await validateForWrite(db, { ...body, type: body.type ?? (before.type as CustomRoleType) }, before.id);
   const previousGrants = (await store.rolePermissions(db, before.id)).map((grant) => ({ permission: grant.name, environment: grant.environment }));
   const now = new Date().toISOString();
   const statements: Statement[] = [store.updateRoleStatement(db, before.id, { name: role.name, description: role.description, type: role.type, updatedAt: now })];

@@ -31,6 +31,13 @@ export async function listTagTypes({ env }: RequestContext): Promise<Response> {
   return json({ version: 1, tagTypes: rows.map((row) => ({ name: row.name, description: row.description, icon: row.icon, color: row.color })) });
 }
 
+/** One tag type, as Unleash answers it; the target of the `location` that creating one sends. */
+export async function getTagType({ request, env }: RequestContext): Promise<Response> {
+  const [row] = await getDb(env).select().from(tagTypes).where(eq(tagTypes.name, pathParam(request, 'name'))).limit(1);
+  if (!row) throw notFound('Could not find tag-type');
+  return json({ version: 1, tagType: { name: row.name, description: row.description, icon: row.icon, color: row.color } });
+}
+
 export async function createTagType({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(CreateTagTypeSchema, await readJsonBody(request), '/body');
   const db = getDb(env);
