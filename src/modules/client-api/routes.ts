@@ -6,7 +6,7 @@ import type { IRequest } from 'itty-router';
 import type { SdkRequestContext as RequestContext } from '../../auth/guard';
 import { findRecord } from '../../auth/token-records';
 import { sha256Hex } from '../../auth/secrets';
-import type { ApiTokenRecord } from '../../auth/principal';
+import { reportedTokenType, type ApiTokenRecord } from '../../auth/principal';
 import type { Env } from '../../env';
 import { badRequest, notFound, validationError } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
@@ -217,7 +217,7 @@ export async function edgeValidate(request: IRequest, env: Env, ctx: ExecutionCo
     if (!record || (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())) continue;
     valid.push({
       token,
-      type: record.type,
+      type: reportedTokenType(record.type),
       projects: record.projects,
       ...(record.environment !== '*' ? { environment: record.environment } : {}),
     });
