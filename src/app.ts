@@ -127,6 +127,7 @@ router.get('/api/client/features/:featureName', sdkRoute(BACKEND_TOKEN_TYPES, cl
 router.post('/api/client/register', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.register));
 router.post('/api/client/metrics', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.metrics));
 router.post('/api/client/metrics/bulk', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.bulkMetrics));
+router.post('/api/client/metrics/edge', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.edgeMetrics));
 router.post('/edge/validate', clientApi.edgeValidate);
 router.options('/api/frontend', frontendApi.preflight);
 router.options('/api/frontend/*', frontendApi.preflight);

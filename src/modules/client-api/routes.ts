@@ -15,9 +15,9 @@ import { empty, json } from '../../http/responses';
 import { parseInput, preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
 import { parseSemver, compareSemver } from '../evaluation/semver';
-import { bulkMetricsBody, edgeValidateBody, metricsBody, registerBody } from './schema';
+import { bulkMetricsBody, edgeInstanceBody, edgeValidateBody, metricsBody, registerBody } from './schema';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
-import { recordBulkMetrics, recordMetrics, recordRegistration, type SdkCaller } from './usage';
+import { recordBulkMetrics, recordEdgeInstance, recordMetrics, recordRegistration, type SdkCaller } from './usage';
 
 const SEGMENTS_SPEC = parseSemver('4.2.0')!;
 const MAX_QUERY_VALUES = 50;
@@ -201,6 +201,16 @@ const BULK_MAX_BODY_BYTES = 1_000_000;
 export async function bulkMetrics({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(bulkMetricsBody, await readJsonBody(request, BULK_MAX_BODY_BYTES), '/body');
   await recordBulkMetrics(env, callerOf(request, principal.token), body);
+  return empty(202);
+}
+
+/**
+ * Unleash Edge's report about itself (Enterprise-only in Unleash; Edge backs off on 404, so
+ * answering it keeps Edge quiet and shows it among the app's instances).
+ */
+export async function edgeMetrics({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(edgeInstanceBody, await readJsonBody(request, BULK_MAX_BODY_BYTES), '/body');
+  await recordEdgeInstance(env, callerOf(request, principal.token), body);
   return empty(202);
 }
 
