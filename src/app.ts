@@ -33,6 +33,7 @@ import * as roles from './modules/roles/routes';
 import * as signupTokens from './modules/signup-tokens/routes';
 import * as users from './modules/users/routes';
 import { sdkRoute } from './auth/guard';
+import { BACKEND_TOKEN_TYPES } from './auth/principal';
 import * as clientApi from './modules/client-api/routes';
 import * as frontendApi from './modules/frontend-api/routes';
 
@@ -123,11 +124,12 @@ router.post('/api/admin/features-batch/export', adminRoute([], importExport.expo
 
 // SDK side: client API, frontend API, Edge (issue 6) — routes go here
 // Admin tokens are accepted next to client/frontend tokens, as Unleash 6 does (docs/decisions.md).
-router.get('/api/client/features', sdkRoute(['client'], clientApi.features));
-router.get('/api/client/features/:featureName', sdkRoute(['client'], clientApi.feature));
-router.post('/api/client/register', sdkRoute(['client'], clientApi.register));
-router.post('/api/client/metrics', sdkRoute(['client'], clientApi.metrics));
-router.post('/api/client/metrics/bulk', sdkRoute(['client'], clientApi.bulkMetrics));
+router.get('/api/client/features', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.features));
+router.get('/api/client/features/:featureName', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.feature));
+router.post('/api/client/register', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.register));
+router.post('/api/client/metrics', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.metrics));
+router.post('/api/client/metrics/bulk', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.bulkMetrics));
+router.post('/api/client/metrics/edge', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.edgeMetrics));
 router.post('/edge/validate', rateLimited('edge-validate', clientApi.edgeValidate));
 router.options('/api/frontend', frontendApi.preflight);
 router.options('/api/frontend/*', frontendApi.preflight);

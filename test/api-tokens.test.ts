@@ -190,7 +190,7 @@ describe('POST /api/admin/api-tokens', () => {
       ['an unknown environment', { tokenName: 'a', type: 'client', environment: 'staging' }, 'Environment=staging does not exist'],
       ['an unknown project', { tokenName: 'a', type: 'client', projects: ['default', 'ghost'] }, 'Project=ghost does not exist'],
       ['an unknown single project', { tokenName: 'a', type: 'client', project: 'ghost' }, 'Project=ghost does not exist'],
-      ['an unknown type', { tokenName: 'a', type: 'backend' }, 'The `/body/type` property must match pattern'],
+      ['an unknown type', { tokenName: 'a', type: 'superuser' }, 'The `/body/type` property must match pattern'],
       ['a missing type', { tokenName: 'a' }, 'The `/body/type` property is required.'],
       ['a date without time', { tokenName: 'a', type: 'client', expiresAt: '2030-01-01' }, 'The `/body/expiresAt` property must match format "date-time". You sent "2030-01-01".'],
       ['an impossible date', { tokenName: 'a', type: 'client', expiresAt: '2030-02-30T00:00:00Z' }, 'must match format "date-time"'],

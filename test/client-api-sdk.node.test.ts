@@ -9,9 +9,10 @@ import { Unleash } from 'unleash-client';
 import { UnleashClient } from 'unleash-proxy-client';
 import { startWorker } from '../bench/sdk/worker.mjs';
 import { strategyBucket } from '../src/modules/evaluation/murmur';
+import { testWorkerPort } from './support/node-env';
 
 // Several checkouts may run this suite at once on one machine: TEST_WORKER_PORT moves it.
-const PORT = Number(process.env.TEST_WORKER_PORT ?? 8793);
+const PORT = testWorkerPort(8793);
 let worker: Awaited<ReturnType<typeof startWorker>>;
 let clientKey: string;
 let frontendKey: string;

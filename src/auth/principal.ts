@@ -1,7 +1,19 @@
 import { ADMIN_ACCESS, NO_ACCESS, type Access } from './access';
 import type { PermissionHolder } from './permissions';
 
-export type ApiTokenType = 'admin' | 'client' | 'frontend';
+/** `backend` is Unleash 7+'s name for `client` (kept as the deprecated spelling); both read the client API. */
+export type ApiTokenType = 'admin' | 'client' | 'backend' | 'frontend';
+
+/** The token types that may read the client API (`/api/client/*`). */
+export const BACKEND_TOKEN_TYPES: readonly ApiTokenType[] = ['client', 'backend'];
+
+/**
+ * How a stored type is reported when read back (lists, `/edge/validate`): Unleash 8 answers
+ * `client` for `backend` tokens so that older Edges and SDK tooling keep working.
+ */
+export function reportedTokenType(type: ApiTokenType): Exclude<ApiTokenType, 'backend'> {
+  return type === 'backend' ? 'client' : type;
+}
 
 /** What KV stores under `apikey:<hash>`: everything needed to authorise without D1. */
 export interface ApiTokenRecord {

@@ -19,7 +19,11 @@ const bool = (name: string) => integer(name, { mode: 'boolean' });
 // ---------------------------------------------------------------------------------------
 // JSON document types stored in text columns
 
-/** Constraint operators of the seed's Constraint resource. */
+/**
+ * Constraint operators of the seed's Constraint resource, plus those Unleash 7/8 added with
+ * client-specification 6.x (REGEX, SEMVER_GTE, SEMVER_LTE). IN_CIDR is in the specification
+ * but not in Unleash's admin API, so it is evaluated when present but not accepted here.
+ */
 export const CONSTRAINT_OPERATORS = [
   'NOT_IN',
   'IN',
@@ -36,6 +40,9 @@ export const CONSTRAINT_OPERATORS = [
   'SEMVER_EQ',
   'SEMVER_GT',
   'SEMVER_LT',
+  'SEMVER_GTE',
+  'SEMVER_LTE',
+  'REGEX',
 ] as const;
 export const PAYLOAD_TYPES = ['json', 'csv', 'string', 'number'] as const;
 export const WEIGHT_TYPES = ['variable', 'fix'] as const;

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
+import type { ApiTokenType } from '../../auth/principal';
 import { dateTime, nonBlank, text } from '../../http/validation';
 
-const TOKEN_TYPE = /^(admin|client|frontend)$/i;
+const TOKEN_TYPE = /^(admin|client|backend|frontend)$/i;
 
 /**
  * The four body variants of the seed (admin / client-or-frontend, each with `tokenName` or the
@@ -11,8 +12,8 @@ const TOKEN_TYPE = /^(admin|client|frontend)$/i;
 export const CreateApiTokenSchema = v.object({
   type: v.pipe(
     text(32),
-    v.regex(TOKEN_TYPE, 'must match pattern "^(admin|client|frontend)$" (any case)'),
-    v.transform((type) => type.toLowerCase() as 'admin' | 'client' | 'frontend'),
+    v.regex(TOKEN_TYPE, 'must match pattern "^(admin|client|backend|frontend)$" (any case)'),
+    v.transform((type) => type.toLowerCase() as ApiTokenType),
   ),
   tokenName: v.optional(nonBlank(255)),
   username: v.optional(nonBlank(255)),

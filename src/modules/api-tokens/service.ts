@@ -16,7 +16,7 @@ import {
   UPDATE_FRONTEND_API_TOKEN,
   type Permission,
 } from '../../auth/permissions';
-import type { ApiTokenRecord, ApiTokenType, Principal } from '../../auth/principal';
+import { reportedTokenType, type ApiTokenRecord, type ApiTokenType, type Principal } from '../../auth/principal';
 import { formatApiTokenSecret, secretPrefix, sha256Hex } from '../../auth/secrets';
 import { deleteRecord, forgetInIsolate, putRecord } from '../../auth/token-records';
 import { log } from '../../log';
@@ -26,17 +26,25 @@ import * as store from './store';
 const CREATE: Record<ApiTokenType, Permission> = {
   admin: ADMIN,
   client: CREATE_CLIENT_API_TOKEN,
+  backend: CREATE_CLIENT_API_TOKEN,
   frontend: CREATE_FRONTEND_API_TOKEN,
 };
-const READ: Record<ApiTokenType, Permission> = { admin: ADMIN, client: READ_CLIENT_API_TOKEN, frontend: READ_FRONTEND_API_TOKEN };
+const READ: Record<ApiTokenType, Permission> = {
+  admin: ADMIN,
+  client: READ_CLIENT_API_TOKEN,
+  backend: READ_CLIENT_API_TOKEN,
+  frontend: READ_FRONTEND_API_TOKEN,
+};
 const UPDATE: Record<ApiTokenType, Permission> = {
   admin: ADMIN,
   client: UPDATE_CLIENT_API_TOKEN,
+  backend: UPDATE_CLIENT_API_TOKEN,
   frontend: UPDATE_FRONTEND_API_TOKEN,
 };
 const DELETE: Record<ApiTokenType, Permission> = {
   admin: ADMIN,
   client: DELETE_CLIENT_API_TOKEN,
+  backend: DELETE_CLIENT_API_TOKEN,
   frontend: DELETE_FRONTEND_API_TOKEN,
 };
 
@@ -78,7 +86,7 @@ export function resolveCreateRequest(body: CreateApiTokenRequest): NewApiToken {
       details.push({ path: '/body/projects', message: 'Admin token cannot be scoped to single project' });
     }
   } else if (environment === '*') {
-    const label = body.type === 'client' ? 'Client' : 'Frontend';
+    const label = body.type === 'frontend' ? 'Frontend' : 'Client';
     details.push({ path: '/body/environment', message: `${label} token cannot be scoped to all environments` });
   }
 
@@ -121,7 +129,8 @@ export function createdTokenBody(secret: string, token: NewApiToken, createdAt: 
 
 /** A listed token: never the secret, only a recognisable prefix. */
 export function listedTokenBody(token: store.StoredApiToken) {
-  return { id: token.id, ...tokenBody(`${token.secretPrefix}***`, token) };
+  const type = reportedTokenType(token.type as ApiTokenType);
+  return { id: token.id, ...tokenBody(`${token.secretPrefix}***`, { ...token, type }) };
 }
 
 function recordOf(token: Pick<store.StoredApiToken, 'secretHash' | 'id' | 'type' | 'tokenName' | 'projects' | 'environment' | 'expiresAt'>): ApiTokenRecord {

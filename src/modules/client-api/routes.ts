@@ -6,7 +6,7 @@ import type { IRequest } from 'itty-router';
 import type { SdkRequestContext as RequestContext } from '../../auth/guard';
 import { findRecord } from '../../auth/token-records';
 import { sha256Hex } from '../../auth/secrets';
-import type { ApiTokenRecord } from '../../auth/principal';
+import { reportedTokenType, type ApiTokenRecord } from '../../auth/principal';
 import type { Env } from '../../env';
 import { badRequest, notFound, validationError } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
@@ -15,9 +15,9 @@ import { empty, json } from '../../http/responses';
 import { parseInput, preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
 import { parseSemver, compareSemver } from '../evaluation/semver';
-import { bulkMetricsBody, edgeValidateBody, metricsBody, registerBody } from './schema';
+import { bulkMetricsBody, edgeInstanceBody, edgeValidateBody, metricsBody, registerBody } from './schema';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
-import { recordBulkMetrics, recordMetrics, recordRegistration, type SdkCaller } from './usage';
+import { recordBulkMetrics, recordEdgeInstance, recordMetrics, recordRegistration, type SdkCaller } from './usage';
 
 const SEGMENTS_SPEC = parseSemver('4.2.0')!;
 const MAX_QUERY_VALUES = 50;
@@ -205,6 +205,16 @@ export async function bulkMetrics({ request, env, principal }: RequestContext): 
 }
 
 /**
+ * Unleash Edge's report about itself (Enterprise-only in Unleash; Edge backs off on 404, so
+ * answering it keeps Edge quiet and shows it among the app's instances).
+ */
+export async function edgeMetrics({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(edgeInstanceBody, await readJsonBody(request, BULK_MAX_BODY_BYTES), '/body');
+  await recordEdgeInstance(env, callerOf(request, principal.token), body);
+  return empty(202);
+}
+
+/**
  * Unleash Edge asks which of its tokens are valid; no Authorization header, as in Unleash.
  * Answers from the same isolate cache -> KV -> D1 path as every request.
  */
@@ -217,7 +227,7 @@ export async function edgeValidate(request: IRequest, env: Env, ctx: ExecutionCo
     if (!record || (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())) continue;
     valid.push({
       token,
-      type: record.type,
+      type: reportedTokenType(record.type),
       projects: record.projects,
       ...(record.environment !== '*' ? { environment: record.environment } : {}),
     });

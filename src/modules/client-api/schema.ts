@@ -89,3 +89,16 @@ export const bulkMetricsBody = v.looseObject({
   ),
 });
 export type BulkMetricsBody = v.InferOutput<typeof bulkMetricsBody>;
+
+/**
+ * What Unleash Edge (19+) posts to `/api/client/metrics/edge` about itself and the Edges
+ * behind it: identity plus traffic, latency and process figures we do not keep.
+ */
+export const edgeInstanceBody = v.looseObject({
+  identifier: v.pipe(text(255), v.minLength(1, 'must not be empty')),
+  appName: v.pipe(text(255), v.minLength(1, 'must not be empty')),
+  edgeVersion: optionalText,
+  started: v.optional(v.nullable(dateTime)),
+  connectedEdges: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(1000, 'must have at most 1000 items'))),
+});
+export type EdgeInstanceBody = v.InferOutput<typeof edgeInstanceBody>;

@@ -6,7 +6,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { getDb, runBatch, type Db, type Statement } from '../../db/client';
 import { clientApplications, clientInstances, clientMetricsEnv, environments, featureEnvironments, featureLifecycles, features } from '../../db/schema';
-import type { BulkMetricsBody, MetricsBody, RegisterBody } from './schema';
+import type { BulkMetricsBody, EdgeInstanceBody, MetricsBody, RegisterBody } from './schema';
 
 // D1 allows 100 bound parameters per statement.
 const NAMES_PER_STATEMENT = 90;
@@ -58,6 +58,20 @@ export async function recordRegistration(dbEnv: { DB: D1Database }, caller: SdkC
       .values({ appName: body.appName, strategies, updatedAt: now, seenAt: now })
       .onConflictDoUpdate({ target: clientApplications.appName, set: { strategies, updatedAt: now, seenAt: now } }),
     instanceUpsert(db, caller, body.appName, body.instanceId ?? 'default', body.sdkVersion ?? null, Math.round(body.interval), now),
+  ]);
+}
+
+/** An Edge reporting itself: seen as an instance of its app, its version as the SDK version. */
+export async function recordEdgeInstance(dbEnv: { DB: D1Database }, caller: SdkCaller, body: EdgeInstanceBody): Promise<void> {
+  const db = getDb(dbEnv);
+  const now = new Date().toISOString();
+  const sdkVersion = body.edgeVersion ? `unleash-edge:${body.edgeVersion}` : 'unleash-edge';
+  await runBatch(db, [
+    db
+      .insert(clientApplications)
+      .values({ appName: body.appName, strategies: [], updatedAt: now, seenAt: now })
+      .onConflictDoUpdate({ target: clientApplications.appName, set: { seenAt: now } }),
+    instanceUpsert(db, caller, body.appName, body.identifier, sdkVersion, null, now),
   ]);
 }
 

@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
 import { nonBlank, text, urlFriendlyName } from '../../http/validation';
+import { regexProblem } from '../evaluation/constraints';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
 
@@ -47,14 +48,18 @@ export const ReviveSchema = v.object({
 });
 
 
-export const ConstraintSchema = v.object({
+export const ConstraintSchema = v.pipe(v.object({
   contextName: nonBlank(100),
   operator: v.picklist(CONSTRAINT_OPERATORS, `must be equal to one of the allowed values: ${CONSTRAINT_OPERATORS.map((op) => `"${op}"`).join(', ')}`),
   caseInsensitive: v.optional(v.boolean()),
   inverted: v.optional(v.boolean()),
   values: v.optional(v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
   value: v.optional(text(1000)),
-});
+}), v.rawCheck(({ dataset, addIssue }) => {
+  if (!dataset.typed || dataset.value.operator !== 'REGEX') return;
+  const problem = regexProblem(dataset.value.value, dataset.value.inverted);
+  if (problem) addIssue({ message: problem, path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'value', value: dataset.value.value }] });
+}));
 const Constraints = v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items'));
 
 const PayloadSchema = v.object({

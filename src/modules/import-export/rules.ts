@@ -3,6 +3,7 @@ import type { VariantDoc } from '../../db/schema';
 import { parseDateTime } from '../../http/validation';
 import type { ImportedConstraint, ImportedVariant } from './schema';
 import { RE2JS } from 're2js';
+import { regexProblem } from '../evaluation/constraints';
 
 /** Unleash's weight rule: fixed weights stay, variable ones share what is left of 1000. */
 export function fixWeights<T extends { weight: number; weightType?: 'variable' | 'fix' | undefined }>(variants: T[]): T[] | 'no-variable' | 'over' {
@@ -21,7 +22,7 @@ export function fixWeights<T extends { weight: number; weightType?: 'variable' |
   });
 }
 
-const SINGLE_VALUE_OPERATORS = new Set(['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT']);
+const SINGLE_VALUE_OPERATORS = new Set(['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE', 'REGEX']);
 const NUMBER = /^-?\d+(\.\d+)?$/;
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
@@ -34,6 +35,10 @@ export function constraintProblem(constraint: ImportedConstraint, legal: Set<str
     if (constraint.operator.startsWith('NUM_') && !NUMBER.test(value.trim())) return `${value} is not a number`;
     if (constraint.operator.startsWith('DATE_') && parseDateTime(value) === undefined) return `${value} is not a date`;
     if (constraint.operator.startsWith('SEMVER_') && !SEMVER.test(value)) return `${value} is not a semver version`;
+    if (constraint.operator === 'REGEX') {
+      const problem = regexProblem(value, constraint.inverted);
+      if (problem) return problem;
+    }
     if (legal && !legal.has(value)) return `${value} is not a legal value`;
     return null;
   }
