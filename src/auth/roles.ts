@@ -5,5 +5,3 @@ export const VIEWER_ROLE_ID = 3;
 export const OWNER_ROLE_ID = 4;
 export const MEMBER_ROLE_ID = 5;
 
-/** Role types that make a root role (one per user, held in project `default`). */
-export const ROOT_ROLE_TYPES: readonly string[] = ['root', 'root-custom'];
