@@ -20,10 +20,12 @@ export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false
   execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], { cwd: ROOT, env, stdio });
   execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', outdir], { cwd: ROOT, env, stdio });
   // The project's configuration (bindings, ids) with the prebuilt bundle as its entry point.
-  const config = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8').replace(
-    /^main = .*$/m,
-    `main = ${JSON.stringify(path.join(outdir, 'index.js'))}\nno_bundle = true`,
-  );
+  // The copy lives elsewhere: the UI's assets folder is made absolute, and the build step
+  // (fetching the UI) has already run in the dry-run deploy above.
+  const config = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8')
+    .replace(/^main = .*$/m, `main = ${JSON.stringify(path.join(outdir, 'index.js'))}\nno_bundle = true`)
+    .replace(/^\[build\]\ncommand = .*$/m, '')
+    .replace(/^directory = "\.\/(.*)"$/m, (_, dir) => `directory = ${JSON.stringify(path.join(ROOT, dir))}`);
   const configPath = path.join(outdir, 'wrangler.toml');
   writeFileSync(configPath, config);
   const child = spawn(
