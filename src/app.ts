@@ -24,6 +24,7 @@ import * as apiTokens from './modules/api-tokens/routes';
 import * as importExport from './modules/import-export/routes';
 import * as perm from './auth/permissions';
 import * as environments from './modules/environments/routes';
+import * as events from './modules/events/routes';
 import * as featureSearch from './modules/feature-search/routes';
 import * as features from './modules/features/routes';
 import * as projectAccess from './modules/project-access/routes';
@@ -74,6 +75,9 @@ router.post('/invite/:token/signup', rateLimited('invite', signupTokens.signup))
 
 // Projects, environments, features, tags, segments and feature search (issue 4)
 router.get('/api/admin/search/features', adminRoute([], featureSearch.search));
+router.get('/api/admin/search/events', adminRoute([], events.search));
+router.get('/api/admin/events', adminRoute([ADMIN], events.list));
+router.get('/api/admin/events/:featureName', adminRoute([], events.listForFeature));
 router.get('/api/admin/environments', adminRoute([], environments.list));
 router.get('/api/admin/projects', adminRoute([], projects.list));
 router.post('/api/admin/projects', adminRoute([perm.CREATE_PROJECT], projects.create));
@@ -82,6 +86,9 @@ router.get('/api/admin/projects/:projectId/access', adminRoute([], projectAccess
 router.post('/api/admin/projects/:projectId/access', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.add));
 router.put('/api/admin/projects/:projectId/users/:userId/roles', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.setUserRoles));
 router.delete('/api/admin/projects/:projectId/users/:userId/roles', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.removeUser));
+router.get('/api/admin/projects/:projectId/api-tokens', adminRoute({ permission: perm.READ_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.listForProject));
+router.post('/api/admin/projects/:projectId/api-tokens', adminRoute({ permission: perm.CREATE_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.createForProject));
+router.delete('/api/admin/projects/:projectId/api-tokens/:token', adminRoute({ permission: perm.DELETE_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.revokeForProject));
 router.post('/api/admin/projects/:projectId/environments', adminRoute({ permission: perm.UPDATE_PROJECT, project: 'param:projectId' }, projects.attachEnvironment));
 router.post('/api/admin/projects/:projectId/features', adminRoute({ permission: perm.CREATE_FEATURE, project: 'param:projectId' }, features.create));
 router.get('/api/admin/projects/:projectId/features/:featureName', adminRoute([], features.get));
