@@ -5,6 +5,7 @@
 import { asc, eq, isNull, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
+import { chunkedInsert } from '../../db/chunk';
 import { getDb, runBatch, type Statement } from '../../db/client';
 import { auditEvent } from '../../db/events';
 import { environments, features, projectEnvironments, projects } from '../../db/schema';
@@ -119,9 +120,8 @@ export async function create({ request, env, principal }: RequestContext): Promi
       defaultStickiness: body.defaultStickiness,
     }),
   ];
-  if (attached.length > 0) {
-    statements.push(db.insert(projectEnvironments).values(attached.map((environmentName) => ({ projectId: body.id, environmentName }))));
-  }
+  const attachments = attached.map((environmentName) => ({ projectId: body.id, environmentName }));
+  statements.push(...chunkedInsert(attachments, 2, (run) => db.insert(projectEnvironments).values(run)));
   statements.push(auditEvent(db, principal, { type: 'project-created', project: body.id, data: { ...body, environments: attached } }));
   try {
     await runBatch(db, statements);
