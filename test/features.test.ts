@@ -363,6 +363,20 @@ describe('environment variants', () => {
     await expectError(await call('PUT', path, { body: [{ name: 'a', weight: 0 }, { name: 'a', weight: 0 }] }), 400, 'ValidationError');
     expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'var-bad' AND variants != '[]'")).toBe(0);
   });
+
+  it('refuses variants that are all fixed, even totalling 1000, as Unleash (and import) do', async () => {
+    await createFeature('var-all-fixed');
+    const allFixed = [{ name: 'a', weight: 400, weightType: 'fix' }, { name: 'b', weight: 600, weightType: 'fix' }];
+    const environment = await expectError(await call('PUT', `${P}/var-all-fixed/environments/development/variants`, { body: allFixed }), 400, 'ValidationError');
+    expect(environment.details[0]!.message).toBe('variants: There must be at least one "variable" variant');
+    const strategy = await expectError(
+      await call('POST', `${P}/var-all-fixed/environments/development/strategies`, { body: { name: 'default', variants: allFixed.map((variant) => ({ ...variant, stickiness: 'default' })) } }),
+      400,
+      'ValidationError',
+    );
+    expect(strategy.details[0]!.message).toBe('variants: There must be at least one "variable" variant');
+    expect(await count("SELECT count(*) AS n FROM feature_strategies WHERE feature_name = 'var-all-fixed'")).toBe(0);
+  });
 });
 
 describe('tags and tag types', () => {

@@ -1,21 +1,16 @@
 import { asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { chunkedInsert } from '../../db/chunk';
 import type { Db } from '../../db/client';
 import { apiTokenProject, apiTokens, environments, projects } from '../../db/schema';
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type StoredApiToken = ApiTokenRow & { projects: string[] };
 
-/** D1 allows 100 bound parameters per statement: 2 columns per project row. */
-const PROJECT_ROWS_PER_INSERT = 45;
-
 export function insertTokenStatements(db: Db, token: typeof apiTokens.$inferInsert, projectIds: readonly string[]) {
   const scoped = projectIds.filter((project) => project !== '*');
   const statements = [db.insert(apiTokens).values(token)] as const;
-  const projectInserts = [];
-  for (let i = 0; i < scoped.length; i += PROJECT_ROWS_PER_INSERT) {
-    const rows = scoped.slice(i, i + PROJECT_ROWS_PER_INSERT).map((project) => ({ secretHash: token.secretHash, project }));
-    projectInserts.push(db.insert(apiTokenProject).values(rows));
-  }
+  const rows = scoped.map((project) => ({ secretHash: token.secretHash, project }));
+  const projectInserts = chunkedInsert(rows, 2, (run) => db.insert(apiTokenProject).values(run));
   return [...statements, ...projectInserts];
 }
 

@@ -4,19 +4,15 @@
  * environment as seen, and move the lifecycle to pre-live / live as Unleash does.
  */
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { chunkedInsert, chunksOf, rowsPerStatement } from '../../db/chunk';
 import { getDb, runBatch, type Db, type Statement } from '../../db/client';
 import { clientApplications, clientInstances, clientMetricsEnv, environments, featureEnvironments, featureLifecycles, features } from '../../db/schema';
 import type { BulkMetricsBody, EdgeInstanceBody, MetricsBody, RegisterBody } from './schema';
 
-// D1 allows 100 bound parameters per statement.
-const NAMES_PER_STATEMENT = 90;
-const METRIC_ROWS_PER_STATEMENT = 14;
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+/** Names per `IN (...)` list, leaving room for a statement's other values (environment, time). */
+const NAMES_PER_STATEMENT = rowsPerStatement(1, 10);
+/** featureName, appName, environment, timestamp, yes, no, variants. */
+const METRIC_ROW_PARAMS = 7;
 
 function isStorableName(name: string): boolean {
   return name.length > 0 && name.length <= 255 && name.isWellFormed() && !name.includes('\u0000');
@@ -147,7 +143,7 @@ async function recordUsage(db: Db, caller: SdkCaller, records: UsageRecord[], st
   // Counts for flags that do not exist are dropped, as Unleash drops them.
   const names = [...new Set(records.map((record) => record.featureName))];
   const knownSet = new Set<string>();
-  for (const part of chunks(names, NAMES_PER_STATEMENT)) {
+  for (const part of chunksOf(names, NAMES_PER_STATEMENT)) {
     const rows = await db.select({ name: features.name }).from(features).where(inArray(features.name, part));
     for (const row of rows) knownSet.add(row.name);
   }
@@ -156,8 +152,8 @@ async function recordUsage(db: Db, caller: SdkCaller, records: UsageRecord[], st
 
   if (kept.length > 0) {
     const rows = kept.map((record) => ({ ...record, environment: caller.environment }));
-    for (const part of chunks(rows, METRIC_ROWS_PER_STATEMENT)) {
-      statements.push(
+    statements.push(
+      ...chunkedInsert(rows, METRIC_ROW_PARAMS, (part) =>
         db
           .insert(clientMetricsEnv)
           .values(part)
@@ -170,11 +166,11 @@ async function recordUsage(db: Db, caller: SdkCaller, records: UsageRecord[], st
               variants: sql`(SELECT json_group_object(key, total) FROM (SELECT key, sum(value) AS total FROM (SELECT key, value FROM json_each(${clientMetricsEnv.variants}) UNION ALL SELECT key, value FROM json_each(excluded.variants)) GROUP BY key))`,
             },
           }),
-      );
-    }
+      ),
+    );
     // A live stage entered in the same report must sort after its pre-live stage.
     const liveAt = new Date(Date.parse(now) + 1).toISOString();
-    for (const part of chunks(known, NAMES_PER_STATEMENT)) {
+    for (const part of chunksOf(known, NAMES_PER_STATEMENT)) {
       statements.push(
         db.update(featureEnvironments).set({ lastSeenAt: now }).where(and(eq(featureEnvironments.environment, caller.environment), inArray(featureEnvironments.featureName, part))),
         db.update(features).set({ lastSeenAt: now }).where(inArray(features.name, part)),

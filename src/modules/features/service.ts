@@ -5,6 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
+import { chunkedInsert } from '../../db/chunk';
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
@@ -28,6 +29,7 @@ import type {
 } from './schema';
 import { CreateFeatureSchema, DependencySchema, PatchFeatureSchema, UpdateFeatureSchema } from './schema';
 import * as store from './store';
+import { fixWeights, WEIGHT_PROBLEMS } from './weights';
 import type { FeatureRow, StrategyRow } from './store';
 
 export const FLAG_EXISTS = 'A flag with that name already exists';
@@ -150,9 +152,8 @@ export function createFeatureStatements(db: Db, actor: Actor, feature: NewFeatur
     createdByUserId: actor.userId,
   };
   const statements: Statement[] = [db.insert(features).values(row)];
-  if (environmentNames.length > 0) {
-    statements.push(db.insert(featureEnvironments).values(environmentNames.map((environment) => ({ featureName: feature.name, environment, enabled: false }))));
-  }
+  const featureEnvironmentRows = environmentNames.map((environment) => ({ featureName: feature.name, environment, enabled: false }));
+  statements.push(...chunkedInsert(featureEnvironmentRows, 3, (run) => db.insert(featureEnvironments).values(run)));
   statements.push(db.insert(featureLifecycles).values({ feature: feature.name, stage: 'initial', createdAt }).onConflictDoNothing());
   statements.push(auditEvent(db, actor, { type: 'feature-created', project: feature.project, featureName: feature.name, data: { ...row } }));
   return statements;
@@ -409,28 +410,11 @@ export async function setEnvironmentEnabled(db: Db, actor: Actor, projectId: str
 // ---------------------------------------------------------------------------------------
 // Strategies
 
-/**
- * Unleash's weight rule: `fix` variants keep their weight, `variable` ones share what is
- * left of 1000 equally (the remainder going to the first ones).
- */
+/** The variants with their weights fixed (features/weights.ts), or a 400 saying why not. */
 export function balanceWeights<T extends { weight: number; weightType?: 'variable' | 'fix' }>(variants: T[], path: string): T[] {
-  if (variants.length === 0) return variants;
-  const fixed = variants.filter((variant) => variant.weightType === 'fix');
-  const variable = variants.filter((variant) => variant.weightType !== 'fix');
-  const fixedTotal = fixed.reduce((sum, variant) => sum + variant.weight, 0);
-  if (fixedTotal > 1000) throw badRequest(`${path}: The traffic distribution total must equal 100%`);
-  if (variable.length === 0) {
-    if (fixedTotal !== 1000) throw badRequest(`${path}: There must be at least one "variable" variant`);
-    return variants;
-  }
-  const share = Math.floor((1000 - fixedTotal) / variable.length);
-  let remainder = 1000 - fixedTotal - share * variable.length;
-  return variants.map((variant) => {
-    if (variant.weightType === 'fix') return variant;
-    const extra = remainder > 0 ? 1 : 0;
-    remainder -= extra;
-    return { ...variant, weight: share + extra };
-  });
+  const balanced = fixWeights(variants);
+  if (typeof balanced === 'string') throw badRequest(`${path}: ${WEIGHT_PROBLEMS[balanced]}`);
+  return balanced;
 }
 
 async function validateStrategyReferences(db: Db, body: StrategyRequest) {
@@ -442,9 +426,8 @@ async function validateStrategyReferences(db: Db, body: StrategyRequest) {
 }
 
 function segmentLinks(db: Db, strategyId: string, segmentIds: readonly number[]): Statement[] {
-  const unique = [...new Set(segmentIds)];
-  if (unique.length === 0) return [];
-  return [db.insert(featureStrategySegment).values(unique.map((segmentId) => ({ featureStrategyId: strategyId, segmentId })))];
+  const links = [...new Set(segmentIds)].map((segmentId) => ({ featureStrategyId: strategyId, segmentId }));
+  return chunkedInsert(links, 2, (run) => db.insert(featureStrategySegment).values(run));
 }
 
 export async function listStrategies(db: Db, projectId: string, name: string, environment: string) {

@@ -14,7 +14,8 @@ import { ITEM_SCHEMAS, type ImportData } from './schema';
 import type { StagedEnvironment, StagedFeature, StagedStrategy, StagedTag } from './plan';
 import type { ImportStager } from './staging';
 import type { Catalogue } from './store';
-import { constraintProblem, fixWeights, toVariantDoc } from './rules';
+import { fixWeights } from '../features/weights';
+import { constraintProblem, toVariantDoc } from './rules';
 
 /** How a name is used in the payload (bits of NameInfo.flags). */
 export const IMPORTED = 1;

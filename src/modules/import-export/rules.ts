@@ -1,26 +1,9 @@
-/** Unleash's value rules an import applies element by element: variant weights and constraint values. */
+/** Unleash's value rules an import applies element by element: constraint values (variant weights: features/weights.ts). */
 import type { VariantDoc } from '../../db/schema';
 import { parseDateTime } from '../../http/validation';
 import type { ImportedConstraint, ImportedVariant } from './schema';
 import { RE2JS } from 're2js';
 import { regexProblem } from '../evaluation/constraints';
-
-/** Unleash's weight rule: fixed weights stay, variable ones share what is left of 1000. */
-export function fixWeights<T extends { weight: number; weightType?: 'variable' | 'fix' | undefined }>(variants: T[]): T[] | 'no-variable' | 'over' {
-  if (variants.length === 0) return variants;
-  const variable = variants.filter((variant) => (variant.weightType ?? 'variable') === 'variable');
-  if (variable.length === 0) return 'no-variable';
-  const fixed = variants.reduce((sum, variant) => ((variant.weightType ?? 'variable') === 'fix' ? sum + variant.weight : sum), 0);
-  if (fixed > 1000) return 'over';
-  const share = Math.floor((1000 - fixed) / variable.length);
-  let remainder = (1000 - fixed) % variable.length;
-  return variants.map((variant) => {
-    if ((variant.weightType ?? 'variable') !== 'variable') return variant;
-    const extra = remainder > 0 ? 1 : 0;
-    remainder -= extra;
-    return { ...variant, weightType: 'variable', weight: share + extra };
-  });
-}
 
 const SINGLE_VALUE_OPERATORS = new Set(['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE', 'REGEX']);
 const NUMBER = /^-?\d+(\.\d+)?$/;

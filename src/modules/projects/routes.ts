@@ -5,6 +5,7 @@
 import { asc, eq, isNull, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
+import { chunkedInsert } from '../../db/chunk';
 import { getDb, runBatch, type Statement } from '../../db/client';
 import { auditEvent } from '../../db/events';
 import { environments, features, projectEnvironments, projects, roleUser } from '../../db/schema';
@@ -120,9 +121,8 @@ export async function create({ request, env, principal }: RequestContext): Promi
       defaultStickiness: body.defaultStickiness,
     }),
   ];
-  if (attached.length > 0) {
-    statements.push(db.insert(projectEnvironments).values(attached.map((environmentName) => ({ projectId: body.id, environmentName }))));
-  }
+  const attachments = attached.map((environmentName) => ({ projectId: body.id, environmentName }));
+  statements.push(...chunkedInsert(attachments, 2, (run) => db.insert(projectEnvironments).values(run)));
   // As Unleash: the person who creates a project becomes its Owner (an API token is nobody).
   if (principal.kind === 'user') {
     statements.push(db.insert(roleUser).values({ roleId: OWNER_ROLE_ID, userId: principal.userId, project: body.id, createdByUserId: principal.userId }));

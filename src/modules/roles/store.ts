@@ -1,4 +1,5 @@
 import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { chunkedInsert } from '../../db/chunk';
 import type { Db } from '../../db/client';
 import { environments, permissions, publicSignupTokens, rolePermission, roles, roleUser, users } from '../../db/schema';
 
@@ -64,17 +65,9 @@ export interface GrantedPermission {
   environment: string;
 }
 
-/** 3 bound parameters per row; D1 allows 100 per statement. */
-const GRANTS_PER_INSERT = 30;
-
 export function grantStatements(db: Db, roleId: number, grants: readonly GrantedPermission[], createdAt: string) {
-  const statements = [];
-  for (let i = 0; i < grants.length; i += GRANTS_PER_INSERT) {
-    statements.push(
-      db.insert(rolePermission).values(grants.slice(i, i + GRANTS_PER_INSERT).map((grant) => ({ roleId, ...grant, createdAt }))),
-    );
-  }
-  return statements;
+  const rows = grants.map((grant) => ({ roleId, permission: grant.permission, environment: grant.environment, createdAt }));
+  return chunkedInsert(rows, 4, (run) => db.insert(rolePermission).values(run));
 }
 
 export function insertRoleStatement(db: Db, role: typeof roles.$inferInsert) {

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { rowsPerStatement } from '../../db/chunk';
 import type { Db } from '../../db/client';
 import { publicSignupTokens, publicSignupTokensUser, rolePermission, roles } from '../../db/schema';
 
@@ -47,8 +48,8 @@ export async function findToken(db: Db, secret: string): Promise<TokenRow | unde
   return row;
 }
 
-/** D1 allows 100 bound parameters per statement. */
-const SECRETS_PER_QUERY = 90;
+/** Secrets per `IN (...)` list. */
+const SECRETS_PER_QUERY = rowsPerStatement(1, 10);
 
 /** The ids of the users who signed up with each token, in signup order. */
 export async function tokenUserIds(db: Db, secrets: readonly string[]): Promise<Map<string, number[]>> {

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { rowsPerStatement } from '../../db/chunk';
 import type { Db } from '../../db/client';
 import { roles, roleUser, users } from '../../db/schema';
 
@@ -41,8 +42,8 @@ export async function listUsers(db: Db): Promise<UserRow[]> {
   return db.select(userColumns).from(users).where(visible()).orderBy(asc(users.id));
 }
 
-/** D1 allows 100 bound parameters per statement. */
-const IDS_PER_QUERY = 90;
+/** Ids per `IN (...)` list, with room for the visibility filter's values. */
+const IDS_PER_QUERY = rowsPerStatement(1, 10);
 
 export async function usersByIds(db: Db, ids: readonly number[]): Promise<UserRow[]> {
   const unique = [...new Set(ids)];

@@ -1,0 +1,30 @@
+/**
+ * Unleash's variant weight rule (its fixVariantWeights), the one copy for every path that
+ * stores variants (strategy and environment variants through the admin API, import):
+ * `fix` variants keep their weight, `variable` ones (the default) share what is left of 1000
+ * equally, the remainder going to the first ones. Variants without a variable one, or whose
+ * fixed weights pass 1000, are refused.
+ */
+export type WeightProblem = 'no-variable' | 'over';
+
+export const WEIGHT_PROBLEMS: Record<WeightProblem, string> = {
+  'no-variable': 'There must be at least one "variable" variant',
+  over: 'The traffic distribution total must equal 100%',
+};
+
+export function fixWeights<T extends { weight: number; weightType?: 'variable' | 'fix' | undefined }>(variants: T[]): T[] | WeightProblem {
+  if (variants.length === 0) return variants;
+  const isVariable = (variant: T) => (variant.weightType ?? 'variable') === 'variable';
+  const variable = variants.filter(isVariable);
+  if (variable.length === 0) return 'no-variable';
+  const fixed = variants.reduce((sum, variant) => (isVariable(variant) ? sum : sum + variant.weight), 0);
+  if (fixed > 1000) return 'over';
+  const share = Math.floor((1000 - fixed) / variable.length);
+  let remainder = (1000 - fixed) % variable.length;
+  return variants.map((variant) => {
+    if (!isVariable(variant)) return variant;
+    const extra = remainder > 0 ? 1 : 0;
+    remainder -= extra;
+    return { ...variant, weightType: 'variable', weight: share + extra };
+  });
+}
