@@ -132,6 +132,7 @@ router.delete('/api/admin/segments/:id', adminRoute({ permission: [perm.DELETE_S
 // Import and export (issue 5)
 router.post('/api/admin/features-batch/import', adminRoute([], importExport.importFeatures));
 router.get('/api/admin/features-batch/import/jobs/:id', adminRoute([], importExport.getJob));
+router.delete('/api/admin/features-batch/import/jobs/:id', adminRoute([], importExport.cancelJob));
 router.post('/api/admin/features-batch/validate', adminRoute([], importExport.validateImport));
 router.post('/api/admin/features-batch/export', adminRoute([], importExport.exportData));
 

@@ -2,6 +2,7 @@ import { router } from './app';
 import type { Env } from './env';
 import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
+import { scheduled } from './scheduled';
 
 /** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
 function normalise(request: Request): Request {
@@ -23,5 +24,9 @@ export default {
 
   async queue(batch, env): Promise<void> {
     await handleQueue(batch, env);
+  },
+
+  async scheduled(controller, env): Promise<void> {
+    await scheduled(controller, env);
   },
 } satisfies ExportedHandler<Env, ImportChunkMessage>;

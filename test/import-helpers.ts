@@ -69,7 +69,7 @@ export async function waitForJob(location: string, timeoutMs = 25_000): Promise<
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = await bodyOf<JobStatus>(await call('GET', location));
-    if (job.status === 'completed' || job.status === 'failed') return job;
+    if (job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled') return job;
     if (Date.now() > deadline) throw new Error(`job still ${job.status}: ${JSON.stringify(job)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

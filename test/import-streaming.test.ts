@@ -230,4 +230,43 @@ describe('what an import may hold in memory while its body streams in', () => {
     expect(response.status).toBe(413);
     expect((await bodyOf(response)).message).toMatch(/take more than 16777216 bytes\.$/);
   });
+
+  // Each value below is under the 4 MiB one-value limit; together they are over the 16 MiB
+  // kept-whole cap, which they used to bypass.
+  const big = 'x'.repeat(3.5 * 1024 * 1024);
+
+  it('counts extra top-level keys, kept whole, against the 16 MiB cap', async () => {
+    const before = await footprint();
+    const extra = Array.from({ length: 5 }, (_, i) => `"extra${i}":"${big}"`).join(',');
+    const response = await call('POST', IMPORT, {
+      rawBody: `{"project":"default","environment":"development",${extra},"data":{"features":[{"name":"${unique('top')}"}],"featureStrategies":[],"tagTypes":[]}}`,
+    });
+    expect(response.status).toBe(413);
+    expect(await bodyOf(response)).toMatchObject({ name: 'PayloadTooLargeError', message: expect.stringMatching(/take more than 16777216 bytes\.$/) });
+    expect(await footprint()).toEqual(before);
+  }, 60_000);
+
+  it('counts non-array values inside data, kept whole, against the 16 MiB cap', async () => {
+    const before = await footprint();
+    const extra = Array.from({ length: 5 }, (_, i) => `"other${i}":{"text":"${big}"}`).join(',');
+    const response = await call('POST', IMPORT, {
+      rawBody: `{"project":"default","environment":"development","data":{${extra},"features":[{"name":"${unique('data')}"}],"featureStrategies":[],"tagTypes":[]}}`,
+    });
+    expect(response.status).toBe(413);
+    expect((await bodyOf(response)).message).toMatch(/take more than 16777216 bytes\.$/);
+    expect(await footprint()).toEqual(before);
+  }, 60_000);
+
+  it('counts a feature name repeated over and over against the 16 MiB cap, deleting what it staged', async () => {
+    const staged = await stagingRows();
+    const before = await footprint();
+    // 180,000 repetitions of a 100-character name: each is kept (to report the duplicate), ~21 MB.
+    const name = unique('dup').padEnd(100, 'x');
+    const features = Array(180_000).fill(`{"name":"${name}"}`).join(',');
+    const response = await call('POST', IMPORT, { rawBody: `{"project":"default","environment":"development","data":{"features":[${features}],"featureStrategies":[],"tagTypes":[]}}` });
+    expect(response.status).toBe(413);
+    expect((await bodyOf(response)).message).toMatch(/take more than 16777216 bytes\.$/);
+    expect(await stagingRows()).toEqual(staged);
+    expect(await footprint()).toEqual(before);
+  }, 90_000);
 });

@@ -18,7 +18,17 @@ export interface SplitJsonOptions {
   maxBytes: number;
   /** Largest single element or kept value, in bytes; larger -> 413 PayloadTooLargeError saying which path. */
   maxValueBytes: number;
+  /**
+   * Told the size of everything the reader keeps whole until the end (keys, top-level values,
+   * values of splitKey that are not arrays, splitKey's value when it is not an object), so the
+   * caller can count it against its memory budget and throw past it: each is under
+   * maxValueBytes, but a body may have any number of them.
+   */
+  onKept?: (bytes: number) => void;
 }
+
+/** What a kept key or value costs besides its text: its Map/Set entry and the parsed value's header. */
+const KEPT_OVERHEAD_BYTES = 32;
 
 export type SplitEntry = { streamed: true; count: number } | { streamed: false; value: unknown };
 
@@ -236,6 +246,8 @@ class SplitScanner {
   private depth = 0;
   private inString = false;
   private escaped = false;
+  /** Size of the value parsed last. */
+  private capturedBytes = 0;
 
   private topKey = '';
   private splitKey = '';
@@ -447,6 +459,7 @@ class SplitScanner {
     const kind = this.capture;
     const value = this.parseCaptured();
     this.capture = V_NONE;
+    if (kind !== V_ITEM) this.options.onKept?.(this.capturedBytes + KEPT_OVERHEAD_BYTES);
     switch (kind) {
       case V_TOP_KEY:
         this.topKey = value as string;
@@ -491,6 +504,7 @@ class SplitScanner {
       bytes = this.carry.view();
     }
     this.checkValueSize(bytes.length);
+    this.capturedBytes = bytes.length;
     const text = this.decode(bytes);
     this.carry.clear();
     try {

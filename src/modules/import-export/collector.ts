@@ -149,16 +149,24 @@ export class ImportCollector {
     return sorted;
   }
 
-  /** Counts what is held in memory until the body has been read, against MAX_KEPT_BYTES. */
-  private keep(value: unknown): void {
-    this.keptBytes += typeof value === 'string' ? value.length : JSON.stringify(value).length;
+  /**
+   * Counts bytes held in memory until the body has been read against MAX_KEPT_BYTES: the
+   * reader's kept keys and values (extra top-level keys, non-array values in `data`) as well
+   * as the collector's own.
+   */
+  keepBytes(bytes: number): void {
+    this.keptBytes += bytes;
     if (this.keptBytes > MAX_KEPT_BYTES) {
       throw new ApiError(
         413,
         'PayloadTooLargeError',
-        `The import's tag types, context fields, segments, dependencies, constraints on new context fields and problems found take more than ${MAX_KEPT_BYTES} bytes.`,
+        `The import's tag types, context fields, segments, dependencies, constraints on new context fields, repeated feature names, other keys and values, and problems found take more than ${MAX_KEPT_BYTES} bytes.`,
       );
     }
+  }
+
+  private keep(value: unknown): void {
+    this.keepBytes(typeof value === 'string' ? value.length : JSON.stringify(value).length);
   }
 
   private nameInfo(name: string): NameInfo {
@@ -180,7 +188,12 @@ export class ImportCollector {
 
   private async feature(feature: ImportData['features'][number]): Promise<void> {
     const info = this.nameInfo(feature.name);
-    if (info.flags & IMPORTED) this.duplicates.push(feature.name);
+    if (info.flags & IMPORTED) {
+      // Each repetition is an entry of `duplicates`: a body of one name repeated would
+      // otherwise grow it by millions.
+      this.keepBytes(feature.name.length + 16);
+      this.duplicates.push(feature.name);
+    }
     else this.importedNames.push(feature.name);
     info.flags |= IMPORTED;
     const staged: StagedFeature = {

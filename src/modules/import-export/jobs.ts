@@ -2,8 +2,10 @@
  * Large imports: the validated chunks are stored, one Queue message per chunk, and the
  * consumer applies each chunk in one D1 batch that also marks it done — so a redelivered
  * message finds the chunk done and does nothing, and the job's progress can never disagree
- * with the data. The batch that applies the last chunk also writes the import's single
- * audit event and marks the job completed.
+ * with the data. That batch also writes the chunk's `features-imported` event, so the SDK
+ * data revision and the audit log move with every change D1 sees; the batch that applies
+ * the last chunk marks the job completed. A job that fails or is cancelled keeps the chunks
+ * it applied and writes one more event saying so.
  */
 import { sql } from 'drizzle-orm';
 import type { Env } from '../../env';
@@ -11,7 +13,7 @@ import { log } from '../../log';
 import { DEPENDENCIES_PER_CHUNK, type ChunkKind, type ImportContext } from './plan';
 import type { ImportChunkMessage } from './queue-message';
 import type { ImportStager } from './staging';
-import { chunkStatements, prepare, rowsOf, runStatements } from './store';
+import { chunkReferenceProblems, chunkStatements, prepare, rowsOf, runStatements } from './store';
 
 export const IMPORT_QUEUE_NAME = 'unleash-import';
 export const IMPORT_DLQ_NAME = 'unleash-import-dlq';
@@ -21,6 +23,8 @@ const MESSAGES_PER_SEND = 100;
 /** How long a waiting chunk sleeps before looking again, and how often it may do so (about an hour). */
 const WAIT_SECONDS = 5;
 const MAX_WAITS = 720;
+/** Job statuses whose chunks are still to be applied. */
+const ACTIVE = new Set(['queued', 'running']);
 
 export interface JobStatus {
   id: string;
@@ -117,16 +121,51 @@ function describe(error: unknown): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
-async function markFailed(d1: D1Database, jobId: string, add: { message: string; chunk?: number }[]): Promise<void> {
+/** A job that is over without being completed: `failed` (by the consumer or the watchdog) or `cancelled` (by a user). */
+export type EndedStatus = 'failed' | 'cancelled';
+
+/**
+ * Ends a queued or running job: its pending chunks are skipped and their staged rows
+ * deleted. Chunks applied before stay applied (each wrote its own event), and one more event
+ * records how the job ended and what it had changed, so the audit log and the SDK data
+ * revision (the highest event id) agree with what D1 holds. True when this call ended the job.
+ */
+export async function endJob(
+  d1: D1Database,
+  jobId: string,
+  status: EndedStatus,
+  add: { message: string; chunk?: number }[],
+  actor?: { actorName: string; userId: number },
+): Promise<boolean> {
   const job = await readJob(d1, jobId);
-  if (!job) return;
+  if (!job) return false;
   const errors = [...job.errors.filter((error) => !add.some((added) => added.chunk !== undefined && added.chunk === error.chunk)), ...add];
-  await runStatements(d1, [
-    prepare(d1, sql`UPDATE import_jobs SET status = 'failed', errors = ${JSON.stringify(errors)},
-      finished_at = coalesce(finished_at, ${new Date().toISOString()}) WHERE id = ${jobId} AND status <> 'completed'`),
-    // A failed job's chunks are never applied: their staged rows would only take up space.
-    prepare(d1, sql`DELETE FROM import_job_parts WHERE job_id = ${jobId} AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status = 'failed')`),
+  const now = new Date().toISOString();
+  const reason = add.map((error) => error.message).join(' ');
+  const active = sql`(id = ${jobId} AND status IN ('queued', 'running'))`;
+  const results = await runStatements(d1, [
+    // Read before the update below: only the call that ends the job writes the event.
+    prepare(d1, sql`INSERT INTO events (type, created_at, created_by, created_by_user_id, project, environment, data)
+      SELECT ${status === 'failed' ? 'features-import-failed' : 'features-import-cancelled'}, ${now},
+        coalesce(${actor?.actorName ?? null}, created_by), coalesce(${actor?.userId ?? null}, created_by_user_id), project, environment,
+        json_object('jobId', id, 'appliedChunks', done_chunks, 'chunks', total_chunks,
+          'appliedFeatures', (SELECT coalesce(sum(feature_count), 0) FROM import_job_chunks WHERE job_id = ${jobId} AND status = 'done'),
+          'reason', ${reason})
+      FROM import_jobs WHERE ${active}`),
+    // A job that already failed still collects the errors of chunks that fail after it.
+    prepare(d1, sql`UPDATE import_jobs SET errors = ${JSON.stringify(errors)},
+      status = CASE WHEN status = 'failed' THEN status ELSE ${status} END, finished_at = coalesce(finished_at, ${now})
+      WHERE ${active} OR (id = ${jobId} AND status = 'failed' AND ${status} = 'failed')`),
+    prepare(d1, sql`UPDATE import_job_chunks SET status = 'skipped' WHERE job_id = ${jobId} AND status = 'pending'
+      AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('failed', 'cancelled'))`),
+    // An ended job's chunks are never applied: their staged rows would only take up space.
+    prepare(d1, sql`DELETE FROM import_job_parts WHERE job_id = ${jobId} AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('failed', 'cancelled'))`),
   ]);
+  return (results[0]?.meta.changes ?? 0) > 0;
+}
+
+async function markFailed(d1: D1Database, jobId: string, add: { message: string; chunk?: number }[]): Promise<void> {
+  await endJob(d1, jobId, 'failed', add);
 }
 
 /** Keeps the latest error of a chunk on the job while it is still being retried. */
@@ -184,7 +223,7 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   const body = message.body;
   const state = await readChunkState(d1, body);
   const context = state.job?.context;
-  if (!state.job || !context || !state.chunk || state.chunk.status === 'done' || state.job.status === 'failed' || state.job.status === 'completed') return 'done';
+  if (!state.job || !context || !state.chunk || state.chunk.status !== 'pending' || !ACTIVE.has(state.job.status)) return 'done';
 
   const kind = state.chunk.kind;
   const mustWait = state.earlierActive || (kind === 'dependencies' && state.pendingFeatureChunks > 0);
@@ -199,10 +238,24 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
     return 'done';
   }
 
+  const { jobId, chunkIndex } = body;
+  // What the job was validated against may have changed while it waited: a segment or a
+  // parent deleted, a feature moved to another project. Such a chunk can never apply (or
+  // would write into another project): the job fails with the reason instead of retrying.
+  const problems = await chunkReferenceProblems(d1, context, { jobId, chunkIndex });
+  if (problems.length > 0) {
+    await markFailed(d1, jobId, [{ message: `Chunk ${chunkIndex} cannot be applied: ${problems.join(' ')}`, chunk: chunkIndex }]);
+    await prepare(d1, sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'`).run();
+    return 'done';
+  }
+
   const now = new Date().toISOString();
   const writer = { userId: state.job.createdByUserId ?? 0, now };
-  const { jobId, chunkIndex } = body;
   await runStatements(d1, [
+    // A job cancelled or failed since the state was read must not change anything more: this
+    // makes the whole batch fail (json() of a non-JSON text), and the redelivery finds it over.
+    prepare(d1, sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('queued', 'running'))
+      THEN 1 ELSE json(${`import job ${jobId} is no longer active`}) END`),
     prepare(d1, sql`UPDATE import_jobs SET status = 'running', started_at = coalesce(started_at, ${now}) WHERE id = ${jobId} AND status = 'queued'`),
     ...chunkStatements(d1, context, writer, { jobId, chunkIndex }),
     // Once applied, the rows are not needed any more; the chunk keeps its counts.
@@ -212,9 +265,15 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
     prepare(d1, sql`UPDATE import_jobs SET done_chunks = (SELECT count(*) FROM import_job_chunks WHERE job_id = ${jobId} AND status = 'done'),
       errors = (SELECT coalesce(json_group_array(json(e.value)), '[]') FROM json_each(import_jobs.errors) e WHERE e.value->>'chunk' IS NOT ${chunkIndex})
       WHERE id = ${jobId}`),
+    // Every applied chunk writes its event in the batch that applies it: the SDK data revision
+    // (the highest event id) moves whenever D1's flags do, so no isolate keeps serving the old
+    // payload under an ETag that the new rows also carry, and the audit log has every change.
     prepare(d1, sql`INSERT INTO events (type, created_at, created_by, created_by_user_id, project, environment, data)
-      SELECT 'features-imported', ${now}, created_by, created_by_user_id, project, environment, json_object('jobId', id, 'features', total_features)
-      FROM import_jobs WHERE id = ${jobId} AND status = 'running' AND done_chunks = total_chunks`),
+      SELECT 'features-imported', ${now}, created_by, created_by_user_id, project, environment,
+        json_object('jobId', id, 'chunk', ${chunkIndex}, 'chunks', total_chunks,
+          'features', (SELECT feature_count FROM import_job_chunks WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}),
+          'completed', json(CASE WHEN done_chunks = total_chunks THEN 'true' ELSE 'false' END))
+      FROM import_jobs WHERE id = ${jobId}`),
     prepare(d1, sql`UPDATE import_jobs SET status = 'completed', finished_at = ${now}
       WHERE id = ${jobId} AND status = 'running' AND done_chunks = total_chunks`),
   ]);
@@ -249,7 +308,8 @@ async function handleDeadLetter(d1: D1Database, message: Message<ImportChunkMess
     const job = await readJob(d1, jobId);
     const last = job?.errors.find((error) => error.chunk === chunkIndex)?.message ?? 'the chunk could not be applied';
     await markFailed(d1, jobId, [{ message: `Chunk ${chunkIndex} was not applied after all retries: ${last}`, chunk: chunkIndex }]);
-    await prepare(d1, sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'`).run();
+    await prepare(d1, sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'
+      AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status = 'failed')`).run();
     message.ack();
   } catch (error) {
     log.error('import dead letter not recorded', { jobId, chunkIndex, error });
@@ -273,4 +333,46 @@ async function handleChunk(env: Env, d1: D1Database, message: Message<ImportChun
     message.retry({ delaySeconds: backoffSeconds(message.attempts) });
   }
   return 'done';
+}
+
+/**
+ * How long the job at the head of its project/environment's line may go without progress
+ * (no chunk applied since it was queued, started, or the job before it ended). A chunk that
+ * keeps failing reaches the dead-letter queue within a few minutes (5 retries, backoff of at
+ * most a minute), so a quarter of an hour without progress means its messages are gone.
+ */
+export const STUCK_AFTER_MS = 15 * 60 * 1000;
+
+/**
+ * The watchdog, run by the scheduled handler: fails the jobs that can no longer finish
+ * because their messages were lost (the dead-letter consumer itself failed, or a send was
+ * dropped), which would otherwise stay `running` forever and make every later import into
+ * their project/environment wait an hour and fail. Only the first active job of each
+ * project/environment is looked at: the ones behind it are waiting, not stuck. Returns the
+ * ids of the jobs it failed.
+ */
+export async function failStuckImportJobs(env: Env, now: Date | number = Date.now()): Promise<string[]> {
+  const d1 = env.DB;
+  const cutoff = new Date(new Date(now).getTime() - STUCK_AFTER_MS).toISOString();
+  const stuck = await d1
+    .prepare(
+      `SELECT j.id FROM import_jobs j
+       WHERE j.status IN ('queued', 'running')
+         AND NOT EXISTS (SELECT 1 FROM import_jobs e WHERE e.project = j.project AND e.environment = j.environment AND e.status IN ('queued', 'running')
+           AND (e.queued_at < j.queued_at OR (e.queued_at = j.queued_at AND e.rowid < j.rowid)))
+         AND max(j.queued_at, coalesce(j.started_at, ''),
+           coalesce((SELECT max(c.applied_at) FROM import_job_chunks c WHERE c.job_id = j.id), ''),
+           coalesce((SELECT max(e.finished_at) FROM import_jobs e WHERE e.project = j.project AND e.environment = j.environment
+             AND e.id <> j.id AND e.queued_at <= j.queued_at), '')) < ?`,
+    )
+    .bind(cutoff)
+    .all<{ id: string }>();
+  const failed: string[] = [];
+  const minutes = Math.round(STUCK_AFTER_MS / 60_000);
+  for (const { id } of stuck.results) {
+    const message = `The import made no progress for ${minutes} minutes: its queue messages were lost, so it was stopped to let later imports into its project and environment run. Chunks applied before stay applied; import the rest again.`;
+    if (await endJob(d1, id, 'failed', [{ message }])) failed.push(id);
+  }
+  if (failed.length > 0) log.warn('stuck import jobs failed', { jobs: failed });
+  return failed;
 }

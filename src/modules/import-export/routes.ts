@@ -1,17 +1,18 @@
 import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
+import { UPDATE_FEATURE, hasPermission } from '../../auth/permissions';
 import type { Principal } from '../../auth/principal';
 import { auditEvent } from '../../db/events';
 import { getDb } from '../../db/client';
 import { readJsonBody, requireJsonContentType } from '../../http/body';
-import { notFound, validationError } from '../../http/errors';
+import { ApiError, notFound, validationError } from '../../http/errors';
 import { splitJsonBody, type SplitJsonResult } from '../../http/json-stream';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
 import { ImportCollector } from './collector';
 import { exportFeatures } from './export';
-import { jobLocation, queueJob, readJob } from './jobs';
+import { endJob, jobLocation, queueJob, readJob, type JobStatus } from './jobs';
 import { DEPENDENCIES_PER_CHUNK, SYNC_MAX_BYTES } from './plan';
 import { ExportSchema, ImportSchema } from './schema';
 import { MESSAGES, assertPermissions, finishImport, type ImportAnalysis } from './service';
@@ -57,7 +58,7 @@ export async function readImport(request: Request, d1: D1Database, principal: Pr
   const result = await splitJsonBody(
     request.body,
     declared === null ? null : Number(declared),
-    { splitKey: 'data', maxBytes: IMPORT_MAX_BODY_BYTES, maxValueBytes: IMPORT_MAX_ELEMENT_BYTES },
+    { splitKey: 'data', maxBytes: IMPORT_MAX_BODY_BYTES, maxValueBytes: IMPORT_MAX_ELEMENT_BYTES, onKept: (bytes) => collector.keepBytes(bytes) },
     (key, index, value) => collector.item(key, index, value),
   );
   const skeleton = skeletonOf(result);
@@ -126,9 +127,33 @@ export async function exportData({ request, env }: RequestContext): Promise<Resp
   return json(await exportFeatures(env.DB, query));
 }
 
-export async function getJob({ request, env }: RequestContext): Promise<Response> {
+async function findJob(request: RequestContext['request'], d1: D1Database): Promise<JobStatus> {
   const id = pathParam(request, 'id');
-  const job = id.length <= 64 ? await readJob(env.DB, id) : null;
-  if (!job) throw notFound(`Could not find import job ${id.slice(0, 64)}`);
-  return json(job);
+  const job = id.length <= 64 ? await readJob(d1, id) : null;
+  // A job still staging belongs to a request that has not been answered yet.
+  if (!job || job.status === 'staging') throw notFound(`Could not find import job ${id.slice(0, 64)}`);
+  return job;
+}
+
+export async function getJob({ request, env }: RequestContext): Promise<Response> {
+  return json(await findJob(request, env.DB));
+}
+
+/**
+ * Cancels a queued or running job (Unleash has no job API: our own). Chunks already applied
+ * stay applied (each wrote its event); the rest are skipped and their staged rows deleted,
+ * and the consumer acknowledges their messages without doing anything. Needs what every
+ * import needs (updating feature flags) in the job's project; 409 once the job has ended.
+ */
+export async function cancelJob({ request, env, principal }: RequestContext): Promise<Response> {
+  const d1 = env.DB;
+  const job = await findJob(request, d1);
+  if (!hasPermission(principal, UPDATE_FEATURE, job.project, job.environment)) assertPermissions(['Update feature flags']);
+  const ended = (status: string) => new ApiError(409, 'ConflictError', `Import job ${job.id} has already ended (${status}) and cannot be cancelled.`);
+  if (job.status !== 'queued' && job.status !== 'running') throw ended(job.status);
+  const cancelled = await endJob(d1, job.id, 'cancelled', [{ message: `Cancelled by ${principal.actorName}.` }], principal);
+  const now = await readJob(d1, job.id);
+  // It may have ended between the read and the update: then say how.
+  if (!cancelled) throw ended(now?.status ?? job.status);
+  return json(now);
 }

@@ -168,6 +168,61 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
   return statements;
 }
 
+/** Names listed in a reason before the rest are only counted. */
+const NAMES_IN_REASON = 20;
+
+function listed(names: string[]): string {
+  const shown = names.slice(0, NAMES_IN_REASON).join(', ');
+  return names.length > NAMES_IN_REASON ? `${shown} and ${names.length - NAMES_IN_REASON} more` : shown;
+}
+
+/**
+ * What keeps a staged chunk from applying as it was validated, checked again just before it
+ * applies (the job may have waited behind others): features of the chunk that are now in
+ * another project (its strategies and tags would be replaced there), features its rows hang
+ * off that were deleted, segments it uses that were deleted, dependencies whose parent or
+ * child is gone from the project. Empty when the chunk can apply.
+ */
+export async function chunkReferenceProblems(d1: D1Database, context: ImportContext, source: ChunkSource): Promise<string[]> {
+  const { project } = context;
+  const rows = (key: PartKey) => chunkRows(source, key);
+  const keep = (name: SQL) => notSkipped(context, name);
+  const mentioned = sql`SELECT j.value->>'name' AS name FROM ${rows('features')} WHERE ${keep(sql`j.value->>'name'`)}
+    UNION SELECT j.value->>'featureName' FROM ${rows('strategies')} WHERE ${keep(sql`j.value->>'featureName'`)}
+    UNION SELECT j.value->>'featureName' FROM ${rows('environments')} WHERE ${keep(sql`j.value->>'featureName'`)}
+    UNION SELECT j.value->>'featureName' FROM ${rows('tags')} WHERE ${keep(sql`j.value->>'featureName'`)}`;
+  const hungOff = sql`SELECT j.value->>'featureName' AS name FROM ${rows('strategies')} WHERE ${keep(sql`j.value->>'featureName'`)}
+    UNION SELECT j.value->>'featureName' FROM ${rows('environments')} WHERE ${keep(sql`j.value->>'featureName'`)}
+    UNION SELECT j.value->>'featureName' FROM ${rows('tags')} WHERE ${keep(sql`j.value->>'featureName'`)}`;
+  const statements = [
+    prepare(d1, sql`SELECT f.name || ' (in project ' || f.project || ')' AS item FROM features f
+      WHERE f.project <> ${project} AND f.name IN (SELECT name FROM (${mentioned})) ORDER BY f.name`),
+    prepare(d1, sql`SELECT m.name AS item FROM (${hungOff}) m
+      WHERE NOT EXISTS (SELECT 1 FROM features f WHERE f.name = m.name)
+        AND m.name NOT IN (SELECT j.value->>'name' FROM ${rows('features')}) ORDER BY m.name`),
+    prepare(d1, sql`SELECT DISTINCT p.parent || ' -> ' || p.child AS item FROM (SELECT j.value->>'parent' AS parent, j.value->>'child' AS child FROM ${rows('dependencies')}) p
+      WHERE NOT EXISTS (SELECT 1 FROM features f WHERE f.name = p.parent AND f.project = ${project})
+        OR NOT EXISTS (SELECT 1 FROM features f WHERE f.name = p.child AND f.project = ${project}) ORDER BY 1`),
+  ];
+  if (Object.keys(context.segmentMap).length > 0) {
+    statements.push(
+      prepare(d1, sql`SELECT DISTINCT CAST(m.value AS TEXT) AS item
+        FROM ${rows('strategies')}, json_each(j.value->'segments') s, json_each(${JSON.stringify(context.segmentMap)}) m
+        WHERE m.key = CAST(s.value AS TEXT) AND ${keep(sql`j.value->>'featureName'`)} AND NOT EXISTS (SELECT 1 FROM segments g WHERE g.id = m.value)
+        ORDER BY m.value`),
+    );
+  }
+  const results = await runStatements(d1, statements);
+  const items = results.map((result) => rowsOf<{ item: string }>(result).map((row) => row.item));
+  const problems: string[] = [];
+  const [moved = [], deleted = [], dependencies = [], segments = []] = items;
+  if (moved.length > 0) problems.push(`these features are now in another project: ${listed(moved)}.`);
+  if (deleted.length > 0) problems.push(`these features were deleted: ${listed(deleted)}.`);
+  if (dependencies.length > 0) problems.push(`these dependencies name a feature that is no longer in project ${project}: ${listed(dependencies)}.`);
+  if (segments.length > 0) problems.push(`these segments were deleted (ids): ${listed(segments)}.`);
+  return problems;
+}
+
 /**
  * Unleash's auto-strategy: a feature enabled in the target environment with no enabled
  * strategy there (after this chunk's strategies are in) gets the project's default one. It
