@@ -3,6 +3,7 @@
  * with the authenticated principal.
  */
 import type { IRequest } from 'itty-router';
+import { noteLocalWrite } from '../db/revision';
 import type { Env } from '../env';
 import { noAccess } from '../http/errors';
 import { authenticate } from './authenticate';
@@ -39,9 +40,17 @@ export function adminRoute(anyOf: readonly Permission[], handler: GuardedHandler
     const principal = await authenticate(request, env, ctx);
     if (principal.kind === 'api-token' && principal.token.type !== 'admin') wrongTokenType();
     requireAnyPermission(principal, anyOf);
-    return handler({ request, env, ctx, principal });
+    if (READ_METHODS.has(request.method)) return handler({ request, env, ctx, principal });
+    try {
+      return await handler({ request, env, ctx, principal });
+    } finally {
+      // The write is done (or failed): the SDK APIs of this isolate see it on their next request.
+      noteLocalWrite();
+    }
   };
 }
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** An SDK route (client or frontend API) open to the listed token types. */
 export function sdkRoute(types: readonly ApiTokenType[], handler: SdkHandler): RouteHandler {
