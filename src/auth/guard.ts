@@ -19,6 +19,7 @@ import { eq } from 'drizzle-orm';
 import type { IRequest } from 'itty-router';
 import { getDb } from '../db/client';
 import { features, segments } from '../db/schema';
+import { noteLocalWrite } from '../db/revision';
 import type { Env } from '../env';
 import { noAccess } from '../http/errors';
 import { authenticate } from './authenticate';
@@ -125,9 +126,17 @@ export function adminRoute(rule: readonly Permission[] | RouteRule, handler: Gua
       const environmentId = environment === undefined ? undefined : param(request, environment.slice('param:'.length));
       requireAnyPermission(principal, anyOf, projectId, environmentId);
     }
-    return handler(context);
+    if (READ_METHODS.has(request.method)) return handler(context);
+    try {
+      return await handler(context);
+    } finally {
+      // The write is done (or failed): the SDK APIs of this isolate see it on their next request.
+      noteLocalWrite();
+    }
   };
 }
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** An SDK route (client or frontend API) open to the listed token types. */
 export function sdkRoute(types: readonly ApiTokenType[], handler: SdkHandler): RouteHandler {

@@ -9,6 +9,7 @@
  */
 import type { ConstraintDoc } from '../../db/schema';
 import { getDb } from '../../db/client';
+import { localWriteCount } from '../../db/revision';
 import type { Env } from '../../env';
 import { log } from '../../log';
 import { Evaluator } from '../evaluation/engine';
@@ -136,6 +137,8 @@ export function buildSnapshot(environment: string, rows: EnvironmentRows): Snaps
 const snapshots = new Map<string, Snapshot>();
 let knownRevision = -1;
 let revisionCheckedAt = 0;
+/** localWriteCount() when the revision was last read. */
+let writesAtCheck = 0;
 
 function revisionCheckInterval(env: Env): number {
   const configured = Number(env.SDK_REVISION_CHECK_MS);
@@ -144,14 +147,22 @@ function revisionCheckInterval(env: Env): number {
     : DEFAULT_REVISION_CHECK_MS;
 }
 
-/** The latest data revision, read from D1 at most once per check interval in this isolate. */
+/**
+ * The latest data revision, read from D1 at most once per check interval in this isolate, and
+ * at once after this isolate wrote (read-your-writes). A read that began before a local write
+ * finished does not count as a check, since it may predate that write.
+ */
 export async function currentRevision(env: Env): Promise<number> {
   const now = Date.now();
-  if (knownRevision >= 0 && now - revisionCheckedAt < revisionCheckInterval(env)) return knownRevision;
+  const writes = localWriteCount();
+  if (knownRevision >= 0 && writes === writesAtCheck && now - revisionCheckedAt < revisionCheckInterval(env)) return knownRevision;
   const revision = await readRevision(getDb(env));
   knownRevision = Math.max(knownRevision, revision);
-  revisionCheckedAt = now;
-  return revision;
+  if (localWriteCount() === writes) {
+    revisionCheckedAt = now;
+    writesAtCheck = writes;
+  }
+  return knownRevision;
 }
 
 /**
