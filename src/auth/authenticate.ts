@@ -5,7 +5,8 @@ import { apiTokens } from '../db/schema';
 import { eq } from 'drizzle-orm';
 import { log } from '../log';
 import { principalFor, type Principal } from './principal';
-import { digestsEqual, sha256Hex } from './secrets';
+import { hashOfKey } from './key-hashes';
+import { digestsEqual } from './secrets';
 import { findRecord } from './token-records';
 
 /** Longest key we hash; anything longer cannot be one of ours. */
@@ -46,7 +47,7 @@ export async function authenticate(request: Request, env: Env, ctx: ExecutionCon
   if (key === null) throw authenticationRequired(false);
   if (key.length > MAX_KEY_LENGTH || !key.isWellFormed()) throw authenticationRequired(true);
 
-  const hash = await sha256Hex(key);
+  const hash = await hashOfKey(key);
   const record = await findRecord(env, ctx, hash);
   if (!record || !digestsEqual(record.hash, hash)) throw authenticationRequired(true);
   if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) throw authenticationRequired(true);
