@@ -1,25 +1,40 @@
 import { router } from './app';
+import { directRoutes } from './direct-routes';
 import type { Env } from './env';
+import { rememberUrl, urlOf } from './http/request-url';
 import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
 import { scheduled } from './scheduled';
 
+const direct = directRoutes(router);
+
 /** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
 function normalise(request: Request): Request {
-  const url = new URL(request.url);
+  const url = urlOf(request);
   if (!url.pathname.includes('//')) return request;
-  url.pathname = url.pathname.replace(/\/{2,}/g, '/');
-  return new Request(url, request);
+  const clean = new URL(url);
+  clean.pathname = url.pathname.replace(/\/{2,}/g, '/');
+  const normalised = new Request(clean, request);
+  rememberUrl(normalised, clean);
+  return normalised;
+}
+
+async function dispatch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const url = urlOf(request);
+  const route = direct(request.method, url.pathname);
+  return route ? route(request, url, env, ctx) : router.fetch(request, env, ctx);
 }
 
 export default {
   async fetch(request, env, ctx): Promise<Response> {
     const normalised = normalise(request);
     if (normalised.method === 'HEAD') {
-      const response = await router.fetch(new Request(normalised, { method: 'GET' }), env, ctx);
+      const asGet = new Request(normalised, { method: 'GET' });
+      rememberUrl(asGet, urlOf(normalised));
+      const response = await dispatch(asGet, env, ctx);
       return new Response(null, response);
     }
-    return router.fetch(normalised, env, ctx);
+    return dispatch(normalised, env, ctx);
   },
 
   async queue(batch, env): Promise<void> {

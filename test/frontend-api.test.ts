@@ -2,13 +2,21 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../src/env';
 import { strategyBucket } from '../src/modules/evaluation/murmur';
-import { preflight } from '../src/modules/frontend-api/routes';
+import type { IRequest } from 'itty-router';
+import { preflight, withCors } from '../src/modules/frontend-api/routes';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
 import { seedFlag, seedProject, seedSegment } from './sdk-seed';
 
 let frontendToken: string;
 let scopedToken: string;
 let clientToken: string;
+
+/** Express's weak ETag (what Unleash sends): byte length in hex, then base64 SHA-1 cut to 27 characters. */
+async function expressWeakEtag(body: string): Promise<string> {
+  const bytes = new TextEncoder().encode(body);
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', bytes));
+  return `W/"${bytes.byteLength.toString(16)}-${btoa(String.fromCharCode(...digest)).slice(0, 27)}"`;
+}
 
 interface Toggle {
   name: string;
@@ -139,10 +147,17 @@ describe('GET /api/frontend', () => {
   it('answers 304 to a matching If-None-Match', async () => {
     const first = await toggles('/api/frontend?userId=42');
     const etag = first.response.headers.get('etag')!;
-    expect(etag).toMatch(/^W\/"[0-9a-f]+-[0-9a-f]{8}"$/);
-    const again = await call('GET', '/api/frontend?userId=42', { token: frontendToken, headers: { 'If-None-Match': etag } });
+    expect(etag).toBe(await expressWeakEtag(JSON.stringify({ toggles: first.toggles })));
+    const again = await call('GET', '/api/frontend?userId=42', { token: frontendToken, headers: { 'If-None-Match': etag, origin: 'https://app.example' } });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(again.headers.get('access-control-allow-origin')).toBe('*');
+    expect(again.headers.get('access-control-expose-headers')).toBe('ETag');
+    // Another context, another body: no 304 for the old tag.
+    const other = await call('GET', '/api/frontend?userId=7', { token: frontendToken, headers: { 'If-None-Match': etag } });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('etag')).not.toBe(etag);
   });
 
   it('refuses missing keys (401) and client keys (403), with CORS headers on the error', async () => {
@@ -190,7 +205,9 @@ describe('POST /api/frontend', () => {
 });
 
 describe('CORS on /api/frontend', () => {
-  it('answers a preflight without a key', async () => {
+  const SDK_HEADERS = 'authorization, content-type, if-none-match, unleash-appname, unleash-connection-id, unleash-sdk';
+
+  it('answers a preflight without a key; `*` goes without Allow-Credentials', async () => {
     const response = await call('OPTIONS', '/api/frontend', {
       token: null,
       headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,if-none-match' },
@@ -199,30 +216,74 @@ describe('CORS on /api/frontend', () => {
     expect(Object.fromEntries(response.headers)).toEqual({
       vary: 'Origin, Access-Control-Request-Headers',
       'access-control-allow-origin': '*',
-      'access-control-allow-credentials': 'true',
       'access-control-expose-headers': 'ETag',
       'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE',
-      'access-control-allow-headers': 'authorization,if-none-match',
+      'access-control-allow-headers': SDK_HEADERS,
       'access-control-max-age': '86400',
     });
     const sub = await call('OPTIONS', '/api/frontend/client/metrics', { token: null, headers: { origin: 'https://app.example' } });
     expect(sub.status).toBe(204);
+    expect(sub.headers.get('access-control-allow-headers')).toBe(SDK_HEADERS);
   });
 
-  it('reflects only the origins FRONTEND_API_ORIGINS allows, when it lists some', () => {
+  // One preflight per header the browser SDKs send, as a browser asks for it (any case).
+  for (const header of ['unleash-sdk', 'unleash-appname', 'unleash-connection-id', 'if-none-match', 'content-type', 'authorization', 'Unleash-SDK', 'Authorization']) {
+    it(`allows the ${header} request header`, async () => {
+      const response = await call('OPTIONS', '/api/frontend', {
+        token: null,
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': header },
+      });
+      expect(response.status).toBe(204);
+      const allowed = response.headers.get('access-control-allow-headers')!.split(',').map((name) => name.trim());
+      expect(allowed).toContain(header.toLowerCase());
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.has('access-control-allow-credentials')).toBe(false);
+    });
+  }
+
+  it("allows other well-formed headers the SDK's customHeaders add, and drops malformed names", async () => {
+    const response = await call('OPTIONS', '/api/frontend', {
+      token: null,
+      headers: { origin: 'https://app.example', 'access-control-request-headers': 'X-Tenant, bad header, unleash-sdk, x(y)' },
+    });
+    expect(response.headers.get('access-control-allow-headers')).toBe(`${SDK_HEADERS}, x-tenant`);
+  });
+
+  it('reflects only the origins FRONTEND_API_ORIGINS allows, with credentials, when it lists some', () => {
     const restricted = { ...(env as unknown as Env), FRONTEND_API_ORIGINS: 'https://app.example, https://admin.example' };
     const ask = (origin: string) => preflight(new Request('http://localhost/api/frontend', { method: 'OPTIONS', headers: { origin } }), restricted);
-    expect(ask('https://admin.example').headers.get('access-control-allow-origin')).toBe('https://admin.example');
+    const allowed = ask('https://admin.example');
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://admin.example');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
     const refused = ask('https://evil.example');
     expect(refused.status).toBe(204);
     expect(refused.headers.has('access-control-allow-origin')).toBe(false);
+    expect(refused.headers.has('access-control-allow-credentials')).toBe(false);
     expect(refused.headers.get('vary')).toBe('Origin, Access-Control-Request-Headers');
+  });
+
+  it('sets the same headers on answers and errors from a restricted list', async () => {
+    const restricted = { ...(env as unknown as Env), FRONTEND_API_ORIGINS: 'https://app.example' };
+    const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
+    const answer = withCors(async () => new Response('{}', { headers: { etag: 'W/"2-x"' } }));
+    const request = new Request('http://localhost/api/frontend', { headers: { origin: 'https://app.example' } });
+    const ok = await answer(request as IRequest, restricted, ctx);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(ok.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(ok.headers.get('etag')).toBe('W/"2-x"');
+    expect(await ok.text()).toBe('{}');
+    const failing = withCors(async () => {
+      throw new Error('boom');
+    });
+    const error = await failing(request as IRequest, restricted, ctx);
+    expect(error.status).toBe(500);
+    expect(error.headers.get('access-control-allow-origin')).toBe('https://app.example');
   });
 
   it('sends the CORS headers on answers', async () => {
     const { response } = await toggles('/api/frontend', { headers: { origin: 'https://app.example' } });
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(response.headers.has('access-control-allow-credentials')).toBe(false);
     expect(response.headers.get('access-control-expose-headers')).toBe('ETag');
     expect(response.headers.get('vary')).toBe('Origin');
   });

@@ -9,6 +9,7 @@ import { digestsEqual, sha256Hex } from './secrets';
 import { findRecord, type UserCredentialRecord } from './token-records';
 import { userPrincipalFor } from './user-principal';
 import { PERSONAL_TOKEN_PREFIX, sessionIdFromRequest } from './credentials';
+import { hashOfKey } from './key-hashes';
 
 /** Longest key we hash; anything longer cannot be one of ours. */
 const MAX_KEY_LENGTH = 1024;
@@ -77,7 +78,7 @@ export async function authenticate(request: Request, env: Env, ctx: ExecutionCon
     return principal;
   }
   if (key.length > MAX_KEY_LENGTH || !key.isWellFormed()) throw authenticationRequired(true);
-  const hash = await sha256Hex(key);
+  const hash = await hashOfKey(key);
 
   if (key.startsWith(PERSONAL_TOKEN_PREFIX)) {
     const record = await userCredential(env, ctx, 'pat', hash);

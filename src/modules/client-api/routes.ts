@@ -5,12 +5,13 @@
 import type { IRequest } from 'itty-router';
 import type { SdkRequestContext as RequestContext } from '../../auth/guard';
 import { findRecord } from '../../auth/token-records';
-import { sha256Hex } from '../../auth/secrets';
+import { hashOfKey } from '../../auth/key-hashes';
 import { reportedTokenType, type ApiTokenRecord } from '../../auth/principal';
 import type { Env } from '../../env';
 import { badRequest, notFound, validationError } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
+import { urlOf } from '../../http/request-url';
 import { empty, json } from '../../http/responses';
 import { parseInput, preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
@@ -149,13 +150,14 @@ function featuresBody(snapshot: Snapshot, query: ClientQuery, globalSegments: bo
 
 export async function features({ request, env, principal }: RequestContext): Promise<Response> {
   const globalSegments = wantsGlobalSegments(request);
-  const params = new URL(request.url).searchParams;
+  const params = urlOf(request).searchParams;
   const query = effectiveQuery(params, principal.token, !globalSegments);
   const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
   const queryJson = JSON.stringify(query);
   const queryHash = hex8(murmur3(queryJson));
   const etag = `"${queryHash}:${snapshot.revision}"`;
-  if (etagMatches(request.headers.get('if-none-match'), etag)) return empty(304);
+  // RFC 9110: a 304 carries the ETag a 200 would have.
+  if (etagMatches(request.headers.get('if-none-match'), etag)) return empty(304, { etag });
 
   const key = `${snapshot.environment}\u0000${queryJson}`;
   let cached = responseCache.get(key);
@@ -223,7 +225,7 @@ export async function edgeValidate(request: IRequest, env: Env, ctx: ExecutionCo
   const valid: { token: string; type: string; projects: string[]; environment?: string }[] = [];
   for (const token of new Set(body.tokens)) {
     if (token.length === 0 || token.length > 1024 || !token.isWellFormed()) continue;
-    const record = await findRecord(env, ctx, 'apikey', await sha256Hex(token));
+    const record = await findRecord(env, ctx, 'apikey', await hashOfKey(token));
     if (!record || (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())) continue;
     valid.push({
       token,

@@ -7,34 +7,63 @@ import type { SdkRequestContext as RequestContext, RouteHandler } from '../../au
 import type { Env } from '../../env';
 import { ApiError, toErrorResponse } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
+import { urlOf } from '../../http/request-url';
 import { parseInput } from '../../http/validation';
 import { callerOf, clientIp } from '../client-api/routes';
 import { metricsBody } from '../client-api/schema';
 import { evaluatorFor, snapshotFor } from '../client-api/snapshot';
 import { recordMetrics } from '../client-api/usage';
-import { murmur3 } from '../evaluation/murmur';
 import type { Context, VariantResult } from '../evaluation/types';
 import { contextFromBody, contextFromQuery } from './context';
 
 const MAX_AGE_SECONDS = '86400';
 
-function allowedOrigin(env: Env, origin: string | null): string | null {
-  const configured = (env.FRONTEND_API_ORIGINS ?? '*').split(',').map((item) => item.trim()).filter(Boolean);
-  if (configured.length === 0 || configured.includes('*')) return '*';
-  return origin !== null && configured.includes(origin) ? origin : null;
+/**
+ * Request headers a preflight always allows: what unleash-proxy-client and the other browser
+ * SDKs send. Others the browser asks for (the SDK's `customHeaders` and `headerName`) are
+ * allowed too, as Unleash allows any.
+ */
+const SDK_REQUEST_HEADERS = ['authorization', 'content-type', 'if-none-match', 'unleash-appname', 'unleash-connection-id', 'unleash-sdk'];
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/;
+const MAX_EXTRA_HEADERS = 32;
+
+// FRONTEND_API_ORIGINS parsed once per isolate (and again if it changes): read per request.
+let origins: { source: string | undefined; any: boolean; list: readonly string[] } | undefined;
+
+function allowedOrigins(env: Env): { any: boolean; list: readonly string[] } {
+  if (origins === undefined || origins.source !== env.FRONTEND_API_ORIGINS) {
+    const list = (env.FRONTEND_API_ORIGINS ?? '*').split(',').map((item) => item.trim()).filter(Boolean);
+    origins = { source: env.FRONTEND_API_ORIGINS, any: list.length === 0 || list.includes('*'), list };
+  }
+  return origins;
 }
 
-function corsHeaders(env: Env, request: Request): Record<string, string> {
-  const origin = allowedOrigin(env, request.headers.get('origin'));
-  return {
-    vary: 'Origin',
-    ...(origin ? { 'access-control-allow-origin': origin } : {}),
-    'access-control-allow-credentials': 'true',
-    'access-control-expose-headers': 'ETag',
-  };
+/**
+ * CORS response headers. With every origin allowed the answer is `*` and no
+ * Access-Control-Allow-Credentials: browsers refuse `*` together with credentials, and the
+ * frontend API authenticates by header, not cookie. A configured origin list reflects an
+ * allowed origin with credentials allowed; any other origin gets no Allow-Origin at all.
+ */
+function setCorsHeaders(headers: Headers, env: Env, request: Request): void {
+  const allowed = allowedOrigins(env);
+  headers.set('vary', 'Origin');
+  if (allowed.any) {
+    headers.set('access-control-allow-origin', '*');
+  } else {
+    const origin = request.headers.get('origin');
+    if (origin !== null && allowed.list.includes(origin)) {
+      headers.set('access-control-allow-origin', origin);
+      headers.set('access-control-allow-credentials', 'true');
+    }
+  }
+  headers.set('access-control-expose-headers', 'ETag');
 }
 
-/** Adds CORS headers to whatever the handler answered, errors included. */
+/**
+ * Adds CORS headers to whatever the handler answered, errors included. The headers are set
+ * on the answer itself: copying it into a new Response would turn a string body into a
+ * stream for nothing.
+ */
 export function withCors(handler: RouteHandler): RouteHandler {
   return async (request, env, ctx) => {
     let response: Response;
@@ -43,25 +72,40 @@ export function withCors(handler: RouteHandler): RouteHandler {
     } catch (error) {
       response = toErrorResponse(error, request);
     }
-    const headers = new Headers(response.headers);
-    for (const [name, value] of Object.entries(corsHeaders(env, request))) headers.set(name, value);
-    return new Response(response.body, { status: response.status, headers });
+    try {
+      setCorsHeaders(response.headers, env, request);
+      return response;
+    } catch {
+      // Immutable headers (a response passed through from fetch): copy it once.
+      const copy = new Response(response.body, response);
+      setCorsHeaders(copy.headers, env, request);
+      return copy;
+    }
   };
+}
+
+/** The request headers a preflight allows: the SDKs' own, plus well-formed ones asked for. */
+function allowedRequestHeaders(requested: string | null): string {
+  const names = new Set(SDK_REQUEST_HEADERS);
+  if (requested !== null) {
+    for (const item of requested.split(',')) {
+      const name = item.trim().toLowerCase();
+      if (names.size >= SDK_REQUEST_HEADERS.length + MAX_EXTRA_HEADERS) break;
+      if (HEADER_NAME.test(name)) names.add(name);
+    }
+  }
+  return [...names].join(', ');
 }
 
 /** The CORS preflight: no authentication, as browsers send none. */
 export function preflight(request: Request, env: Env): Response {
-  const requested = request.headers.get('access-control-request-headers');
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...corsHeaders(env, request),
-      vary: 'Origin, Access-Control-Request-Headers',
-      'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE',
-      ...(requested ? { 'access-control-allow-headers': requested.slice(0, 1000) } : {}),
-      'access-control-max-age': MAX_AGE_SECONDS,
-    },
-  });
+  const headers = new Headers();
+  setCorsHeaders(headers, env, request);
+  headers.set('vary', 'Origin, Access-Control-Request-Headers');
+  headers.set('access-control-allow-methods', 'GET,HEAD,PUT,PATCH,POST,DELETE');
+  headers.set('access-control-allow-headers', allowedRequestHeaders(request.headers.get('access-control-request-headers')));
+  headers.set('access-control-max-age', MAX_AGE_SECONDS);
+  return new Response(null, { status: 204, headers });
 }
 
 interface FrontendToggle {
@@ -84,10 +128,42 @@ async function evaluateAll(env: Env, { principal }: RequestContext, context: Con
   return toggles;
 }
 
-function togglesResponse(request: Request, toggles: FrontendToggle[], conditional: boolean): Response {
+// Recent bodies and their ETags. Long strings hash by length in V8, so a lookup costs one
+// comparison with a body of the same length; a repeated answer skips hashing 30 kB again.
+// Bounded by count and by the characters held, since an isolate has 128 MB.
+const ETAG_CACHE_MAX = 64;
+const ETAG_CACHE_MAX_CHARS = 4_000_000;
+const etags = new Map<string, string>();
+let etagCacheChars = 0;
+
+/**
+ * Express's weak ETag, which Unleash's frontend API sends: `W/"<byte length, hex>-<first 27
+ * characters of the base64 SHA-1>"`. The same body gets the same tag from Unleash and from
+ * us, so an SDK moved over keeps its 304s.
+ */
+async function weakEtag(body: string): Promise<string> {
+  const known = etags.get(body);
+  if (known !== undefined) return known;
+  const bytes = encoder.encode(body);
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', bytes));
+  const etag = `W/"${bytes.byteLength.toString(16)}-${btoa(String.fromCharCode(...digest)).slice(0, 27)}"`;
+  if (body.length <= ETAG_CACHE_MAX_CHARS / 4) {
+    while (etags.size >= ETAG_CACHE_MAX || (etags.size > 0 && etagCacheChars + body.length > ETAG_CACHE_MAX_CHARS)) {
+      const oldest = etags.keys().next().value!;
+      etags.delete(oldest);
+      etagCacheChars -= oldest.length;
+    }
+    etags.set(body, etag);
+    etagCacheChars += body.length;
+  }
+  return etag;
+}
+
+const encoder = new TextEncoder();
+
+async function togglesResponse(request: Request, toggles: FrontendToggle[], conditional: boolean): Promise<Response> {
   const body = JSON.stringify({ toggles });
-  // Express's weak ETag over the body, which Unleash's frontend API sends and honours on GET.
-  const etag = `W/"${body.length.toString(16)}-${murmur3(body).toString(16).padStart(8, '0')}"`;
+  const etag = await weakEtag(body);
   const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag };
   if (conditional) {
     const match = request.headers.get('if-none-match');
@@ -98,7 +174,7 @@ function togglesResponse(request: Request, toggles: FrontendToggle[], conditiona
 
 export async function getToggles(context: RequestContext): Promise<Response> {
   const { request, env } = context;
-  const evaluationContext = contextFromQuery(new URL(request.url).searchParams, clientIp(request));
+  const evaluationContext = contextFromQuery(urlOf(request).searchParams, clientIp(request));
   return togglesResponse(request, await evaluateAll(env, context, evaluationContext), true);
 }
 
