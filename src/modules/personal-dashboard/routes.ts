@@ -10,7 +10,7 @@ import { notFound } from '../../http/errors';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { onboardingStatus } from '../projects/routes';
-import { unleashUrl } from '../ui-config/routes';
+import { publicBaseUrl } from '../../http/base-url';
 
 /** Unleash's gravatar URL for a person (by email, else the given name). */
 async function imageUrl(seed: string): Promise<string> {
@@ -125,7 +125,7 @@ export async function project({ request, env, principal }: RequestContext): Prom
       .where(and(eq(features.project, projectId), isNull(features.archivedAt))),
   ]);
   if (found.length === 0) throw notFound(`No project with id "${projectId}" exists.`);
-  const base = unleashUrl(env, request);
+  const base = publicBaseUrl(env, request);
   const total = counts[0]?.total ?? 0;
   const stale = counts[0]?.stale ?? 0;
   const potentiallyStale = counts[0]?.potentiallyStale ?? 0;

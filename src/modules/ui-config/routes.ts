@@ -9,17 +9,12 @@ import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
 import { getDb, type Db } from '../../db/client';
 import { settings, userSplash } from '../../db/schema';
+import { publicBaseUrl } from '../../http/base-url';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { parseInput, text } from '../../http/validation';
 
 export const UNLEASH_VERSION = '6.10.1';
-
-/** Our public base URL: UNLEASH_URL when configured (as Unleash reads it), else the origin we were reached at. */
-export function unleashUrl(env: RequestContext['env'], request: Request): string {
-  const configured = env.UNLEASH_URL?.trim();
-  return (configured ? configured : new URL(request.url).origin).replace(/\/+$/, '');
-}
 
 export async function instanceId(db: Db): Promise<string> {
   const [row] = await db.select({ content: settings.content }).from(settings).where(eq(settings.name, 'instanceInfo')).limit(1);
@@ -128,7 +123,7 @@ export async function uiConfig({ request, env }: RequestContext): Promise<Respon
     flags: UI_FLAGS,
     version: UNLEASH_VERSION,
     emailEnabled: false,
-    unleashUrl: unleashUrl(env, request),
+    unleashUrl: publicBaseUrl(env, request),
     baseUriPath: '',
     authenticationType: 'open-source',
     segmentValuesLimit: RESOURCE_LIMITS.segmentValues,
