@@ -28,9 +28,9 @@ export async function dashboard({ env, principal }: RequestContext): Promise<Res
       .select({
         id: projects.id,
         name: projects.name,
-        featureCount: sql<number>`(SELECT count(*) FROM features f WHERE f.project = ${projects.id} AND f.archived_at IS NULL)`,
+        featureCount: sql<number>`(SELECT count(*) FROM features f WHERE f.project = projects.id AND f.archived_at IS NULL)`,
         memberCount: sql<number>`(SELECT count(DISTINCT ru.user_id) FROM role_user ru JOIN roles r ON r.id = ru.role_id
-          WHERE ru.project = ${projects.id} AND r.type IN ('project', 'custom'))`,
+          WHERE ru.project = projects.id AND r.type IN ('project', 'custom'))`,
       })
       .from(projects)
       .where(and(isNull(projects.archivedAt), inArray(projects.id, memberOf)))
