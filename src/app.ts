@@ -36,6 +36,13 @@ import * as signupTokens from './modules/signup-tokens/routes';
 import * as users from './modules/users/routes';
 import { sdkRoute } from './auth/guard';
 import { BACKEND_TOKEN_TYPES } from './auth/principal';
+import * as clientMetrics from './modules/client-metrics/routes';
+import * as contextFields from './modules/context-fields/routes';
+import * as featureTypes from './modules/feature-types/routes';
+import * as instanceAdmin from './modules/instance-admin/routes';
+import * as personalDashboard from './modules/personal-dashboard/routes';
+import * as strategies from './modules/strategies/routes';
+import * as uiConfig from './modules/ui-config/routes';
 import * as clientApi from './modules/client-api/routes';
 import * as frontendApi from './modules/frontend-api/routes';
 
@@ -135,6 +142,30 @@ router.get('/api/admin/features-batch/import/jobs/:id', adminRoute([], importExp
 router.delete('/api/admin/features-batch/import/jobs/:id', adminRoute([], importExport.cancelJob));
 router.post('/api/admin/features-batch/validate', adminRoute([], importExport.validateImport));
 router.post('/api/admin/features-batch/export', adminRoute([], importExport.exportData));
+
+// What Unleash's own admin UI reads besides the above (served from Static Assets; docs/ui.md).
+// Every one is a read open to any signed-in caller (Unleash's NONE) but the splash write,
+// which only records what its caller has seen.
+router.get('/api/admin/ui-config', adminRoute([], uiConfig.uiConfig));
+router.post('/api/admin/splash/:id', adminRoute([], uiConfig.markSplashSeen));
+router.get('/api/admin/instance-admin/statistics', adminRoute([], instanceAdmin.statistics));
+router.get('/api/admin/personal-dashboard', adminRoute([], personalDashboard.dashboard));
+router.get('/api/admin/personal-dashboard/:projectId', adminRoute([], personalDashboard.project));
+router.get('/api/admin/feature-types', adminRoute([], featureTypes.list));
+router.get('/api/admin/strategies', adminRoute([], strategies.list));
+router.get('/api/admin/strategies/:name', adminRoute([], strategies.get));
+router.get('/api/admin/context', adminRoute([], contextFields.list));
+router.get('/api/admin/context/:name', adminRoute([], contextFields.get));
+router.get('/api/admin/tags', adminRoute([], tags.listTags));
+router.get('/api/admin/tags/:type', adminRoute([], tags.listTagsOfType));
+router.post('/api/admin/features/validate', adminRoute([], features.validateName));
+router.get('/api/admin/projects/:projectId/overview', adminRoute([], projects.overview));
+router.get('/api/admin/projects/:projectId/flag-creators', adminRoute([], projects.flagCreators));
+router.get('/api/admin/projects/:projectId/dependencies', adminRoute([], projects.hasDependencies));
+router.get('/api/admin/projects/:projectId/features/:featureName/parent-variants', adminRoute([], features.parentVariants));
+router.get('/api/admin/client-metrics/features/:name', adminRoute([], clientMetrics.featureSummary));
+router.get('/api/admin/client-metrics/features/:name/raw', adminRoute([], clientMetrics.featureRaw));
+router.get('/api/admin/metrics/applications', adminRoute([], clientMetrics.applications));
 
 // SDK side: client API, frontend API, Edge (issue 6) — routes go here
 // Admin tokens are accepted next to client/frontend tokens, as Unleash 6 does (docs/decisions.md).

@@ -67,7 +67,7 @@ describe('POST /api/admin/api-tokens', () => {
     expect(read.status).toBe(200);
     const token = await bodyOf(read);
     expect(token).toMatchObject({ id: location.split('/').pop(), tokenName: 'located', type: 'frontend' });
-    expect(token.secret).toBe(`${secret.slice(0, secret.indexOf('.') + 7)}***`);
+    expect(token.secret).toBe(`${secret.slice(0, secret.indexOf('.') + 7)}***${token.id}`);
   });
 
   it('admin variant: an all-projects, all-environments *:* token', async () => {
@@ -299,7 +299,7 @@ describe('GET /api/admin/api-tokens', () => {
       'seenAt',
       'alias',
     ]);
-    expect(listed.secret).toBe(`${secret.slice(0, '*:production.'.length + 6)}***`);
+    expect(listed.secret).toBe(`${secret.slice(0, '*:production.'.length + 6)}***${listed.id}`);
   });
 
   it('401 without a key, 403 with a client key', async () => {
@@ -383,8 +383,34 @@ describe('DELETE /api/admin/api-tokens/:token', () => {
     await expectError(await call('GET', `/api/admin/api-tokens/${id}`), 404, 'NotFoundError');
   });
 
-  it('answers 200 for an unknown token, as Unleash does', async () => {
-    expect((await call('DELETE', '/api/admin/api-tokens/*:*.unknown')).status).toBe(200);
+  it('404 for a token that is not there (Unleash says 200 and deletes nothing); nothing is deleted', async () => {
+    const before = await bodyOf(await call('GET', '/api/admin/api-tokens'));
+    await expectError(await call('DELETE', '/api/admin/api-tokens/*:*.unknown'), 404, 'NotFoundError');
+    await expectError(await call('DELETE', `/api/admin/api-tokens/${crypto.randomUUID()}`), 404, 'NotFoundError');
+    expect(await bodyOf(await call('GET', '/api/admin/api-tokens'))).toEqual(before);
+  });
+
+  it('the UI deletes by the listed secret: exactly that token goes, its twin stays', async () => {
+    // Two tokens with the same scope, environment and name: only the handle tells them apart.
+    const first = await bodyOf(await createResponse({ tokenName: 'twin', type: 'client', environment: 'development' }));
+    const second = await bodyOf(await createResponse({ tokenName: 'twin', type: 'client', environment: 'development' }));
+    const listed = ((await bodyOf(await call('GET', '/api/admin/api-tokens'))).tokens as { secret: string; tokenName: string }[]).filter(
+      (token) => token.tokenName === 'twin',
+    );
+    expect(listed).toHaveLength(2);
+    expect(new Set(listed.map((token) => token.secret)).size).toBe(2);
+    const response = await call('DELETE', `/api/admin/api-tokens/${listed[0]!.secret}`);
+    expect(response.status).toBe(200);
+    const remaining = ((await bodyOf(await call('GET', '/api/admin/api-tokens'))).tokens as { secret: string }[]).map((token) => token.secret);
+    expect(remaining).not.toContain(listed[0]!.secret);
+    expect(remaining).toContain(listed[1]!.secret);
+    // The deleted one no longer authenticates; the other still does.
+    const keys = [first.secret as string, second.secret as string];
+    const statuses = await Promise.all(keys.map(async (key) => (await call('GET', '/api/client/features', { token: key })).status));
+    expect(statuses.sort()).toEqual([200, 401]);
+    // A handle whose prefix does not match its id names nothing.
+    const tampered = `*:*.000000***${listed[1]!.secret.split('***')[1]}`;
+    await expectError(await call('DELETE', `/api/admin/api-tokens/${encodeURIComponent(tampered)}`), 404, 'NotFoundError');
   });
 });
 

@@ -146,6 +146,17 @@ describe('POST /api/admin/features-batch/export', () => {
     expect(byTag.dependencies).toEqual([]);
   });
 
+  it('"Export all project flags": features [] with a project exports the whole project, as Unleash does', async () => {
+    const all = await exported({ features: [], project: SOURCE, environment: 'development' });
+    expect(all.features.map((feature: any) => feature.name)).toEqual([alpha, beta, gamma]);
+    expect(all.featureStrategies.map((strategy: any) => strategy.featureName)).toEqual([alpha, alpha, beta]);
+    // The other project's flags stay out.
+    expect(all.features.every((feature: any) => feature.project === SOURCE)).toBe(true);
+    // A tag wins over the project and the names, as in Unleash.
+    const tagged = await exported({ features: [gamma], project: TARGET, tag: 'simple:ops', environment: 'development' });
+    expect(tagged.features.map((feature: any) => feature.name)).toEqual([beta]);
+  });
+
   it('answers 404 for an unknown environment, 400 for a bad body, 415, 401 and 403', async () => {
     const missing = await expectError(await call('POST', EXPORT, { body: { environment: 'staging' } }), 404, 'NotFoundError');
     expect(missing.message).toBe('Could not find environment with name: staging');

@@ -43,7 +43,7 @@ describe('POST /api/admin/invite-link/tokens', () => {
     expect(token).toEqual({
       secret: token.secret,
       name: 'Team invite',
-      url: `http://localhost:8787/new-user?invite=${token.secret}`,
+      url: `http://localhost/new-user?invite=${token.secret}`,
       expiresAt,
       enabled: true,
       createdAt: token.createdAt,

@@ -682,3 +682,23 @@ export const importJobParts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.jobId, t.chunkIndex, t.part] })],
 );
+
+// ---------------------------------------------------------------------------------------
+// The admin UI's own state
+
+/** Instance-wide settings as JSON documents (`instanceInfo`: `{id}` made at migration). */
+export const settings = sqliteTable('settings', {
+  name: text('name').primaryKey(),
+  content: text('content', { mode: 'json' }).notNull(),
+});
+
+/** Splash screens a person has dismissed (`POST /api/admin/splash/:id`). */
+export const userSplash = sqliteTable(
+  'user_splash',
+  {
+    userId: integer('user_id').notNull(),
+    splashId: text('splash_id').notNull(),
+    seen: bool('seen').notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.splashId] })],
+);

@@ -127,10 +127,22 @@ export function createdTokenBody(secret: string, token: NewApiToken, createdAt: 
   return tokenBody(secret, { ...token, createdAt, seenAt: null, alias: null });
 }
 
-/** A listed token: never the secret, only a recognisable prefix. */
+/**
+ * What a listing shows in `secret`: never the secret, but a recognisable prefix followed by
+ * the token's id, `<scope>:<env>.<6 hex>***<id>`. Unleash's UI deletes (and scripts address) a
+ * listed token by this field, so it must name exactly one token: the id makes it unique, and
+ * every route that takes a token accepts it.
+ */
+export const HANDLE_SEPARATOR = '***';
+
+export function listedSecret(token: Pick<store.StoredApiToken, 'secretPrefix' | 'id'>): string {
+  return `${token.secretPrefix}${HANDLE_SEPARATOR}${token.id}`;
+}
+
+/** A listed token: never the secret, only its handle. */
 export function listedTokenBody(token: store.StoredApiToken) {
   const type = reportedTokenType(token.type as ApiTokenType);
-  return { id: token.id, ...tokenBody(`${token.secretPrefix}***`, { ...token, type }) };
+  return { id: token.id, ...tokenBody(listedSecret(token), { ...token, type }) };
 }
 
 /**
@@ -224,8 +236,17 @@ export async function listTokens(db: Db, principal: Principal) {
   return tokens.filter((token) => hasPermission(principal, READ[token.type as ApiTokenType])).map(listedTokenBody);
 }
 
-/** `ref` is a token's public id or its full secret (Unleash addresses tokens by secret). */
+/**
+ * `ref` is a token's public id, its listed handle (`…***<id>`) or its full secret (Unleash
+ * addresses tokens by secret). A handle must match its token's prefix too, so a mangled one
+ * finds nothing rather than some other token.
+ */
 async function findByRef(db: Db, ref: string) {
+  const separator = ref.lastIndexOf(HANDLE_SEPARATOR);
+  if (separator >= 0) {
+    const token = await store.findToken(db, ref.slice(separator + HANDLE_SEPARATOR.length), '');
+    return token && listedSecret(token) === ref ? token : undefined;
+  }
   return store.findToken(db, ref, await sha256Hex(ref));
 }
 
@@ -258,7 +279,9 @@ export async function updateExpiry(env: Env, db: Db, principal: Principal, ref: 
  */
 export async function revokeToken(env: Env, db: Db, principal: Principal, ref: string): Promise<void> {
   const token = await findByRef(db, ref);
-  if (!token) return; // Unleash answers 200 for an unknown token: revoking is idempotent.
+  // Unleash answers 200 here even when nothing matched; its UI then reports a deletion that
+  // did not happen. Saying 404 lets a caller see that the token they named is not there.
+  if (!token) throw notFound('Could not find api token.');
   requirePermissionFor(principal, DELETE[token.type as ApiTokenType]);
   await deleteStored(env, db, principal, token);
 }

@@ -144,3 +144,12 @@ export async function complete({ request, env, principal }: RequestContext): Pro
   await service.completeFeature(getDb(env), principal, project(request), feature(request), body.status, body.statusValue ?? null);
   return empty(200);
 }
+
+export async function validateName({ request, env }: RequestContext): Promise<Response> {
+  await service.validateNewName(getDb(env), await readJsonBody(request));
+  return empty(200);
+}
+
+export async function parentVariants({ request, env }: RequestContext): Promise<Response> {
+  return json(await service.possibleParentVariants(getDb(env), feature(request)));
+}

@@ -120,3 +120,9 @@ export const CompleteLifecycleSchema = v.object({
   status: v.picklist(['kept', 'discarded'], 'must be equal to one of the allowed values: "kept", "discarded"'),
   statusValue: v.optional(v.nullable(text(255))),
 });
+
+/** `POST /api/admin/features/validate`: the create-flag form checks its name as you type. */
+export const ValidateFeatureNameSchema = v.object({
+  name: urlFriendlyName(100),
+  projectId: v.optional(v.nullable(text(100))),
+});

@@ -27,7 +27,9 @@ import type {
   StrategyRequest,
   UpdateFeatureRequest,
 } from './schema';
-import { CreateFeatureSchema, DependencySchema, PatchFeatureSchema, UpdateFeatureSchema } from './schema';
+import { CreateFeatureSchema, DependencySchema, PatchFeatureSchema, UpdateFeatureSchema, ValidateFeatureNameSchema } from './schema';
+import { safePattern } from '../import-export/rules';
+import { projects } from '../../db/schema';
 import * as store from './store';
 import { fixWeights, WEIGHT_PROBLEMS } from './weights';
 import type { FeatureRow, StrategyRow } from './store';
@@ -188,6 +190,39 @@ export async function createFeature(db: Db, actor: Actor, projectId: string, inp
 function featureSummaryForCreate(row: FeatureRow) {
   const { archivedAt: _archivedAt, ...summary } = featureSummary(row);
   return summary;
+}
+
+/**
+ * Whether a new flag could take this name: URL friendly, not taken (archived flags keep
+ * their names) and, given a project, matching that project's naming pattern — Unleash's
+ * legacy `validate` checks, in its order and with its messages.
+ */
+export async function validateNewName(db: Db, input: unknown): Promise<void> {
+  const body = parseInput(ValidateFeatureNameSchema, input, '/body');
+  const existing = await store.findFeature(db, body.name);
+  if (existing) throw conflict(existing.archivedAt !== null ? 'An archived flag with that name already exists' : FLAG_EXISTS);
+  if (!body.projectId) return;
+  const [project] = await db
+    .select({ pattern: projects.featureNamingPattern, example: projects.featureNamingExample, description: projects.featureNamingDescription })
+    .from(projects)
+    .where(eq(projects.id, body.projectId))
+    .limit(1);
+  if (!project?.pattern || safePattern(project.pattern)?.test(body.name) !== false) return;
+  const example = project.example ? ` Here's an example of a name that does match the pattern: "${project.example}"."` : '';
+  const description = project.description ? ` The pattern's description is: "${project.description}"` : '';
+  const message = `The feature flag name "${body.name}" does not match the project's naming pattern: "${project.pattern}".${example}${description}`;
+  throw new ApiError(400, 'PatternError', message, [{ message: 'The flag name does not match the pattern.' }]);
+}
+
+/** The variant names a child flag may depend on: the parent's strategy and environment variants. */
+export async function possibleParentVariants(db: Db, parent: string): Promise<string[]> {
+  const rows = await db.all<{ name: string }>(sql`
+    SELECT DISTINCT name FROM (
+      SELECT json_extract(v.value, '$.name') AS name FROM feature_strategies fs, json_each(fs.variants) v WHERE fs.feature_name = ${parent}
+      UNION ALL
+      SELECT json_extract(v.value, '$.name') AS name FROM feature_environments fe, json_each(fe.variants) v WHERE fe.feature_name = ${parent}
+    ) WHERE name IS NOT NULL ORDER BY name`);
+  return rows.map((row) => row.name);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -36,14 +36,19 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
   if (envRow === null) throw notFound(`Could not find environment with name: ${query.environment}`);
   const environment = query.environment;
 
+  // Which flags, in Unleash's order of precedence: a tag's flags; else the named ones; else
+  // the project's (the UI's "Export all project flags" sends `features: []` with the
+  // project); else every flag.
   const filters: SQL[] = [sql`f.archived_at IS NULL`];
-  if (query.features) filters.push(sql`f.name IN (SELECT value FROM json_each(${JSON.stringify(query.features)}))`);
-  if (query.project) filters.push(sql`f.project = ${query.project}`);
   if (query.tag) {
     const at = query.tag.indexOf(':');
     const type = query.tag.slice(0, at);
     const value = query.tag.slice(at + 1);
     filters.push(sql`EXISTS (SELECT 1 FROM feature_tag t WHERE t.feature_name = f.name AND t.tag_type = ${type} AND t.tag_value = ${value})`);
+  } else if (query.features && query.features.length > 0) {
+    filters.push(sql`f.name IN (SELECT value FROM json_each(${JSON.stringify(query.features)}))`);
+  } else if (query.project) {
+    filters.push(sql`f.project = ${query.project}`);
   }
   const selected = sql`SELECT f.name FROM features f WHERE ${sql.join(filters, sql` AND `)}`;
 

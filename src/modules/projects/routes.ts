@@ -2,13 +2,13 @@
  * Projects and the environments attached to them. Open-source Unleash 6 cannot create
  * projects (404); we accept Enterprise's body so that scripts written for it work.
  */
-import { asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, isNotNull, isNull, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
 import { chunkedInsert } from '../../db/chunk';
 import { getDb, runBatch, type Statement } from '../../db/client';
 import { auditEvent } from '../../db/events';
-import { environments, features, projectEnvironments, projects, roleUser } from '../../db/schema';
+import { dependentFeatures, environments, events, features, projectEnvironments, projects, roleUser, users } from '../../db/schema';
 import { OWNER_ROLE_ID } from '../../auth/roles';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
@@ -47,10 +47,16 @@ function projectShape(row: ProjectRow, featureCount: number, environmentNames: s
   };
 }
 
-export async function list({ env }: RequestContext): Promise<Response> {
+/** `?archived=true` lists the archived projects instead of the live ones (the settings page asks). */
+export async function list({ request, env }: RequestContext): Promise<Response> {
   const db = getDb(env);
+  const archived = new URL(request.url).searchParams.get('archived') === 'true';
   const [rows, counts, links] = await db.batch([
-    db.select().from(projects).where(isNull(projects.archivedAt)).orderBy(asc(projects.createdAt), asc(projects.id)),
+    db
+      .select()
+      .from(projects)
+      .where(archived ? isNotNull(projects.archivedAt) : isNull(projects.archivedAt))
+      .orderBy(asc(projects.createdAt), asc(projects.id)),
     db
       .select({ project: features.project, count: sql<number>`count(*)` })
       .from(features)
@@ -153,4 +159,131 @@ export async function attachEnvironment({ request, env, principal }: RequestCont
     auditEvent(db, principal, { type: 'project-environment-added', project: projectId, environment: body.environment }),
   ]);
   return empty(200);
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Unleash's onboarding steps: no flag yet, a flag but no SDK has seen one, or seen. */
+export async function onboardingStatus(db: ReturnType<typeof getDb>, projectId: string) {
+  const [seen, first] = await db.batch([
+    db.select({ name: features.name }).from(features).where(and(eq(features.project, projectId), isNotNull(features.lastSeenAt))).limit(1),
+    db
+      .select({ name: features.name })
+      .from(features)
+      .where(and(eq(features.project, projectId), isNull(features.archivedAt)))
+      .orderBy(asc(features.createdAt))
+      .limit(1),
+  ]);
+  if (seen.length > 0) return { status: 'onboarded' };
+  if (first.length === 0) return { status: 'onboarding-started' };
+  return { status: 'first-flag-created', feature: first[0]!.name };
+}
+
+/** The project page's header, stats and settings, in Unleash's key order. */
+export async function overview({ request, env }: RequestContext): Promise<Response> {
+  const projectId = pathParam(request, 'projectId');
+  const db = getDb(env);
+  const now = Date.now();
+  const current = new Date(now - 30 * DAY_MS).toISOString();
+  const past = new Date(now - 60 * DAY_MS).toISOString();
+  const inProject = eq(features.project, projectId);
+  const [rows, links, typeCounts, created, archived, activity, members, latestEvent] = await db.batch([
+    db.select().from(projects).where(eq(projects.id, projectId)).limit(1),
+    db
+      .select({ environment: projectEnvironments.environmentName })
+      .from(projectEnvironments)
+      .innerJoin(environments, eq(environments.name, projectEnvironments.environmentName))
+      .where(eq(projectEnvironments.projectId, projectId))
+      .orderBy(asc(environments.sortOrder), asc(environments.name)),
+    db
+      .select({ type: features.type, count: count() })
+      .from(features)
+      .where(and(inProject, isNull(features.archivedAt)))
+      .groupBy(features.type)
+      .orderBy(desc(count()), asc(features.type)),
+    db
+      .select({
+        current: sql<number>`coalesce(sum(${features.createdAt} >= ${current}), 0)`,
+        past: sql<number>`coalesce(sum(${features.createdAt} >= ${past} AND ${features.createdAt} < ${current}), 0)`,
+      })
+      .from(features)
+      .where(and(inProject, gte(features.createdAt, past))),
+    db
+      .select({
+        current: sql<number>`coalesce(sum(${features.archivedAt} >= ${current}), 0)`,
+        past: sql<number>`coalesce(sum(${features.archivedAt} >= ${past} AND ${features.archivedAt} < ${current}), 0)`,
+      })
+      .from(features)
+      .where(and(inProject, gte(features.archivedAt, past))),
+    db
+      .select({
+        current: sql<number>`coalesce(sum(${events.createdAt} >= ${current}), 0)`,
+        past: sql<number>`coalesce(sum(${events.createdAt} < ${current}), 0)`,
+      })
+      .from(events)
+      .where(and(eq(events.project, projectId), gte(events.createdAt, past))),
+    db.select({ count: sql<number>`count(DISTINCT ${roleUser.userId})` }).from(roleUser).where(eq(roleUser.project, projectId)),
+    db.select({ createdAt: events.createdAt }).from(events).where(eq(events.project, projectId)).orderBy(desc(events.id)).limit(1),
+  ]);
+  const project = rows[0];
+  if (!project || project.archivedAt !== null) throw notFound('No project found');
+  return json({
+    stats: {
+      avgTimeToProdCurrentWindow: 0,
+      createdCurrentWindow: created[0]?.current ?? 0,
+      createdPastWindow: created[0]?.past ?? 0,
+      archivedCurrentWindow: archived[0]?.current ?? 0,
+      archivedPastWindow: archived[0]?.past ?? 0,
+      projectActivityCurrentWindow: activity[0]?.current ?? 0,
+      projectActivityPastWindow: activity[0]?.past ?? 0,
+      projectMembersAddedCurrentWindow: 0,
+    },
+    name: project.name,
+    description: project.description,
+    mode: project.mode,
+    featureLimit: project.featureLimit,
+    featureNaming: {
+      pattern: project.featureNamingPattern,
+      example: project.featureNamingExample,
+      description: project.featureNamingDescription,
+    },
+    defaultStickiness: project.defaultStickiness,
+    health: 100,
+    favorite: false,
+    updatedAt: latestEvent[0]?.createdAt ?? project.updatedAt ?? project.createdAt,
+    createdAt: project.createdAt,
+    onboardingStatus: await onboardingStatus(db, projectId),
+    environments: links.map((link) => ({ environment: link.environment })),
+    featureTypeCounts: typeCounts,
+    members: members[0]?.count ?? 0,
+    version: 1,
+  });
+}
+
+/** Unleash acts as this user for admin API tokens; it has no row in our users table. */
+const ADMIN_TOKEN_USER = { id: -42, name: 'Unleash Admin Token User' };
+
+/** Who created the project's live flags (the search page's "Created by" filter). */
+export async function flagCreators({ request, env }: RequestContext): Promise<Response> {
+  const projectId = pathParam(request, 'projectId');
+  const db = getDb(env);
+  const creators = await db
+    .selectDistinct({ userId: features.createdByUserId, name: users.name, username: users.username, email: users.email })
+    .from(features)
+    .leftJoin(users, eq(users.id, features.createdByUserId))
+    .where(and(eq(features.project, projectId), isNull(features.archivedAt), isNotNull(features.createdByUserId)));
+  const answer: { id: number; name: string }[] = [];
+  for (const creator of creators) {
+    const name = creator.name || creator.username || creator.email;
+    if (name) answer.push({ id: creator.userId!, name });
+    else if (creator.userId === ADMIN_TOKEN_USER.id) answer.push(ADMIN_TOKEN_USER);
+  }
+  answer.sort((a, b) => b.id - a.id);
+  return json(answer);
+}
+
+/** Whether any flag depends on another (anywhere: Unleash 6 answers for the whole instance). */
+export async function hasDependencies({ env }: RequestContext): Promise<Response> {
+  const [row] = await getDb(env).select({ parent: dependentFeatures.parent }).from(dependentFeatures).limit(1);
+  return json(row !== undefined);
 }

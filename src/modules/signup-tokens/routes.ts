@@ -6,7 +6,7 @@ import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json, NO_STORE } from '../../http/responses';
 import { parseInput } from '../../http/validation';
-import { publicBaseUrl } from '../users/routes';
+import { publicBaseUrl } from '../../http/base-url';
 import { CreateSignupTokenSchema, SignupSchema, UpdateSignupTokenSchema } from './schema';
 import * as service from './service';
 

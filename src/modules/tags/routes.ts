@@ -91,3 +91,16 @@ export async function removeFeatureTag({ request, env, principal }: RequestConte
   ]);
   return empty(200);
 }
+
+/** Every tag value in use or created, as Unleash lists them (creation order). */
+export async function listTags({ env }: RequestContext): Promise<Response> {
+  const rows = await getDb(env).select({ type: tags.type, value: tags.value }).from(tags).orderBy(sql`rowid`);
+  return json({ version: 1, tags: rows });
+}
+
+/** The values of one tag type; an unknown type has none (Unleash answers an empty list too). */
+export async function listTagsOfType({ request, env }: RequestContext): Promise<Response> {
+  const type = pathParam(request, 'type');
+  const rows = await getDb(env).select({ type: tags.type, value: tags.value }).from(tags).where(eq(tags.type, type)).orderBy(sql`rowid`);
+  return json({ version: 1, tags: rows });
+}

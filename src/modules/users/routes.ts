@@ -1,3 +1,4 @@
+import { publicBaseUrl } from '../../http/base-url';
 import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { readJsonBody } from '../../http/body';
@@ -12,10 +13,6 @@ function userId(request: RequestContext['request']): number | null {
   return parseInput(IdParams, { id: pathParam(request, 'id') }, '/params').id;
 }
 
-/** Where the invite link of a new user points: this service's public base URL. */
-export function publicBaseUrl(env: Pick<Env, 'UNLEASH_URL'>, request: Request): string {
-  return (env.UNLEASH_URL || new URL(request.url).origin).replace(/\/+$/, '');
-}
 
 export async function create({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(CreateUserSchema, await readJsonBody(request), '/body');

@@ -1,0 +1,56 @@
+/** Context fields: what constraints and stickiness can refer to, with how often they are used. */
+import { asc, eq, isNull, sql } from 'drizzle-orm';
+import type { RequestContext } from '../../auth/guard';
+import { getDb } from '../../db/client';
+import { contextFields } from '../../db/schema';
+import { notFound } from '../../http/errors';
+import { pathParam } from '../../http/params';
+import { json } from '../../http/responses';
+
+// Unleash counts the projects and active features whose strategies constrain on the field.
+const usage = {
+  usedInFeatures: sql<number>`(SELECT count(DISTINCT fs.feature_name) FROM feature_strategies fs JOIN features f ON f.name = fs.feature_name
+    WHERE f.archived_at IS NULL AND EXISTS (SELECT 1 FROM json_each(fs.constraints) c WHERE json_extract(c.value, '$.contextName') = context_fields.name))`,
+  usedInProjects: sql<number>`(SELECT count(DISTINCT fs.project_name) FROM feature_strategies fs JOIN features f ON f.name = fs.feature_name
+    WHERE f.archived_at IS NULL AND EXISTS (SELECT 1 FROM json_each(fs.constraints) c WHERE json_extract(c.value, '$.contextName') = context_fields.name))`,
+};
+
+type Row = typeof contextFields.$inferSelect & { usedInFeatures?: number; usedInProjects?: number };
+
+function fieldShape(row: Row) {
+  return {
+    name: row.name,
+    description: row.description,
+    stickiness: row.stickiness,
+    sortOrder: row.sortOrder,
+    legalValues: row.legalValues,
+    createdAt: row.createdAt,
+    ...(row.usedInProjects === undefined ? {} : { usedInProjects: row.usedInProjects, usedInFeatures: row.usedInFeatures }),
+  };
+}
+
+export async function list({ env }: RequestContext): Promise<Response> {
+  const rows = await getDb(env)
+    .select({
+      name: contextFields.name,
+      description: contextFields.description,
+      stickiness: contextFields.stickiness,
+      sortOrder: contextFields.sortOrder,
+      legalValues: contextFields.legalValues,
+      createdAt: contextFields.createdAt,
+      project: contextFields.project,
+      updatedAt: contextFields.updatedAt,
+      ...usage,
+    })
+    .from(contextFields)
+    .where(isNull(contextFields.project))
+    .orderBy(asc(contextFields.name));
+  return json(rows.map(fieldShape));
+}
+
+export async function get({ request, env }: RequestContext): Promise<Response> {
+  const name = pathParam(request, 'name');
+  const [row] = await getDb(env).select().from(contextFields).where(eq(contextFields.name, name)).limit(1);
+  if (!row) throw notFound('Could not find context field');
+  return json(fieldShape(row));
+}
