@@ -14,3 +14,5 @@ execFileSync(wrangler, ['d1', 'migrations', 'apply', 'DB', '--local'], {
   env: { ...process.env, CI: 'true' },
   shell: process.platform === 'win32',
 });
+// The bootstrap user `admin` gets Unleash's default password on first start (never overwritten).
+execFileSync(process.execPath, [path.join('scripts', 'admin-password.mjs')], { stdio: 'inherit' });
