@@ -24,8 +24,8 @@ export const ISOLATE_CACHE_TTL_MS = 10_000;
 export const KV_TTL_SECONDS = 300;
 /** KV refuses expirations less than 60 s ahead. */
 const KV_MIN_TTL_SECONDS = 60;
-const KNOWN_MAX_ENTRIES = 10_000;
-const UNKNOWN_MAX_ENTRIES = 10_000;
+/** How many known and unknown credentials an isolate remembers (tests shrink them). */
+export const isolateCacheLimits = { known: 10_000, unknown: 10_000 };
 const KV_DELETE_ATTEMPTS = 3;
 
 /** A user's credential: a sign-in session or a personal access token. */
@@ -77,11 +77,11 @@ function boundedSet<V>(map: Map<string, V>, max: number, key: string, value: V):
 function rememberKnown(kind: CredentialKind, record: AnyRecord): void {
   const key = cacheKey(kind, record.hash);
   unknown.delete(key);
-  boundedSet(known, KNOWN_MAX_ENTRIES, key, { record, until: Date.now() + ISOLATE_CACHE_TTL_MS });
+  boundedSet(known, isolateCacheLimits.known, key, { record, until: Date.now() + ISOLATE_CACHE_TTL_MS });
 }
 
 function rememberUnknown(kind: CredentialKind, hash: string): void {
-  boundedSet(unknown, UNKNOWN_MAX_ENTRIES, cacheKey(kind, hash), Date.now() + ISOLATE_CACHE_TTL_MS);
+  boundedSet(unknown, isolateCacheLimits.unknown, cacheKey(kind, hash), Date.now() + ISOLATE_CACHE_TTL_MS);
 }
 
 /** Forgets a credential in this isolate at once (revocation, expiry change). */
