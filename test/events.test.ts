@@ -25,7 +25,7 @@ describe('GET /api/admin/search/events', () => {
     expect(Object.keys(created)).toEqual([
       'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'label', 'summary',
     ]);
-    expect(created).toMatchObject({ createdBy: 'admin', createdByUserId: -42, featureName: name, project: 'default', tags: [] });
+    expect(created).toMatchObject({ createdBy: 'admin', createdByUserId: -42, featureName: name, project: 'default', tags: [], label: 'Flag created', summary: '**admin** triggered **feature-created**' });
   });
 
   it('filters by project, type and creator, and pages with offset and limit', async () => {

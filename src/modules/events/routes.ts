@@ -8,6 +8,7 @@ import type { RequestContext } from '../../auth/guard';
 import { getDb, type Db } from '../../db/client';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
+import { labelOf } from './labels';
 import { parseEventSearch } from './params';
 import * as store from './store';
 
@@ -38,8 +39,8 @@ export async function search({ request, env }: RequestContext): Promise<Response
   const { rows, total } = await store.searchEvents(db, params);
   const events = (await eventBodies(db, rows)).map((event) => ({
     ...event,
-    // Unleash formats a label and a markdown summary per event type; we give its generic form.
-    label: event.type,
+    // Unleash formats a markdown summary per event type; we give its generic form.
+    label: labelOf(event.type),
     summary: `**${event.createdBy}** triggered **${event.type}**`,
   }));
   return json({ events, total });

@@ -4,6 +4,7 @@
  * permission of the roles being granted (Unleash's `canGrantProjectRole`).
  */
 import type { Principal } from '../../auth/principal';
+import { forgetUser } from '../../auth/user-principal';
 import { ADMIN, hasPermission } from '../../auth/permissions';
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { badRequest, noAccess, notFound } from '../../http/errors';
@@ -90,6 +91,8 @@ export async function addAccess(db: Db, principal: Principal, projectId: string,
     ),
   );
   await runBatch(db, statements);
+  // This isolate sees the new grants at once; others within the credential cache's bound.
+  for (const userId of userIds) forgetUser(userId);
 }
 
 export async function setUserRoles(db: Db, principal: Principal, projectId: string, userId: number, roles: number[]) {
@@ -108,6 +111,7 @@ export async function setUserRoles(db: Db, principal: Principal, projectId: stri
       roleIds,
     ),
   ]);
+  forgetUser(userId);
 }
 
 export async function removeUserAccess(db: Db, principal: Principal, projectId: string, userId: number) {
@@ -117,4 +121,5 @@ export async function removeUserAccess(db: Db, principal: Principal, projectId: 
     store.revokeStatement(db, projectId, userId),
     store.guardedEvent(db, principal, { type: 'project-access-user-roles-deleted', project: projectId, preData: { roles: before, userId } }, []),
   ]);
+  forgetUser(userId);
 }

@@ -10,6 +10,7 @@ import { getDb, runBatch, type Statement } from '../../db/client';
 import { auditEvent } from '../../db/events';
 import { dependentFeatures, environments, events, features, projectEnvironments, projects, roleUser, users } from '../../db/schema';
 import { OWNER_ROLE_ID } from '../../auth/roles';
+import { forgetUser } from '../../auth/user-principal';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
@@ -142,6 +143,7 @@ export async function create({ request, env, principal }: RequestContext): Promi
     }
     throw error;
   }
+  if (principal.kind === 'user') forgetUser(principal.userId);
   return json(await loadProject(env, body.id), 201, { location: `/api/admin/projects/${encodeURIComponent(body.id)}` });
 }
 
