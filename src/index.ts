@@ -2,6 +2,7 @@ import { router } from './app';
 import type { Env } from './env';
 import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
+import { runScheduledJobs } from './scheduled';
 
 /** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
 function normalise(request: Request): Request {
@@ -23,5 +24,10 @@ export default {
 
   async queue(batch, env): Promise<void> {
     await handleQueue(batch, env);
+  },
+
+  /** The cron trigger (wrangler.toml): housekeeping jobs, listed in src/scheduled.ts. */
+  async scheduled(controller, env): Promise<void> {
+    await runScheduledJobs(env, new Date(controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env, ImportChunkMessage>;
