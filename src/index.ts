@@ -4,7 +4,7 @@ import type { Env } from './env';
 import { rememberUrl, urlOf } from './http/request-url';
 import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
-import { scheduled } from './scheduled';
+import { runScheduledJobs } from './scheduled';
 
 const direct = directRoutes(router);
 
@@ -41,7 +41,8 @@ export default {
     await handleQueue(batch, env);
   },
 
-  async scheduled(controller, env): Promise<void> {
-    await scheduled(controller, env);
+  /** The cron trigger (wrangler.toml): housekeeping jobs, listed in src/scheduled.ts. */
+  async scheduled(controller, env, _ctx?: ExecutionContext): Promise<void> {
+    await runScheduledJobs(env, new Date(controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env, ImportChunkMessage>;

@@ -1,21 +1,89 @@
 /**
- * The Worker's cron jobs (wrangler.toml `[triggers] crons`): each runs on every tick, and one
- * that fails does not keep the others from running.
+ * What the cron trigger runs (wrangler.toml `[triggers]`): a list of independent jobs. Each
+ * job gets the scheduled time, runs on its own (one failing is logged and does not stop the
+ * others) and reports what it did. Add a job by appending it to SCHEDULED_JOBS.
  */
+import { sql } from 'drizzle-orm';
+import { getDb } from './db/client';
+import { clientInstances, clientMetricsEnv } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
 import { failStuckImportJobs } from './modules/import-export/jobs';
 
-interface ScheduledJob {
+export interface ScheduledJob {
   name: string;
-  run(env: Env, now: number): Promise<unknown>;
+  /** Does the job's work for the run scheduled at `now`; returns a summary for the log. */
+  run(env: Env, now: Date): Promise<Record<string, unknown>>;
 }
 
-export const SCHEDULED_JOBS: readonly ScheduledJob[] = [{ name: 'fail stuck import jobs', run: failStuckImportJobs }];
+const HOUR_MS = 60 * 60 * 1000;
+/** Hourly usage counts are kept 48 hours, as Unleash keeps client_metrics_env. */
+export const METRICS_RETENTION_MS = 48 * HOUR_MS;
+/** Client instances not seen for two days are forgotten, as Unleash does. */
+export const INSTANCE_RETENTION_MS = 48 * HOUR_MS;
+/** Rows deleted per statement, so that one run never holds D1 for long. */
+const DELETE_CHUNK = 5_000;
+/** At most this many chunks per job and run; what is left goes in the next run. */
+const MAX_CHUNKS = 20;
 
-export async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
-  const results = await Promise.allSettled(SCHEDULED_JOBS.map((job) => job.run(env, controller.scheduledTime)));
-  for (const [index, result] of results.entries()) {
-    if (result.status === 'rejected') log.error('scheduled job failed', { job: SCHEDULED_JOBS[index]!.name, error: result.reason });
+/** Deletes the rows of `table` that `where` selects, a chunk at a time; returns how many. */
+async function deleteInChunks(env: Env, table: typeof clientMetricsEnv | typeof clientInstances, where: ReturnType<typeof sql>): Promise<number> {
+  const db = getDb(env);
+  let deleted = 0;
+  for (let chunk = 0; chunk < MAX_CHUNKS; chunk++) {
+    const result = await db.run(sql`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ${DELETE_CHUNK})`);
+    const changes = result.meta.changes;
+    deleted += changes;
+    if (changes < DELETE_CHUNK) break;
   }
+  return deleted;
+}
+
+export const expireMetrics: ScheduledJob = {
+  name: 'expire-metrics',
+  async run(env, now) {
+    const before = new Date(now.getTime() - METRICS_RETENTION_MS).toISOString();
+    return { deleted: await deleteInChunks(env, clientMetricsEnv, sql`${clientMetricsEnv.timestamp} < ${before}`), before };
+  },
+};
+
+export const expireInstances: ScheduledJob = {
+  name: 'expire-client-instances',
+  async run(env, now) {
+    const before = new Date(now.getTime() - INSTANCE_RETENTION_MS).toISOString();
+    const seen = sql`coalesce(${clientInstances.lastSeen}, ${clientInstances.createdAt})`;
+    return { deleted: await deleteInChunks(env, clientInstances, sql`${seen} < ${before}`), before };
+  },
+};
+
+/** Import jobs that made no progress for too long are failed with a reason (see jobs.ts). */
+export const failStuckImports: ScheduledJob = {
+  name: 'fail-stuck-import-jobs',
+  async run(env, now) {
+    return { failed: await failStuckImportJobs(env, now) };
+  },
+};
+
+export const SCHEDULED_JOBS: readonly ScheduledJob[] = [expireMetrics, expireInstances, failStuckImports];
+
+export interface JobOutcome {
+  name: string;
+  ok: boolean;
+  summary?: Record<string, unknown>;
+}
+
+/** Runs every job for the run scheduled at `now`; never throws. */
+export async function runScheduledJobs(env: Env, now: Date, jobs: readonly ScheduledJob[] = SCHEDULED_JOBS): Promise<JobOutcome[]> {
+  const outcomes: JobOutcome[] = [];
+  for (const job of jobs) {
+    try {
+      const summary = await job.run(env, now);
+      log.info('scheduled job done', { job: job.name, ...summary });
+      outcomes.push({ name: job.name, ok: true, summary });
+    } catch (error) {
+      log.error('scheduled job failed', { job: job.name, error });
+      outcomes.push({ name: job.name, ok: false });
+    }
+  }
+  return outcomes;
 }

@@ -291,7 +291,7 @@ describe('CORS on /api/frontend', () => {
 
 describe('/api/frontend/client/*', () => {
   it('takes metrics (200) into the same hourly roll-up', async () => {
-    const stop = '2026-11-20T09:15:00.000Z';
+    const stop = new Date().toISOString();
     const response = await call('POST', '/api/frontend/client/metrics', {
       token: frontendToken,
       body: { appName: 'web', instanceId: 'browser', bucket: { start: stop, stop, toggles: { 'fe.on': { yes: 2, no: 1, variants: { disabled: 3 } } } } },
@@ -299,7 +299,7 @@ describe('/api/frontend/client/*', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('OK');
     const row = await env.DB.prepare('SELECT environment, timestamp, yes, no FROM client_metrics_env WHERE feature_name = ? AND app_name = ?').bind('fe.on', 'web').first();
-    expect(row).toEqual({ environment: 'development', timestamp: '2026-11-20T09:00:00.000Z', yes: 2, no: 1 });
+    expect(row).toEqual({ environment: 'development', timestamp: `${stop.slice(0, 13)}:00:00.000Z`, yes: 2, no: 1 });
     await expectError(await call('POST', '/api/frontend/client/metrics', { token: frontendToken, body: { bucket: {} } }), 400, 'ValidationError');
   });
 

@@ -2,6 +2,7 @@
  * Audit events: every change writes one, in the same D1 batch as the change itself, so the
  * log never claims a change that did not happen (or misses one that did).
  */
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { events } from './schema';
 
@@ -32,4 +33,16 @@ export function auditEvent(db: Db, actor: Actor, event: AuditEvent) {
     data: event.data ?? null,
     preData: event.preData ?? null,
   });
+}
+
+/**
+ * The audit event as an `INSERT … SELECT … WHERE condition` (run it with `d1Statement`): for
+ * writes that re-check in SQL what the handler checked before (a concurrent request may have
+ * changed it since), so that no event is recorded for a write that wrote nothing.
+ */
+export function auditEventWhere(actor: Actor, event: AuditEvent, condition: SQL): SQL {
+  const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+  return sql`INSERT INTO ${events} (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+    SELECT ${event.type}, ${actor.actorName}, ${actor.userId}, ${event.project ?? null}, ${event.environment ?? null}, ${event.featureName ?? null}, ${json(event.data)}, ${json(event.preData)}
+    WHERE ${condition}`;
 }

@@ -403,8 +403,14 @@ export const clientInstances = sqliteTable(
     interval: integer('interval'),
     createdAt: createdAt(),
     lastSeen: text('last_seen'),
+    /** The frontend key whose report created the row (its quota of new instances); null for other keys. */
+    createdByToken: text('created_by_token'),
   },
-  (t) => [primaryKey({ columns: [t.appName, t.instanceId, t.environment] })],
+  (t) => [
+    primaryKey({ columns: [t.appName, t.instanceId, t.environment] }),
+    index('client_instances_token_idx').on(t.createdByToken, t.createdAt),
+    index('client_instances_last_seen_idx').on(t.lastSeen),
+  ],
 );
 
 // ---------------------------------------------------------------------------------------

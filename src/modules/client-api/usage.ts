@@ -27,12 +27,18 @@ function hourOf(iso: string): string {
 export interface SdkCaller {
   environment: string;
   clientIp: string | null;
+  /** Set for a frontend key: public by design, so what it may write is bounded (see recordMetrics). */
+  frontend?: { tokenId: string; projects: readonly string[] };
 }
+
+/** New client instances (each a new app name or instance id) one frontend key may create per day. */
+export const FRONTEND_NEW_INSTANCES_PER_DAY = 100;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 function instanceUpsert(db: Db, caller: SdkCaller, appName: string, instanceId: string, sdkVersion: string | null, interval: number | null, now: string) {
   return db
     .insert(clientInstances)
-    .values({ appName, instanceId, environment: caller.environment, sdkVersion, clientIp: caller.clientIp, interval, lastSeen: now })
+    .values({ appName, instanceId, environment: caller.environment, sdkVersion, clientIp: caller.clientIp, interval, lastSeen: now, createdByToken: caller.frontend?.tokenId ?? null })
     .onConflictDoUpdate({
       target: [clientInstances.appName, clientInstances.instanceId, clientInstances.environment],
       set: {
@@ -100,17 +106,47 @@ function addRecord(into: Map<string, UsageRecord>, featureName: string, appName:
   into.set(key, record);
 }
 
-/** Adds one SDK metrics report; returns how many feature counts were kept. */
+/** A browser's bucket end if it is within the last hour (or a few minutes ahead); else now. */
+function plausibleStop(stop: string, now: string): string {
+  const at = Date.parse(stop);
+  const current = Date.parse(now);
+  return at >= current - 60 * 60 * 1000 && at <= current + 5 * 60 * 1000 ? stop : now;
+}
+
+/**
+ * Whether a frontend key may write for this instance: it exists already, or the key has
+ * created fewer than FRONTEND_NEW_INSTANCES_PER_DAY in the last day. (Two reports racing can
+ * pass the count together; the bound holds within the number of concurrent requests.)
+ */
+async function frontendMayWrite(db: Db, caller: SdkCaller & { frontend: object }, tokenId: string, appName: string, instanceId: string, now: string): Promise<boolean> {
+  const since = new Date(Date.parse(now) - DAY_MS).toISOString();
+  const row = await db.get<{ known: number; created: number }>(sql`SELECT
+      EXISTS (SELECT 1 FROM ${clientInstances} WHERE ${clientInstances.appName} = ${appName} AND ${clientInstances.instanceId} = ${instanceId} AND ${clientInstances.environment} = ${caller.environment}) AS known,
+      (SELECT count(*) FROM ${clientInstances} WHERE ${clientInstances.createdByToken} = ${tokenId} AND ${clientInstances.createdAt} > ${since}) AS created`);
+  return row.known === 1 || row.created < FRONTEND_NEW_INSTANCES_PER_DAY;
+}
+
+/**
+ * Adds one SDK metrics report; returns how many feature counts were kept. A frontend key's
+ * report is bounded: it counts in the last hour or two (a bucket end further off, from a
+ * browser's clock or a forger, counts now), only
+ * for flags of the key's projects, and only for an instance the key already has or may still
+ * create today; otherwise it is dropped whole.
+ */
 export async function recordMetrics(dbEnv: { DB: D1Database }, caller: SdkCaller, body: MetricsBody): Promise<number> {
+  const db = getDb(dbEnv);
+  const now = new Date().toISOString();
+  const frontend = caller.frontend;
+  const instanceId = body.instanceId ?? (frontend ? 'default' : undefined);
+  if (frontend && !(await frontendMayWrite(db, { ...caller, frontend }, frontend.tokenId, body.appName, instanceId!, now))) return 0;
   const records = new Map<string, UsageRecord>();
   const bucket = body.bucket;
   if (bucket) {
-    for (const [name, counts] of Object.entries(bucket.toggles)) addRecord(records, name, body.appName, bucket.stop, counts);
+    const stop = frontend ? plausibleStop(bucket.stop, now) : bucket.stop;
+    for (const [name, counts] of Object.entries(bucket.toggles)) addRecord(records, name, body.appName, stop, counts);
   }
-  const db = getDb(dbEnv);
-  const now = new Date().toISOString();
   const statements: Statement[] = [];
-  if (body.instanceId) statements.push(instanceUpsert(db, caller, body.appName, body.instanceId, body.sdkVersion ?? null, null, now));
+  if (instanceId) statements.push(instanceUpsert(db, caller, body.appName, instanceId, body.sdkVersion ?? null, null, now));
   return recordUsage(db, caller, [...records.values()], statements, now);
 }
 
@@ -140,11 +176,14 @@ export async function recordBulkMetrics(dbEnv: { DB: D1Database }, caller: SdkCa
 
 /** Writes usage records and their side effects (last seen, lifecycle) in one batch. */
 async function recordUsage(db: Db, caller: SdkCaller, records: UsageRecord[], statements: Statement[], now: string): Promise<number> {
-  // Counts for flags that do not exist are dropped, as Unleash drops them.
+  // Counts for flags that do not exist are dropped, as Unleash drops them; a frontend key's
+  // also for flags outside its projects, which it cannot see.
   const names = [...new Set(records.map((record) => record.featureName))];
+  const projects = caller.frontend && !caller.frontend.projects.includes('*') ? JSON.stringify(caller.frontend.projects) : undefined;
   const knownSet = new Set<string>();
   for (const part of chunksOf(names, NAMES_PER_STATEMENT)) {
-    const rows = await db.select({ name: features.name }).from(features).where(inArray(features.name, part));
+    const visible = projects === undefined ? undefined : sql`${features.project} IN (SELECT value FROM json_each(${projects}))`;
+    const rows = await db.select({ name: features.name }).from(features).where(and(inArray(features.name, part), visible));
     for (const row of rows) knownSet.add(row.name);
   }
   const known = [...knownSet];

@@ -3,12 +3,12 @@
  * archive/revive, stale, environments on/off, strategies, environment variants, favourites,
  * dependencies and lifecycle. Every write is one atomic batch ending in its audit event.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { chunkedInsert } from '../../db/chunk';
 import type { Db, Statement } from '../../db/client';
-import { runBatch } from '../../db/client';
-import { auditEvent, type Actor } from '../../db/events';
+import { d1Statement, runBatch, runD1Batch } from '../../db/client';
+import { auditEvent, auditEventWhere, type Actor } from '../../db/events';
 import {
   dependentFeatures,
   favoriteFeatures,
@@ -347,21 +347,57 @@ export async function setStale(db: Db, actor: Actor, projectId: string, names: r
 // ---------------------------------------------------------------------------------------
 // Archive and revive
 
-export async function archiveFeature(db: Db, actor: Actor, projectId: string, name: string) {
-  const feature = await requireFeature(db, projectId, name);
+async function requireNoActiveChildren(db: Db, name: string): Promise<void> {
   const children = await store.activeChildren(db, name);
   if (children.length > 0) throw invalidOperation('You can not archive/delete this feature since other features depend on it.');
+}
+
+/**
+ * The archive write: archives `feature` only if it is still active and no active feature
+ * depends on it — re-checked in SQL, as a dependency added after the handler's check would
+ * otherwise hang off an archived parent. The rest of the batch runs only if this batch's
+ * stamp is the one stored. Returns whether it archived.
+ */
+export async function archiveIfUnused(db: Db, actor: Actor, feature: Pick<FeatureRow, 'name' | 'project'>): Promise<boolean> {
+  const { name } = feature;
   const archivedAt = nowIso();
-  await runBatch(db, [
-    db.update(features).set({ archivedAt }).where(eq(features.name, name)),
+  const archivedNow = sql`EXISTS (SELECT 1 FROM ${features} WHERE ${features.name} = ${name} AND ${features.archivedAt} = ${archivedAt})`;
+  const [archived] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      db
+        .update(features)
+        .set({ archivedAt })
+        .where(
+          and(
+            eq(features.name, name),
+            isNull(features.archivedAt),
+            sql`NOT EXISTS (SELECT 1 FROM ${dependentFeatures} JOIN ${features} AS child ON child.name = ${dependentFeatures.child}
+              WHERE ${dependentFeatures.parent} = ${name} AND child.archived_at IS NULL)`,
+          ),
+        ),
+    ),
     // An archived feature no longer depends on anything (Unleash drops its parents).
-    db.delete(dependentFeatures).where(eq(dependentFeatures.child, name)),
-    db
-      .insert(featureLifecycles)
-      .values({ feature: name, stage: 'archived', createdAt: archivedAt })
-      .onConflictDoUpdate({ target: [featureLifecycles.feature, featureLifecycles.stage], set: { createdAt: archivedAt, status: null, statusValue: null } }),
-    auditEvent(db, actor, { type: 'feature-archived', project: feature.project, featureName: name }),
+    d1Statement(db, db.delete(dependentFeatures).where(and(eq(dependentFeatures.child, name), archivedNow))),
+    d1Statement(
+      db,
+      sql`INSERT INTO ${featureLifecycles} (feature, stage, created_at) SELECT ${name}, 'archived', ${archivedAt} WHERE ${archivedNow}
+        ON CONFLICT (feature, stage) DO UPDATE SET created_at = excluded.created_at, status = NULL, status_value = NULL`,
+    ),
+    d1Statement(db, auditEventWhere(actor, { type: 'feature-archived', project: feature.project, featureName: name }, archivedNow)),
   ]);
+  return archived!.meta.changes > 0;
+}
+
+export async function archiveFeature(db: Db, actor: Actor, projectId: string, name: string) {
+  const feature = await requireFeature(db, projectId, name);
+  await requireNoActiveChildren(db, name);
+  if (!(await archiveIfUnused(db, actor, feature))) {
+    // Something changed since the checks: they now say what.
+    await requireFeature(db, projectId, name);
+    await requireNoActiveChildren(db, name);
+    throw conflict(`Feature ${name} changed while it was being archived; try again.`);
+  }
 }
 
 export async function reviveFeatures(db: Db, actor: Actor, names: readonly string[], projectId?: string) {
@@ -460,6 +496,25 @@ async function validateStrategyReferences(db: Db, body: StrategyRequest) {
   if (missing.length > 0) throw badRequest(`Unsupported segments: ${missing.join(', ')}`);
 }
 
+function isForeignKeyViolation(error: unknown): boolean {
+  return error instanceof Error && /FOREIGN KEY constraint failed/.test(`${error.message} ${String(error.cause ?? '')}`);
+}
+
+/**
+ * Writes a strategy and its segment links. The links' foreign keys re-check, inside the
+ * batch, that the segments checked before still exist: a segment deleted meanwhile fails the
+ * whole batch, reported as the 400 the check would have given (a strategy must never be
+ * stored without a segment it was given, which would widen its rollout).
+ */
+async function writeStrategy(db: Db, body: StrategyRequest, statements: Statement[]): Promise<void> {
+  try {
+    await runBatch(db, statements);
+  } catch (error) {
+    if (isForeignKeyViolation(error)) await validateStrategyReferences(db, body);
+    throw error;
+  }
+}
+
 function segmentLinks(db: Db, strategyId: string, segmentIds: readonly number[]): Statement[] {
   const links = [...new Set(segmentIds)].map((segmentId) => ({ featureStrategyId: strategyId, segmentId }));
   return chunkedInsert(links, 2, (run) => db.insert(featureStrategySegment).values(run));
@@ -498,7 +553,7 @@ export async function addStrategy(db: Db, actor: Actor, projectId: string, name:
     createdByUserId: actor.userId,
   };
   const shape = strategyShape({ ...row, createdAt: nowIso() }, [...new Set(body.segments)]);
-  await runBatch(db, [
+  await writeStrategy(db, body, [
     db.insert(featureStrategies).values(row),
     ...segmentLinks(db, id, body.segments),
     auditEvent(db, actor, { type: 'feature-strategy-add', project: feature.project, environment, featureName: name, data: shape }),
@@ -521,7 +576,7 @@ export async function updateStrategy(db: Db, actor: Actor, projectId: string, na
     disabled: body.disabled ?? false,
   };
   const shape = strategyShape({ ...existing.row, ...changes }, [...new Set(body.segments)]);
-  await runBatch(db, [
+  await writeStrategy(db, body, [
     db.update(featureStrategies).set(changes).where(eq(featureStrategies.id, strategyId)),
     db.delete(featureStrategySegment).where(eq(featureStrategySegment.featureStrategyId, strategyId)),
     ...segmentLinks(db, strategyId, body.segments),
@@ -602,24 +657,62 @@ export async function setFavorite(db: Db, actor: Actor, projectId: string, name:
 // ---------------------------------------------------------------------------------------
 // Dependencies: one level only, as Unleash allows, which also rules out every cycle.
 
+export interface NewDependency {
+  parent: string;
+  child: Pick<FeatureRow, 'name' | 'project'>;
+  enabled: boolean;
+  variants: string[];
+}
+
+/**
+ * The dependency write: gives the child its one parent only if both are still active and
+ * neither link would be transitive — re-checked in SQL by every statement of the batch, so
+ * that a parent archived (or a child made a parent) after the handler's checks leaves
+ * nothing written, the child's old parent included. Returns whether it wrote.
+ */
+export async function linkIfAllowed(db: Db, actor: Actor, dependency: NewDependency): Promise<boolean> {
+  const { parent, enabled, variants } = dependency;
+  const child = dependency.child.name;
+  const stillAllowed = sql`(SELECT count(*) FROM ${features} WHERE ${features.name} IN (${parent}, ${child}) AND ${features.archivedAt} IS NULL) = 2
+    AND NOT EXISTS (SELECT 1 FROM ${dependentFeatures} WHERE ${dependentFeatures.parent} = ${child} OR ${dependentFeatures.child} = ${parent})`;
+  const [, added] = await runD1Batch(db, [
+    // One parent per child, as in Unleash: a new parent replaces the old one.
+    d1Statement(db, db.delete(dependentFeatures).where(and(eq(dependentFeatures.child, child), stillAllowed))),
+    d1Statement(
+      db,
+      sql`INSERT INTO ${dependentFeatures} (parent, child, enabled, variants)
+        SELECT ${parent}, ${child}, ${enabled ? 1 : 0}, ${JSON.stringify(variants)} WHERE ${stillAllowed}`,
+    ),
+    d1Statement(
+      db,
+      // changes(): the rows the insert just above wrote, in this same batch.
+      auditEventWhere(actor, { type: 'feature-dependency-added', project: dependency.child.project, featureName: child, data: { feature: parent, enabled, variants } }, sql`changes() = 1`),
+    ),
+  ]);
+  return added!.meta.changes > 0;
+}
+
 export async function addDependency(db: Db, actor: Actor, projectId: string, child: string, input: unknown) {
   const body = parseInput(DependencySchema, input, '/body');
-  const childFeature = await requireFeature(db, projectId, child);
-  if (body.feature === child) throw invalidOperation('A feature flag cannot depend on itself.');
-  const parent = await store.findFeature(db, body.feature);
-  if (!parent || parent.archivedAt !== null) throw notFound(`There's no feature named "${body.feature}" in project "${projectId}".`);
-  if (parent.project !== childFeature.project) throw invalidOperation('Dependencies are only allowed between features in the same project.');
-  const [childLinks, parentLinks] = await Promise.all([store.dependencyLinks(db, child), store.dependencyLinks(db, body.feature)]);
-  if (childLinks.asParent.length > 0 || parentLinks.asChild.length > 0) {
-    throw invalidOperation('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.');
-  }
+  const check = async () => {
+    const childFeature = await requireFeature(db, projectId, child);
+    if (body.feature === child) throw invalidOperation('A feature flag cannot depend on itself.');
+    const parent = await store.findFeature(db, body.feature);
+    if (!parent || parent.archivedAt !== null) throw notFound(`There's no feature named "${body.feature}" in project "${projectId}".`);
+    if (parent.project !== childFeature.project) throw invalidOperation('Dependencies are only allowed between features in the same project.');
+    const [childLinks, parentLinks] = await Promise.all([store.dependencyLinks(db, child), store.dependencyLinks(db, body.feature)]);
+    if (childLinks.asParent.length > 0 || parentLinks.asChild.length > 0) {
+      throw invalidOperation('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.');
+    }
+    return childFeature;
+  };
+  const childFeature = await check();
   const variants = body.enabled ? body.variants : [];
-  await runBatch(db, [
-    // One parent per child, as in Unleash: a new parent replaces the old one.
-    db.delete(dependentFeatures).where(eq(dependentFeatures.child, child)),
-    db.insert(dependentFeatures).values({ parent: body.feature, child, enabled: body.enabled, variants }),
-    auditEvent(db, actor, { type: 'feature-dependency-added', project: childFeature.project, featureName: child, data: { feature: body.feature, enabled: body.enabled, variants } }),
-  ]);
+  if (!(await linkIfAllowed(db, actor, { parent: body.feature, child: childFeature, enabled: body.enabled, variants }))) {
+    // Something changed since the checks: they now say what.
+    await check();
+    throw conflict(`The dependency of ${child} on ${body.feature} changed while it was being written; try again.`);
+  }
 }
 
 export async function removeDependency(db: Db, actor: Actor, projectId: string, child: string, parent?: string) {

@@ -191,7 +191,10 @@ function ok(): Response {
 
 export async function metrics({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(metricsBody, await readJsonBody(request), '/body');
-  await recordMetrics(env, callerOf(request, principal.token), body);
+  const token = principal.token;
+  // A frontend key ships inside web pages: what it may write is bounded (recordMetrics).
+  const frontend = token.type === 'frontend' ? { tokenId: token.id ?? token.hash, projects: token.projects } : undefined;
+  await recordMetrics(env, { ...callerOf(request, token), ...(frontend ? { frontend } : {}) }, body);
   return ok();
 }
 

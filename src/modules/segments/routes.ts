@@ -3,8 +3,8 @@ import { CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT, requireAnyPermi
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
-import { getDb, runBatch } from '../../db/client';
-import { auditEvent } from '../../db/events';
+import { d1Statement, getDb, runBatch, runD1Batch, type Db } from '../../db/client';
+import { auditEvent, auditEventWhere, type Actor } from '../../db/events';
 import { featureStrategySegment, projects, segments } from '../../db/schema';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
@@ -72,12 +72,27 @@ export async function create({ request, env, principal }: RequestContext): Promi
   return json(segmentShape(row), 201, { location: `/api/admin/segments/${row.id}` });
 }
 
+/**
+ * The delete write: deletes the segment only if no strategy uses it — checked by the delete
+ * itself, as a strategy linked after a separate check would lose the segment to the cascade
+ * and silently reach everyone. Returns whether it deleted.
+ */
+export async function deleteIfUnused(db: Db, actor: Actor, row: typeof segments.$inferSelect): Promise<boolean> {
+  const unused = sql`NOT EXISTS (SELECT 1 FROM ${featureStrategySegment} WHERE ${featureStrategySegment.segmentId} = ${row.id})`;
+  const [deleted] = await runD1Batch(db, [
+    d1Statement(db, db.delete(segments).where(and(eq(segments.id, row.id), unused))),
+    // changes(): the rows the delete just above removed, in this same batch.
+    d1Statement(db, auditEventWhere(actor, { type: 'segment-deleted', preData: segmentShape(row) }, sql`changes() = 1`)),
+  ]);
+  return deleted!.meta.changes > 0;
+}
+
 export async function remove({ request, env, principal }: RequestContext): Promise<Response> {
   const row = await segmentById(env, request);
-  const db = getDb(env);
-  const [used] = await db.select({ count: sql<number>`count(*)` }).from(featureStrategySegment).where(eq(featureStrategySegment.segmentId, row.id));
-  if ((used?.count ?? 0) > 0) throw new ApiError(409, 'SegmentInUseError', `Segment ${row.name} is in use by strategies and cannot be deleted.`);
-  await runBatch(db, [db.delete(segments).where(eq(segments.id, row.id)), auditEvent(db, principal, { type: 'segment-deleted', preData: segmentShape(row) })]);
+  if (!(await deleteIfUnused(getDb(env), principal, row))) {
+    await segmentById(env, request); // 404 if it went meanwhile
+    throw new ApiError(409, 'SegmentInUseError', `Segment ${row.name} is in use by strategies and cannot be deleted.`);
+  }
   return empty(200);
 }
 
