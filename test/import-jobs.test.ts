@@ -5,6 +5,11 @@ import worker from '../src/index';
 import type { Env } from '../src/env';
 import { STUCK_AFTER_MS, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/modules/import-export/jobs';
 import { forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
+import { cancelJob } from '../src/modules/import-export/routes';
+import { GrantAccess } from '../src/auth/access';
+import { UPDATE_FEATURE } from '../src/auth/permissions';
+import type { UserPrincipal } from '../src/auth/principal';
+import type { IRequest } from 'itty-router';
 import { emptyRows, partText, type ImportContext, type PreparedDependency, type StagedEnvironment, type StagedFeature, type StagedStrategy, type StagedTag } from '../src/modules/import-export/plan';
 import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
@@ -307,6 +312,38 @@ describe('cancelling a job', () => {
     await expectError(await call('DELETE', `${IMPORT}/jobs/${queued}`, { token: null }), 401, 'AuthenticationRequired');
     expect((await jobRow(queued)).status).toBe('queued');
     expect((await bodyOf<Job>(await call('DELETE', `${IMPORT}/jobs/${queued}`))).status).toBe('cancelled');
+  });
+});
+
+describe('who may cancel a job', () => {
+  /** The handler as the router calls it, for a signed-in person holding `grants`. */
+  async function cancelAs(jobId: string, grants: ConstructorParameters<typeof GrantAccess>[0]) {
+    const request = Object.assign(new Request(`http://localhost${IMPORT}/jobs/${jobId}`, { method: 'DELETE' }), {
+      params: { id: jobId },
+      query: {},
+      route: '',
+    }) as unknown as IRequest;
+    const principal: UserPrincipal = { kind: 'user', userId: 7, actorName: 'dana', via: 'session', credentialId: 's', access: new GrantAccess(grants) };
+    try {
+      return await cancelJob({ request, env: env as unknown as Env, ctx: createExecutionContext(), principal });
+    } catch (error) {
+      return error as { status: number; name: string; message: string };
+    }
+  }
+
+  it('needs what an import needs, updating feature flags, in the job\'s project', async () => {
+    const project = unique('perm');
+    await createProject(project, ['development']);
+    const jobId = await insertJob(project, 'development', [chunk({ features: [feature(unique('perm-f'))] })]);
+    const refused = await cancelAs(jobId, [{ permission: UPDATE_FEATURE, project: 'default', environment: null }]);
+    expect(refused).toMatchObject({ status: 403, name: 'NoAccessError', message: expect.stringContaining('"Update feature flags"') });
+    expect((await jobRow(jobId)).status).toBe('queued');
+    const allowed = await cancelAs(jobId, [{ permission: UPDATE_FEATURE, project, environment: null }]);
+    expect(allowed).toBeInstanceOf(Response);
+    expect(await bodyOf<Job>(allowed as Response)).toMatchObject({ status: 'cancelled', errors: [{ message: 'Cancelled by dana.' }] });
+    expect(await rows("SELECT created_by, created_by_user_id FROM events WHERE type = 'features-import-cancelled' AND data LIKE ?", `%${jobId}%`)).toEqual([
+      { created_by: 'dana', created_by_user_id: 7 },
+    ]);
   });
 });
 
