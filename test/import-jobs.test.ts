@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../src/index';
 import type { Env } from '../src/env';
-import { STUCK_AFTER_MS, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/modules/import-export/jobs';
+import { STUCK_AFTER_MS, activeJobGuard, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/modules/import-export/jobs';
 import { forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
 import { cancelJob } from '../src/modules/import-export/routes';
 import { GrantAccess } from '../src/auth/access';
@@ -312,6 +312,19 @@ describe('cancelling a job', () => {
     await expectError(await call('DELETE', `${IMPORT}/jobs/${queued}`, { token: null }), 401, 'AuthenticationRequired');
     expect((await jobRow(queued)).status).toBe('queued');
     expect((await bodyOf<Job>(await call('DELETE', `${IMPORT}/jobs/${queued}`))).status).toBe('cancelled');
+  });
+});
+
+describe('a chunk batch of a job that ended meanwhile', () => {
+  it('fails whole, so that a cancel between the consumer\'s read and its write changes nothing', async () => {
+    const jobId = await insertJob('default', 'development', [chunk({ features: [feature(unique('guard'))] })]);
+    const write = (name: string) => env.DB.prepare("INSERT INTO features (name, project, type, created_at) VALUES (?, 'default', 'release', datetime('now'))").bind(name);
+    const [before, after] = [unique('guarded-before'), unique('guarded-after')];
+    await env.DB.batch([activeJobGuard(env.DB, jobId), write(before)]);
+    expect(await count('SELECT count(*) AS n FROM features WHERE name = ?', before)).toBe(1);
+    expect((await call('DELETE', `${IMPORT}/jobs/${jobId}`)).status).toBe(200);
+    await expect(env.DB.batch([activeJobGuard(env.DB, jobId), write(after)])).rejects.toThrow();
+    expect(await count('SELECT count(*) AS n FROM features WHERE name = ?', after)).toBe(0);
   });
 });
 

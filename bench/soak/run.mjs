@@ -12,6 +12,7 @@
 // through the Worker): its revisionId must be D1's highest event id, and every flag's
 // enabled state, strategies and description must be D1's. Every body served during the run
 // under a checkpoint's ETag is thereby checked against D1 too.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -425,6 +426,7 @@ const rows = [...stats.entries()]
     return `| ${kind} | ${entry.count} | ${fmt(entry.count / elapsed)} | ${fmt(p(50))} | ${fmt(p(95))} | ${fmt(p(99))} |`;
   });
 const info = machine();
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: HERE, encoding: 'utf8' }).trim();
 const summary = {
   passed,
   seconds: elapsed,
@@ -455,7 +457,7 @@ one Node process with every loop sending its next request as soon as the last on
 (the highest rate this box sustains), then the checks below. Duration: \`SOAK_SECONDS\`
 (default 600).
 
-- Date: ${info.date} (run started ${startedAt.toISOString()})
+- Date: ${info.date} (run started ${startedAt.toISOString()}), code at commit ${commit}
 - Machine: ${info.cpu}, ${info.memoryGiB} GiB, Node ${info.node}; 2 shared cores, and other agents
   were running builds and tests on them at the same time (load average ${loadBefore} at the
   start, ${loadAfter} at the end), so the rates are a floor for this box, not its capacity.
