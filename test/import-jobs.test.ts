@@ -7,6 +7,7 @@ import { STUCK_AFTER_MS, activeJobGuard, backoffSeconds, failStuckImportJobs, ty
 import { forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
 import { cancelJob } from '../src/modules/import-export/routes';
 import { GrantAccess } from '../src/auth/access';
+import { chunkStatements } from '../src/modules/import-export/store';
 import { UPDATE_FEATURE } from '../src/auth/permissions';
 import type { UserPrincipal } from '../src/auth/principal';
 import type { IRequest } from 'itty-router';
@@ -469,5 +470,34 @@ describe('references that changed while a job waited', () => {
     const result = await deliver('unleash-import', jobId, 0);
     expect(result.retryMessages).toEqual([]);
     expect(JSON.parse((await jobRow(jobId)).errors)[0].message).toBe(`Chunk 0 cannot be applied: these features were deleted: ${name}.`);
+  });
+});
+
+describe('chunk statements', () => {
+  it('leave a feature of another project alone even if a chunk names it (the race the re-check cannot close)', async () => {
+    const other = unique('elsewhere');
+    await createProject(other, ['development']);
+    const name = unique('elsewhere-f');
+    const own = strategy(name);
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO features (name, project, type, description, created_at) VALUES (?, ?, 'release', 'theirs', datetime('now'))").bind(name, other),
+      env.DB.prepare("INSERT INTO feature_environments (feature_name, environment, enabled) VALUES (?, 'development', 0)").bind(name),
+      env.DB.prepare("INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, parameters, constraints, variants, sort_order, created_at) VALUES (?, ?, ?, 'development', 'default', '{}', '[]', '[]', 0, datetime('now'))").bind(own.id, name, other),
+      env.DB.prepare("INSERT INTO tags (type, value, created_at) VALUES ('simple', 'theirs', datetime('now')) ON CONFLICT DO NOTHING"),
+      env.DB.prepare("INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at) VALUES (?, 'simple', 'theirs', datetime('now'))").bind(name),
+    ]);
+    const staged = {
+      ...emptyRows(),
+      features: [JSON.stringify(feature(name))],
+      strategies: [JSON.stringify(strategy(name))],
+      environments: [JSON.stringify({ featureName: name, enabled: true, variants: [], autoId: crypto.randomUUID() })],
+      tags: [JSON.stringify({ featureName: name, type: 'simple', value: 'ours' })],
+    };
+    const context: ImportContext = { ...CONTEXT, project: 'default', environment: 'development' };
+    await env.DB.batch(chunkStatements(env.DB, context, { userId: -42, now: new Date().toISOString() }, { rows: staged }));
+    expect(await rows('SELECT project, description FROM features WHERE name = ?', name)).toEqual([{ project: other, description: 'theirs' }]);
+    expect(await rows('SELECT id FROM feature_strategies WHERE feature_name = ?', name)).toEqual([{ id: own.id }]);
+    expect(await rows('SELECT tag_value FROM feature_tag WHERE feature_name = ?', name)).toEqual([{ tag_value: 'theirs' }]);
+    expect(await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", name)).toEqual([{ enabled: 0 }]);
   });
 });
