@@ -3,8 +3,14 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../src/index';
 import type { Env } from '../src/env';
-import { STUCK_AFTER_MS, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/modules/import-export/jobs';
+import { STUCK_AFTER_MS, activeJobGuard, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/modules/import-export/jobs';
 import { forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
+import { cancelJob } from '../src/modules/import-export/routes';
+import { GrantAccess } from '../src/auth/access';
+import { chunkStatements } from '../src/modules/import-export/store';
+import { UPDATE_FEATURE } from '../src/auth/permissions';
+import type { UserPrincipal } from '../src/auth/principal';
+import type { IRequest } from 'itty-router';
 import { emptyRows, partText, type ImportContext, type PreparedDependency, type StagedEnvironment, type StagedFeature, type StagedStrategy, type StagedTag } from '../src/modules/import-export/plan';
 import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
@@ -310,6 +316,51 @@ describe('cancelling a job', () => {
   });
 });
 
+describe('a chunk batch of a job that ended meanwhile', () => {
+  it('fails whole, so that a cancel between the consumer\'s read and its write changes nothing', async () => {
+    const jobId = await insertJob('default', 'development', [chunk({ features: [feature(unique('guard'))] })]);
+    const write = (name: string) => env.DB.prepare("INSERT INTO features (name, project, type, created_at) VALUES (?, 'default', 'release', datetime('now'))").bind(name);
+    const [before, after] = [unique('guarded-before'), unique('guarded-after')];
+    await env.DB.batch([activeJobGuard(env.DB, jobId), write(before)]);
+    expect(await count('SELECT count(*) AS n FROM features WHERE name = ?', before)).toBe(1);
+    expect((await call('DELETE', `${IMPORT}/jobs/${jobId}`)).status).toBe(200);
+    await expect(env.DB.batch([activeJobGuard(env.DB, jobId), write(after)])).rejects.toThrow();
+    expect(await count('SELECT count(*) AS n FROM features WHERE name = ?', after)).toBe(0);
+  });
+});
+
+describe('who may cancel a job', () => {
+  /** The handler as the router calls it, for a signed-in person holding `grants`. */
+  async function cancelAs(jobId: string, grants: ConstructorParameters<typeof GrantAccess>[0]) {
+    const request = Object.assign(new Request(`http://localhost${IMPORT}/jobs/${jobId}`, { method: 'DELETE' }), {
+      params: { id: jobId },
+      query: {},
+      route: '',
+    }) as unknown as IRequest;
+    const principal: UserPrincipal = { kind: 'user', userId: 7, actorName: 'dana', via: 'session', credentialId: 's', access: new GrantAccess(grants) };
+    try {
+      return await cancelJob({ request, env: env as unknown as Env, ctx: createExecutionContext(), principal });
+    } catch (error) {
+      return error as { status: number; name: string; message: string };
+    }
+  }
+
+  it('needs what an import needs, updating feature flags, in the job\'s project', async () => {
+    const project = unique('perm');
+    await createProject(project, ['development']);
+    const jobId = await insertJob(project, 'development', [chunk({ features: [feature(unique('perm-f'))] })]);
+    const refused = await cancelAs(jobId, [{ permission: UPDATE_FEATURE, project: 'default', environment: null }]);
+    expect(refused).toMatchObject({ status: 403, name: 'NoAccessError', message: expect.stringContaining('"Update feature flags"') });
+    expect((await jobRow(jobId)).status).toBe('queued');
+    const allowed = await cancelAs(jobId, [{ permission: UPDATE_FEATURE, project, environment: null }]);
+    expect(allowed).toBeInstanceOf(Response);
+    expect(await bodyOf<Job>(allowed as Response)).toMatchObject({ status: 'cancelled', errors: [{ message: 'Cancelled by dana.' }] });
+    expect(await rows("SELECT created_by, created_by_user_id FROM events WHERE type = 'features-import-cancelled' AND data LIKE ?", `%${jobId}%`)).toEqual([
+      { created_by: 'dana', created_by_user_id: 7 },
+    ]);
+  });
+});
+
 describe('the watchdog for stuck jobs', () => {
   it('fails the first job of a project/environment that made no progress, with a reason, and leaves waiting and fresh jobs alone', async () => {
     const project = unique('stuck');
@@ -419,5 +470,34 @@ describe('references that changed while a job waited', () => {
     const result = await deliver('unleash-import', jobId, 0);
     expect(result.retryMessages).toEqual([]);
     expect(JSON.parse((await jobRow(jobId)).errors)[0].message).toBe(`Chunk 0 cannot be applied: these features were deleted: ${name}.`);
+  });
+});
+
+describe('chunk statements', () => {
+  it('leave a feature of another project alone even if a chunk names it (the race the re-check cannot close)', async () => {
+    const other = unique('elsewhere');
+    await createProject(other, ['development']);
+    const name = unique('elsewhere-f');
+    const own = strategy(name);
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO features (name, project, type, description, created_at) VALUES (?, ?, 'release', 'theirs', datetime('now'))").bind(name, other),
+      env.DB.prepare("INSERT INTO feature_environments (feature_name, environment, enabled) VALUES (?, 'development', 0)").bind(name),
+      env.DB.prepare("INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, parameters, constraints, variants, sort_order, created_at) VALUES (?, ?, ?, 'development', 'default', '{}', '[]', '[]', 0, datetime('now'))").bind(own.id, name, other),
+      env.DB.prepare("INSERT INTO tags (type, value, created_at) VALUES ('simple', 'theirs', datetime('now')) ON CONFLICT DO NOTHING"),
+      env.DB.prepare("INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at) VALUES (?, 'simple', 'theirs', datetime('now'))").bind(name),
+    ]);
+    const staged = {
+      ...emptyRows(),
+      features: [JSON.stringify(feature(name))],
+      strategies: [JSON.stringify(strategy(name))],
+      environments: [JSON.stringify({ featureName: name, enabled: true, variants: [], autoId: crypto.randomUUID() })],
+      tags: [JSON.stringify({ featureName: name, type: 'simple', value: 'ours' })],
+    };
+    const context: ImportContext = { ...CONTEXT, project: 'default', environment: 'development' };
+    await env.DB.batch(chunkStatements(env.DB, context, { userId: -42, now: new Date().toISOString() }, { rows: staged }));
+    expect(await rows('SELECT project, description FROM features WHERE name = ?', name)).toEqual([{ project: other, description: 'theirs' }]);
+    expect(await rows('SELECT id FROM feature_strategies WHERE feature_name = ?', name)).toEqual([{ id: own.id }]);
+    expect(await rows('SELECT tag_value FROM feature_tag WHERE feature_name = ?', name)).toEqual([{ tag_value: 'theirs' }]);
+    expect(await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", name)).toEqual([{ enabled: 0 }]);
   });
 });

@@ -16,7 +16,7 @@ import { generate } from './generate.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SIZES = (process.env.SIZES ?? '1000,10000,100000').split(',').map(Number);
-const PORT = 8792;
+const PORT = Number(process.env.IMPORT_BENCH_PORT ?? 8792);
 const PART = Number(process.env.PART ?? 100_000);
 
 async function waitFor(base, token, location) {

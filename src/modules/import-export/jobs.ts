@@ -215,6 +215,17 @@ async function readChunkState(d1: D1Database, message: ImportChunkMessage): Prom
 }
 
 /**
+ * The first statement of a chunk's batch: a job cancelled or failed since the consumer read
+ * its state must not change anything more. D1 cannot branch inside a batch, so this makes the
+ * whole batch fail instead (json() of a text that is not JSON raises an error); the
+ * redelivered message then finds the job over and is acknowledged.
+ */
+export function activeJobGuard(d1: D1Database, jobId: string): D1PreparedStatement {
+  return prepare(d1, sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('queued', 'running'))
+    THEN 1 ELSE json(${`import job ${jobId} is no longer active`}) END`);
+}
+
+/**
  * Applies one chunk, or decides it must wait: then it is put back with a delay, unless
  * `mayDefer`, when the caller gets another chance to run it once the rest of the batch is
  * done. Throws when the write failed (the message is retried).
@@ -252,10 +263,7 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   const now = new Date().toISOString();
   const writer = { userId: state.job.createdByUserId ?? 0, now };
   await runStatements(d1, [
-    // A job cancelled or failed since the state was read must not change anything more: this
-    // makes the whole batch fail (json() of a non-JSON text), and the redelivery finds it over.
-    prepare(d1, sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('queued', 'running'))
-      THEN 1 ELSE json(${`import job ${jobId} is no longer active`}) END`),
+    activeJobGuard(d1, jobId),
     prepare(d1, sql`UPDATE import_jobs SET status = 'running', started_at = coalesce(started_at, ${now}) WHERE id = ${jobId} AND status = 'queued'`),
     ...chunkStatements(d1, context, writer, { jobId, chunkIndex }),
     // Once applied, the rows are not needed any more; the chunk keeps its counts.

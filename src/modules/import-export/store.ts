@@ -59,6 +59,11 @@ function notSkipped(context: ImportContext, name: SQL): SQL {
   return sql`${name} NOT IN (SELECT value FROM json_each(${JSON.stringify(context.skip)}))`;
 }
 
+/** Is the named feature in the target project (a primary-key lookup per row)? */
+function inProject(project: string, name: SQL): SQL {
+  return sql`EXISTS (SELECT 1 FROM features f WHERE f.name = ${name} AND f.project = ${project})`;
+}
+
 /** The statements that apply one chunk; order matters (features before what hangs off them). */
 export function chunkStatements(d1: D1Database, context: ImportContext, writer: Writer, source: ChunkSource): Statement[] {
   const { project, environment } = context;
@@ -103,7 +108,7 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
     statements.push(
       prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
         SELECT j.value->>'featureName', ${environment}, j.value->>'enabled', j.value->'variants' FROM ${rows('environments')}
-        WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
+        WHERE ${notSkipped(context, sql`j.value->>'featureName'`)} AND ${inProject(project, sql`j.value->>'featureName'`)}
         ON CONFLICT(feature_name, environment) DO UPDATE SET enabled = excluded.enabled,
           variants = CASE WHEN json_array_length(excluded.variants) > 0 THEN excluded.variants ELSE feature_environments.variants END`),
     );
@@ -120,8 +125,11 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
         FROM features f
         WHERE f.name IN (${features}) AND f.archived_at IS NULL AND NOT EXISTS (SELECT 1 FROM feature_lifecycles l WHERE l.feature = f.name)
         ON CONFLICT DO NOTHING`),
-      prepare(d1, sql`DELETE FROM feature_strategies WHERE environment = ${environment} AND feature_name IN (${features})`),
-      prepare(d1, sql`DELETE FROM feature_tag WHERE feature_name IN (${features})`),
+      // Only features of the target project: one that moved elsewhere after validation keeps
+      // its strategies and tags (the consumer also fails such a chunk before it applies).
+      prepare(d1, sql`DELETE FROM feature_strategies WHERE environment = ${environment}
+        AND feature_name IN (SELECT f.name FROM features f WHERE f.project = ${project} AND f.name IN (${features}))`),
+      prepare(d1, sql`DELETE FROM feature_tag WHERE feature_name IN (SELECT f.name FROM features f WHERE f.project = ${project} AND f.name IN (${features}))`),
     );
   }
   if (has('strategies')) {
@@ -133,7 +141,7 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
           CASE WHEN json_type(j.value, '$.parameters.stickiness') = 'null'
             THEN json_set(j.value->'parameters', '$.stickiness', ${context.defaultStickiness}) ELSE j.value->'parameters' END,
           j.value->'constraints', j.value->'variants', j.value->>'sortOrder', j.value->>'disabled', ${now}, ${userId}
-        FROM ${strategyRows} WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
+        FROM ${strategyRows} WHERE ${notSkipped(context, sql`j.value->>'featureName'`)} AND ${inProject(project, sql`j.value->>'featureName'`)}
         ON CONFLICT(id) DO NOTHING`),
     );
     if (Object.keys(context.segmentMap).length > 0) {
@@ -154,14 +162,15 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
         ON CONFLICT DO NOTHING`),
       prepare(d1, sql`INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at, created_by_user_id)
         SELECT j.value->>'featureName', j.value->>'type', j.value->>'value', ${now}, ${userId} FROM ${rows('tags')}
-        WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
+        WHERE ${notSkipped(context, sql`j.value->>'featureName'`)} AND ${inProject(project, sql`j.value->>'featureName'`)}
         ON CONFLICT DO NOTHING`),
     );
   }
   if (has('dependencies')) {
     statements.push(
       prepare(d1, sql`INSERT INTO dependent_features (parent, child, enabled, variants)
-        SELECT j.value->>'parent', j.value->>'child', j.value->>'enabled', j.value->'variants' FROM ${rows('dependencies')} WHERE true
+        SELECT j.value->>'parent', j.value->>'child', j.value->>'enabled', j.value->'variants' FROM ${rows('dependencies')}
+        WHERE ${inProject(project, sql`j.value->>'child'`)}
         ON CONFLICT(parent, child) DO UPDATE SET enabled = excluded.enabled, variants = excluded.variants`),
     );
   }
@@ -238,7 +247,7 @@ function autoStrategyInsert(d1: D1Database, context: ImportContext, writer: Writ
       ${auto.name === 'flexibleRollout' ? sql`json_set(${parameters}, '$.groupId', ${featureName})` : sql`${parameters}`},
       ${JSON.stringify(auto.constraints)}, ${JSON.stringify(auto.variants)}, 0, 0, ${writer.now}, ${writer.userId}
     FROM ${environmentRows}
-    WHERE j.value->>'autoId' IS NOT NULL AND ${notSkipped(context, featureName)}
+    WHERE j.value->>'autoId' IS NOT NULL AND ${notSkipped(context, featureName)} AND ${inProject(context.project, featureName)}
       AND EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = ${featureName} AND fe.environment = ${environment} AND fe.enabled = 1)
       AND NOT EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = ${featureName} AND s.environment = ${environment} AND s.disabled = 0)
     GROUP BY ${featureName}
