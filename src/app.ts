@@ -34,6 +34,7 @@ import * as users from './modules/users/routes';
 import { sdkRoute } from './auth/guard';
 import { BACKEND_TOKEN_TYPES } from './auth/principal';
 import * as clientApi from './modules/client-api/routes';
+import * as clientDelta from './modules/client-api/delta-routes';
 import * as frontendApi from './modules/frontend-api/routes';
 
 export const router = Router<IRequest, [Env, ExecutionContext], Response>({
@@ -124,6 +125,7 @@ router.post('/api/admin/features-batch/export', adminRoute([], importExport.expo
 // Admin tokens are accepted next to client/frontend tokens, as Unleash 6 does (docs/decisions.md).
 router.get('/api/client/features', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.features));
 router.get('/api/client/features/:featureName', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.feature));
+router.get('/api/client/delta', sdkRoute(BACKEND_TOKEN_TYPES, clientDelta.delta));
 router.post('/api/client/register', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.register));
 router.post('/api/client/metrics', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.metrics));
 router.post('/api/client/metrics/bulk', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.bulkMetrics));
