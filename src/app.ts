@@ -35,6 +35,7 @@ import { sdkRoute } from './auth/guard';
 import { BACKEND_TOKEN_TYPES } from './auth/principal';
 import * as clientApi from './modules/client-api/routes';
 import * as clientDelta from './modules/client-api/delta-routes';
+import * as clientStreaming from './modules/client-api/streaming';
 import * as frontendApi from './modules/frontend-api/routes';
 
 export const router = Router<IRequest, [Env, ExecutionContext], Response>({
@@ -126,6 +127,7 @@ router.post('/api/admin/features-batch/export', adminRoute([], importExport.expo
 router.get('/api/client/features', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.features));
 router.get('/api/client/features/:featureName', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.feature));
 router.get('/api/client/delta', sdkRoute(BACKEND_TOKEN_TYPES, clientDelta.delta));
+router.get('/api/client/streaming', sdkRoute(BACKEND_TOKEN_TYPES, clientStreaming.streaming));
 router.post('/api/client/register', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.register));
 router.post('/api/client/metrics', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.metrics));
 router.post('/api/client/metrics/bulk', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.bulkMetrics));

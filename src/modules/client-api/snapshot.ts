@@ -140,7 +140,7 @@ let revisionCheckedAt = 0;
 /** localWriteCount() when the revision was last read. */
 let writesAtCheck = 0;
 
-function revisionCheckInterval(env: Env): number {
+export function revisionCheckInterval(env: Env): number {
   const configured = Number(env.SDK_REVISION_CHECK_MS);
   return env.SDK_REVISION_CHECK_MS !== undefined && Number.isFinite(configured) && configured >= 0
     ? configured
