@@ -1,4 +1,5 @@
 import { router } from './app';
+import { withD1Session } from './db/sessions';
 import type { Env } from './env';
 import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
@@ -14,11 +15,13 @@ function normalise(request: Request): Request {
 export default {
   async fetch(request, env, ctx): Promise<Response> {
     const normalised = normalise(request);
+    // Each request reads and writes D1 through its own session (replicas, bookmarks).
+    const database = withD1Session(env, normalised);
     if (normalised.method === 'HEAD') {
-      const response = await router.fetch(new Request(normalised, { method: 'GET' }), env, ctx);
+      const response = await router.fetch(new Request(normalised, { method: 'GET' }), database.env, ctx);
       return new Response(null, response);
     }
-    return router.fetch(normalised, env, ctx);
+    return database.finish(await router.fetch(normalised, database.env, ctx));
   },
 
   async queue(batch, env): Promise<void> {

@@ -15,6 +15,7 @@ import { getDb } from '../../db/client';
 import { sdkChanges } from '../../db/schema';
 import type { Env } from '../../env';
 import type { Snapshot, SnapshotFeature } from './snapshot';
+import { revisionQuery } from './store';
 
 export interface ChangeRow {
   eventId: number;
@@ -39,13 +40,22 @@ let log: ChangeRow[] = [];
 let coveredFrom = -1;
 let coveredTo = -1;
 
-async function readChanges(env: Env, after: number, upTo: number, limit: number): Promise<ChangeRow[]> {
-  return getDb(env)
-    .select()
-    .from(sdkChanges)
-    .where(and(gt(sdkChanges.eventId, after), lte(sdkChanges.eventId, upTo)))
-    .orderBy(asc(sdkChanges.eventId))
-    .limit(limit);
+/**
+ * The log rows in (after, upTo], or 'behind' when the D1 replica answering has not yet seen
+ * revision `upTo` (the snapshot may come from a newer replica): rows would be missing.
+ */
+async function readChanges(env: Env, after: number, upTo: number, limit: number): Promise<ChangeRow[] | 'behind'> {
+  const db = getDb(env);
+  const [revision, rows] = await db.batch([
+    revisionQuery(db),
+    db
+      .select()
+      .from(sdkChanges)
+      .where(and(gt(sdkChanges.eventId, after), lte(sdkChanges.eventId, upTo)))
+      .orderBy(asc(sdkChanges.eventId))
+      .limit(limit),
+  ]);
+  return (revision[0]?.revision ?? 0) < upTo ? 'behind' : rows;
 }
 
 /** The first index in `log` whose eventId is greater than `eventId`. */
@@ -61,13 +71,15 @@ function indexAfter(eventId: number): number {
 }
 
 /**
- * The changes after `after` up to `upTo` (a revision this isolate has a snapshot of), or
- * `'too-old'` when there are more than the isolate keeps (the client is hydrated instead).
+ * The changes after `after` up to `upTo` (a revision this isolate has a snapshot of),
+ * `'too-old'` when there are more than the isolate keeps (the client is hydrated instead), or
+ * `'behind'` when the replica read cannot see `upTo` yet.
  */
-export async function changesSince(env: Env, after: number, upTo: number): Promise<ChangeRow[] | 'too-old'> {
+export async function changesSince(env: Env, after: number, upTo: number): Promise<ChangeRow[] | 'too-old' | 'behind'> {
   if (after >= upTo) return [];
   if (coveredFrom < 0 || after < coveredFrom) {
     const rows = await readChanges(env, after, upTo, MAX_LOG_ROWS + 1);
+    if (rows === 'behind') return rows;
     if (rows.length > MAX_LOG_ROWS) return 'too-old';
     // Another request may have moved the window meanwhile; keep the wider one.
     if (coveredFrom < 0 || after < coveredFrom) {
@@ -80,6 +92,7 @@ export async function changesSince(env: Env, after: number, upTo: number): Promi
   if (upTo > coveredTo) {
     const from = coveredTo;
     const rows = await readChanges(env, from, upTo, MAX_LOG_ROWS + 1);
+    if (rows === 'behind') return rows;
     if (coveredTo === from) {
       if (rows.length > MAX_LOG_ROWS) {
         log = [];
@@ -148,6 +161,8 @@ export async function deltaSince(env: Env, snapshot: Snapshot, query: DeltaQuery
   if (since >= snapshot.revision) return null;
   const changes = await changesSince(env, since, snapshot.revision);
   if (changes === 'too-old') return hydrate();
+  // The replica this request reads lags the snapshot: nothing now, the next poll or tick retries.
+  if (changes === 'behind') return null;
 
   const featureChanges = new Map<string, { eventId: number; project: string | null }>();
   const segmentChanges = new Map<number, number>();
