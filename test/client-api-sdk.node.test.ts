@@ -309,4 +309,38 @@ describe('unleash-client (Node SDK) in delta polling and streaming modes', () =>
       unleash.destroy();
     }
   }, 60_000);
+
+  it('serves several streaming SDKs from one tick, and the others keep up when one leaves', async () => {
+    const make = (appName: string) =>
+      new Unleash({
+        url: `${worker.base}/api/`,
+        appName,
+        customHeaders: { Authorization: clientKey },
+        disableMetrics: true,
+        skipInstanceCountWarning: true,
+        experimentalMode: { type: 'streaming' },
+      });
+    const first = make('sdk-streaming-first');
+    const second = make('sdk-streaming-second');
+    try {
+      await Promise.all([waitFor(first, 'synchronized'), waitFor(second, 'synchronized')]);
+      const bothChanged = Promise.all([waitFor(first, 'changed', 5_000), waitFor(second, 'changed', 5_000)]);
+      expect((await admin('POST', '/api/admin/projects/default/features/it.off/environments/development/on')).status).toBe(200);
+      await bothChanged;
+      expect([first.isEnabled('it.off'), second.isEnabled('it.off')]).toEqual([true, true]);
+
+      first.destroy();
+      for (const state of ['off', 'on', 'off'] as const) {
+        const changed = waitFor(second, 'changed', 5_000);
+        const written = Date.now();
+        expect((await admin('POST', `/api/admin/projects/default/features/it.off/environments/development/${state}`)).status).toBe(200);
+        await changed;
+        expect(Date.now() - written).toBeLessThan(2_000);
+        expect(second.isEnabled('it.off')).toBe(state === 'on');
+      }
+    } finally {
+      first.destroy();
+      second.destroy();
+    }
+  }, 60_000);
 });

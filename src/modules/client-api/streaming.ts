@@ -27,21 +27,25 @@ interface Tick {
   promise: Promise<void>;
   resolve: () => void;
   due: number;
+  /** The connection whose request context runs the timer. */
+  owner: object;
 }
 
 let tick: Tick | null = null;
 let openConnections = 0;
 
-/** The next shared tick; the caller's request context arms it when none is pending (or the pending one is overdue). */
-function nextTick(env: Env): Promise<void> {
+/**
+ * The next shared tick. The caller's request context arms it when none is pending, or when the
+ * pending one is overdue (its timer died with the request that armed it).
+ */
+function nextTick(env: Env, owner: object): Promise<void> {
   const now = Date.now();
-  // A tick far past due lost its timer with the request that armed it: arm a new one.
-  if (tick && now - tick.due > KEEP_ALIVE_MS) tick = null;
+  const interval = Math.max(MIN_TICK_MS, revisionCheckInterval(env));
+  if (tick && now - tick.due > interval + 1000) tick = null;
   if (!tick) {
-    const interval = Math.max(MIN_TICK_MS, revisionCheckInterval(env));
     let resolve!: () => void;
     const promise = new Promise<void>((done) => (resolve = done));
-    const armed: Tick = { promise, resolve, due: now + interval };
+    const armed: Tick = { promise, resolve, due: now + interval, owner };
     tick = armed;
     setTimeout(() => {
       if (tick === armed) tick = null;
@@ -49,6 +53,14 @@ function nextTick(env: Env): Promise<void> {
     }, interval);
   }
   return tick.promise;
+}
+
+/** A closing connection that armed the pending tick hands it off: wake everyone now, and the next waiter re-arms it. */
+function leaveTick(owner: object): void {
+  if (tick?.owner !== owner) return;
+  const leaving = tick;
+  tick = null;
+  leaving.resolve();
 }
 
 function sleep(ms: number, signal: Promise<void>): Promise<void> {
@@ -80,7 +92,7 @@ async function serve(env: Env, connection: Connection, writer: WritableStreamDef
   openConnections++;
   try {
     while (!closed && Date.now() - connection.openedAt < MAX_CONNECTION_MS) {
-      await Promise.race([nextTick(env), sleep(KEEP_ALIVE_MS, gone)]);
+      await Promise.race([nextTick(env, connection), sleep(KEEP_ALIVE_MS, gone)]);
       if (closed) break;
       let update: DeltaEvents | null = null;
       try {
@@ -104,6 +116,7 @@ async function serve(env: Env, connection: Connection, writer: WritableStreamDef
     // The client went away mid-write: nothing to do.
   } finally {
     openConnections--;
+    leaveTick(connection);
   }
 }
 
