@@ -46,6 +46,8 @@ import * as personalDashboard from './modules/personal-dashboard/routes';
 import * as strategies from './modules/strategies/routes';
 import * as uiConfig from './modules/ui-config/routes';
 import * as clientApi from './modules/client-api/routes';
+import * as clientDelta from './modules/client-api/delta-routes';
+import * as clientStreaming from './modules/client-api/streaming';
 import * as frontendApi from './modules/frontend-api/routes';
 
 export const router = Router<IRequest, [Env, ExecutionContext], Response>({
@@ -187,6 +189,8 @@ router.get('/api/admin/metrics/applications', adminRoute([], clientMetrics.appli
 // Admin tokens are accepted next to client/frontend tokens, as Unleash 6 does (docs/decisions.md).
 router.get('/api/client/features', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.features));
 router.get('/api/client/features/:featureName', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.feature));
+router.get('/api/client/delta', sdkRoute(BACKEND_TOKEN_TYPES, clientDelta.delta));
+router.get('/api/client/streaming', sdkRoute(BACKEND_TOKEN_TYPES, clientStreaming.streaming));
 router.post('/api/client/register', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.register));
 router.post('/api/client/metrics', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.metrics));
 router.post('/api/client/metrics/bulk', sdkRoute(BACKEND_TOKEN_TYPES, clientApi.bulkMetrics));

@@ -1,4 +1,5 @@
 import { router } from './app';
+import { withD1Session } from './db/sessions';
 import { directRoutes } from './direct-routes';
 import type { Env } from './env';
 import { rememberUrl, urlOf } from './http/request-url';
@@ -28,13 +29,15 @@ async function dispatch(request: Request, env: Env, ctx: ExecutionContext): Prom
 export default {
   async fetch(request, env, ctx): Promise<Response> {
     const normalised = normalise(request);
+    // Each request reads and writes D1 through its own session (replicas, bookmarks).
+    const database = withD1Session(env, normalised);
     if (normalised.method === 'HEAD') {
       const asGet = new Request(normalised, { method: 'GET' });
       rememberUrl(asGet, urlOf(normalised));
-      const response = await dispatch(asGet, env, ctx);
+      const response = await dispatch(asGet, database.env, ctx);
       return new Response(null, response);
     }
-    return dispatch(normalised, env, ctx);
+    return database.finish(await dispatch(normalised, database.env, ctx));
   },
 
   async queue(batch, env): Promise<void> {

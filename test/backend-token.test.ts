@@ -1,5 +1,22 @@
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { GrantAccess } from '../src/auth/access';
+import type { UserPrincipal } from '../src/auth/principal';
+import { getDb } from '../src/db/client';
+import type { Env } from '../src/env';
+import { createToken as createTokenAs } from '../src/modules/api-tokens/service';
 import { bodyOf, call, createToken, expectError } from './support/http';
+
+function userWith(...permissions: string[]): UserPrincipal {
+  return {
+    kind: 'user',
+    userId: 77,
+    actorName: 'perm-user',
+    via: 'personal-token',
+    credentialId: 'test',
+    access: new GrantAccess(permissions.map((permission) => ({ permission, project: null, environment: null }))),
+  };
+}
 
 describe('backend tokens (Unleash 7+ name for client tokens)', () => {
   it('are created through POST /api/admin/api-tokens in any case, echoing `backend`', async () => {
@@ -65,5 +82,15 @@ describe('backend tokens (Unleash 7+ name for client tokens)', () => {
   it('name backend in the type pattern of the 400 for an unknown type', async () => {
     const body = await expectError(await call('POST', '/api/admin/api-tokens', { body: { tokenName: 'bt-bad', type: 'backends' } }), 400, 'ValidationError');
     expect(body.details[0]!.message).toContain('^(admin|client|backend|frontend)$');
+  });
+
+  it('need the client-key permission to be created, like client keys', async () => {
+    const bindings = env as unknown as Env;
+    const body = { type: 'backend' as const, tokenName: 'bt-perm', environment: 'development' };
+    const created = await createTokenAs(bindings, getDb(bindings), userWith('CREATE_CLIENT_API_TOKEN'), body);
+    expect(created.body.type).toBe('backend');
+    await expect(createTokenAs(bindings, getDb(bindings), userWith('CREATE_FRONTEND_API_TOKEN'), body)).rejects.toMatchObject({
+      message: expect.stringContaining('CREATE_CLIENT_API_TOKEN'),
+    });
   });
 });

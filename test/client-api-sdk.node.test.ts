@@ -241,3 +241,106 @@ describe('unleash-proxy-client (frontend SDK) against /api/frontend', () => {
     }
   }, 60_000);
 });
+
+describe('unleash-client (Node SDK) in delta polling and streaming modes', () => {
+  it('polls /api/client/delta: hydrates, gets 304s, then applies a change', async () => {
+    const unleash = new Unleash({
+      url: `${worker.base}/api/`,
+      appName: 'sdk-integration-delta',
+      customHeaders: { Authorization: clientKey },
+      refreshInterval: 300,
+      disableMetrics: true,
+      skipInstanceCountWarning: true,
+      experimentalMode: { type: 'polling', format: 'delta' },
+    });
+    const warnings: string[] = [];
+    events(unleash).on('warn', (warning: string) => warnings.push(warning));
+    const errors: Error[] = [];
+    events(unleash).on('error', (error: Error) => errors.push(error));
+    try {
+      await waitFor(unleash, 'synchronized');
+      expect(unleash.isEnabled('it.users', { userId: '42' })).toBe(true);
+      expect(unleash.isEnabled('it.child', { userId: '43' })).toBe(true);
+      await waitFor(unleash, 'unchanged');
+      const changed = waitFor(unleash, 'changed');
+      expect((await admin('POST', '/api/admin/projects/default/features/it.off/environments/development/on')).status).toBe(200);
+      await changed;
+      expect(unleash.isEnabled('it.off')).toBe(true);
+      // The rest came from the delta, not a new full fetch: unchanged flags still evaluate.
+      expect(unleash.isEnabled('it.users', { userId: '42' })).toBe(true);
+      const removed = waitFor(unleash, 'changed');
+      expect((await admin('DELETE', '/api/admin/projects/default/features/it.region')).status).toBe(202);
+      await removed;
+      expect(unleash.getFeatureToggleDefinition('it.region')).toBeUndefined();
+      expect(errors).toEqual([]);
+      expect(warnings).toEqual([]);
+    } finally {
+      unleash.destroy();
+      await admin('POST', '/api/admin/projects/default/features/it.off/environments/development/off');
+    }
+  }, 60_000);
+
+  it('streams from /api/client/streaming and sees a change within the revision tick plus one second', async () => {
+    const unleash = new Unleash({
+      url: `${worker.base}/api/`,
+      appName: 'sdk-integration-streaming',
+      customHeaders: { Authorization: clientKey },
+      disableMetrics: true,
+      skipInstanceCountWarning: true,
+      experimentalMode: { type: 'streaming' },
+    });
+    const warnings: string[] = [];
+    events(unleash).on('warn', (warning: string) => warnings.push(warning));
+    try {
+      await waitFor(unleash, 'synchronized');
+      expect(unleash.isEnabled('it.on')).toBe(true);
+      for (const state of ['off', 'on'] as const) {
+        const changed = waitFor(unleash, 'changed', 5_000);
+        const written = Date.now();
+        expect((await admin('POST', `/api/admin/projects/default/features/it.on/environments/development/${state}`)).status).toBe(200);
+        await changed;
+        const latency = Date.now() - written;
+        expect(unleash.isEnabled('it.on')).toBe(state === 'on');
+        // Default SDK_REVISION_CHECK_MS is 1000 ms.
+        expect(latency).toBeLessThan(2_000);
+      }
+      expect(warnings).toEqual([]);
+    } finally {
+      unleash.destroy();
+    }
+  }, 60_000);
+
+  it('serves several streaming SDKs from one tick, and the others keep up when one leaves', async () => {
+    const make = (appName: string) =>
+      new Unleash({
+        url: `${worker.base}/api/`,
+        appName,
+        customHeaders: { Authorization: clientKey },
+        disableMetrics: true,
+        skipInstanceCountWarning: true,
+        experimentalMode: { type: 'streaming' },
+      });
+    const first = make('sdk-streaming-first');
+    const second = make('sdk-streaming-second');
+    try {
+      await Promise.all([waitFor(first, 'synchronized'), waitFor(second, 'synchronized')]);
+      const bothChanged = Promise.all([waitFor(first, 'changed', 5_000), waitFor(second, 'changed', 5_000)]);
+      expect((await admin('POST', '/api/admin/projects/default/features/it.off/environments/development/on')).status).toBe(200);
+      await bothChanged;
+      expect([first.isEnabled('it.off'), second.isEnabled('it.off')]).toEqual([true, true]);
+
+      first.destroy();
+      for (const state of ['off', 'on', 'off'] as const) {
+        const changed = waitFor(second, 'changed', 5_000);
+        const written = Date.now();
+        expect((await admin('POST', `/api/admin/projects/default/features/it.off/environments/development/${state}`)).status).toBe(200);
+        await changed;
+        expect(Date.now() - written).toBeLessThan(2_000);
+        expect(second.isEnabled('it.off')).toBe(state === 'on');
+      }
+    } finally {
+      first.destroy();
+      second.destroy();
+    }
+  }, 60_000);
+});

@@ -708,3 +708,15 @@ export const userSplash = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.splashId] })],
 );
+
+// SDK change log (migration 0010): written by a trigger on `events`, read by the delta and
+// streaming client APIs. See migrations/0010_sdk_changes.sql for what each kind means.
+
+export const sdkChanges = sqliteTable('sdk_changes', {
+  eventId: integer('event_id').primaryKey(),
+  kind: text('kind', { enum: ['feature', 'segment', 'all'] }).notNull(),
+  featureName: text('feature_name'),
+  project: text('project'),
+  environment: text('environment'),
+  segmentId: integer('segment_id'),
+});

@@ -74,7 +74,7 @@ function queryList(params: URLSearchParams, name: string): string[] {
 }
 
 /** The query as Unleash echoes it; the token's scope wins over `project` and `environment`. */
-function effectiveQuery(params: URLSearchParams, token: ApiTokenRecord, inlineSegmentConstraints: boolean): ClientQuery {
+export function effectiveQuery(params: URLSearchParams, token: ApiTokenRecord, inlineSegmentConstraints: boolean): ClientQuery {
   // Keys in Unleash's order: project, namePrefix, tag, environment, inlineSegmentConstraints.
   const query: Omit<ClientQuery, 'inlineSegmentConstraints'> = {};
   const requestedProjects = queryList(params, 'project');

@@ -140,7 +140,7 @@ let revisionCheckedAt = 0;
 /** localWriteCount() when the revision was last read. */
 let writesAtCheck = 0;
 
-function revisionCheckInterval(env: Env): number {
+export function revisionCheckInterval(env: Env): number {
   const configured = Number(env.SDK_REVISION_CHECK_MS);
   return env.SDK_REVISION_CHECK_MS !== undefined && Number.isFinite(configured) && configured >= 0
     ? configured
@@ -182,6 +182,9 @@ export async function snapshotFor(env: Env, environment: string): Promise<Snapsh
     log.warn('serving the cached SDK payload: D1 read failed', { environment, revision: cached.revision, error });
     return cached;
   }
+  // A lagging read replica may answer with an older revision than one already served: keep
+  // serving the newer snapshot rather than going back in time.
+  if (cached && rows.revision <= cached.revision) return cached;
   const snapshot = buildSnapshot(environment, rows);
   snapshots.delete(environment);
   if (snapshots.size >= MAX_ENVIRONMENTS) snapshots.delete(snapshots.keys().next().value!);

@@ -1,0 +1,30 @@
+/**
+ * `GET /api/client/delta`: Unleash's delta API (Enterprise in Unleash, open here). The ETag is
+ * the last event id; a client sending it back as `If-None-Match` gets only what changed since,
+ * or 304 when nothing it can see did.
+ */
+import type { SdkRequestContext as RequestContext } from '../../auth/guard';
+import { deltaBody, deltaSince, parseRevision, type DeltaQuery } from './delta';
+import { effectiveQuery, environmentOf } from './routes';
+import { snapshotFor } from './snapshot';
+
+/** The token's scope and the SDK's `project` / `namePrefix`, validated as for `/api/client/features`. */
+export function deltaQueryOf(context: RequestContext): { environment: string; query: DeltaQuery } {
+  const { request, principal } = context;
+  const query = effectiveQuery(new URL(request.url).searchParams, principal.token, false);
+  return {
+    environment: environmentOf(principal.token, query.environment ?? null),
+    query: { ...(query.project ? { project: query.project } : {}), ...(query.namePrefix ? { namePrefix: query.namePrefix } : {}) },
+  };
+}
+
+export async function delta(context: RequestContext): Promise<Response> {
+  const { environment, query } = deltaQueryOf(context);
+  const since = parseRevision(context.request.headers.get('if-none-match'));
+  const snapshot = await snapshotFor(context.env, environment);
+  const events = await deltaSince(context.env, snapshot, query, since);
+  if (events === null) return new Response(null, { status: 304, headers: { etag: `"${since}"` } });
+  return new Response(deltaBody(events), {
+    headers: { 'content-type': 'application/json; charset=utf-8', etag: `"${events.lastEventId}"`, 'cache-control': 'no-cache' },
+  });
+}

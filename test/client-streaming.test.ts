@@ -1,0 +1,118 @@
+/** GET /api/client/streaming: server-sent delta events. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bodyOf, call, createToken, expectError } from './support/http';
+
+let backend: string;
+
+interface SseEvent {
+  event?: string;
+  id?: string;
+  data?: string;
+  comment?: string;
+}
+
+/** Reads server-sent events off a response body, one at a time. */
+function sseReader(response: Response) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    async next(timeoutMs = 5000): Promise<SseEvent> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event: SseEvent = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) event.comment = line.slice(1).trim();
+            else {
+              const colon = line.indexOf(':');
+              const field = line.slice(0, colon) as 'event' | 'id' | 'data';
+              event[field] = line.slice(colon + 1).trimStart();
+            }
+          }
+          return event;
+        }
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) throw new Error('no event in time');
+        const chunk = await Promise.race([
+          reader.read(),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no event in time')), remaining)),
+        ]);
+        if (chunk.done) throw new Error('stream ended');
+        buffer += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    async cancel() {
+      await reader.cancel();
+    },
+  };
+}
+
+async function admin(method: string, path: string, body?: unknown) {
+  const response = await call(method, path, body === undefined ? {} : { body });
+  expect(response.status, `${method} ${path}`).toBeLessThan(300);
+}
+
+beforeAll(async () => {
+  backend = await createToken({ tokenName: 'stream-backend', type: 'backend', environment: 'development' });
+  await admin('POST', '/api/admin/projects/default/features', { name: 'stream.a' });
+});
+
+describe('GET /api/client/streaming', () => {
+  it('needs a backend key (401 / 403)', async () => {
+    await expectError(await call('GET', '/api/client/streaming', { token: null }), 401, 'AuthenticationRequired');
+    const frontend = await createToken({ tokenName: 'stream-frontend', type: 'frontend', environment: 'development' });
+    await expectError(await call('GET', '/api/client/streaming', { token: frontend }), 403, 'NoAccessError');
+  });
+
+  it('opens with unleash-connected carrying a hydration, then sends unleash-updated for each change', async () => {
+    const response = await call('GET', '/api/client/streaming', { token: backend });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const stream = sseReader(response);
+    try {
+      const connected = await stream.next();
+      expect(connected.event).toBe('unleash-connected');
+      const hydration = JSON.parse(connected.data!) as { events: { eventId: number; type: string; features: { name: string }[] }[] };
+      expect(hydration.events.map((event) => event.type)).toEqual(['hydration']);
+      expect(connected.id).toBe(String(hydration.events[0]!.eventId));
+      const full = await bodyOf(await call('GET', '/api/client/features', { token: backend, headers: { 'unleash-client-spec': '5.2.0' } }));
+      expect(hydration.events[0]!.features).toEqual(full.features);
+
+      await admin('POST', '/api/admin/projects/default/features/stream.a/environments/development/on');
+      const updated = await stream.next();
+      expect(updated.event).toBe('unleash-updated');
+      const delta = JSON.parse(updated.data!) as { events: { eventId: number; type: string; feature: { name: string; enabled: boolean } }[] };
+      expect(delta.events.map((event) => [event.type, event.feature.name, event.feature.enabled])).toEqual([['feature-updated', 'stream.a', true]]);
+      expect(Number(updated.id)).toBe(delta.events[0]!.eventId);
+      expect(Number(updated.id)).toBeGreaterThan(Number(connected.id));
+    } finally {
+      await stream.cancel();
+    }
+  });
+
+  it('resumes from Last-Event-ID: only what changed since, or an empty list when nothing did', async () => {
+    const first = sseReader(await call('GET', '/api/client/streaming', { token: backend }));
+    const connected = await first.next();
+    await first.cancel();
+    const resumed = sseReader(await call('GET', '/api/client/streaming', { token: backend, headers: { 'last-event-id': connected.id! } }));
+    try {
+      const again = await resumed.next();
+      expect(again).toEqual({ event: 'unleash-connected', id: connected.id, data: '{"events":[]}' });
+    } finally {
+      await resumed.cancel();
+    }
+    await admin('PATCH', '/api/admin/projects/default/features/stream.a', [{ op: 'replace', path: '/description', value: 'while away' }]);
+    const caughtUp = sseReader(await call('GET', '/api/client/streaming', { token: backend, headers: { 'last-event-id': connected.id! } }));
+    try {
+      const event = await caughtUp.next();
+      const delta = JSON.parse(event.data!) as { events: { type: string; feature: { description: string } }[] };
+      expect(delta.events.map((item) => [item.type, item.feature.description])).toEqual([['feature-updated', 'while away']]);
+    } finally {
+      await caughtUp.cancel();
+    }
+  });
+});
