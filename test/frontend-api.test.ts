@@ -193,6 +193,13 @@ describe('answers kept per context', () => {
     expect((await bodyOf<{ toggles: Toggle[] }>(changed)).toggles).toEqual([]);
   });
 
+  it("keeps answers for a query with a sessionId apart per caller's address", async () => {
+    const path = '/api/frontend?userId=1&sessionId=s-ip';
+    for (const [ip, expected] of [['198.51.100.7', true], ['203.0.113.1', false], ['198.51.100.7', true], ['203.0.113.1', false]] as const) {
+      expect((await toggles(path, { headers: { 'cf-connecting-ip': ip } })).byName.has('fe.ip')).toBe(expected);
+    }
+  });
+
   it('evaluates again every time when a flag reads a random number', async () => {
     await seedProject('fe-random');
     const token = await createToken({ tokenName: 'fe-random', type: 'frontend', environment: 'development', projects: ['fe-random'] });

@@ -6,8 +6,6 @@
  * those are a function of the data and the context alone. A write moves the revision, so
  * older entries are never served; they age out.
  */
-import type { Context } from '../evaluation/types';
-
 export interface FrontendAnswer {
   body: string;
   etag: string;
@@ -19,9 +17,10 @@ const MAX_CHARS = 4_000_000;
 const answers = new Map<string, FrontendAnswer>();
 let chars = 0;
 
-export function answerKey(environment: string, revision: number, projects: readonly string[], context: Context): string {
+/** `contextKey` must name one context: its JSON, or the raw input it is built from. */
+export function answerKey(environment: string, revision: number, projects: readonly string[], contextKey: string): string {
   const scope = projects.includes('*') ? '*' : [...projects].sort().join(',');
-  return `${environment}\u0000${revision}\u0000${scope}\u0000${JSON.stringify(context)}`;
+  return `${environment}\u0000${revision}\u0000${scope}\u0000${contextKey}`;
 }
 
 export function cachedAnswer(key: string): FrontendAnswer | undefined {

@@ -127,14 +127,19 @@ function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: C
   return toggles;
 }
 
-/** The body and ETag for a context: from the answer cache, else evaluated (and kept when pure). */
-async function answerFor(env: Env, { principal }: RequestContext, context: Context): Promise<FrontendAnswer> {
+/**
+ * The body and ETag for a context: from the answer cache, else evaluated (and kept when
+ * pure). `contextKey` names the context when the caller can do so without building it.
+ */
+async function answerFor(env: Env, { principal }: RequestContext, makeContext: () => Context, contextKey?: string): Promise<FrontendAnswer> {
   const token = principal.token;
   const environment = token.environment === '*' ? 'default' : token.environment;
   const snapshot = await snapshotFor(env, environment);
-  const key = answerKey(snapshot.environment, snapshot.revision, token.projects, context);
+  let context: Context | undefined;
+  const key = answerKey(snapshot.environment, snapshot.revision, token.projects, contextKey ?? `context:${JSON.stringify((context = makeContext()))}`);
   const cached = cachedAnswer(key);
   if (cached) return cached;
+  context ??= makeContext();
   const impureBefore = impureReadCount();
   const body = JSON.stringify({ toggles: evaluateAll(snapshot, token.projects, context) });
   const pure = impureReadCount() === impureBefore;
@@ -186,14 +191,18 @@ function togglesResponse(request: Request, { body, etag }: FrontendAnswer, condi
 
 export async function getToggles(context: RequestContext): Promise<Response> {
   const { request, env } = context;
-  const evaluationContext = contextFromQuery(urlOf(request).searchParams, clientIp(request));
-  return togglesResponse(request, await answerFor(env, context, evaluationContext), true);
+  const url = urlOf(request);
+  const remoteAddress = clientIp(request);
+  // With a sessionId in the query (browser SDKs keep one) nothing random goes into the
+  // context: it is a function of the query and the caller's address, which then name it.
+  const queryKey = url.searchParams.get('sessionId') ? `query:${remoteAddress ?? ''}\u0000${url.search}` : undefined;
+  return togglesResponse(request, await answerFor(env, context, () => contextFromQuery(url.searchParams, remoteAddress), queryKey), true);
 }
 
 export async function postToggles(context: RequestContext): Promise<Response> {
   const { request, env } = context;
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
-  return togglesResponse(request, await answerFor(env, context, evaluationContext), false);
+  return togglesResponse(request, await answerFor(env, context, () => evaluationContext), false);
 }
 
 /** Express's `sendStatus(200)`, which is what Unleash answers here. */
