@@ -12,6 +12,12 @@ import { toErrorResponse } from './http/errors';
 type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => unknown;
 export type DirectRoute = (request: Request, url: URL, env: Env, ctx: ExecutionContext) => Promise<Response>;
 
+function queryObject(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of url.searchParams) query[name] = query[name] === undefined ? value : ([] as string[]).concat(query[name]!, value);
+  return query;
+}
+
 export function directRoutes(router: RouterType<IRequest, [Env, ExecutionContext], Response>): (method: string, pathname: string) => DirectRoute | undefined {
   const table = new Map<string, DirectRoute>();
   const routes = router.routes;
@@ -22,11 +28,10 @@ export function directRoutes(router: RouterType<IRequest, [Env, ExecutionContext
     const shadowed = routes.slice(0, index).some(([earlierMethod, pattern]) => (earlierMethod === method || earlierMethod === 'ALL') && pattern.test(path));
     if (shadowed) return;
     table.set(key, async (request, url, env, ctx) => {
-      // What itty-router gives a handler: params, route, and the query as an object.
+      // What itty-router gives a handler: params, route, and the query as an object (built
+      // only if a handler reads it; ours read urlOf(request).searchParams).
       const routed = request as IRequest;
-      const query: Record<string, string | string[]> = Object.create(null);
-      for (const [name, value] of url.searchParams) query[name] = query[name] === undefined ? value : ([] as string[]).concat(query[name]!, value);
-      routed.query = query;
+      Object.defineProperty(routed, 'query', { configurable: true, enumerable: true, get: () => queryObject(url) });
       routed.params = {};
       routed.route = path;
       try {

@@ -5,7 +5,7 @@ import { strategyBucket } from '../src/modules/evaluation/murmur';
 import type { IRequest } from 'itty-router';
 import { preflight, withCors } from '../src/modules/frontend-api/routes';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
-import { seedFlag, seedProject, seedSegment } from './sdk-seed';
+import { seedFlag, seedProject, seedSegment, writeWithEvent } from './sdk-seed';
 
 let frontendToken: string;
 let scopedToken: string;
@@ -172,6 +172,48 @@ describe('GET /api/frontend', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     await expectError(response, 403, 'NoAccessError');
     await expectError(await call('POST', '/api/frontend', { token: ADMIN_TOKEN, body: { context: {} } }), 403, 'NoAccessError');
+  });
+});
+
+describe('answers kept per context', () => {
+  it('serves a repeated context the same answer until a write, then the new one', async () => {
+    await seedProject('fe-cache');
+    const token = await createToken({ tokenName: 'fe-cache', type: 'frontend', environment: 'development', projects: ['fe-cache'] });
+    await seedFlag({ name: 'fe.cache.users', project: 'fe-cache', environments: { development: { enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: '42' } }] } } });
+    const path = '/api/frontend?userId=42&sessionId=s1';
+    const first = await toggles(path, { token });
+    expect(first.toggles.map((toggle) => toggle.name)).toEqual(['fe.cache.users']);
+    const again = await toggles(path, { token });
+    expect(again.response.headers.get('etag')).toBe(first.response.headers.get('etag'));
+    expect((await toggles('/api/frontend?userId=7&sessionId=s1', { token })).toggles).toEqual([]);
+
+    await writeWithEvent(`UPDATE feature_environments SET enabled = 0 WHERE feature_name = 'fe.cache.users'`);
+    const changed = await call('GET', path, { token, headers: { 'If-None-Match': first.response.headers.get('etag')! } });
+    expect(changed.status).toBe(200);
+    expect((await bodyOf<{ toggles: Toggle[] }>(changed)).toggles).toEqual([]);
+  });
+
+  it("keeps answers for a query with a sessionId apart per caller's address", async () => {
+    const path = '/api/frontend?userId=1&sessionId=s-ip';
+    for (const [ip, expected] of [['198.51.100.7', true], ['203.0.113.1', false], ['198.51.100.7', true], ['203.0.113.1', false]] as const) {
+      expect((await toggles(path, { headers: { 'cf-connecting-ip': ip } })).byName.has('fe.ip')).toBe(expected);
+    }
+  });
+
+  it('evaluates again every time when a flag reads a random number', async () => {
+    await seedProject('fe-random');
+    const token = await createToken({ tokenName: 'fe-random', type: 'frontend', environment: 'development', projects: ['fe-random'] });
+    await seedFlag({
+      name: 'fe.random',
+      project: 'fe-random',
+      environments: { development: { enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'random', groupId: 'fe.random' } }] } },
+    });
+    const seen = new Set<boolean>();
+    for (let i = 0; i < 40 && seen.size < 2; i++) {
+      seen.add((await toggles('/api/frontend?userId=42&sessionId=s1', { token })).byName.has('fe.random'));
+    }
+    // 40 cached answers would all agree; fresh random rollouts at 50 % disagree (odds of not: 2^-39).
+    expect(seen).toEqual(new Set([true, false]));
   });
 });
 

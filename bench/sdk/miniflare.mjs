@@ -52,7 +52,7 @@ async function serve(worker, port, instance = {}) {
   };
 }
 
-export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log = false, vars = {} }) {
+export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log = false, vars = {}, instance = {} }) {
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-mf-state-'));
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-mf-bundle-'));
   // wrangler's launcher runs on the `node` found on PATH; make it this (>= 22) one.
@@ -81,7 +81,7 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
       script: readFileSync(path.join(outdir, 'index.js'), 'utf8'),
     },
     port,
-    { resourcePersistencePath: state },
+    { resourcePersistencePath: state, ...instance },
   );
   return {
     ...server,

@@ -3,6 +3,7 @@ import { RE2JS } from 're2js';
 import { parseIpRange, rangeContains } from './ip';
 import { compareSemver, parseSemver } from './semver';
 import type { Constraint, Context } from './types';
+import { noteImpureRead } from './purity';
 
 const TOP_LEVEL_FIELDS = new Set(['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime']);
 
@@ -110,6 +111,7 @@ function numberOperator(constraint: Constraint, context: Context): boolean {
 
 function dateOperator(constraint: Constraint, context: Context): boolean {
   const expected = typeof constraint.value === 'string' ? Date.parse(constraint.value) : Number.NaN;
+  if (!context.currentTime) noteImpureRead();
   const current = context.currentTime ? new Date(context.currentTime).getTime() : Date.now();
   if (Number.isNaN(expected) || Number.isNaN(current)) return false;
   return constraint.operator === 'DATE_AFTER' ? current > expected : current < expected;

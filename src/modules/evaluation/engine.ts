@@ -7,6 +7,7 @@ import { allConstraintsMatch, contextValue } from './constraints';
 import { variantBucket } from './murmur';
 import { parameter, strategyIsOn, type Parameters } from './strategies';
 import type { Constraint, Context, Feature, Payload, Segment, Strategy, VariantDefinition, VariantResult } from './types';
+import { noteImpureRead } from './purity';
 
 const NO_PARAMETERS: Parameters = Object.freeze({});
 
@@ -16,6 +17,7 @@ interface StrategyHit {
 }
 
 function randomSeed(): string {
+  noteImpureRead();
   return String(Math.round(Math.random() * 100_000));
 }
 

@@ -3,6 +3,7 @@ import { contextValue } from './constraints';
 import { parseIpRange, rangeContains } from './ip';
 import { strategyBucket } from './murmur';
 import type { Context } from './types';
+import { noteImpureRead } from './purity';
 
 export type Parameters = Readonly<Record<string, unknown>>;
 
@@ -14,6 +15,7 @@ export function parameter(parameters: Parameters, name: string): string | undefi
 }
 
 function randomId(max: number): string {
+  noteImpureRead();
   return String(Math.floor(Math.random() * max) + 1);
 }
 

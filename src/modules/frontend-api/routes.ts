@@ -11,9 +11,11 @@ import { urlOf } from '../../http/request-url';
 import { parseInput } from '../../http/validation';
 import { callerOf, clientIp } from '../client-api/routes';
 import { metricsBody } from '../client-api/schema';
-import { evaluatorFor, snapshotFor } from '../client-api/snapshot';
+import { evaluatorFor, snapshotFor, type Snapshot } from '../client-api/snapshot';
+import { impureReadCount } from '../evaluation/purity';
 import { recordMetrics } from '../client-api/usage';
 import type { Context, VariantResult } from '../evaluation/types';
+import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
 import { contextFromBody, contextFromQuery } from './context';
 
 const MAX_AGE_SECONDS = '86400';
@@ -115,17 +117,35 @@ interface FrontendToggle {
   impressionData: boolean;
 }
 
-async function evaluateAll(env: Env, { principal }: RequestContext, context: Context): Promise<FrontendToggle[]> {
-  const token = principal.token;
-  const environment = token.environment === '*' ? 'default' : token.environment;
-  const snapshot = await snapshotFor(env, environment);
-  const { evaluator, features } = evaluatorFor(snapshot, token.projects);
+function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: Context): FrontendToggle[] {
+  const { evaluator, features } = evaluatorFor(snapshot, projects);
   const toggles: FrontendToggle[] = [];
   for (const feature of features) {
     const result = evaluator.evaluate(feature.name, context);
     if (result.enabled) toggles.push({ name: feature.name, enabled: true, variant: result.variant, impressionData: feature.impressionData });
   }
   return toggles;
+}
+
+/**
+ * The body and ETag for a context: from the answer cache, else evaluated (and kept when
+ * pure). `contextKey` names the context when the caller can do so without building it.
+ */
+async function answerFor(env: Env, { principal }: RequestContext, makeContext: () => Context, contextKey?: string): Promise<FrontendAnswer> {
+  const token = principal.token;
+  const environment = token.environment === '*' ? 'default' : token.environment;
+  const snapshot = await snapshotFor(env, environment);
+  let context: Context | undefined;
+  const key = answerKey(snapshot.environment, snapshot.revision, token.projects, contextKey ?? `context:${JSON.stringify((context = makeContext()))}`);
+  const cached = cachedAnswer(key);
+  if (cached) return cached;
+  context ??= makeContext();
+  const impureBefore = impureReadCount();
+  const body = JSON.stringify({ toggles: evaluateAll(snapshot, token.projects, context) });
+  const pure = impureReadCount() === impureBefore;
+  const answer = { body, etag: await weakEtag(body) };
+  if (pure) rememberAnswer(key, answer);
+  return answer;
 }
 
 // Recent bodies and their ETags. Long strings hash by length in V8, so a lookup costs one
@@ -161,27 +181,28 @@ async function weakEtag(body: string): Promise<string> {
 
 const encoder = new TextEncoder();
 
-async function togglesResponse(request: Request, toggles: FrontendToggle[], conditional: boolean): Promise<Response> {
-  const body = JSON.stringify({ toggles });
-  const etag = await weakEtag(body);
-  const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag };
+function togglesResponse(request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
   if (conditional) {
     const match = request.headers.get('if-none-match');
     if (match && match.split(',').some((candidate) => candidate.trim() === etag)) return new Response(null, { status: 304, headers: { etag } });
   }
-  return new Response(body, { headers });
+  return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag } });
 }
 
 export async function getToggles(context: RequestContext): Promise<Response> {
   const { request, env } = context;
-  const evaluationContext = contextFromQuery(urlOf(request).searchParams, clientIp(request));
-  return togglesResponse(request, await evaluateAll(env, context, evaluationContext), true);
+  const url = urlOf(request);
+  const remoteAddress = clientIp(request);
+  // With a sessionId in the query (browser SDKs keep one) nothing random goes into the
+  // context: it is a function of the query and the caller's address, which then name it.
+  const queryKey = url.searchParams.get('sessionId') ? `query:${remoteAddress ?? ''}\u0000${url.search}` : undefined;
+  return togglesResponse(request, await answerFor(env, context, () => contextFromQuery(url.searchParams, remoteAddress), queryKey), true);
 }
 
 export async function postToggles(context: RequestContext): Promise<Response> {
   const { request, env } = context;
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
-  return togglesResponse(request, await evaluateAll(env, context, evaluationContext), false);
+  return togglesResponse(request, await answerFor(env, context, () => evaluationContext), false);
 }
 
 /** Express's `sendStatus(200)`, which is what Unleash answers here. */

@@ -1,0 +1,33 @@
+import { execFileSync } from 'node:child_process';
+import { startProjectWorker } from './miniflare.mjs';
+const w = await startProjectWorker({ port: 8806, instance: { inspectorPort: 8808 } });
+const admin = (m, p, b) => fetch(w.base + p, { method: m, headers: { authorization: w.token, 'content-type': 'application/json' }, body: b && JSON.stringify(b) });
+const feats = [], strats = [], envs = [];
+for (let i = 0; i < 350; i++) { const name = `p.${i}`; feats.push({ name, project: 'default' }); if (i % 7 < 4) strats.push({ name: 'flexibleRollout', featureName: name, parameters: { rollout: String((i * 13) % 101), stickiness: 'default', groupId: name } }); envs.push({ name, featureName: name, environment: 'production', enabled: i % 6 !== 0 }); }
+console.log((await admin('POST', '/api/admin/features-batch/import', { project: 'default', environment: 'production', data: { features: feats, featureStrategies: strats, featureEnvironments: envs } })).status);
+const tok = async (type) => (await (await admin('POST', '/api/admin/api-tokens', { tokenName: type, type, environment: 'production', projects: ['default'] })).json()).secret;
+const client = await tok('client'), frontend = await tok('frontend');
+const list = await (await fetch('http://127.0.0.1:8808/json/list')).json();
+console.log(list.map(x => x.webSocketDebuggerUrl));
+const target = list.find(x => x.webSocketDebuggerUrl.includes('unleash-worker')) ?? list[0];
+const ws = new WebSocket(target.webSocketDebuggerUrl);
+await new Promise(r => ws.onopen = r);
+let id = 0; const pending = new Map();
+ws.onmessage = (e) => { const m = JSON.parse(e.data); if (pending.has(m.id)) { pending.get(m.id)(m.result); pending.delete(m.id); } };
+const send = (method, params = {}) => new Promise(r => { const i = ++id; pending.set(i, r); ws.send(JSON.stringify({ id: i, method, params })); });
+await send('Profiler.enable'); await send('Profiler.setSamplingInterval', { interval: 100 });
+const scen = process.argv[2] ?? 'client304';
+const url = scen.startsWith('front') ? `${w.base}/api/frontend?appName=b&userId=123&sessionId=5&properties%5Bregion%5D=eu` : `${w.base}/api/client/features`;
+const key = scen.startsWith('front') ? frontend : client;
+const r0 = await fetch(url, { headers: { authorization: key } }); await r0.text(); const etag = r0.headers.get('etag');
+const hdr = ['-H', `authorization: ${key}`, ...(scen.endsWith('304') ? ['-H', `if-none-match: ${etag}`] : [])];
+execFileSync('wrk', ['-t1', '-c16', '-d3s', ...hdr, url]);
+await send('Profiler.start');
+console.log(execFileSync('wrk', ['-t1', '-c16', '-d5s', ...hdr, url], { encoding: 'utf8' }).split('\n').filter(l => /Requests\/sec|requests in/.test(l)).join(' | '));
+const { profile } = await send('Profiler.stop');
+const self = new Map(); const byId = new Map(profile.nodes.map(n => [n.id, n]));
+const counts = new Map(); for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
+let total = 0;
+for (const [nid, c] of counts) { const n = byId.get(nid); const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`; self.set(k, (self.get(k) ?? 0) + c); total += c; }
+for (const [k, c] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log((100 * c / total).toFixed(1).padStart(5), k);
+ws.close(); await w.stop(); process.exit(0);

@@ -1,0 +1,40 @@
+/**
+ * Frontend-API answers kept per (environment, data revision, token scope, context). A
+ * browser SDK polls with the same context (it keeps its sessionId), so a repeated poll
+ * reuses the body and ETag instead of evaluating every flag again. Only answers whose
+ * evaluation read neither the clock nor a random number are kept (evaluation/purity.ts):
+ * those are a function of the data and the context alone. A write moves the revision, so
+ * older entries are never served; they age out.
+ */
+export interface FrontendAnswer {
+  body: string;
+  etag: string;
+}
+
+// Bounded by count and by characters held (an isolate has 128 MB).
+const MAX_ENTRIES = 512;
+const MAX_CHARS = 4_000_000;
+const answers = new Map<string, FrontendAnswer>();
+let chars = 0;
+
+/** `contextKey` must name one context: its JSON, or the raw input it is built from. */
+export function answerKey(environment: string, revision: number, projects: readonly string[], contextKey: string): string {
+  const scope = projects.includes('*') ? '*' : [...projects].sort().join(',');
+  return `${environment}\u0000${revision}\u0000${scope}\u0000${contextKey}`;
+}
+
+export function cachedAnswer(key: string): FrontendAnswer | undefined {
+  return answers.get(key);
+}
+
+export function rememberAnswer(key: string, answer: FrontendAnswer): void {
+  const size = key.length + answer.body.length;
+  if (size > MAX_CHARS / 8 || answers.has(key)) return;
+  while (answers.size > 0 && (answers.size >= MAX_ENTRIES || chars + size > MAX_CHARS)) {
+    const [oldestKey, oldest] = answers.entries().next().value!;
+    answers.delete(oldestKey);
+    chars -= oldestKey.length + oldest.body.length;
+  }
+  answers.set(key, answer);
+  chars += size;
+}
