@@ -31,6 +31,8 @@ import * as tags from './modules/tags/routes';
 import * as roles from './modules/roles/routes';
 import * as signupTokens from './modules/signup-tokens/routes';
 import * as users from './modules/users/routes';
+import * as sessions from './modules/sessions/routes';
+import * as personalTokens from './modules/personal-tokens/routes';
 import { sdkRoute } from './auth/guard';
 import * as clientMetrics from './modules/client-metrics/routes';
 import * as contextFields from './modules/context-fields/routes';
@@ -64,6 +66,8 @@ router.get('/api/admin/roles/:id', adminRoute([ADMIN], roles.get));
 router.put('/api/admin/roles/:id', adminRoute([ADMIN], roles.update));
 router.delete('/api/admin/roles/:id', adminRoute([ADMIN], roles.remove));
 router.get('/api/admin/user-admin', adminRoute([ADMIN], users.list));
+router.post('/api/admin/user-admin/validate-password', adminRoute([], ({ request }) => users.validatePassword(request)));
+router.post('/api/admin/user-admin/:id/change-password', adminRoute([ADMIN], users.setPassword));
 router.post('/api/admin/user-admin', adminRoute([ADMIN], users.create));
 router.get('/api/admin/user-admin/:id', adminRoute([ADMIN], users.get));
 router.put('/api/admin/user-admin/:id', adminRoute([ADMIN], users.update));
@@ -74,6 +78,18 @@ router.get('/api/admin/invite-link/tokens/:token', adminRoute([ADMIN], signupTok
 router.put('/api/admin/invite-link/tokens/:token', adminRoute([ADMIN], signupTokens.update));
 router.get('/invite/:token/validate', signupTokens.validateInvite); // public: the secret is the credential
 router.post('/invite/:token/signup', signupTokens.signup); // public: the secret is the credential
+
+// Signing in, the caller's own account, passwords and personal access tokens
+// Public: /auth/simple/login and /auth/reset/validate-password (rate limit them by address).
+router.post('/auth/simple/login', sessions.login);
+router.post('/auth/reset/validate-password', users.validatePassword);
+router.post('/logout', adminRoute([], sessions.logout));
+router.get('/api/admin/user', adminRoute([], users.current));
+router.get('/api/admin/user/profile', adminRoute([], users.profile));
+router.post('/api/admin/user/change-password', adminRoute([], users.changeOwnPassword));
+router.get('/api/admin/user/tokens', adminRoute([], personalTokens.list));
+router.post('/api/admin/user/tokens', adminRoute([], personalTokens.create));
+router.delete('/api/admin/user/tokens/:id', adminRoute([], personalTokens.remove));
 
 // Projects, environments, features, tags, segments and feature search (issue 4)
 router.get('/api/admin/search/features', adminRoute([], featureSearch.search));

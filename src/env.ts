@@ -14,4 +14,6 @@ export interface Env {
   SDK_REVISION_CHECK_MS?: string;
   /** Comma-separated origins allowed to call the frontend API (`*` by default), as Unleash's UNLEASH_FRONTEND_API_ORIGINS. */
   FRONTEND_API_ORIGINS?: string;
+  /** How long a sign-in session lasts, in hours; default 48 (Unleash's). */
+  SESSION_TTL_HOURS?: string;
 }

@@ -229,7 +229,7 @@ describe('GET /invite/:token/validate', () => {
 describe('POST /invite/:token/signup', () => {
   it('creates a user with the token\'s role, records it on the token, and hashes the password', async () => {
     const token = await createSignupToken({ name: 'Signups', expiresAt: inDays(2), roleId: 2 });
-    const response = await signup(token.secret, { email: ' New.Signup@Example.com ', name: 'New Signup', password: 'hunter2-but-longer' });
+    const response = await signup(token.secret, { email: ' New.Signup@Example.com ', name: 'New Signup', password: 'Hunter2-but-longer' });
     expect(response.status).toBe(201);
     const user = await bodyOf(response);
     expect(Object.keys(user)).toEqual(['isAPI', 'accountType', 'id', 'name', 'email', 'imageUrl', 'seenAt', 'loginAttempts', 'createdAt', 'scimId', 'rootRole']);
@@ -242,7 +242,7 @@ describe('POST /invite/:token/signup', () => {
 
     const hash = await env.DB.prepare('SELECT password_hash FROM users WHERE id = ?').bind(user.id).first<{ password_hash: string }>();
     expect(hash!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/);
-    expect(hash!.password_hash).not.toContain('hunter2');
+    expect(hash!.password_hash).not.toContain('Hunter2');
     expect(await count('SELECT password_hash IS NULL AS n FROM users WHERE id = ?', second.id)).toBe(1);
     expect(await count("SELECT count(*) AS n FROM events WHERE type = 'public-signup-token-user-added' AND json_extract(data, '$.secret') = ?", token.secret)).toBe(2);
     const created = await env.DB.prepare("SELECT created_by FROM events WHERE type = 'user-created' AND json_extract(data, '$.id') = ?").bind(user.id).first<{ created_by: string }>();

@@ -1,12 +1,14 @@
 import type { Env } from '../env';
 import { authenticationRequired } from '../http/errors';
 import { getDb } from '../db/client';
-import { apiTokens } from '../db/schema';
+import { apiTokens, personalAccessTokens } from '../db/schema';
 import { eq } from 'drizzle-orm';
 import { log } from '../log';
 import { principalFor, type Principal } from './principal';
 import { digestsEqual, sha256Hex } from './secrets';
-import { findRecord } from './token-records';
+import { findRecord, type UserCredentialRecord } from './token-records';
+import { userPrincipalFor } from './user-principal';
+import { PERSONAL_TOKEN_PREFIX, sessionIdFromRequest } from './credentials';
 
 /** Longest key we hash; anything longer cannot be one of ours. */
 const MAX_KEY_LENGTH = 1024;
@@ -22,35 +24,71 @@ export function keyFromHeader(request: Request): string | null {
 }
 
 /** Records when a token was last used, at most once a minute per token and isolate. */
-function touchSeenAt(env: Env, ctx: ExecutionContext, tokenId: string): void {
+function touchSeenAt(env: Env, ctx: ExecutionContext, kind: 'apikey' | 'pat', tokenId: string): void {
   const now = Date.now();
-  if ((lastSeenWrite.get(tokenId) ?? 0) > now - SEEN_AT_INTERVAL_MS) return;
-  lastSeenWrite.set(tokenId, now);
+  const key = `${kind}:${tokenId}`;
+  if ((lastSeenWrite.get(key) ?? 0) > now - SEEN_AT_INTERVAL_MS) return;
+  if (lastSeenWrite.size >= 10_000) lastSeenWrite.clear();
+  lastSeenWrite.set(key, now);
+  const seenAt = new Date(now).toISOString();
+  const db = getDb(env);
+  const update =
+    kind === 'apikey'
+      ? db.update(apiTokens).set({ seenAt }).where(eq(apiTokens.id, tokenId))
+      : db.update(personalAccessTokens).set({ seenAt }).where(eq(personalAccessTokens.id, Number(tokenId)));
   ctx.waitUntil(
-    getDb(env)
-      .update(apiTokens)
-      .set({ seenAt: new Date(now).toISOString() })
-      .where(eq(apiTokens.id, tokenId))
+    update
       .run()
       .then(() => undefined)
-      .catch((error: unknown) => log.warn('seenAt update failed', { tokenId, error })),
+      .catch((error: unknown) => log.warn('seenAt update failed', { kind, tokenId, error })),
   );
 }
 
+function isLive(record: { expiresAt: string | null }): boolean {
+  return record.expiresAt === null || Date.parse(record.expiresAt) > Date.now();
+}
+
+async function userCredential(
+  env: Env,
+  ctx: ExecutionContext,
+  kind: 'session' | 'pat',
+  hash: string,
+): Promise<UserCredentialRecord | null> {
+  const record = await findRecord(env, ctx, kind, hash);
+  if (!record || !digestsEqual(record.hash, hash) || !isLive(record)) return null;
+  return record;
+}
+
 /**
- * Authorization header -> principal. 401 AuthenticationRequired when the key is missing,
- * unknown or expired. Which token types may use which API is the route guard's business.
+ * The caller of a request -> principal. `Authorization` carries an API key or a personal
+ * access token (`user:<hex>`); without it, the `unleash-session` cookie is tried. 401
+ * AuthenticationRequired when the credential is missing, unknown or expired: a bad key gets
+ * the short message, a missing or bad session gets Unleash's login hint (the UI shows its
+ * login page on it). Which principals may use which API is the route guard's business.
  */
 export async function authenticate(request: Request, env: Env, ctx: ExecutionContext): Promise<Principal> {
   const key = keyFromHeader(request);
-  if (key === null) throw authenticationRequired(false);
+  if (key === null) {
+    const sessionId = sessionIdFromRequest(request);
+    if (sessionId === null) throw authenticationRequired(false);
+    const record = await userCredential(env, ctx, 'session', await sha256Hex(sessionId));
+    const principal = record && (await userPrincipalFor(env, record, 'session'));
+    if (!principal) throw authenticationRequired(false);
+    return principal;
+  }
   if (key.length > MAX_KEY_LENGTH || !key.isWellFormed()) throw authenticationRequired(true);
-
   const hash = await sha256Hex(key);
-  const record = await findRecord(env, ctx, hash);
-  if (!record || !digestsEqual(record.hash, hash)) throw authenticationRequired(true);
-  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) throw authenticationRequired(true);
 
-  if (record.id !== null) touchSeenAt(env, ctx, record.id);
+  if (key.startsWith(PERSONAL_TOKEN_PREFIX)) {
+    const record = await userCredential(env, ctx, 'pat', hash);
+    const principal = record && (await userPrincipalFor(env, record, 'personal-token'));
+    if (!principal) throw authenticationRequired(true);
+    touchSeenAt(env, ctx, 'pat', record.id);
+    return principal;
+  }
+
+  const record = await findRecord(env, ctx, 'apikey', hash);
+  if (!record || !digestsEqual(record.hash, hash) || !isLive(record)) throw authenticationRequired(true);
+  if (record.id !== null) touchSeenAt(env, ctx, 'apikey', record.id);
   return principalFor(record);
 }

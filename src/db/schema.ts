@@ -415,6 +415,8 @@ export const users = sqliteTable(
     /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`; never returned. */
     passwordHash: text('password_hash'),
     loginAttempts: integer('login_attempts').notNull().default(0),
+    /** When the latest failed sign-in of the current run happened (the lockout's clock). */
+    lastFailedLoginAt: text('last_failed_login_at'),
     createdAt: createdAt(),
     seenAt: text('seen_at'),
     deletedAt: text('deleted_at'),
@@ -548,6 +550,45 @@ export const apiTokenProject = sqliteTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.secretHash, t.project] })],
+);
+
+// ---------------------------------------------------------------------------------------
+// Sessions and personal access tokens: like API keys, only the SHA-256 of a secret is stored.
+
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    /** hex SHA-256 of the session id sent in the `unleash-session` cookie. */
+    idHash: text('id_hash').primaryKey(),
+    /** Public, non-secret id (principals name their credential with it). */
+    id: text('id').notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('sessions_id_unique').on(t.id), index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
+);
+
+export const personalAccessTokens = sqliteTable(
+  'personal_access_tokens',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** hex SHA-256 of the `user:<hex>` secret. */
+    secretHash: text('secret_hash').notNull(),
+    description: text('description').notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: text('expires_at').notNull(),
+    createdAt: createdAt(),
+    seenAt: text('seen_at'),
+  },
+  (t) => [
+    uniqueIndex('personal_access_tokens_secret_hash_unique').on(t.secretHash),
+    uniqueIndex('personal_access_tokens_user_description_unique').on(t.userId, t.description),
+  ],
 );
 
 // ---------------------------------------------------------------------------------------

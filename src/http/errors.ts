@@ -64,6 +64,27 @@ export function authenticationRequired(headerPresent: boolean): ApiError {
   });
 }
 
+/**
+ * A failed sign-in: unknown account, wrong password, no password, locked - one answer for all,
+ * so the answer tells nothing about the account. Unleash's PasswordMismatch message, under
+ * the seed's 401 name.
+ */
+export function loginFailed(): ApiError {
+  return new ApiError(
+    401,
+    'AuthenticationRequired',
+    'The combination of password and username you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.',
+  );
+}
+
+export function oldPasswordInvalid(): ApiError {
+  return new ApiError(
+    401,
+    'AuthenticationRequired',
+    'The old password you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.',
+  );
+}
+
 export function unsupportedContentType(contentType: string | null): ApiError {
   const given = contentType ? contentType : "you didn't provide one";
   return new ApiError(

@@ -16,9 +16,9 @@ import {
   UPDATE_FRONTEND_API_TOKEN,
   type Permission,
 } from '../../auth/permissions';
-import type { ApiTokenRecord, ApiTokenType, Principal } from '../../auth/principal';
+import type { ApiTokenType, Principal } from '../../auth/principal';
 import { formatApiTokenSecret, secretPrefix, sha256Hex } from '../../auth/secrets';
-import { deleteRecord, forgetInIsolate, putRecord } from '../../auth/token-records';
+import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { log } from '../../log';
 import type { CreateApiTokenRequest } from './schema';
 import * as store from './store';
@@ -136,22 +136,13 @@ export function listedTokenBody(token: store.StoredApiToken) {
   return { id: token.id, ...tokenBody(listedSecret(token), token) };
 }
 
-function recordOf(token: Pick<store.StoredApiToken, 'secretHash' | 'id' | 'type' | 'tokenName' | 'projects' | 'environment' | 'expiresAt'>): ApiTokenRecord {
-  return {
-    hash: token.secretHash,
-    id: token.id,
-    type: token.type as ApiTokenType,
-    name: token.tokenName,
-    projects: token.projects,
-    environment: token.environment,
-    expiresAt: token.expiresAt,
-  };
-}
-
-/** KV is a cache of D1: a failed KV write is logged, and lookups fall back to D1. */
-async function syncKv(operation: Promise<void>, tokenId: string): Promise<void> {
+/**
+ * After creation or an expiry change KV is a cache of D1: a failed KV write is logged, and
+ * lookups fall back to D1 (a write can only ever copy what D1 holds, see token-records).
+ */
+async function syncKv(env: Env, secretHash: string, tokenId: string): Promise<void> {
   try {
-    await operation;
+    await syncFromD1(env, 'apikey', secretHash);
   } catch (error) {
     log.warn('KV write for API token failed; D1 fallback will serve it', { tokenId, error });
   }
@@ -193,7 +184,7 @@ export async function createToken(env: Env, db: Db, principal: Principal, body: 
       data: { id, tokenName: token.tokenName, type: token.type, environment: token.environment, projects: token.projects, expiresAt: token.expiresAt, secretPrefix: row.secretPrefix },
     }),
   ]);
-  await syncKv(putRecord(env, recordOf({ ...row, projects: token.projects })), id);
+  await syncKv(env, secretHash, id);
   return { id, body: createdTokenBody(secret, token, createdAt) };
 }
 
@@ -235,11 +226,14 @@ export async function updateExpiry(env: Env, db: Db, principal: Principal, ref: 
       preData: { id: token.id, tokenName: token.tokenName, expiresAt: token.expiresAt },
     }),
   ]);
-  forgetInIsolate(token.secretHash);
-  await syncKv(putRecord(env, recordOf({ ...token, expiresAt })), token.id);
+  await syncKv(env, token.secretHash, token.id);
 }
 
-/** Revokes a token: D1 first (the source of truth), then KV and this isolate's cache. */
+/**
+ * Revokes a token: D1 first (the source of truth), then KV and this isolate's cache. A KV
+ * delete that keeps failing is an error (500), not a warning: the caller must learn that the
+ * key may still pass elsewhere until its KV entry expires (KV_TTL_SECONDS at most).
+ */
 export async function revokeToken(env: Env, db: Db, principal: Principal, ref: string): Promise<void> {
   const token = await findByRef(db, ref);
   // Unleash answers 200 here even when nothing matched; its UI then reports a deletion that
@@ -254,5 +248,5 @@ export async function revokeToken(env: Env, db: Db, principal: Principal, ref: s
       preData: { id: token.id, tokenName: token.tokenName, type: token.type, environment: token.environment, projects: token.projects },
     }),
   ]);
-  await syncKv(deleteRecord(env, token.secretHash), token.id);
+  await revokeCached(env, 'apikey', token.secretHash);
 }

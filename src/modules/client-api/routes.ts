@@ -213,7 +213,7 @@ export async function edgeValidate(request: IRequest, env: Env, ctx: ExecutionCo
   const valid: { token: string; type: string; projects: string[]; environment?: string }[] = [];
   for (const token of new Set(body.tokens)) {
     if (token.length === 0 || token.length > 1024 || !token.isWellFormed()) continue;
-    const record = await findRecord(env, ctx, await sha256Hex(token));
+    const record = await findRecord(env, ctx, 'apikey', await sha256Hex(token));
     if (!record || (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())) continue;
     valid.push({
       token,

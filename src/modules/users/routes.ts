@@ -6,7 +6,11 @@ import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
 import type { Env } from '../../env';
-import { CreateUserSchema, IdParams, UpdateUserSchema } from './schema';
+import type { IRequest } from 'itty-router';
+import { sessionIdFromRequest } from '../../auth/credentials';
+import { sha256Hex } from '../../auth/secrets';
+import { noAccess } from '../../http/errors';
+import { ChangeOwnPasswordSchema, CreateUserSchema, IdParams, PasswordSchema, UpdateUserSchema } from './schema';
 import * as service from './service';
 
 function userId(request: RequestContext['request']): number | null {
@@ -39,6 +43,40 @@ export async function update({ request, env, principal }: RequestContext): Promi
 }
 
 export async function remove({ request, env, principal }: RequestContext): Promise<Response> {
-  await service.deleteUser(getDb(env), principal, userId(request));
+  await service.deleteUser(env, getDb(env), principal, userId(request));
+  return empty(200);
+}
+
+// The caller and passwords
+
+/** `GET /api/admin/user`: who the caller is and what they may do. */
+export async function current({ env, principal }: RequestContext): Promise<Response> {
+  return json(await service.currentUser(getDb(env), principal), 200, { 'cache-control': 'no-store' });
+}
+
+export async function profile({ env, principal }: RequestContext): Promise<Response> {
+  return json(await service.profile(getDb(env), principal));
+}
+
+/** `POST /api/admin/user-admin/validate-password` and the public `/auth/reset/validate-password`. */
+export async function validatePassword(request: IRequest): Promise<Response> {
+  service.validatePassword(parseInput(PasswordSchema, await readJsonBody(request), '/body').password);
+  return empty(200);
+}
+
+/** `POST /api/admin/user-admin/:id/change-password`: an admin sets it; the user's sessions end. */
+export async function setPassword({ request, env }: RequestContext): Promise<Response> {
+  const id = userId(request);
+  const { password } = parseInput(PasswordSchema, await readJsonBody(request), '/body');
+  await service.setPassword(env, getDb(env), id, password);
+  return empty(200);
+}
+
+/** `POST /api/admin/user/change-password`: a signed-in user; their other sessions end. */
+export async function changeOwnPassword({ request, env, principal }: RequestContext): Promise<Response> {
+  if (principal.kind !== 'user') throw noAccess('Only a signed-in user (session or personal access token) can change their own password.');
+  const body = parseInput(ChangeOwnPasswordSchema, await readJsonBody(request), '/body');
+  const sessionId = principal.via === 'session' ? sessionIdFromRequest(request) : null;
+  await service.changeOwnPassword(env, getDb(env), principal.userId, body, sessionId === null ? undefined : await sha256Hex(sessionId));
   return empty(200);
 }

@@ -69,3 +69,17 @@ export const pathId = v.pipe(
 
 /** `{ id }` of a path: parsed as an object so that errors name `/params/id`. */
 export const IdParams = v.object({ id: pathId });
+
+/** A password to check or set. Long inputs are read (to say "fewer than 128"), not hashed. */
+const candidatePassword = text(1024);
+
+export const PasswordSchema = v.object({ password: candidatePassword });
+
+/** `POST /api/admin/user/change-password`, Unleash's changePasswordSchema. */
+export const ChangeOwnPasswordSchema = v.pipe(
+  v.object({ password: candidatePassword, confirmPassword: candidatePassword, oldPassword: text(1024) }),
+  v.forward(
+    v.check((body) => body.password === body.confirmPassword, 'must be the same as `password`'),
+    ['confirmPassword'],
+  ),
+);

@@ -2,7 +2,13 @@ import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import { badRequest, notFound, validationError, type ErrorDetail } from '../../http/errors';
 import { sha256Hex } from '../../auth/secrets';
-import { hashPassword } from './password';
+import { hashPassword, verifyPassword } from './password';
+import { requireStrongPassword } from './password-policy';
+import type { Env } from '../../env';
+import type { Grant } from '../../auth/access';
+import type { Principal } from '../../auth/principal';
+import { loginFailed, oldPasswordInvalid } from '../../http/errors';
+import { credentialHashesOf, deleteCredentialStatements, endSessions, revokeCredentials } from '../../auth/user-credentials';
 import type { UpdateUserRequest } from './schema';
 import * as store from './store';
 
@@ -93,6 +99,7 @@ export async function createUser(
   input: NewUser,
   extra: (userId: number) => Statement[] = () => [],
 ): Promise<UserBody> {
+  if (input.password !== undefined) requireStrongPassword(input.password);
   const details: ErrorDetail[] = [];
   if (input.username === undefined && input.email === undefined) {
     details.push({ path: '/body/email', message: 'You must specify username or email' });
@@ -191,11 +198,143 @@ export async function updateUser(db: Db, actor: Actor, id: number | null, input:
   return userBody(after);
 }
 
-export async function deleteUser(db: Db, actor: Actor, id: number | null): Promise<void> {
+/** Deletes a user; their sessions and personal access tokens end with them. */
+export async function deleteUser(env: Env, db: Db, actor: Actor, id: number | null): Promise<void> {
   const before = await requireUser(db, id);
   const now = new Date().toISOString();
+  const credentials = await credentialHashesOf(db, before.id, { personalTokens: true });
   await runBatch(db, [
     ...store.softDeleteStatements(db, before.id, now),
+    ...deleteCredentialStatements(db, before.id, { personalTokens: true }),
     auditEvent(db, actor, { type: 'user-deleted', preData: auditData(before, before.rootRole ?? VIEWER_ROLE_ID) }),
   ]);
+  await revokeCredentials(env, before.id, credentials);
+}
+
+// ---------------------------------------------------------------------------------------
+// Passwords and sign-in
+
+/** Consecutive failed sign-ins after which an account is locked (Unleash 6 has no lockout). */
+export const LOCKOUT_THRESHOLD = 10;
+export const LOCKOUT_MS = 15 * 60_000;
+
+/**
+ * Checked when no account (or no password) matches, so that such attempts cost the same
+ * PBKDF2 work as a wrong password. It matches no password.
+ */
+const DUMMY_PASSWORD_HASH = 'pbkdf2-sha256$100000$c2lnbi1pbi1kdW1teS1zYWx0$paWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaU=';
+
+/**
+ * Checks a sign-in. Unknown account, wrong password, no password and a locked account all
+ * get the same 401 after the same work. Success resets the failure count and sets `seenAt`.
+ */
+export async function verifyLogin(db: Db, identifier: string, password: string): Promise<store.UserRow> {
+  const candidate = await store.findLoginCandidate(db, identifier);
+  const now = Date.now();
+  const allowed = await store.reserveLoginAttempt(
+    db,
+    candidate?.id ?? 0,
+    new Date(now).toISOString(),
+    LOCKOUT_THRESHOLD,
+    new Date(now - LOCKOUT_MS).toISOString(),
+  );
+  const matches = await verifyPassword(password, candidate?.passwordHash ?? DUMMY_PASSWORD_HASH);
+  if (!candidate || !candidate.passwordHash || !allowed || !matches) throw loginFailed();
+  await store.successfulLoginStatement(db, candidate.id, new Date(now).toISOString()).run();
+  return requireUser(db, candidate.id);
+}
+
+/** 200 or Unleash's OwaspValidationError-shaped 400. */
+export function validatePassword(password: string): void {
+  requireStrongPassword(password);
+}
+
+/** An admin sets a user's password: every session of that user ends. */
+export async function setPassword(env: Env, db: Db, id: number | null, password: string): Promise<void> {
+  const user = await requireUser(db, id);
+  requireStrongPassword(password);
+  await store.setPasswordStatement(db, user.id, await hashPassword(password), new Date().toISOString()).run();
+  await endSessions(env, db, user.id);
+}
+
+/**
+ * A user changes their own password: the old one must be right (else 401, as Unleash), and
+ * their other sessions end; the one in use (`currentSessionHash`) stays.
+ */
+export async function changeOwnPassword(
+  env: Env,
+  db: Db,
+  userId: number,
+  change: { password: string; oldPassword: string },
+  currentSessionHash?: string,
+): Promise<void> {
+  requireStrongPassword(change.password);
+  const stored = await store.passwordHashOf(db, userId);
+  const matches = await verifyPassword(change.oldPassword, stored ?? DUMMY_PASSWORD_HASH);
+  if (stored === null || !matches) throw oldPasswordInvalid();
+  await store.setPasswordStatement(db, userId, await hashPassword(change.password), new Date().toISOString()).run();
+  await endSessions(env, db, userId, currentSessionHash);
+}
+
+// ---------------------------------------------------------------------------------------
+// The caller: GET /api/admin/user and /api/admin/user/profile
+
+/** A user as Unleash 6.10.1 shows the signed-in person: the User without `rootRole`. */
+export async function sessionUserBody(row: store.UserRow) {
+  const { rootRole: _rootRole, ...user } = await userBody(row);
+  return user;
+}
+
+/** `[{permission, project?, environment?}]`, Unleash's shape; root-role grants have neither. */
+function permissionList(grants: readonly Grant[]) {
+  const seen = new Set<string>();
+  const list: { permission: string; project?: string; environment?: string }[] = [];
+  for (const grant of grants) {
+    const key = `${grant.permission}\u0000${grant.project ?? ''}\u0000${grant.environment ?? ''}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    list.push({
+      permission: grant.permission,
+      ...(grant.project !== null ? { project: grant.project } : {}),
+      ...(grant.environment !== null ? { environment: grant.environment } : {}),
+    });
+  }
+  return list;
+}
+
+/**
+ * `GET /api/admin/user`. For an admin API token Unleash answers as its token user (-42) and
+ * echoes the token, secret included; we leave the secret out.
+ */
+export async function currentUser(db: Db, principal: Principal) {
+  if (principal.kind === 'api-token') {
+    const { token } = principal;
+    return {
+      user: {
+        isAPI: true,
+        username: token.name,
+        permissions: token.type === 'admin' ? ['ADMIN'] : [],
+        environment: token.environment,
+        type: token.type,
+        projects: token.projects,
+        internalAdminTokenUserId: principal.userId,
+      },
+      permissions: permissionList(principal.access.grants),
+      feedback: [],
+      splash: {},
+    };
+  }
+  const user = await requireUser(db, principal.userId);
+  return { user: await sessionUserBody(user), permissions: permissionList(principal.access.grants), feedback: [], splash: {} };
+}
+
+/** `GET /api/admin/user/profile` (Unleash answers 500 to an admin token here; we describe the token user). */
+export async function profile(db: Db, principal: Principal) {
+  const role = await store.findRootRole(db, principal.kind === 'user' ? ((await requireUser(db, principal.userId)).rootRole ?? VIEWER_ROLE_ID) : 1);
+  return {
+    projects: principal.kind === 'user' ? await store.projectsOfUser(db, principal.userId) : [],
+    rootRole: role ? { id: role.id, name: role.name, type: role.type, description: role.description ?? '' } : null,
+    subscriptions: ['productivity-report'],
+    features: [],
+  };
 }

@@ -139,3 +139,55 @@ export function softDeleteStatements(db: Db, id: number, now: string) {
     db.delete(roleUser).where(eq(roleUser.userId, id)),
   ] as const;
 }
+
+/** The account a sign-in names: by email (stored lowercase) or by exact username. */
+export async function findLoginCandidate(db: Db, identifier: string): Promise<{ id: number; passwordHash: string | null } | undefined> {
+  const rows = await db
+    .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+    .from(users)
+    .where(visible(or(eq(users.email, identifier.trim().toLowerCase()), eq(users.username, identifier))!))
+    .limit(2);
+  // An email match wins over someone whose username happens to be that address.
+  return rows.find((row) => row.email === identifier.trim().toLowerCase()) ?? rows[0];
+}
+
+/**
+ * Counts a sign-in attempt before the password is checked, unless the account is locked (at
+ * least `threshold` failures in a row, the latest after `lockedSince`). Counting first makes
+ * the limit hold under parallel guesses. Returns false when the account is locked; an id
+ * naming no user costs the same statement, so unknown accounts take the same time.
+ */
+export async function reserveLoginAttempt(db: Db, id: number, now: string, threshold: number, lockedSince: string): Promise<boolean> {
+  const rows = await db
+    .update(users)
+    .set({ loginAttempts: sql`${users.loginAttempts} + 1`, lastFailedLoginAt: now })
+    .where(
+      and(
+        eq(users.id, id),
+        sql`NOT (${users.loginAttempts} >= ${threshold} AND ${users.lastFailedLoginAt} IS NOT NULL AND ${users.lastFailedLoginAt} > ${lockedSince})`,
+      ),
+    )
+    .returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** A successful sign-in: the failure count starts over and `seenAt` is now. */
+export function successfulLoginStatement(db: Db, id: number, now: string) {
+  return db.update(users).set({ loginAttempts: 0, lastFailedLoginAt: null, seenAt: now }).where(eq(users.id, id));
+}
+
+export async function passwordHashOf(db: Db, id: number): Promise<string | null> {
+  const [row] = await db.select({ passwordHash: users.passwordHash }).from(users).where(visible(eq(users.id, id))).limit(1);
+  return row?.passwordHash ?? null;
+}
+
+/** A new password also lifts a lockout. */
+export function setPasswordStatement(db: Db, id: number, passwordHash: string, now: string) {
+  return db.update(users).set({ passwordHash, loginAttempts: 0, lastFailedLoginAt: null, updatedAt: now }).where(eq(users.id, id));
+}
+
+/** Projects in which the user holds any role (the root role's row names `default`), as Unleash's profile lists them. */
+export async function projectsOfUser(db: Db, userId: number): Promise<string[]> {
+  const rows = await db.selectDistinct({ project: roleUser.project }).from(roleUser).where(eq(roleUser.userId, userId)).orderBy(asc(roleUser.project));
+  return rows.map((row) => row.project);
+}

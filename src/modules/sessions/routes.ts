@@ -1,0 +1,40 @@
+import type { IRequest } from 'itty-router';
+import type { RequestContext } from '../../auth/guard';
+import { clearedSessionCookie, sessionCookie } from '../../auth/credentials';
+import { getDb } from '../../db/client';
+import type { Env } from '../../env';
+import { readJsonBody } from '../../http/body';
+import { json } from '../../http/responses';
+import { parseInput } from '../../http/validation';
+import { sessionUserBody, verifyLogin } from '../users/service';
+import { LoginSchema } from './schema';
+import * as service from './service';
+
+/** `POST /auth/simple/login`: public (rate limited by address in front of it). */
+export async function login(request: IRequest, env: Env): Promise<Response> {
+  const body = parseInput(LoginSchema, await readJsonBody(request), '/body');
+  const db = getDb(env);
+  const user = await verifyLogin(db, body.username, body.password);
+  const session = await service.createSession(env, db, user.id);
+  return json({ ...(await sessionUserBody(user)), deletedSessions: 0, activeSessions: session.activeSessions }, 200, {
+    'set-cookie': sessionCookie(request, session.sessionId, session.expiresAt),
+  });
+}
+
+/**
+ * `POST /logout`: ends the caller's sessions and clears the cookie, then sends the browser to
+ * the start page, as Unleash does. There is deliberately no GET: a link or image must not
+ * sign anyone out (Unleash 6.10.1 serves its UI page on GET /logout).
+ */
+export async function logout({ request, env, principal }: RequestContext): Promise<Response> {
+  if (principal.kind === 'user') await service.signOut(env, getDb(env), principal.userId);
+  return new Response('Found. Redirecting to /', {
+    status: 302,
+    headers: {
+      location: '/',
+      'set-cookie': clearedSessionCookie(request),
+      'clear-site-data': '"cookies", "storage"',
+      'content-type': 'text/plain; charset=utf-8',
+    },
+  });
+}

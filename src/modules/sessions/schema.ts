@@ -1,0 +1,9 @@
+import * as v from 'valibot';
+import { text } from '../../http/validation';
+
+/** Unleash's loginSchema: `username` is a username or an email address. */
+export const LoginSchema = v.object({
+  username: v.pipe(text(320), v.nonEmpty('must not be empty')),
+  password: text(1024),
+});
+export type LoginRequest = v.InferOutput<typeof LoginSchema>;

@@ -1,0 +1,239 @@
+import { exports } from 'cloudflare:workers';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it, vi } from 'vitest';
+import { bodyOf, call, expectError } from './support/http';
+import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
+
+const LOGIN_FAILED =
+  'The combination of password and username you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.';
+const LOGIN_HINT =
+  'You must log in to use Unleash. Your request had no authorization header, so we could not authorize you. Try logging in at /auth/simple/login';
+const HOUR = 3_600_000;
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function login(username: string, password: string) {
+  return call('POST', '/auth/simple/login', { token: null, body: { username, password } });
+}
+
+async function userRow(id: number) {
+  return env.DB.prepare('SELECT login_attempts, seen_at, last_failed_login_at FROM users WHERE id = ?').bind(id).first<{
+    login_attempts: number;
+    seen_at: string | null;
+    last_failed_login_at: string | null;
+  }>();
+}
+
+async function sessionCount(userId: number): Promise<number> {
+  return (await env.DB.prepare('SELECT count(*) AS n FROM sessions WHERE user_id = ?').bind(userId).first<{ n: number }>())!.n;
+}
+
+function sessionIdOf(cookie: string): string {
+  return cookie.slice('unleash-session='.length);
+}
+
+describe('POST /auth/simple/login', () => {
+  it('signs in by username: 200 with the user, a session cookie, and seenAt set', async () => {
+    const user = await createUser(2);
+    const response = await login(user.username, STRONG_PASSWORD);
+    expect(response.status).toBe(200);
+    const body = await bodyOf(response);
+    expect(Object.keys(body)).toEqual([
+      'isAPI', 'accountType', 'id', 'username', 'imageUrl', 'seenAt', 'loginAttempts', 'createdAt', 'scimId', 'deletedSessions', 'activeSessions',
+    ]);
+    expect(body).toMatchObject({ isAPI: false, accountType: 'User', id: user.id, username: user.username, loginAttempts: 0, deletedSessions: 0, activeSessions: 1 });
+    expect(Date.parse(body.seenAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect((await userRow(user.id))!.seen_at).toBe(body.seenAt);
+  });
+
+  it('sets an HttpOnly, SameSite=Lax cookie on / for 48 hours, not Secure on localhost', async () => {
+    const user = await createUser();
+    const before = Date.now();
+    const response = await login(user.username, STRONG_PASSWORD);
+    const cookie = response.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^unleash-session=[0-9a-f]{64}; Path=\/; Expires=[^;]+; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)![1]);
+    expect(maxAge).toBeGreaterThan(48 * 3600 - 60);
+    expect(maxAge).toBeLessThanOrEqual(48 * 3600);
+    const expires = Date.parse(/Expires=([^;]+)/.exec(cookie)![1]!);
+    expect(Math.abs(expires - (before + 48 * HOUR))).toBeLessThan(60_000);
+  });
+
+  it('marks the cookie Secure on any other host', async () => {
+    const user = await createUser();
+    const response = await exports.default.fetch(
+      new Request('https://flags.example.com/auth/simple/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: user.username, password: STRONG_PASSWORD }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+  });
+
+  it('stores only the hash of the session id, in D1 and in KV', async () => {
+    const user = await createUser();
+    const cookie = await loginAs(user.username);
+    const id = sessionIdOf(cookie);
+    const rows = await env.DB.prepare('SELECT * FROM sessions WHERE user_id = ?').bind(user.id).all<Record<string, unknown>>();
+    expect(rows.results).toHaveLength(1);
+    expect(rows.results[0]!.id_hash).toBe(await sha256Hex(id));
+    expect(JSON.stringify(rows.results)).not.toContain(id);
+    const kv = await env.TOKENS.get(`session:${await sha256Hex(id)}`);
+    expect(kv).not.toBeNull();
+    expect(kv).not.toContain(id);
+  });
+
+  it('signs in by email, whatever its case; usernames are exact', async () => {
+    const user = await createUser(3, { email: 'Casey.Login@Example.com' });
+    expect((await login('CASEY.LOGIN@example.COM', STRONG_PASSWORD)).status).toBe(200);
+    await expectError(await login(user.username.toUpperCase(), STRONG_PASSWORD), 401, 'AuthenticationRequired');
+  });
+
+  it('answers an unknown user and a wrong password with the same 401 body', async () => {
+    const user = await createUser();
+    const wrong = await expectError(await login(user.username, 'Wrong-Password-1'), 401, 'AuthenticationRequired');
+    const unknown = await expectError(await login('nobody-at-all', 'Wrong-Password-1'), 401, 'AuthenticationRequired');
+    const { id: _a, ...wrongRest } = wrong;
+    const { id: _b, ...unknownRest } = unknown;
+    expect(wrongRest).toEqual(unknownRest);
+    expect(wrongRest).toEqual({ name: 'AuthenticationRequired', message: LOGIN_FAILED, details: [{ message: LOGIN_FAILED }] });
+  });
+
+  it('refuses users without a password, deleted users and system users', async () => {
+    const created = await call('POST', '/api/admin/user-admin', { body: { username: 'no-password-person', rootRole: 3 } });
+    expect(created.status).toBe(201);
+    await expectError(await login('no-password-person', ''), 401, 'AuthenticationRequired');
+    await expectError(await login('no-password-person', STRONG_PASSWORD), 401, 'AuthenticationRequired');
+
+    const deleted = await createUser();
+    expect((await call('DELETE', `/api/admin/user-admin/${deleted.id}`)).status).toBe(200);
+    await expectError(await login(deleted.username, STRONG_PASSWORD), 401, 'AuthenticationRequired');
+
+    for (const system of ['unleash_system_user', 'admin_token_user', 'admin']) {
+      await expectError(await login(system, STRONG_PASSWORD), 401, 'AuthenticationRequired');
+    }
+  });
+
+  it('400 when username or password is missing', async () => {
+    const missing = await expectError(await call('POST', '/auth/simple/login', { token: null, body: { username: 'x' } }), 400, 'ValidationError');
+    expect(missing.details[0]!.path).toBe('/body/password');
+  });
+
+  it('counts failed attempts and resets them on success', async () => {
+    const user = await createUser();
+    for (let i = 0; i < 3; i++) await login(user.username, 'Wrong-Password-1');
+    expect((await userRow(user.id))!.login_attempts).toBe(3);
+    expect((await bodyOf(await call('GET', `/api/admin/user-admin/${user.id}`))).loginAttempts).toBe(3);
+    expect((await login(user.username, STRONG_PASSWORD)).status).toBe(200);
+    expect((await userRow(user.id))!.login_attempts).toBe(0);
+  });
+
+  it('locks the account for 15 minutes after 10 failures in a row, with the same 401', async () => {
+    const user = await createUser();
+    for (let i = 0; i < 10; i++) await login(user.username, 'Wrong-Password-1');
+    const locked = await expectError(await login(user.username, STRONG_PASSWORD), 401, 'AuthenticationRequired');
+    expect(locked.message).toBe(LOGIN_FAILED);
+    expect((await userRow(user.id))!.login_attempts).toBe(10);
+
+    // 16 minutes later the lock is over.
+    const past = new Date(Date.now() - 16 * 60_000).toISOString();
+    await env.DB.prepare('UPDATE users SET last_failed_login_at = ? WHERE id = ?').bind(past, user.id).run();
+    expect((await login(user.username, STRONG_PASSWORD)).status).toBe(200);
+    expect((await userRow(user.id))!.login_attempts).toBe(0);
+  });
+
+  it('parallel guesses cannot get past the limit: at most 10 are checked', async () => {
+    const user = await createUser();
+    await Promise.all(Array.from({ length: 25 }, () => login(user.username, 'Wrong-Password-1')));
+    expect((await userRow(user.id))!.login_attempts).toBe(10);
+    await expectError(await login(user.username, STRONG_PASSWORD), 401, 'AuthenticationRequired');
+  });
+
+  it('an admin setting a new password lifts the lock', async () => {
+    const user = await createUser();
+    for (let i = 0; i < 10; i++) await login(user.username, 'Wrong-Password-1');
+    expect((await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'Another-Pass-77' } })).status).toBe(200);
+    expect((await login(user.username, 'Another-Pass-77')).status).toBe(200);
+  });
+});
+
+describe('session cookie on admin routes', () => {
+  it('a session acts as its user with the user\'s permissions', async () => {
+    const viewer = await signedInUser(3);
+    expect((await call('GET', '/api/admin/projects', withSession(viewer.cookie))).status).toBe(200);
+    await expectError(await call('POST', '/api/admin/api-tokens', withSession(viewer.cookie, { body: { tokenName: 'x', type: 'client' } })), 403, 'NoAccessError');
+  });
+
+  it('401 with Unleash\'s login hint for an unknown, malformed or foreign cookie', async () => {
+    for (const cookie of [`unleash-session=${'ab'.repeat(32)}`, 'unleash-session=s%3Abogus.signature', 'other=1', `unleash-session=${'AB'.repeat(32)}`]) {
+      const body = await expectError(await call('GET', '/api/admin/user', withSession(cookie)), 401, 'AuthenticationRequired');
+      expect(body).toMatchObject({ message: LOGIN_HINT, path: '/auth/simple/login', type: 'password', defaultHidden: false });
+    }
+  });
+
+  it('an Authorization header wins over the cookie', async () => {
+    const viewer = await signedInUser(3);
+    const options = { token: '*:*.not-a-key', headers: { cookie: viewer.cookie } };
+    await expectError(await call('GET', '/api/admin/user', options), 401, 'AuthenticationRequired');
+  });
+
+  it('expires after 48 hours', async () => {
+    const user = await signedInUser(3);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
+      vi.setSystemTime(Date.now() + 48 * HOUR - 60_000);
+      expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
+      vi.setSystemTime(Date.now() + 2 * 60_000);
+      await expectError(await call('GET', '/api/admin/user', withSession(user.cookie)), 401, 'AuthenticationRequired');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a deleted user\'s session ends with the user', async () => {
+    const user = await signedInUser(2);
+    expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
+    expect((await call('DELETE', `/api/admin/user-admin/${user.id}`)).status).toBe(200);
+    await expectError(await call('GET', '/api/admin/user', withSession(user.cookie)), 401, 'AuthenticationRequired');
+    expect(await sessionCount(user.id)).toBe(0);
+  });
+});
+
+describe('POST /logout', () => {
+  it('ends every session of the user at once, clears the cookie and redirects to /', async () => {
+    const user = await signedInUser(2);
+    const other = await loginAs(user.username);
+    expect(await sessionCount(user.id)).toBe(2);
+
+    // `redirect: 'manual'`: the redirect itself is what we check.
+    const response = await exports.default.fetch(
+      new Request('http://localhost/logout', { method: 'POST', headers: { cookie: user.cookie }, redirect: 'manual' }),
+    );
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/');
+    expect(response.headers.get('set-cookie')).toBe('unleash-session=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly; SameSite=Lax');
+    expect(response.headers.get('clear-site-data')).toBe('"cookies", "storage"');
+
+    for (const cookie of [user.cookie, other]) {
+      await expectError(await call('GET', '/api/admin/user', withSession(cookie)), 401, 'AuthenticationRequired');
+      expect(await env.TOKENS.get(`session:${await sha256Hex(sessionIdOf(cookie))}`)).toBeNull();
+    }
+    expect(await sessionCount(user.id)).toBe(0);
+  });
+
+  it('401 without a session', async () => {
+    await expectError(await call('POST', '/logout', { token: null }), 401, 'AuthenticationRequired');
+  });
+
+  it('GET /logout signs nobody out', async () => {
+    const user = await signedInUser(3);
+    await call('GET', '/logout', withSession(user.cookie));
+    expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
+  });
+});
