@@ -1,8 +1,11 @@
 /**
  * What a principal may do. A user's access is the union of the permission rows of their
- * roles (table `role_permission`, seeded from Unleash 6.10.1): a root role's rows apply to
- * every project, a project role's rows to the project it was granted in, and rows with an
- * environment only to that environment. The check is Unleash's: a row matches when its
+ * roles (table `role_permission`, seeded from Unleash 6.10.1), placed as Unleash's access
+ * store places them: a permission of type `root` applies everywhere; any other applies in
+ * the project of the role assignment (`role_user.project`, which is `default` for a root
+ * role: an Editor's project permissions hold in project `default`, and elsewhere only
+ * through a project role such as the Owner role a project's creator gets); an `environment`
+ * permission only in its row's environment. The check is Unleash's: a row matches when its
  * project is unset or equal, and its environment is unset or equal; ADMIN matches anything.
  */
 import { sql } from 'drizzle-orm';
@@ -58,22 +61,24 @@ interface GrantRow {
   permission: string;
   project: string;
   environment: string;
-  role_type: string;
+  permission_type: string;
 }
 
-/** Reads a user's grants from D1 (one query). Root and root-custom roles apply everywhere. */
-export async function loadUserAccess(env: Env, userId: number): Promise<Access> {
+/** Reads a user's grants from D1 (one query). */
+export async function loadUserGrants(env: Env, userId: number): Promise<Grant[]> {
   const rows = await getDb(env).all<GrantRow>(sql`
-    SELECT rp.permission AS permission, ru.project AS project, rp.environment AS environment, r.type AS role_type
+    SELECT DISTINCT rp.permission AS permission, ru.project AS project, rp.environment AS environment, p.type AS permission_type
     FROM role_user ru
-    JOIN roles r ON r.id = ru.role_id
     JOIN role_permission rp ON rp.role_id = ru.role_id
+    JOIN permissions p ON p.permission = rp.permission
     WHERE ru.user_id = ${userId}`);
-  return new GrantAccess(
-    rows.map((row) => ({
-      permission: row.permission,
-      project: row.role_type === 'root' || row.role_type === 'root-custom' ? null : row.project,
-      environment: row.environment === '' ? null : row.environment,
-    })),
-  );
+  return rows.map((row) => ({
+    permission: row.permission,
+    project: row.permission_type === 'root' ? null : row.project,
+    environment: row.permission_type === 'environment' && row.environment !== '' ? row.environment : null,
+  }));
+}
+
+export async function loadUserAccess(env: Env, userId: number): Promise<Access> {
+  return new GrantAccess(await loadUserGrants(env, userId));
 }

@@ -33,6 +33,16 @@ export const CREATE_SEGMENT = 'CREATE_SEGMENT';
 export const UPDATE_SEGMENT = 'UPDATE_SEGMENT';
 export const DELETE_SEGMENT = 'DELETE_SEGMENT';
 export const CREATE_STRATEGY = 'CREATE_STRATEGY';
+export const DELETE_TAG_TYPE = 'DELETE_TAG_TYPE';
+export const UPDATE_TAG_TYPE = 'UPDATE_TAG_TYPE';
+export const UPDATE_FEATURE_VARIANTS = 'UPDATE_FEATURE_VARIANTS';
+export const DELETE_PROJECT = 'DELETE_PROJECT';
+export const UPDATE_PROJECT_SEGMENT = 'UPDATE_PROJECT_SEGMENT';
+export const READ_PROJECT_API_TOKEN = 'READ_PROJECT_API_TOKEN';
+export const CREATE_PROJECT_API_TOKEN = 'CREATE_PROJECT_API_TOKEN';
+export const DELETE_PROJECT_API_TOKEN = 'DELETE_PROJECT_API_TOKEN';
+export const PROJECT_USER_ACCESS_READ = 'PROJECT_USER_ACCESS_READ';
+export const PROJECT_USER_ACCESS_WRITE = 'PROJECT_USER_ACCESS_WRITE';
 
 export type Permission = string;
 
@@ -46,9 +56,12 @@ export function hasPermission(holder: PermissionHolder, permission: Permission, 
   return holder.access.may(permission, project, environment);
 }
 
-/** Throws 403 NoAccessError unless the holder has at least one of `anyOf` (ADMIN passes). */
-export function requireAnyPermission(holder: PermissionHolder, anyOf: readonly Permission[]): void {
-  if (anyOf.length === 0 || anyOf.some((permission) => hasPermission(holder, permission))) return;
+/**
+ * Throws 403 NoAccessError unless the holder has at least one of `anyOf` (ADMIN passes) in
+ * `project` and `environment` when given.
+ */
+export function requireAnyPermission(holder: PermissionHolder, anyOf: readonly Permission[], project?: string, environment?: string): void {
+  if (anyOf.length === 0 || anyOf.some((permission) => hasPermission(holder, permission, project, environment))) return;
   const quoted = anyOf.map((permission) => `"${permission}"`).join(', ');
   const need = anyOf.length === 1 ? `the ${quoted} permission` : `one of the following permissions: ${quoted}`;
   throw noAccess(`You don't have the required permissions to perform this operation. To perform this action, you need ${need}.`, {
@@ -56,9 +69,12 @@ export function requireAnyPermission(holder: PermissionHolder, anyOf: readonly P
   });
 }
 
-/** The finer check done inside a handler once the body says what is asked for. */
-export function requirePermissionFor(holder: PermissionHolder, permission: Permission): void {
-  if (!hasPermission(holder, permission)) {
+/**
+ * The finer check done inside a handler once the body says what is asked for (Unleash's
+ * `OperationDeniedError` text, under our error name).
+ */
+export function requirePermissionFor(holder: PermissionHolder, permission: Permission, project?: string, environment?: string): void {
+  if (!hasPermission(holder, permission, project, environment)) {
     throw noAccess(`You don't have the necessary access [${permission}] to perform this operation`);
   }
 }

@@ -31,3 +31,20 @@ export async function revoke({ request, env, principal }: RequestContext): Promi
   await service.revokeToken(env, getDb(env), principal, pathParam(request, 'token'));
   return empty(200);
 }
+
+// Project API tokens (`/api/admin/projects/:projectId/api-tokens`)
+
+export async function createForProject({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(CreateApiTokenSchema, await readJsonBody(request), '/body');
+  const created = await service.createProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), body);
+  return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}` });
+}
+
+export async function listForProject({ request, env }: RequestContext): Promise<Response> {
+  return json({ tokens: await service.listProjectTokens(getDb(env), pathParam(request, 'projectId')) });
+}
+
+export async function revokeForProject({ request, env, principal }: RequestContext): Promise<Response> {
+  await service.revokeProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), pathParam(request, 'token'));
+  return empty(200);
+}

@@ -151,7 +151,41 @@ async function syncKv(env: Env, secretHash: string, tokenId: string): Promise<vo
 export async function createToken(env: Env, db: Db, principal: Principal, body: CreateApiTokenRequest) {
   const token = resolveCreateRequest(body);
   requirePermissionFor(principal, CREATE[token.type]);
+  return insertToken(env, db, principal, token);
+}
 
+/**
+ * `POST /api/admin/projects/:projectId/api-tokens`: a client or frontend token for that one
+ * project. The route checked CREATE_PROJECT_API_TOKEN in the project, which stands in for
+ * the per-type root permissions here, as in Unleash.
+ */
+export async function createProjectToken(env: Env, db: Db, principal: Principal, projectId: string, body: CreateApiTokenRequest) {
+  if ((await store.missingProjects(db, [projectId])).length > 0) throw notFound(`Could not find project with id ${projectId}`);
+  const scoped = (body.projects ?? [body.project ?? projectId]).every((project) => project === projectId);
+  if (!scoped) throw badRequest('Project level tokens can only be created for one project');
+  const token = resolveCreateRequest({ ...body, project: undefined, projects: [projectId] });
+  return insertToken(env, db, principal, token);
+}
+
+/** The tokens of one project (scoped to it alone or among others), never admin tokens. */
+export async function listProjectTokens(db: Db, projectId: string) {
+  if ((await store.missingProjects(db, [projectId])).length > 0) throw notFound(`Could not find project with id ${projectId}`);
+  const tokens = await store.listTokens(db);
+  return tokens.filter((token) => token.type !== 'admin' && token.projects.includes(projectId)).map(listedTokenBody);
+}
+
+/**
+ * `DELETE /api/admin/projects/:projectId/api-tokens/:token`: 404 for a token this project
+ * cannot see, 400 for one that is not scoped to this project alone (Unleash's answers).
+ */
+export async function revokeProjectToken(env: Env, db: Db, principal: Principal, projectId: string, ref: string): Promise<void> {
+  const token = await findByRef(db, ref);
+  if (!token || token.type === 'admin' || !token.projects.includes(projectId)) throw notFound('Could not find api token.');
+  if (token.projects.length !== 1) throw badRequest('Project level tokens can only be deleted when scoped to this project alone');
+  await deleteStored(env, db, principal, token);
+}
+
+async function insertToken(env: Env, db: Db, principal: Principal, token: NewApiToken) {
   if (token.environment !== '*' && !(await store.environmentExists(db, token.environment))) {
     throw badRequest(`Environment=${token.environment} does not exist`);
   }
@@ -240,6 +274,10 @@ export async function revokeToken(env: Env, db: Db, principal: Principal, ref: s
   // did not happen. Saying 404 lets a caller see that the token they named is not there.
   if (!token) throw notFound('Could not find api token.');
   requirePermissionFor(principal, DELETE[token.type as ApiTokenType]);
+  await deleteStored(env, db, principal, token);
+}
+
+async function deleteStored(env: Env, db: Db, principal: Principal, token: store.StoredApiToken): Promise<void> {
   await db.batch([
     store.deleteTokenStatement(db, token.secretHash),
     auditEvent(db, principal, {

@@ -342,7 +342,9 @@ export async function finishImport(d1: D1Database, holder: PermissionHolder, tar
   if (collected.strategyCount > 0) needed.add(CREATE_FEATURE_STRATEGY);
   if (collected.environmentVariants) needed.add(UPDATE_FEATURE_ENVIRONMENT_VARIANTS);
   if (newFeatureCount > 0) needed.add(CREATE_FEATURE);
-  const missingPermissions = PERMISSION_ORDER.filter(([permission]) => needed.has(permission) && !hasPermission(holder, permission)).map(
+  // Checked where the import lands, as Unleash does: project permissions in the target project,
+  // environment ones in the target environment, root ones anywhere.
+  const missingPermissions = PERMISSION_ORDER.filter(([permission]) => needed.has(permission) && !hasPermission(holder, permission, target.project, target.environment)).map(
     ([, displayName]) => displayName,
   );
 

@@ -8,6 +8,7 @@ import type { RequestContext } from '../../auth/guard';
 import { getDb, runBatch, type Statement } from '../../db/client';
 import { auditEvent } from '../../db/events';
 import { dependentFeatures, environments, events, features, projectEnvironments, projects, roleUser, users } from '../../db/schema';
+import { OWNER_ROLE_ID } from '../../auth/roles';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
@@ -127,6 +128,10 @@ export async function create({ request, env, principal }: RequestContext): Promi
   ];
   if (attached.length > 0) {
     statements.push(db.insert(projectEnvironments).values(attached.map((environmentName) => ({ projectId: body.id, environmentName }))));
+  }
+  // As Unleash: the person who creates a project becomes its Owner (an API token is nobody).
+  if (principal.kind === 'user') {
+    statements.push(db.insert(roleUser).values({ roleId: OWNER_ROLE_ID, userId: principal.userId, project: body.id, createdByUserId: principal.userId }));
   }
   statements.push(auditEvent(db, principal, { type: 'project-created', project: body.id, data: { ...body, environments: attached } }));
   try {

@@ -1,4 +1,5 @@
 /** Segments: named, reusable constraint sets that strategies refer to by id. */
+import { CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT, requireAnyPermission } from '../../auth/permissions';
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { RequestContext } from '../../auth/guard';
@@ -51,6 +52,8 @@ export async function get({ request, env }: RequestContext): Promise<Response> {
 
 export async function create({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(SegmentSchema, await readJsonBody(request), '/body');
+  // A project segment may be made by whoever may edit that project's segments (Unleash's rule).
+  requireAnyPermission(principal, [CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
   const db = getDb(env);
   if (body.project) {
     const project = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, body.project)).limit(1);
@@ -81,6 +84,8 @@ export async function remove({ request, env, principal }: RequestContext): Promi
 export async function update({ request, env, principal }: RequestContext): Promise<Response> {
   const row = await segmentById(env, request);
   const body = parseInput(SegmentSchema, await readJsonBody(request), '/body');
+  // The route checked the segment's current project; moving it needs the same right where it goes.
+  if ((body.project ?? null) !== row.segmentProjectId) requireAnyPermission(principal, [UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
   const db = getDb(env);
   if (body.project) {
     const project = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, body.project)).limit(1);

@@ -1,3 +1,5 @@
+import { ADMIN, requirePermissionFor } from '../../auth/permissions';
+import type { Principal } from '../../auth/principal';
 import { randomHex } from '../../auth/secrets';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
@@ -53,10 +55,12 @@ function oneMonthFrom(now: Date): Date {
   return capped;
 }
 
-export async function createToken(db: Db, actor: Actor, body: CreateSignupTokenRequest, baseUrl: string) {
+export async function createToken(db: Db, actor: Principal, body: CreateSignupTokenRequest, baseUrl: string) {
   const roleId = body.roleId ?? VIEWER_ROLE_ID;
   const role = await store.findRootRole(db, roleId);
   if (!role) throw badRequest(`Could not find a root role with id ${roleId}`, { path: '/body/roleId' });
+  // A link hands its role to anyone who has it: only an admin may hand out admin rights.
+  if (await store.roleGrantsAdmin(db, role.id)) requirePermissionFor(actor, ADMIN);
 
   const now = new Date();
   const cap = oneMonthFrom(now);

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { publicSignupTokens, publicSignupTokensUser, roles } from '../../db/schema';
+import { publicSignupTokens, publicSignupTokensUser, rolePermission, roles } from '../../db/schema';
 
 const tokenColumns = {
   secret: publicSignupTokens.secret,
@@ -88,4 +88,14 @@ export async function findRootRole(db: Db, id: number) {
     .where(and(eq(roles.id, id), inArray(roles.type, ['root', 'root-custom'])))
     .limit(1);
   return row;
+}
+
+/** Whether the role carries ADMIN (the Admin role, or a root-custom role granted it). */
+export async function roleGrantsAdmin(db: Db, id: number): Promise<boolean> {
+  const rows = await db
+    .select({ permission: rolePermission.permission })
+    .from(rolePermission)
+    .where(and(eq(rolePermission.roleId, id), eq(rolePermission.permission, 'ADMIN')))
+    .limit(1);
+  return rows.length > 0;
 }

@@ -1,0 +1,63 @@
+/**
+ * The audit trail: `GET /api/admin/search/events` (what the UI's event log and flag history
+ * call), `GET /api/admin/events` and `GET /api/admin/events/:featureName`. Every event names
+ * its actor: `createdBy` (a person's username or email, or a token's name) and
+ * `createdByUserId` (the person, -42 for admin tokens).
+ */
+import type { RequestContext } from '../../auth/guard';
+import { getDb, type Db } from '../../db/client';
+import { pathParam } from '../../http/params';
+import { json } from '../../http/responses';
+import { labelOf } from './labels';
+import { parseEventSearch } from './params';
+import * as store from './store';
+
+/** Unleash's event keys, in its order (without the search's label and summary). */
+async function eventBodies(db: Db, rows: store.EventRow[]) {
+  const tags = await store.tagsOf(
+    db,
+    rows.flatMap((row) => (row.featureName ? [row.featureName] : [])),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt,
+    createdByUserId: row.createdByUserId,
+    data: row.data ?? null,
+    preData: row.preData ?? null,
+    tags: (row.featureName && tags.get(row.featureName)) || [],
+    featureName: row.featureName,
+    project: row.project,
+    environment: row.environment,
+  }));
+}
+
+export async function search({ request, env }: RequestContext): Promise<Response> {
+  const params = parseEventSearch(new URL(request.url).searchParams);
+  const db = getDb(env);
+  const { rows, total } = await store.searchEvents(db, params);
+  const events = (await eventBodies(db, rows)).map((event) => ({
+    ...event,
+    // Unleash formats a markdown summary per event type; we give its generic form.
+    label: labelOf(event.type),
+    summary: `**${event.createdBy}** triggered **${event.type}**`,
+  }));
+  return json({ events, total });
+}
+
+const LEGACY_LIMIT = 100;
+
+export async function list({ request, env }: RequestContext): Promise<Response> {
+  const project = new URL(request.url).searchParams.get('project') || undefined;
+  const db = getDb(env);
+  const { rows, total } = await store.searchEvents(db, { project: project === undefined ? undefined : [project], offset: 0, limit: LEGACY_LIMIT });
+  return json({ version: 1, events: await eventBodies(db, rows), totalEvents: total });
+}
+
+export async function listForFeature({ request, env }: RequestContext): Promise<Response> {
+  const featureName = pathParam(request, 'featureName');
+  const db = getDb(env);
+  const { rows, total } = await store.searchEvents(db, { feature: [featureName], offset: 0, limit: LEGACY_LIMIT });
+  return json({ version: 1, toggleName: featureName, events: await eventBodies(db, rows), totalEvents: total });
+}

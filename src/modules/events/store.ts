@@ -1,0 +1,47 @@
+/** Reads of the audit log (`events`), newest first. */
+import { and, desc, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { events, featureTag } from '../../db/schema';
+import type { EventSearch } from './params';
+
+export type EventRow = typeof events.$inferSelect;
+
+function conditions(search: Partial<EventSearch>): SQL | undefined {
+  const parts: (SQL | undefined)[] = [];
+  if (search.feature) parts.push(inArray(events.featureName, search.feature));
+  if (search.project) parts.push(inArray(events.project, search.project));
+  if (search.type) parts.push(inArray(events.type, search.type));
+  if (search.createdBy) parts.push(inArray(events.createdByUserId, search.createdBy));
+  if (search.from) parts.push(gte(events.createdAt, search.from));
+  if (search.before) parts.push(lt(events.createdAt, search.before));
+  if (search.query) {
+    // Case-insensitive substring of the event's data (Unleash: data/pre_data/tags ILIKE).
+    const needle = search.query.toLowerCase();
+    parts.push(or(sql`instr(lower(coalesce(${events.data}, '')), ${needle}) > 0`, sql`instr(lower(coalesce(${events.preData}, '')), ${needle}) > 0`));
+  }
+  return and(...parts);
+}
+
+export async function searchEvents(db: Db, search: Partial<EventSearch> & { offset: number; limit: number }): Promise<{ rows: EventRow[]; total: number }> {
+  const where = conditions(search);
+  const [rows, totals] = await db.batch([
+    db.select().from(events).where(where).orderBy(desc(events.createdAt), desc(events.id)).limit(search.limit).offset(search.offset),
+    db.select({ total: sql<number>`count(*)` }).from(events).where(where),
+  ]);
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+/** Current tags of the features the events name, by feature. */
+export async function tagsOf(db: Db, featureNames: readonly string[]): Promise<Map<string, { value: string; type: string }[]>> {
+  const names = [...new Set(featureNames)].slice(0, 90);
+  const byFeature = new Map<string, { value: string; type: string }[]>();
+  if (names.length === 0) return byFeature;
+  const rows = await db.select().from(featureTag).where(inArray(featureTag.featureName, names));
+  for (const row of rows) {
+    const list = byFeature.get(row.featureName) ?? [];
+    list.push({ value: row.tagValue, type: row.tagType });
+    byFeature.set(row.featureName, list);
+  }
+  return byFeature;
+}
+

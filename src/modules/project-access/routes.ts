@@ -1,0 +1,52 @@
+/** Project access: `GET/POST /api/admin/projects/:projectId/access`, a user's roles in a project. */
+import * as v from 'valibot';
+import type { RequestContext } from '../../auth/guard';
+import { getDb } from '../../db/client';
+import { readJsonBody } from '../../http/body';
+import { pathParam } from '../../http/params';
+import { empty, json } from '../../http/responses';
+import { integerId, parseInput } from '../../http/validation';
+import { AddAccessSchema, SetRolesSchema } from './schema';
+import { userAccessOverview } from './overview';
+import * as service from './service';
+
+const UserParams = v.object({ userId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) });
+
+function userId(request: RequestContext['request']): number {
+  return parseInput(UserParams, { userId: pathParam(request, 'userId') }, '/params').userId;
+}
+
+export async function list({ request, env }: RequestContext): Promise<Response> {
+  return json(await service.projectAccess(getDb(env), pathParam(request, 'projectId')));
+}
+
+export async function add({ request, env, principal }: RequestContext): Promise<Response> {
+  const body = parseInput(AddAccessSchema, await readJsonBody(request), '/body');
+  await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), body);
+  return empty(200);
+}
+
+export async function setUserRoles({ request, env, principal }: RequestContext): Promise<Response> {
+  const id = userId(request);
+  const body = parseInput(SetRolesSchema, await readJsonBody(request), '/body');
+  await service.setUserRoles(getDb(env), principal, pathParam(request, 'projectId'), id, body.roles);
+  return empty(200);
+}
+
+export async function removeUser({ request, env, principal }: RequestContext): Promise<Response> {
+  await service.removeUserAccess(getDb(env), principal, pathParam(request, 'projectId'), userId(request));
+  return empty(200);
+}
+
+const OverviewQuery = v.object({ project: v.optional(v.pipe(v.string(), v.maxLength(100))), environment: v.optional(v.pipe(v.string(), v.maxLength(100))) });
+
+export async function userPermissions({ request, env }: RequestContext): Promise<Response> {
+  const id = parseInput(v.object({ id: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }), { id: pathParam(request, 'id') }, '/params').id;
+  const query = new URL(request.url).searchParams;
+  const { project, environment } = parseInput(
+    OverviewQuery,
+    { project: query.get('project') || undefined, environment: query.get('environment') || undefined },
+    '/query',
+  );
+  return json(await userAccessOverview(env, id, project, environment));
+}

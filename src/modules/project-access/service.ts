@@ -1,0 +1,120 @@
+/**
+ * Who has which role in a project (Unleash 6's project access API), and who may hand out
+ * project roles: an admin, the project's Owner, or someone who holds, in that project, every
+ * permission of the roles being granted (Unleash's `canGrantProjectRole`).
+ */
+import type { Principal } from '../../auth/principal';
+import { ADMIN, hasPermission } from '../../auth/permissions';
+import { runBatch, type Db, type Statement } from '../../db/client';
+import { badRequest, noAccess, notFound } from '../../http/errors';
+import { roleBody } from '../roles/service';
+import { usersByIds } from '../users/service';
+import * as store from './store';
+
+async function requireProject(db: Db, projectId: string): Promise<void> {
+  if (!(await store.projectExists(db, projectId))) throw notFound(`Could not find project with id ${projectId}`);
+}
+
+export async function projectAccess(db: Db, projectId: string) {
+  await requireProject(db, projectId);
+  const [roles, rows] = await Promise.all([store.projectRoles(db), store.assignments(db, projectId)]);
+  const byUser = new Map<number, { addedAt: string; roleId: number; roles: number[] }>();
+  for (const row of rows) {
+    const entry = byUser.get(row.userId);
+    if (entry) entry.roles.push(row.roleId);
+    else byUser.set(row.userId, { addedAt: row.addedAt, roleId: row.roleId, roles: [row.roleId] });
+  }
+  const people = await usersByIds(db, [...byUser.keys()]);
+  return {
+    roles: roles.map(roleBody),
+    groups: [],
+    users: people.map((person) => ({ ...person, ...byUser.get(person.id)! })),
+  };
+}
+
+/** Whether `principal` may grant `roleIds` in `projectId`. */
+async function mayGrant(db: Db, principal: Principal, projectId: string, roleIds: readonly number[]): Promise<boolean> {
+  if (hasPermission(principal, ADMIN)) return true;
+  if (principal.kind !== 'user') return false;
+  if (await store.isOwner(db, projectId, principal.userId)) return true;
+  const held = principal.access.grants.filter((grant) => grant.project === projectId);
+  const wanted = await store.permissionsOfRoles(db, roleIds);
+  return wanted.every((need) =>
+    held.some((grant) =>
+      grant.environment !== null
+        ? grant.permission === need.permission && grant.environment === need.environment
+        : grant.permission === need.permission,
+    ),
+  );
+}
+
+async function checkedRoles(db: Db, roleIds: readonly number[]): Promise<number[]> {
+  const unique = [...new Set(roleIds)];
+  const found = await store.projectRolesByIds(db, unique);
+  const missing = unique.filter((id) => !found.some((role) => role.id === id));
+  if (missing.length > 0) throw badRequest(`Could not find project role(s) with id ${missing.join(', ')}`);
+  return unique.sort((a, b) => a - b);
+}
+
+async function checkedUsers(db: Db, userIds: readonly number[]): Promise<number[]> {
+  const unique = [...new Set(userIds)];
+  const live = new Set(await store.liveUserIds(db, unique));
+  const missing = unique.filter((id) => !live.has(id));
+  if (missing.length > 0) throw badRequest(`Could not find user(s) with id ${missing.join(', ')}`);
+  return unique;
+}
+
+function noGroups(groups: readonly unknown[]): void {
+  // Groups are an Enterprise feature this service does not have.
+  if (groups.length > 0) throw badRequest('Groups are not supported: grant roles to users');
+}
+
+async function refuseUnlessMayGrant(db: Db, principal: Principal, projectId: string, roleIds: readonly number[], message: string) {
+  if (!(await mayGrant(db, principal, projectId, roleIds))) throw noAccess(message);
+}
+
+export async function addAccess(db: Db, principal: Principal, projectId: string, input: { roles: number[]; users: number[]; groups: number[] }) {
+  await requireProject(db, projectId);
+  noGroups(input.groups);
+  const roleIds = await checkedRoles(db, input.roles);
+  const userIds = await checkedUsers(db, input.users);
+  await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to grant role they did not have access to');
+  const statements: Statement[] = [];
+  for (const roleId of roleIds) for (const userId of userIds) statements.push(store.grantStatement(db, projectId, roleId, userId, roleIds, principal));
+  statements.push(
+    store.guardedEvent(
+      db,
+      principal,
+      { type: 'project-access-added', project: projectId, data: { roles: roleIds.map((roleId) => ({ roleId, groupIds: [], userIds })) } },
+      roleIds,
+    ),
+  );
+  await runBatch(db, statements);
+}
+
+export async function setUserRoles(db: Db, principal: Principal, projectId: string, userId: number, roles: number[]) {
+  await requireProject(db, projectId);
+  const roleIds = await checkedRoles(db, roles);
+  await checkedUsers(db, [userId]);
+  await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to assign a role they did not have access to');
+  const before = await store.rolesOfUserInProject(db, projectId, userId);
+  await runBatch(db, [
+    store.revokeStatement(db, projectId, userId, roleIds),
+    ...roleIds.map((roleId) => store.grantStatement(db, projectId, roleId, userId, roleIds, principal)),
+    store.guardedEvent(
+      db,
+      principal,
+      { type: 'project-access-user-roles-updated', project: projectId, data: { roles: roleIds, userId }, preData: { roles: before, userId } },
+      roleIds,
+    ),
+  ]);
+}
+
+export async function removeUserAccess(db: Db, principal: Principal, projectId: string, userId: number) {
+  await requireProject(db, projectId);
+  const before = await store.rolesOfUserInProject(db, projectId, userId);
+  await runBatch(db, [
+    store.revokeStatement(db, projectId, userId),
+    store.guardedEvent(db, principal, { type: 'project-access-user-roles-deleted', project: projectId, preData: { roles: before, userId } }, []),
+  ]);
+}
