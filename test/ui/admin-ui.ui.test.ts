@@ -76,4 +76,66 @@ describe('Unleash admin UI', () => {
       expect(tokens.tokens.map((token) => token.tokenName)).not.toContain(tokenName);
     });
   });
+
+  it('create a flag of a type chosen from the list, add a gradual rollout with a constraint, turn it on in development and production, see its event log', async () => {
+    const flagName = `ui-flag-${run}`;
+    await runFlow(browser, server.base, 'flag', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+
+      await page.goto('/projects/default');
+      await page.getByRole('button', { name: /new feature flag/i }).first().click();
+      const dialog = page.getByRole('dialog').last();
+      await dialog.getByTestId('FORM_NAME_INPUT').locator('input').fill(flagName);
+      await dialog.getByRole('button', { name: 'Release' }).click();
+      await page.locator('li').filter({ hasText: /^Experiment$/ }).click();
+      const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/projects/default/features'));
+      await dialog.getByTestId('FORM_CREATE_BUTTON').click();
+      expect((await created).status()).toBe(201);
+      await page.waitForURL(new RegExp(`/projects/default/features/${flagName}$`));
+
+      // Gradual rollout (the default strategy) with a userId constraint, in development.
+      await page.getByRole('button', { name: 'Add strategy', exact: true }).first().click();
+      await page.waitForURL(/strategies\/create\?environmentId=development/);
+      await page.getByRole('tab', { name: /Targeting/ }).click();
+      await page.getByTestId('ADD_CONSTRAINT_BUTTON').click();
+      await page.locator('#context-field-select').click();
+      await page.getByRole('option', { name: 'userId' }).click();
+      await page.getByTestId('CONSTRAINT_VALUES_INPUT').locator('input').fill('alice, bob');
+      await page.getByTestId('CONSTRAINT_VALUES_ADD_BUTTON').click();
+      await page.getByTestId('CONSTRAINT_SAVE_BUTTON').click();
+      const saved = page.waitForResponse((r) => r.request().method() === 'POST' && /\/environments\/development\/strategies$/.test(r.url()));
+      await page.getByTestId('STRATEGY_FORM_SUBMIT_ID').click();
+      expect((await saved).status()).toBe(200);
+      await page.waitForURL(new RegExp(`/projects/default/features/${flagName}$`));
+
+      for (const environment of ['development', 'production']) {
+        const toggled = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(`/environments/${environment}/on`));
+        await page.getByRole('checkbox', { name: environment }).click();
+        // Production has no strategy yet: the UI offers to add the default one first.
+        const confirm = page.getByRole('dialog').getByRole('button', { name: /add default strategy|enable|yes/i });
+        await Promise.race([toggled, confirm.first().waitFor({ timeout: 5_000 }).then(() => confirm.first().click()).catch(() => undefined)]);
+        expect((await toggled).status()).toBe(200);
+        await expect.poll(() => page.getByRole('checkbox', { name: environment }).isChecked()).toBe(true);
+      }
+
+      const feature = await apiJson(server.base, 'GET', `/api/admin/projects/default/features/${flagName}`);
+      expect(feature.type).toBe('experiment');
+      const development = feature.environments.find((e: { name: string }) => e.name === 'development');
+      expect(development.enabled).toBe(true);
+      expect(development.strategies[0]).toMatchObject({
+        name: 'flexibleRollout',
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'] }],
+      });
+      expect(feature.environments.find((e: { name: string }) => e.name === 'production').enabled).toBe(true);
+
+      // The flag's event log lists what was just done.
+      await page.getByRole('tab', { name: 'Event log' }).click();
+      await page.waitForURL(/\/logs$/);
+      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toMatch(/feature-environment-enabled|enabled/i);
+      const text = await page.locator('main').innerText();
+      expect(text).toContain(flagName);
+    });
+  });
 });
+
