@@ -5,6 +5,8 @@ export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 
 /** Tests that drive the real Worker from Node (wrangler dev), e.g. with the official SDKs. */
 const NODE_TESTS = 'test/**/*.node.test.ts';
+/** Unleash's own admin UI in a real browser against the Worker under wrangler dev (test/ui/). */
+const UI_TESTS = 'test/ui/**/*.ui.test.ts';
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('./migrations');
@@ -31,7 +33,7 @@ export default defineConfig(async () => {
           test: {
             name: 'workers',
             include: ['test/**/*.test.ts'],
-            exclude: [NODE_TESTS],
+            exclude: [NODE_TESTS, UI_TESTS],
             setupFiles: ['./test/support/apply-migrations.ts'],
             testTimeout: 30_000,
             hookTimeout: 60_000,
@@ -44,6 +46,17 @@ export default defineConfig(async () => {
             include: [NODE_TESTS],
             testTimeout: 120_000,
             hookTimeout: 120_000,
+          },
+        },
+        {
+          test: {
+            name: 'ui',
+            environment: 'node',
+            include: [UI_TESTS],
+            // One browser and one Worker for the file; the flows run one after another.
+            fileParallelism: false,
+            testTimeout: 180_000,
+            hookTimeout: 240_000,
           },
         },
       ],

@@ -174,6 +174,7 @@ router.get('/api/admin/strategies', adminRoute([], strategies.list));
 router.get('/api/admin/strategies/:name', adminRoute([], strategies.get));
 router.get('/api/admin/context', adminRoute([], contextFields.list));
 router.get('/api/admin/context/:name', adminRoute([], contextFields.get));
+router.post('/api/admin/constraints/validate', adminRoute([], contextFields.validateConstraint));
 router.get('/api/admin/tags', adminRoute([], tags.listTags));
 router.get('/api/admin/tags/:type', adminRoute([], tags.listTagsOfType));
 router.post('/api/admin/features/validate', adminRoute([], features.validateName));

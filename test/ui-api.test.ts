@@ -239,3 +239,22 @@ describe('personal dashboard, splash, instance statistics', () => {
     expect(body.sum).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe('POST /api/admin/constraints/validate', () => {
+  const validate = (body: unknown) => call('POST', '/api/admin/constraints/validate', { body });
+
+  it('204 for a constraint the strategy form may save', async () => {
+    const response = await validate({ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'], caseInsensitive: false, inverted: false });
+    expect(response.status).toBe(204);
+    expect(await response.text()).toBe('');
+  });
+
+  it('400 for a value that does not fit the operator or an unknown operator; 404 for an unknown field', async () => {
+    await expectError(await validate({ contextName: 'userId', operator: 'NUM_EQ', value: 'abc' }), 400, 'ValidationError');
+    await expectError(await validate({ contextName: 'userId', operator: 'SEMVER_EQ', value: '1.x' }), 400, 'ValidationError');
+    await expectError(await validate({ contextName: 'userId', operator: 'BAD' }), 400, 'ValidationError');
+    await expectError(await validate({}), 400, 'ValidationError');
+    const missing = await expectError(await validate({ contextName: 'nope', operator: 'IN', values: [] }), 404, 'NotFoundError');
+    expect(missing.message).toBe('Could not find Context field with name nope');
+  });
+});

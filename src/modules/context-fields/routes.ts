@@ -3,9 +3,13 @@ import { asc, eq, isNull, sql } from 'drizzle-orm';
 import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { contextFields } from '../../db/schema';
-import { notFound } from '../../http/errors';
+import { badRequest, notFound } from '../../http/errors';
+import { readJsonBody } from '../../http/body';
+import { parseInput } from '../../http/validation';
+import { ConstraintSchema } from '../features/schema';
+import { constraintProblem } from '../import-export/rules';
 import { pathParam } from '../../http/params';
-import { json } from '../../http/responses';
+import { empty, json } from '../../http/responses';
 
 // Unleash counts the projects and active features whose strategies constrain on the field.
 const usage = {
@@ -53,4 +57,18 @@ export async function get({ request, env }: RequestContext): Promise<Response> {
   const [row] = await getDb(env).select().from(contextFields).where(eq(contextFields.name, name)).limit(1);
   if (!row) throw notFound('Could not find context field');
   return json(fieldShape(row));
+}
+
+/**
+ * The strategy form checks each constraint as it is edited: the context field must exist and
+ * the value(s) fit the operator and the field's legal values. 204 when it would be accepted.
+ */
+export async function validateConstraint({ request, env }: RequestContext): Promise<Response> {
+  const constraint = parseInput(ConstraintSchema, await readJsonBody(request), '/body');
+  const [field] = await getDb(env).select().from(contextFields).where(eq(contextFields.name, constraint.contextName)).limit(1);
+  if (!field) throw notFound(`Could not find Context field with name ${constraint.contextName}`);
+  const legal = field.legalValues.length > 0 ? new Set(field.legalValues.map((legalValue) => legalValue.value)) : undefined;
+  const problem = constraintProblem(constraint, legal);
+  if (problem) throw badRequest(problem);
+  return empty(204);
 }

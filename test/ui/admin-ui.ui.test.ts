@@ -1,0 +1,141 @@
+/**
+ * Unleash 6.10.1's own admin UI, served by the Worker, driven in chromium against the real
+ * Worker (wrangler dev, fresh local state). One test per flow a person does in the UI; each
+ * fails on any error the UI's own calls meet that the flow did not cause on purpose.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, apiJson, launchBrowser, runFlow, signIn, startServer, type Server } from './support/harness';
+
+let server: Server;
+let browser: Browser;
+const PASSWORD = 'Ui-Test-Passw0rd!';
+const ADMIN_USER = 'ui-admin';
+const run = Date.now().toString(36);
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  // The person who uses the UI: an Admin with a password (set through the admin API).
+  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
+    username: ADMIN_USER,
+    email: 'ui-admin@example.com',
+    name: 'UI Admin',
+    rootRole: 1,
+    sendEmail: false,
+  });
+  const password = await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD });
+  expect(password.status).toBe(200);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('Unleash admin UI', () => {
+  it('signed in with a password: create an API token, copy it, delete it', async () => {
+    const tokenName = `ui-token-${run}`;
+    await runFlow(browser, server.base, 'api-token', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+
+      await page.goto('/admin/api/create-token');
+      await page.locator('input[name="username"]').fill(tokenName);
+      const created = page.waitForResponse((response) => response.url().endsWith('/api/admin/api-tokens') && response.request().method() === 'POST');
+      await page.getByRole('button', { name: 'Create token' }).click();
+      const response = await created;
+      expect(response.status()).toBe(201);
+      // The UI's form posts the legacy `username` and an upper-case type.
+      expect(JSON.parse(response.request().postData()!)).toMatchObject({ username: tokenName, type: 'CLIENT' });
+      const { secret } = (await response.json()) as { secret: string };
+
+      const dialog = page.getByRole('dialog').last();
+      await expect.poll(() => dialog.innerText()).toContain(secret);
+      await dialog.getByRole('button', { name: 'Copy token' }).click();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+
+      // The copied key works against the client API.
+      const features = await fetch(`${server.base}/api/client/features`, { headers: { authorization: secret } });
+      expect(features.status).toBe(200);
+
+      await page.goto('/admin/api');
+      const row = page.getByRole('row').filter({ hasText: tokenName });
+      await expect.poll(() => row.count()).toBe(1);
+      await row.getByRole('button', { name: 'Delete token' }).click();
+      const deleted = page.waitForResponse((r) => r.request().method() === 'DELETE' && r.url().includes('/api/admin/api-tokens/'));
+      await page.getByRole('dialog').last().getByRole('button', { name: "Yes, I'm sure" }).click();
+      expect((await deleted).status()).toBe(200);
+      await expect.poll(() => row.count()).toBe(0);
+
+      // Exactly that token is gone: it no longer authenticates, and no other was touched.
+      const after = await fetch(`${server.base}/api/client/features`, { headers: { authorization: secret } });
+      expect(after.status).toBe(401);
+      const tokens = await apiJson<{ tokens: { tokenName: string }[] }>(server.base, 'GET', '/api/admin/api-tokens');
+      expect(tokens.tokens.map((token) => token.tokenName)).not.toContain(tokenName);
+    });
+  });
+
+  it('create a flag of a type chosen from the list, add a gradual rollout with a constraint, turn it on in development and production, see its event log', async () => {
+    const flagName = `ui-flag-${run}`;
+    await runFlow(browser, server.base, 'flag', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+
+      await page.goto('/projects/default');
+      await page.getByRole('button', { name: /new feature flag/i }).first().click();
+      const dialog = page.getByRole('dialog').last();
+      await dialog.getByTestId('FORM_NAME_INPUT').locator('input').fill(flagName);
+      await dialog.getByRole('button', { name: 'Release' }).click();
+      await page.locator('li').filter({ hasText: /^Experiment$/ }).click();
+      const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/projects/default/features'));
+      await dialog.getByTestId('FORM_CREATE_BUTTON').click();
+      expect((await created).status()).toBe(201);
+      await page.waitForURL(new RegExp(`/projects/default/features/${flagName}$`));
+
+      // Gradual rollout (the default strategy) with a userId constraint, in development.
+      await page.getByRole('button', { name: 'Add strategy', exact: true }).first().click();
+      await page.waitForURL(/strategies\/create\?environmentId=development/);
+      await page.getByRole('tab', { name: /Targeting/ }).click();
+      await page.getByTestId('ADD_CONSTRAINT_BUTTON').click();
+      await page.locator('#context-field-select').click();
+      await page.getByRole('option', { name: 'userId' }).click();
+      await page.getByTestId('CONSTRAINT_VALUES_INPUT').locator('input').fill('alice, bob');
+      await page.getByTestId('CONSTRAINT_VALUES_ADD_BUTTON').click();
+      await page.getByTestId('CONSTRAINT_SAVE_BUTTON').click();
+      const saved = page.waitForResponse((r) => r.request().method() === 'POST' && /\/environments\/development\/strategies$/.test(r.url()));
+      await page.getByTestId('STRATEGY_FORM_SUBMIT_ID').click();
+      expect((await saved).status()).toBe(200);
+      await page.waitForURL(new RegExp(`/projects/default/features/${flagName}$`));
+
+      for (const environment of ['development', 'production']) {
+        const toggled = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(`/environments/${environment}/on`));
+        await page.getByRole('checkbox', { name: environment }).click();
+        // Production has no strategy yet: the UI offers to add the default one first.
+        const confirm = page.getByRole('dialog').getByRole('button', { name: /add default strategy|enable|yes/i });
+        await Promise.race([toggled, confirm.first().waitFor({ timeout: 5_000 }).then(() => confirm.first().click()).catch(() => undefined)]);
+        expect((await toggled).status()).toBe(200);
+        await expect.poll(() => page.getByRole('checkbox', { name: environment }).isChecked()).toBe(true);
+      }
+
+      const feature = await apiJson(server.base, 'GET', `/api/admin/projects/default/features/${flagName}`);
+      expect(feature.type).toBe('experiment');
+      const development = feature.environments.find((e: { name: string }) => e.name === 'development');
+      expect(development.enabled).toBe(true);
+      expect(development.strategies[0]).toMatchObject({
+        name: 'flexibleRollout',
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'] }],
+      });
+      expect(feature.environments.find((e: { name: string }) => e.name === 'production').enabled).toBe(true);
+
+      // The flag's event log lists what was just done.
+      await page.getByRole('tab', { name: 'Event log' }).click();
+      await page.waitForURL(/\/logs$/);
+      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toMatch(/feature-environment-enabled|enabled/i);
+      const text = await page.locator('main').innerText();
+      expect(text).toContain(flagName);
+    });
+  });
+});
+
