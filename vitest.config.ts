@@ -6,6 +6,11 @@ export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 /** Tests that drive the real Worker from Node (wrangler dev), e.g. with the official SDKs. */
 const NODE_TESTS = 'test/**/*.node.test.ts';
 
+// Wrangler logs "Using secrets defined in .dev.vars" at log level for every test file once
+// `npm start` has created .dev.vars; the tests set their own bindings, so keep wrangler to
+// warnings and errors (read lazily by wrangler's logger, so setting it here is enough).
+process.env.WRANGLER_LOG ??= 'warn';
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('./migrations');
   return {
