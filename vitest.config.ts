@@ -8,6 +8,11 @@ const NODE_TESTS = 'test/**/*.node.test.ts';
 /** Unleash's own admin UI in a real browser against the Worker under wrangler dev (test/ui/). */
 const UI_TESTS = 'test/ui/**/*.ui.test.ts';
 
+// Wrangler logs "Using secrets defined in .dev.vars" at log level for every test file once
+// `npm start` has created .dev.vars; the tests set their own bindings, so keep wrangler to
+// warnings and errors (read lazily by wrangler's logger, so setting it here is enough).
+process.env.WRANGLER_LOG ??= 'warn';
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('./migrations');
   return {

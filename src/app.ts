@@ -49,6 +49,7 @@ import * as clientApi from './modules/client-api/routes';
 import * as clientDelta from './modules/client-api/delta-routes';
 import * as clientStreaming from './modules/client-api/streaming';
 import * as frontendApi from './modules/frontend-api/routes';
+import { openApiJson, openApiPage } from './openapi/routes';
 
 export const router = Router<IRequest, [Env, ExecutionContext], Response>({
   catch: (error, request) => toErrorResponse(error, request),
@@ -56,6 +57,11 @@ export const router = Router<IRequest, [Env, ExecutionContext], Response>({
 
 // Liveness, as Unleash serves it; no authentication.
 router.get('/health', () => json({ health: 'GOOD' }));
+
+// The API description, public as in Unleash. Built from this router's own route list, so
+// every route below (and any added later) is in it; metadata lives in src/openapi/registry.ts.
+router.get('/docs/openapi.json', () => openApiJson(router.routes));
+router.get('/docs/openapi', () => openApiPage(router.routes));
 
 // API tokens (seed operation 4 and the rest of key management)
 router.post('/api/admin/api-tokens', adminRoute([ADMIN, CREATE_CLIENT_API_TOKEN, CREATE_FRONTEND_API_TOKEN], apiTokens.create));

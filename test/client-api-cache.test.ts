@@ -1,6 +1,6 @@
 /** The isolate cache of the SDK payload and how often it asks D1 for the data revision. */
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Env } from '../src/env';
 import { forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
 import { seedFlag } from './sdk-seed';
@@ -38,7 +38,14 @@ describe('SDK payload cache', () => {
     };
     const broken = { prepare: failing, batch: failing, exec: failing, dump: failing, withSession: failing } as unknown as D1Database;
     const outage: Env = { ...bindings, DB: broken, SDK_REVISION_CHECK_MS: '0' };
-    expect(await snapshotFor(outage, 'production')).toBe(good);
+    // The outage is logged as a warning: captured and checked here rather than printed.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await snapshotFor(outage, 'production')).toBe(good);
+      expect(warn).toHaveBeenCalledWith(expect.objectContaining({ level: 'warn', msg: 'serving the cached SDK payload: D1 read failed', environment: 'production' }));
+    } finally {
+      warn.mockRestore();
+    }
     await expect(snapshotFor(outage, 'development')).rejects.toThrow('D1 unavailable');
   });
 });

@@ -1,6 +1,6 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
 import type { Env } from '../src/env';
 import { STUCK_AFTER_MS, activeJobGuard, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/modules/import-export/jobs';
@@ -199,7 +199,11 @@ describe('the queue consumer', () => {
       }),
     ]);
     expect((await deliver('unleash-import', jobId, 0)).explicitAcks).toHaveLength(1);
-    const failing = await deliver('unleash-import', jobId, 1, 3);
+    // The failure is logged as a warning: captured and checked here rather than printed.
+    const warnings: unknown[] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warnings.push(...args));
+    const failing = await deliver('unleash-import', jobId, 1, 3).finally(() => warn.mockRestore());
+    expect(warnings).toEqual([expect.objectContaining({ level: 'warn', msg: 'import chunk failed', jobId, chunkIndex: 1, attempts: 3 })]);
     expect(failing.explicitAcks).toEqual([]);
     // (The test runtime records the retry but not its delay; backoffSeconds is checked below.)
     expect(failing.retryMessages).toEqual([{ msgId: expect.any(String) }]);

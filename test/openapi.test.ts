@@ -1,0 +1,172 @@
+/**
+ * The OpenAPI document: served where Unleash serves it, listing exactly the router's routes,
+ * and describing what the seed operations really answer (each answer received here is
+ * validated against the document's schema for its status). Its validity as OpenAPI 3.1 is
+ * checked in Node (test/openapi.node.test.ts), where the validator runs.
+ */
+import { Validator } from '@cfworker/json-schema';
+import { describe, expect, it } from 'vitest';
+import { router } from '../src/app';
+import { OPERATIONS } from '../src/openapi/registry';
+import { bodyOf, call, expectError } from './support/http';
+
+type Json = Record<string, any>;
+
+async function fetchDocument(): Promise<Json> {
+  const response = await call('GET', '/docs/openapi.json', { token: null });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('application/json');
+  return bodyOf(response);
+}
+
+/** Replaces `#/components/...` references by what they name, so the schema stands alone. */
+function resolveRefs(schema: unknown, document: Json): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => resolveRefs(item, document));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const ref = (schema as Json).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/')) {
+    const target = ref.slice(2).split('/').reduce((node: Json, key) => node[key], document);
+    return resolveRefs(target, document);
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, resolveRefs(value, document)]));
+}
+
+/**
+ * Checks a received answer against the document: its status must be documented, and its body
+ * (if the document gives a schema for it) must validate. Returns the parsed body.
+ */
+async function expectDocumented(document: Json, method: string, path: string, response: Response): Promise<unknown> {
+  const operation = document.paths[path]?.[method.toLowerCase()];
+  expect(operation, `${method} ${path} is documented`).toBeDefined();
+  const documented = operation.responses[String(response.status)];
+  expect(documented, `${method} ${path} documents status ${response.status}`).toBeDefined();
+  const text = await response.text();
+  const schema = documented.content?.['application/json']?.schema;
+  if (!schema) {
+    expect(text, `${method} ${path} ${response.status} has no body`).toBe('');
+    return undefined;
+  }
+  const body = JSON.parse(text);
+  const result = new Validator(resolveRefs(schema, document) as Json, '2020-12', false).validate(body);
+  expect(result.errors.map((error) => `${error.instanceLocation}: ${error.error}`), `${method} ${path} ${response.status}`).toEqual([]);
+  return body;
+}
+
+describe('GET /docs/openapi.json', () => {
+  it('is public, OpenAPI 3.1, and lists every route of the router and nothing else', async () => {
+    const document = await fetchDocument();
+    expect(document.openapi).toBe('3.1.0');
+    const fromRouter = new Set(
+      router.routes
+        .filter(([method, , , path]) => method !== 'ALL' && path !== undefined && !path.includes('*'))
+        .map(([method, , , path]) => `${method} ${path!.replace(/:(\w+)/g, '{$1}')}`),
+    );
+    const fromDocument = new Set(
+      Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)),
+    );
+    expect([...fromDocument].sort()).toEqual([...fromRouter].sort());
+    // Catch-alls are not operations; everything else, also routes added by later work, is.
+    expect(fromRouter.size).toBeGreaterThan(80);
+    expect(fromDocument.has('GET /api/admin/user-admin/{id}')).toBe(true);
+  });
+
+  it('has metadata only for routes that exist (a renamed route leaves no stale entry)', () => {
+    const routes = new Set(router.routes.map(([method, , , path]) => `${method} ${path}`));
+    expect(Object.keys(OPERATIONS).filter((key) => !routes.has(key))).toEqual([]);
+  });
+
+  it('gives every non-public operation the API key scheme and its error bodies', async () => {
+    const document = await fetchDocument();
+    const search = document.paths['/api/admin/search/features'].get;
+    expect(search.security).toEqual([{ apiKey: [] }]);
+    expect(search.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+    expect(search.parameters.map((p: Json) => p.name)).toContain('tag');
+    const validate = document.paths['/api/admin/roles/validate'].post;
+    expect(validate.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(validate['x-permission']).toEqual(['ADMIN']);
+    expect(document.paths['/invite/{token}/validate'].get.security).toEqual([]);
+  });
+
+  it('serves a self-contained page listing the operations at /docs/openapi', async () => {
+    const response = await call('GET', '/docs/openapi', { token: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await response.text();
+    expect(html).toContain('<code>/api/admin/search/features</code>');
+    expect(html).toContain('Import feature flags (seed operation 6)');
+    expect(html).not.toMatch(/<script|https?:\/\/(?!localhost)/);
+  });
+});
+
+describe('the seed operations answer what the document says', () => {
+  it('1. validate a role: 200 without a body, 400 with an error body', async () => {
+    const document = await fetchDocument();
+    const path = '/api/admin/roles/validate';
+    await expectDocumented(document, 'POST', path, await call('POST', path, { body: { name: 'Doc role', type: 'custom', permissions: [{ name: 'UPDATE_FEATURE' }] } }));
+    await expectDocumented(document, 'POST', path, await call('POST', path, { body: { type: 'root' } }));
+  });
+
+  it('2. get a user: 200 with the User, 404 with an error body', async () => {
+    const document = await fetchDocument();
+    const created = await bodyOf(await call('POST', '/api/admin/user-admin', { body: { email: 'doc-user@example.com', name: 'Doc', rootRole: 'Editor' } }));
+    const user = (await expectDocumented(document, 'GET', '/api/admin/user-admin/{id}', await call('GET', `/api/admin/user-admin/${created.id}`))) as Json;
+    expect(user.email).toBe('doc-user@example.com');
+    await expectDocumented(document, 'GET', '/api/admin/user-admin/{id}', await call('GET', '/api/admin/user-admin/99999'));
+  });
+
+  it('3. update a public signup token: 200 with the token (users included once someone signed up)', async () => {
+    const document = await fetchDocument();
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const created = await bodyOf(await call('POST', '/api/admin/invite-link/tokens', { body: { name: 'Doc invite', expiresAt } }));
+    expect((await call('POST', `/invite/${created.secret}/signup`, { token: null, body: { email: 'doc-invitee@example.com', name: 'Invitee' } })).status).toBe(201);
+    const path = '/api/admin/invite-link/tokens/{token}';
+    const updated = (await expectDocumented(document, 'PUT', path, await call('PUT', `/api/admin/invite-link/tokens/${created.secret}`, { body: { enabled: false } }))) as Json;
+    expect(updated.enabled).toBe(false);
+    await expectDocumented(document, 'PUT', path, await call('PUT', `/api/admin/invite-link/tokens/${created.secret}`, { body: {} }));
+  });
+
+  it('4. create an API token: 201 with the token of every type, 401 and 415 with error bodies', async () => {
+    const document = await fetchDocument();
+    const path = '/api/admin/api-tokens';
+    for (const body of [
+      { tokenName: 'doc-client', type: 'client', environment: 'development', projects: ['default'] },
+      { tokenName: 'doc-frontend', type: 'FRONTEND', expiresAt: '2030-01-01T00:00:00Z' },
+      { tokenName: 'doc-admin', type: 'admin' },
+    ]) {
+      const response = await call('POST', path, { body });
+      expect(response.headers.get('location')).toMatch(/^\/api\/admin\/api-tokens\/[0-9a-f-]{36}$/);
+      await expectDocumented(document, 'POST', path, response);
+    }
+    await expectDocumented(document, 'POST', path, await call('POST', path, { token: 'nope', body: { tokenName: 'x', type: 'client' } }));
+    await expectDocumented(document, 'POST', path, await call('POST', path, { rawBody: 'tokenName=x', contentType: 'text/plain' }));
+  });
+
+  it('5. search features: 200 with features and total, 400 for a bad filter', async () => {
+    const document = await fetchDocument();
+    await call('POST', '/api/admin/tag-types', { body: { name: 'doc-team' } });
+    await call('POST', '/api/admin/projects/default/features', { body: { name: 'doc-searched', type: 'release', description: 'found' } });
+    await call('POST', '/api/admin/features/doc-searched/tags', { body: { type: 'doc-team', value: 'payments' } });
+    await call('POST', '/api/admin/projects/default/features/doc-searched/environments/development/on');
+    await call('POST', '/api/admin/projects/default/features/doc-searched/favorites');
+    const path = '/api/admin/search/features';
+    const found = (await expectDocumented(document, 'GET', path, await call('GET', `${path}?query=doc-searched&tag=INCLUDE:doc-team:payments`))) as Json;
+    expect(found.total).toBe(1);
+    expect(found.features[0].tags).toEqual([{ value: 'payments', type: 'doc-team', color: null }]);
+    await expectDocumented(document, 'GET', path, await call('GET', `${path}?project=NOPE:default`));
+  });
+
+  it('6. import features: 200 without a body, 202 with the job, 404 and 400 with error bodies', async () => {
+    const document = await fetchDocument();
+    const path = '/api/admin/features-batch/import';
+    const body = (features: { name: string }[], project = 'default') => ({ project, environment: 'development', data: { features, featureStrategies: [], tagTypes: [] } });
+    await expectDocumented(document, 'POST', path, await call('POST', path, { body: body([{ name: 'doc-imported' }]) }));
+    const many = Array.from({ length: 2001 }, (_, i) => ({ name: `doc-bulk-${i}` }));
+    const queued = await call('POST', path, { body: body(many) });
+    expect(queued.status).toBe(202);
+    const job = (await expectDocumented(document, 'POST', path, queued)) as Json;
+    await expectDocumented(document, 'GET', '/api/admin/features-batch/import/jobs/{id}', await call('GET', `/api/admin/features-batch/import/jobs/${job.id}`));
+    await expectDocumented(document, 'POST', path, await call('POST', path, { body: body([{ name: 'doc-nowhere' }], 'no-such-project') }));
+    await expectDocumented(document, 'POST', path, await call('POST', path, { body: { project: 'default' } }));
+    await expectError(await call('POST', path, { body: { project: 'default' } }), 400, 'ValidationError');
+  });
+});
