@@ -312,3 +312,18 @@ describe('POST /invite/:token/signup', () => {
     expect(read.users.map((user: { id: number }) => user.id)).toEqual([(await bodyOf(second)).id]);
   });
 });
+
+describe('migration 0008', () => {
+  it('rewrites invite events written before it: the secret becomes a prefix, the url goes', async () => {
+    const secret = 'abcdef0123456789abcdef0123456789';
+    await env.DB.prepare("INSERT INTO events (type, created_by, data, pre_data) VALUES ('public-signup-token-updated', 'admin', ?, ?)")
+      .bind(JSON.stringify({ secret, url: `http://x/new-user?invite=${secret}`, enabled: true }), JSON.stringify({ secret, enabled: false }))
+      .run();
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith('0008'))!;
+    for (const query of migration.queries.filter((q) => q.includes('UPDATE events'))) await env.DB.prepare(query).run();
+    const row = await env.DB.prepare("SELECT data, pre_data FROM events WHERE type = 'public-signup-token-updated' AND json_extract(data, '$.secretPrefix') = 'abcdef***'").first<{ data: string; pre_data: string }>();
+    expect(JSON.parse(row!.data)).toEqual({ enabled: true, secretPrefix: 'abcdef***' });
+    expect(JSON.parse(row!.pre_data)).toEqual({ enabled: false, secretPrefix: 'abcdef***' });
+    expect(await count('SELECT count(*) AS n FROM events WHERE instr(data, ?) > 0 OR instr(pre_data, ?) > 0', secret, secret)).toBe(0);
+  });
+});
