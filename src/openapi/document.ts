@@ -76,7 +76,11 @@ function responseObject(answer: DocumentedResponse): JsonObject {
 
 function tagOf(path: string): string {
   const parts = path.split('/').filter(Boolean);
-  if (parts[0] === 'api' && parts[1] === 'admin') return `admin: ${parts[2] === 'projects' && parts[4] ? parts[4] : parts[2] ?? ''}`;
+  if (parts[0] === 'api' && parts[1] === 'admin') {
+    // Feature routes live under projects/:id/{features,stale,revive} and archive/.
+    const area = parts[2] === 'projects' && parts[4] ? (parts[4] === 'environments' ? 'projects' : 'features') : parts[2] === 'archive' ? 'features' : parts[2];
+    return `admin: ${area ?? ''}`;
+  }
   if (parts[0] === 'api') return `sdk: ${parts[1]}`;
   return parts[0] ?? '';
 }

@@ -86,9 +86,15 @@ export const OPERATIONS: Record<string, OperationMeta> = {
     permission: ['ADMIN', 'CREATE_CLIENT_API_TOKEN', 'CREATE_FRONTEND_API_TOKEN'],
   },
   'GET /api/admin/api-tokens': { summary: 'List API tokens (secrets masked)', permission: ['ADMIN', 'READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN'] },
-  'GET /api/admin/api-tokens/:token': { summary: 'One API token, by id or full secret', errors: [404] },
-  'PUT /api/admin/api-tokens/:token': { summary: "Change a token's expiry", body: UpdateApiTokenSchema, responses: { 200: ok('Updated') }, errors: [404] },
-  'DELETE /api/admin/api-tokens/:token': { summary: 'Revoke a token (idempotent)', responses: { 200: ok('Revoked') } },
+  'GET /api/admin/api-tokens/:token': { summary: 'One API token, by id or full secret', errors: [404], permission: ['ADMIN', 'READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN'] },
+  'PUT /api/admin/api-tokens/:token': {
+    summary: "Change a token's expiry",
+    body: UpdateApiTokenSchema,
+    responses: { 200: ok('Updated') },
+    errors: [404],
+    permission: ['ADMIN', 'UPDATE_CLIENT_API_TOKEN', 'UPDATE_FRONTEND_API_TOKEN'],
+  },
+  'DELETE /api/admin/api-tokens/:token': { summary: 'Revoke a token (idempotent)', responses: { 200: ok('Revoked') }, permission: ['ADMIN', 'DELETE_CLIENT_API_TOKEN', 'DELETE_FRONTEND_API_TOKEN'] },
 
   // Seed operations 1-3 and their flow
   'POST /api/admin/roles/validate': {

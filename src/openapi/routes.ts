@@ -39,6 +39,7 @@ function renderOperation(method: string, path: string, op: Operation): string {
   const who = op.security?.length === 0 ? 'public' : Array.isArray(permission) ? `one of ${permission.join(', ')}` : (permission ?? 'an API key');
   const parameters = (op.parameters ?? []).map((p) => `<code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ', required' : ''})`).join(', ');
   const responses = Object.entries(op.responses ?? {})
+    .sort(([a], [b]) => a.replace('XX', '00').localeCompare(b.replace('XX', '00')))
     .map(([status, answer]) => `<li><b>${escapeHtml(status)}</b> ${escapeHtml(answer.description ?? '')}</li>`)
     .join('');
   const body = op.requestBody ? `<details><summary>Request body schema</summary><pre>${escapeHtml(JSON.stringify(op.requestBody.content['application/json']?.schema, null, 2))}</pre></details>` : '';
