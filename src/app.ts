@@ -93,9 +93,10 @@ router.get('/invite/:token/validate', rateLimited('invite', signupTokens.validat
 router.post('/invite/:token/signup', rateLimited('invite', signupTokens.signup)); // public: the secret is the credential
 
 // Signing in, the caller's own account, passwords and personal access tokens
-// Public: /auth/simple/login and /auth/reset/validate-password (rate limit them by address).
-router.post('/auth/simple/login', sessions.login);
-router.post('/auth/reset/validate-password', users.validatePassword);
+// Public, rate limited by address: sign-in (10 a minute, as Unleash) and the password check the
+// signup page calls as a person types.
+router.post('/auth/simple/login', rateLimited('login', sessions.login));
+router.post('/auth/reset/validate-password', rateLimited('password-reset', users.validatePassword));
 router.post('/logout', adminRoute([], sessions.logout));
 router.get('/api/admin/user', adminRoute([], users.current));
 router.get('/api/admin/user/profile', adminRoute([], users.profile));

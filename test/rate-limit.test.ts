@@ -85,6 +85,26 @@ describe('frontend writes: 300 a minute per client address (and 10,000 per key)'
   });
 });
 
+describe('sign-in: 10 a minute per client address, as Unleash', () => {
+  it('answers 10 login attempts of one address (right or wrong), then 429; another address is still served', async () => {
+    await withinOneWindow(15);
+    const ip = address();
+    const attempt = (from: string) =>
+      call('POST', '/auth/simple/login', { token: null, headers: { 'cf-connecting-ip': from }, body: { username: 'nobody@example.com', password: 'wrong' } });
+    for (let i = 0; i < 10; i++) expect((await attempt(ip)).status).toBe(401);
+    await expectTooMany(await attempt(ip));
+    expect((await attempt(address())).status).toBe(401);
+  });
+
+  it('limits the password check the signup page calls, at 60 a minute', async () => {
+    await withinOneWindow(15);
+    const ip = address();
+    const check = () => call('POST', '/auth/reset/validate-password', { token: null, headers: { 'cf-connecting-ip': ip }, body: { password: 'Str0ng-enough-pass!' } });
+    for (let i = 0; i < 60; i++) expect((await check()).status).toBe(200);
+    await expectTooMany(await check());
+  });
+});
+
 describe('clientKey', () => {
   it('keys IPv4 by address and IPv6 by its /64; without cf-connecting-ip, one shared key', () => {
     const key = (ip?: string) => clientKey(new Request('http://x/', { headers: ip ? { 'cf-connecting-ip': ip } : {} }));

@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setAdminPassword } from '../../scripts/admin-password.mjs';
 import { BENCH_ADMIN_TOKEN, ROOT } from '../lib.mjs';
 
 export { BENCH_ADMIN_TOKEN };
@@ -18,6 +19,8 @@ export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false
   const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' };
   const stdio = log ? 'inherit' : 'ignore';
   execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], { cwd: ROOT, env, stdio });
+  // As `npm start` does: the bootstrap admin can sign in with Unleash's default password.
+  setAdminPassword({ persistTo, cwd: ROOT });
   execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', outdir], { cwd: ROOT, env, stdio });
   // The project's configuration (bindings, ids) with the prebuilt bundle as its entry point.
   // The copy lives elsewhere: the UI's assets folder is made absolute, and the build step
