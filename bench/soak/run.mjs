@@ -37,6 +37,8 @@ const LOOPS = {
 const QUEUED_IMPORT_EVERY = Number(process.env.SOAK_QUEUED_IMPORT_SECONDS ?? 60);
 const WRITE_RESULTS = process.env.SOAK_WRITE_RESULTS !== '0';
 
+// The code under test is the bundle built now: name its commit (and whether the tree had edits).
+const commit = `${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: HERE, encoding: 'utf8' }).trim()}${execFileSync('git', ['status', '--porcelain', '--', '../../src'], { cwd: HERE, encoding: 'utf8' }).trim() ? ' plus uncommitted edits' : ''}`;
 const worker = await startWorker({ port: PORT });
 const { base, token: adminToken } = worker;
 
@@ -426,7 +428,6 @@ const rows = [...stats.entries()]
     return `| ${kind} | ${entry.count} | ${fmt(entry.count / elapsed)} | ${fmt(p(50))} | ${fmt(p(95))} | ${fmt(p(99))} |`;
   });
 const info = machine();
-const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: HERE, encoding: 'utf8' }).trim();
 const summary = {
   passed,
   seconds: elapsed,

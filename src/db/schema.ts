@@ -633,7 +633,8 @@ export const importJobs = sqliteTable(
     environment: text('environment').notNull(),
     /**
      * `staging` (a large request still streaming its chunks in: invisible to everyone else),
-     * then `queued`, `running`, `completed` or `failed`.
+     * then `queued`, `running`, `completed`, `failed` (by the consumer or the watchdog) or
+     * `cancelled` (DELETE on the job).
      */
     status: text('status').notNull().default('queued'),
     totalChunks: integer('total_chunks').notNull(),
@@ -662,7 +663,7 @@ export const importJobChunks = sqliteTable(
     chunkIndex: integer('chunk_index').notNull(),
     /** `{"kind": "features" | "dependencies"}`; the chunk's rows are its parts. */
     payload: text('payload', { mode: 'json' }).notNull(),
-    /** `pending`, `done` or `failed`. */
+    /** `pending`, `done`, `failed`, or `skipped` (its job failed or was cancelled first). */
     status: text('status').notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     featureCount: integer('feature_count').notNull().default(0),
