@@ -237,3 +237,12 @@ describe('POST /logout', () => {
     expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
   });
 });
+
+describe('a root role change', () => {
+  it('applies to the user\'s session at once', async () => {
+    const user = await signedInUser(3);
+    await expectError(await call('GET', '/api/admin/user-admin', withSession(user.cookie)), 403, 'NoAccessError');
+    expect((await call('PUT', `/api/admin/user-admin/${user.id}`, { body: { rootRole: 1 } })).status).toBe(200);
+    expect((await call('GET', '/api/admin/user-admin', withSession(user.cookie))).status).toBe(200);
+  });
+});

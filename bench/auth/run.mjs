@@ -1,5 +1,6 @@
-// Cost of checking an API key: an authenticated admin request against an unauthenticated
-// trivial one, in the same run of `wrangler dev` on loopback. The fair pair is two unknown
+// Cost of checking a credential: an authenticated admin request against an unauthenticated
+// trivial one, and a session cookie or a personal access token against an admin key on the
+// same request, in the same run of `wrangler dev` on loopback. The fair pair is two unknown
 // paths: both walk the whole route table and answer the same 404 error body without touching
 // D1, and only /api/admin/<unknown> checks the key first. /health (first route, tiny body) and
 // a D1-backed listing are shown for scale. Rounds alternate the cases so that drift in machine
@@ -12,7 +13,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.PER_ROUND ?? 2000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
 
-const worker = await startWorker({ port: 8790 });
+const worker = await startWorker({ port: Number(process.env.BENCH_PORT ?? 8790) });
 try {
   const { base, token } = worker;
   const adminKey = await (async () => {
@@ -25,6 +26,36 @@ try {
     if (response.status !== 201) throw new Error(`token creation: ${response.status}`);
     return (await response.json()).secret;
   })();
+
+  // An Admin user with a session and a personal access token, made through the API.
+  const adminHeaders = { authorization: token, 'content-type': 'application/json' };
+  const password = 'Bench-Password-1';
+  const created = await fetch(`${base}/api/admin/user-admin`, {
+    method: 'POST',
+    headers: adminHeaders,
+    body: JSON.stringify({ username: 'bench-person', password, rootRole: 1 }),
+  });
+  if (created.status !== 201) throw new Error(`user creation: ${created.status}`);
+  const login = await fetch(`${base}/auth/simple/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'bench-person', password }),
+  });
+  if (login.status !== 200) throw new Error(`login: ${login.status}`);
+  const cookie = login.headers.get('set-cookie').split(';')[0];
+  const patResponse = await fetch(`${base}/api/admin/user/tokens`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ description: 'bench', expiresAt: '2099-01-01T00:00:00Z' }),
+  });
+  if (patResponse.status !== 201) throw new Error(`PAT creation: ${patResponse.status}`);
+  const pat = (await patResponse.json()).secret;
+
+  const probe = async (headers, label) => {
+    const response = await fetch(`${base}/api/admin/bench-probe`, { headers });
+    await response.arrayBuffer();
+    if (response.status !== 404) throw new Error(`${label} probe ${response.status}`);
+  };
 
   const cases = {
     'GET /health (no key)': async () => {
@@ -42,6 +73,8 @@ try {
       await response.arrayBuffer();
       if (response.status !== 404) throw new Error(`admin probe ${response.status}`);
     },
+    'GET /api/admin/<unknown> (session cookie, 404)': () => probe({ cookie }, 'session'),
+    'GET /api/admin/<unknown> (personal access token, 404)': () => probe({ authorization: pat }, 'PAT'),
     'GET /api/admin/api-tokens (key checked + D1 read)': async () => {
       const response = await fetch(`${base}/api/admin/api-tokens`, { headers: { authorization: adminKey } });
       await response.arrayBuffer();
@@ -66,6 +99,12 @@ try {
   const authed = summary['GET /api/admin/<unknown> (key checked, 404)'];
   const rpsCost = (1 - authed.rps / trivial.rps) * 100;
   const p50Cost = (authed.p50 / trivial.p50 - 1) * 100;
+  const versusKey = (name) => {
+    const s = summary[name];
+    return { rpsCost: (1 - s.rps / authed.rps) * 100, p50Cost: (s.p50 / authed.p50 - 1) * 100 };
+  };
+  const sessionCost = versusKey('GET /api/admin/<unknown> (session cookie, 404)');
+  const patCost = versusKey('GET /api/admin/<unknown> (personal access token, 404)');
 
   const info = machine();
   const lines = [
@@ -77,9 +116,11 @@ try {
     ...Object.entries(summary).map(([name, s]) => `| ${name} | ${fmt(s.rps, 0)} | ${fmt(s.p50, 2)} | ${fmt(s.p99, 2)} |`),
     '',
     `Key checking costs ${fmt(rpsCost)}% of throughput and ${fmt(p50Cost)}% of p50 latency against the same unauthenticated 404 (target: under 10%).`,
+    `A session costs ${fmt(sessionCost.rpsCost)}% of throughput and ${fmt(sessionCost.p50Cost)}% of p50 latency against the admin key on the same request (target: under 10%).`,
+    `A personal access token costs ${fmt(patCost.rpsCost)}% of throughput and ${fmt(patCost.p50Cost)}% of p50 latency against the admin key (target: under 10%).`,
   ];
   console.log(lines.join('\n'));
-  writeFileSync(path.join(ROOT, 'bench', 'auth', 'latest.json'), JSON.stringify({ machine: info, results, summary, rpsCost, p50Cost }, null, 2));
+  writeFileSync(path.join(ROOT, 'bench', 'auth', 'latest.json'), JSON.stringify({ machine: info, results, summary, rpsCost, p50Cost, sessionCost, patCost }, null, 2));
 } finally {
   await worker.stop();
 }

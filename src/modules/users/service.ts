@@ -8,6 +8,7 @@ import type { Env } from '../../env';
 import type { Grant } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { loginFailed, oldPasswordInvalid } from '../../http/errors';
+import { forgetUser } from '../../auth/user-principal';
 import { credentialHashesOf, deleteCredentialStatements, endSessions, revokeCredentials } from '../../auth/user-credentials';
 import type { UpdateUserRequest } from './schema';
 import * as store from './store';
@@ -195,6 +196,8 @@ export async function updateUser(db: Db, actor: Actor, id: number | null, input:
     if (constraintFailed(error, 'users.email')) throw badRequest('User already exists', { path: '/body/email' });
     throw error;
   }
+  // A new root role applies at once in this isolate, within ISOLATE_CACHE_TTL_MS elsewhere.
+  forgetUser(before.id);
   return userBody(after);
 }
 

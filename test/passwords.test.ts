@@ -1,0 +1,166 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { bodyOf, call, expectError } from './support/http';
+import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
+
+const TOO_SHORT = 'The password must be at least 10 characters long.';
+const TOO_LONG = 'The password must be fewer than 128 characters.';
+const REPEATS = 'The password may not contain sequences of three or more repeated characters.';
+const LOWER = 'The password must contain at least one lowercase letter.';
+const UPPER = 'The password must contain at least one uppercase letter.';
+const NUMBER = 'The password must contain at least one number.';
+const SPECIAL = 'The password must contain at least one special character.';
+const OLD_INVALID =
+  'The old password you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.';
+
+async function expectWeak(response: Response, problems: string[]) {
+  const body = await expectError(response, 400, 'ValidationError');
+  expect(body).toEqual({ id: body.id, name: 'ValidationError', message: problems[0], details: [{ validationErrors: problems, message: problems[0] }] });
+}
+
+async function userCount(): Promise<number> {
+  return (await env.DB.prepare('SELECT count(*) AS n FROM users').first<{ n: number }>())!.n;
+}
+
+describe.each([
+  ['POST /auth/reset/validate-password (public)', '/auth/reset/validate-password', null],
+  ['POST /api/admin/user-admin/validate-password', '/api/admin/user-admin/validate-password', undefined],
+] as const)('%s', (_title, path, token) => {
+  const check = (password: unknown) => call('POST', path, { token, body: { password } });
+
+  it('200 with no body for a strong password', async () => {
+    const response = await check('Abcdefghij1!');
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+  });
+
+  it('lists every problem, the first as the message (Unleash\'s order)', async () => {
+    await expectWeak(await check('abc'), [TOO_SHORT, UPPER, NUMBER, SPECIAL]);
+    await expectWeak(await check('abcdefghijk'), [UPPER, NUMBER, SPECIAL]);
+    await expectWeak(await check('ABCDEFGHIJ1!'), [LOWER]);
+    await expectWeak(await check('aaaAAA111!!!'), [REPEATS]);
+    await expectWeak(await check(`Aa1!${'xy'.repeat(63)}`), [TOO_LONG]);
+  });
+
+  it('a passphrase of 20 characters or more needs no character classes', async () => {
+    expect((await check('correct horse battery staple')).status).toBe(200);
+    await expectWeak(await check('correct horse batttery staple'), [REPEATS]);
+  });
+
+  it('400 naming /body/password when it is missing or not a string', async () => {
+    const missing = await expectError(await call('POST', path, { token, body: {} }), 400, 'ValidationError');
+    expect(missing.details[0]!.path).toBe('/body/password');
+    const number = await expectError(await check(123), 400, 'ValidationError');
+    expect(number.details[0]!.path).toBe('/body/password');
+  });
+});
+
+describe('passwords on user creation and signup', () => {
+  it('POST /api/admin/user-admin refuses a weak password and writes nothing', async () => {
+    const before = await userCount();
+    await expectWeak(await call('POST', '/api/admin/user-admin', { body: { username: 'weak-one', password: 'weakpass', rootRole: 3 } }), [
+      TOO_SHORT,
+      UPPER,
+      NUMBER,
+      SPECIAL,
+    ]);
+    expect(await userCount()).toBe(before);
+  });
+
+  it('the invite path end to end: link, anonymous signup with a strong password, sign-in, GET /api/admin/user', async () => {
+    const created = await call('POST', '/api/admin/invite-link/tokens', {
+      body: { name: 'Invite e2e', expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+    expect(created.status).toBe(201);
+    const { secret } = await bodyOf(created);
+
+    const before = await userCount();
+    await expectWeak(
+      await call('POST', `/invite/${secret}/signup`, { token: null, body: { email: 'weak.invitee@example.com', name: 'Weak', password: 'password1' } }),
+      [TOO_SHORT, UPPER, SPECIAL],
+    );
+    expect(await userCount()).toBe(before);
+
+    const signup = await call('POST', `/invite/${secret}/signup`, {
+      token: null,
+      body: { email: 'invitee@example.com', name: 'Invitee', password: STRONG_PASSWORD },
+    });
+    expect(signup.status).toBe(201);
+    const cookie = await loginAs('Invitee@Example.com');
+    const me = await call('GET', '/api/admin/user', withSession(cookie));
+    expect(me.status).toBe(200);
+    expect((await bodyOf(me)).user).toMatchObject({ email: 'invitee@example.com', name: 'Invitee' });
+  });
+});
+
+describe('POST /api/admin/user-admin/:id/change-password', () => {
+  it('sets the password; the old one stops working and the user\'s sessions end', async () => {
+    const user = await signedInUser(3);
+    const response = await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'Fresh-Password-9' } });
+    expect(response.status).toBe(200);
+    await expectError(await call('GET', '/api/admin/user', withSession(user.cookie)), 401, 'AuthenticationRequired');
+    await expectError(await call('POST', '/auth/simple/login', { token: null, body: { username: user.username, password: STRONG_PASSWORD } }), 401, 'AuthenticationRequired');
+    await loginAs(user.username, 'Fresh-Password-9');
+  });
+
+  it('400 for a weak password, 404 for an unknown user, 403 for a non-admin', async () => {
+    const user = await createUser();
+    await expectWeak(await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'short' } }), [TOO_SHORT, UPPER, NUMBER, SPECIAL]);
+    await expectError(await call('POST', '/api/admin/user-admin/999999/change-password', { body: { password: 'Fresh-Password-9' } }), 404, 'NotFoundError');
+    const editor = await signedInUser(2);
+    await expectError(
+      await call('POST', `/api/admin/user-admin/${user.id}/change-password`, withSession(editor.cookie, { body: { password: 'Fresh-Password-9' } })),
+      403,
+      'NoAccessError',
+    );
+  });
+});
+
+describe('POST /api/admin/user/change-password', () => {
+  it('changes the caller\'s password; this session stays, the others end', async () => {
+    const user = await signedInUser(3);
+    const other = await loginAs(user.username);
+    const response = await call(
+      'POST',
+      '/api/admin/user/change-password',
+      withSession(user.cookie, { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: STRONG_PASSWORD } }),
+    );
+    expect(response.status).toBe(200);
+    expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
+    await expectError(await call('GET', '/api/admin/user', withSession(other)), 401, 'AuthenticationRequired');
+    await loginAs(user.username, 'Brand-New-Pass-1');
+  });
+
+  it('401 with Unleash\'s message for a wrong old password; nothing changes', async () => {
+    const user = await signedInUser(3);
+    const body = await expectError(
+      await call('POST', '/api/admin/user/change-password', withSession(user.cookie, { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: 'Not-It-123' } })),
+      401,
+      'AuthenticationRequired',
+    );
+    expect(body.message).toBe(OLD_INVALID);
+    await loginAs(user.username, STRONG_PASSWORD);
+  });
+
+  it('400 when the confirmation differs or the new password is weak', async () => {
+    const user = await signedInUser(3);
+    const mismatch = await expectError(
+      await call('POST', '/api/admin/user/change-password', withSession(user.cookie, { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Other-Pass-12', oldPassword: STRONG_PASSWORD } })),
+      400,
+      'ValidationError',
+    );
+    expect(mismatch.details[0]!.path).toBe('/body/confirmPassword');
+    await expectWeak(
+      await call('POST', '/api/admin/user/change-password', withSession(user.cookie, { body: { password: 'weak', confirmPassword: 'weak', oldPassword: STRONG_PASSWORD } })),
+      [TOO_SHORT, UPPER, NUMBER, SPECIAL],
+    );
+  });
+
+  it('403 for an admin API token: it has no password', async () => {
+    await expectError(
+      await call('POST', '/api/admin/user/change-password', { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: 'x' } }),
+      403,
+      'NoAccessError',
+    );
+  });
+});
