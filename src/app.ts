@@ -98,6 +98,7 @@ router.post('/api/admin/projects', adminRoute([perm.CREATE_PROJECT], projects.cr
 router.get('/api/admin/projects/:projectId', adminRoute([], projects.get));
 router.get('/api/admin/projects/:projectId/access', adminRoute([], projectAccess.list));
 router.post('/api/admin/projects/:projectId/access', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.add));
+router.post('/api/admin/projects/:projectId/role/:roleId/access', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.addRoleAccess));
 router.put('/api/admin/projects/:projectId/users/:userId/roles', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.setUserRoles));
 router.delete('/api/admin/projects/:projectId/users/:userId/roles', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.removeUser));
 router.get('/api/admin/projects/:projectId/api-tokens', adminRoute({ permission: perm.READ_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.listForProject));

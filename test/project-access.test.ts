@@ -110,6 +110,17 @@ describe('POST /api/admin/projects/:projectId/access', () => {
   });
 });
 
+describe('POST /api/admin/projects/:projectId/role/:roleId/access', () => {
+  it('grants one role to the listed users (the older form)', async () => {
+    const project = await createProject();
+    const user = await createUser('Viewer');
+    expect((await call('POST', `/api/admin/projects/${project}/role/5/access`, { body: { users: [{ id: user }], groups: [] } })).status).toBe(200);
+    expect(await roleRows(project, user)).toEqual([5]);
+    await expectError(await call('POST', `/api/admin/projects/${project}/role/2/access`, { body: { users: [{ id: user }] } }), 400, 'ValidationError');
+    expect(await roleRows(project, user)).toEqual([5]);
+  });
+});
+
 describe('PUT and DELETE /api/admin/projects/:projectId/users/:userId/roles', () => {
   it('replaces the roles of a user, then removes them', async () => {
     const project = await createProject();

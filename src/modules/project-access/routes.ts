@@ -6,7 +6,7 @@ import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { integerId, parseInput } from '../../http/validation';
-import { AddAccessSchema, SetRolesSchema } from './schema';
+import { AddAccessSchema, RoleAccessSchema, SetRolesSchema } from './schema';
 import { userAccessOverview } from './overview';
 import * as service from './service';
 
@@ -23,6 +23,18 @@ export async function list({ request, env }: RequestContext): Promise<Response> 
 export async function add({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(AddAccessSchema, await readJsonBody(request), '/body');
   await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), body);
+  return empty(200);
+}
+
+/** The older form: one role for the listed users (and groups, which this service does not have). */
+export async function addRoleAccess({ request, env, principal }: RequestContext): Promise<Response> {
+  const roleId = parseInput(v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }), { roleId: pathParam(request, 'roleId') }, '/params').roleId;
+  const body = parseInput(RoleAccessSchema, await readJsonBody(request), '/body');
+  await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), {
+    roles: [roleId],
+    users: body.users.map((user) => user.id),
+    groups: body.groups.map((group) => group.id),
+  });
   return empty(200);
 }
 
