@@ -64,6 +64,7 @@ router.get('/api/admin/user-admin', adminRoute([ADMIN], users.list));
 router.post('/api/admin/user-admin/validate-password', adminRoute([], ({ request }) => users.validatePassword(request)));
 router.post('/api/admin/user-admin/:id/change-password', adminRoute([ADMIN], users.setPassword));
 router.post('/api/admin/user-admin', adminRoute([ADMIN], users.create));
+router.get('/api/admin/user-admin/access', adminRoute([], projectAccess.assignable));
 router.get('/api/admin/user-admin/:id', adminRoute([ADMIN], users.get));
 router.put('/api/admin/user-admin/:id', adminRoute([ADMIN], users.update));
 router.delete('/api/admin/user-admin/:id', adminRoute([ADMIN], users.remove));

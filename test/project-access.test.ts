@@ -192,3 +192,15 @@ describe('GET /api/admin/user-admin/:id/permissions', () => {
     expect(body.overview.root[0].hasPermission).toBe(true); // user 1 is the seeded admin
   });
 });
+
+describe('GET /api/admin/user-admin/access', () => {
+  it('lists the people who can be given access, with no groups', async () => {
+    const user = await createUser('Viewer');
+    const body = await bodyOf(await call('GET', '/api/admin/user-admin/access'));
+    expect(Object.keys(body)).toEqual(['users', 'groups']);
+    expect(body.groups).toEqual([]);
+    const listed = body.users.find((entry: { id: number }) => entry.id === user);
+    expect(Object.keys(listed)).toEqual(['id', 'email', 'accountType']);
+    expect(listed.accountType).toBe('User');
+  });
+});

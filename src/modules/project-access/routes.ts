@@ -9,6 +9,7 @@ import { integerId, parseInput } from '../../http/validation';
 import { AddAccessSchema, RoleAccessSchema, SetRolesSchema } from './schema';
 import { userAccessOverview } from './overview';
 import * as service from './service';
+import { listUsers } from '../users/service';
 
 const UserParams = v.object({ userId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) });
 
@@ -61,4 +62,22 @@ export async function userPermissions({ request, env }: RequestContext): Promise
     '/query',
   );
   return json(await userAccessOverview(env, id, project, environment));
+}
+
+/**
+ * `GET /api/admin/user-admin/access`: everyone who can be given access (the UI's project-access
+ * picker), open to every signed-in user as in Unleash. Groups do not exist here.
+ */
+export async function assignable({ env }: RequestContext): Promise<Response> {
+  const { users } = await listUsers(getDb(env));
+  return json({
+    users: users.map((user) => ({
+      id: user.id,
+      ...('name' in user ? { name: user.name } : {}),
+      ...('username' in user ? { username: user.username } : {}),
+      ...('email' in user ? { email: user.email } : {}),
+      accountType: user.accountType,
+    })),
+    groups: [],
+  });
 }
