@@ -93,6 +93,7 @@ router.get('/api/admin/search/features', adminRoute([], featureSearch.search));
 router.get('/api/admin/search/events', adminRoute([], events.search));
 router.get('/api/admin/events', adminRoute([ADMIN], events.list));
 router.get('/api/admin/events/:featureName', adminRoute([], events.listForFeature));
+router.get('/api/admin/event-creators', adminRoute([], events.listCreators));
 router.get('/api/admin/environments', adminRoute([], environments.list));
 router.get('/api/admin/projects', adminRoute([], projects.list));
 router.post('/api/admin/projects', adminRoute([perm.CREATE_PROJECT], projects.create));
