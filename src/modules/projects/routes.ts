@@ -120,13 +120,13 @@ export async function create({ request, env, principal }: RequestContext): Promi
       mode: body.mode,
       defaultStickiness: body.defaultStickiness,
     }),
-    // As Unleash: the person who creates a project becomes its Owner (an API token is nobody).
-    ...(principal.kind === 'user'
-      ? [db.insert(roleUser).values({ roleId: OWNER_ROLE_ID, userId: principal.userId, project: body.id, createdByUserId: principal.userId })]
-      : []),
   ];
   if (attached.length > 0) {
     statements.push(db.insert(projectEnvironments).values(attached.map((environmentName) => ({ projectId: body.id, environmentName }))));
+  }
+  // As Unleash: the person who creates a project becomes its Owner (an API token is nobody).
+  if (principal.kind === 'user') {
+    statements.push(db.insert(roleUser).values({ roleId: OWNER_ROLE_ID, userId: principal.userId, project: body.id, createdByUserId: principal.userId }));
   }
   statements.push(auditEvent(db, principal, { type: 'project-created', project: body.id, data: { ...body, environments: attached } }));
   try {

@@ -1,9 +1,9 @@
+import { ADMIN, requirePermissionFor } from '../../auth/permissions';
+import type { Principal } from '../../auth/principal';
 import { randomHex } from '../../auth/secrets';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import { ApiError, badRequest, notFound } from '../../http/errors';
-import { ADMIN, requirePermissionFor } from '../../auth/permissions';
-import type { Principal } from '../../auth/principal';
 import { roleBody } from '../roles/service';
 import { createUser, usersByIds, type UserBody } from '../users/service';
 import type { CreateSignupTokenRequest, SignupRequest, UpdateSignupTokenRequest } from './schema';
