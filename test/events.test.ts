@@ -69,3 +69,12 @@ describe('GET /api/admin/events', () => {
     expect(body.events[0]).toMatchObject({ type: 'feature-created', featureName: name });
   });
 });
+
+describe('GET /api/admin/event-creators', () => {
+  it('lists everyone who acted, by id, with the admin token user by its name', async () => {
+    await createFeature(unique('evc'));
+    const body = await bodyOf(await call('GET', '/api/admin/event-creators'));
+    expect(body).toContainEqual({ id: -42, name: 'Unleash Admin Token User' });
+    expect(body.map((creator: { id: number }) => creator.id)).toEqual([...body.map((creator: { id: number }) => creator.id)].sort((a, b) => a - b));
+  });
+});

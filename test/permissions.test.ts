@@ -341,6 +341,33 @@ describe('project roles', () => {
   });
 });
 
+describe('segments of a project', () => {
+  it('lets a project role with UPDATE_PROJECT_SEGMENT make segments in its project only', async () => {
+    const role = await bodyOf(
+      await ok(
+        await call('POST', '/api/admin/roles', {
+          body: { name: `segmenter-${run}`, description: 'project segments', type: 'custom', permissions: [{ name: 'UPDATE_PROJECT_SEGMENT' }] },
+        }),
+      ),
+    );
+    const segmenter = await signInAs('Viewer', async (userId) => {
+      await ok(await call('POST', `/api/admin/projects/${P}/access`, { body: { roles: [role.id], users: [userId] } }));
+    });
+    const inProject = await call('POST', '/api/admin/segments', { token: segmenter, body: { name: `pseg-${run}`, project: P, constraints: [] } });
+    expect(inProject.status).toBe(201);
+    const global = await call('POST', '/api/admin/segments', { token: segmenter, body: { name: `gseg-${run}`, constraints: [] } });
+    expect(global.status).toBe(403);
+    const elsewhere = await call('POST', '/api/admin/segments', { token: segmenter, body: { name: `dseg-${run}`, project: 'default', constraints: [] } });
+    expect(elsewhere.status).toBe(403);
+    expect(await count('SELECT COUNT(*) AS n FROM segments WHERE name IN (?, ?)', `gseg-${run}`, `dseg-${run}`)).toBe(0);
+    // The segment's project decides who may change it.
+    const id = (await bodyOf(inProject)).id as number;
+    expect((await call('PUT', `/api/admin/segments/${id}`, { token: segmenter, body: { name: `pseg-${run}`, project: P, constraints: [] } })).status).toBe(204);
+    expect((await call('PUT', `/api/admin/segments/${id}`, { token: segmenter, body: { name: `pseg-${run}`, constraints: [] } })).status).toBe(403);
+    expect(await count('SELECT COUNT(*) AS n FROM segments WHERE id = ? AND segment_project_id = ?', id, P)).toBe(1);
+  });
+});
+
 describe('invite links', () => {
   it('only take root roles', async () => {
     const response = await call('POST', '/api/admin/invite-link/tokens', { body: { name: `link-project-${run}`, expiresAt: '2099-01-01T00:00:00.000Z', roleId: 4 } });

@@ -110,6 +110,17 @@ describe('POST /api/admin/projects/:projectId/access', () => {
   });
 });
 
+describe('POST /api/admin/projects/:projectId/role/:roleId/access', () => {
+  it('grants one role to the listed users (the older form)', async () => {
+    const project = await createProject();
+    const user = await createUser('Viewer');
+    expect((await call('POST', `/api/admin/projects/${project}/role/5/access`, { body: { users: [{ id: user }], groups: [] } })).status).toBe(200);
+    expect(await roleRows(project, user)).toEqual([5]);
+    await expectError(await call('POST', `/api/admin/projects/${project}/role/2/access`, { body: { users: [{ id: user }] } }), 400, 'ValidationError');
+    expect(await roleRows(project, user)).toEqual([5]);
+  });
+});
+
 describe('PUT and DELETE /api/admin/projects/:projectId/users/:userId/roles', () => {
   it('replaces the roles of a user, then removes them', async () => {
     const project = await createProject();
@@ -179,5 +190,17 @@ describe('GET /api/admin/user-admin/:id/permissions', () => {
     const body = await bodyOf(await call('GET', '/api/admin/user-admin/1/permissions'));
     expect(body.overview.environment).toEqual([]);
     expect(body.overview.root[0].hasPermission).toBe(true); // user 1 is the seeded admin
+  });
+});
+
+describe('GET /api/admin/user-admin/access', () => {
+  it('lists the people who can be given access, with no groups', async () => {
+    const user = await createUser('Viewer');
+    const body = await bodyOf(await call('GET', '/api/admin/user-admin/access'));
+    expect(Object.keys(body)).toEqual(['users', 'groups']);
+    expect(body.groups).toEqual([]);
+    const listed = body.users.find((entry: { id: number }) => entry.id === user);
+    expect(Object.keys(listed)).toEqual(['id', 'email', 'accountType']);
+    expect(listed.accountType).toBe('User');
   });
 });

@@ -23,7 +23,7 @@ import { noteLocalWrite } from '../db/revision';
 import type { Env } from '../env';
 import { noAccess } from '../http/errors';
 import { authenticate } from './authenticate';
-import { requireAnyPermission, type Permission } from './permissions';
+import { ADMIN, requireAnyPermission, type Permission } from './permissions';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from './principal';
 
 export interface RequestContext {
@@ -118,7 +118,7 @@ export function adminRoute(rule: readonly Permission[] | RouteRule, handler: Gua
     if (principal.kind === 'api-token' && principal.token.type !== 'admin') wrongTokenType();
     const context: RequestContext = { request, env, ctx, principal };
     if (anyOf.length > 0 && typeof project === 'string' && project.startsWith('body:')) {
-      if (!anyOf.some((wanted) => principal.access.grants.some((grant) => grant.permission === wanted || grant.permission === 'ADMIN'))) {
+      if (!anyOf.some((wanted) => principal.access.grants.some((grant) => grant.permission === wanted || grant.permission === ADMIN))) {
         requireAnyPermission(principal, anyOf);
       }
     } else if (anyOf.length > 0) {

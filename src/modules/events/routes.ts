@@ -61,3 +61,8 @@ export async function listForFeature({ request, env }: RequestContext): Promise<
   const { rows, total } = await store.searchEvents(db, { feature: [featureName], offset: 0, limit: LEGACY_LIMIT });
   return json({ version: 1, toggleName: featureName, events: await eventBodies(db, rows), totalEvents: total });
 }
+
+/** `GET /api/admin/event-creators`: the event log's "created by" filter. */
+export async function listCreators({ env }: RequestContext): Promise<Response> {
+  return json(await store.creators(getDb(env)));
+}

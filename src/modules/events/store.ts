@@ -45,3 +45,17 @@ export async function tagsOf(db: Db, featureNames: readonly string[]): Promise<M
   return byFeature;
 }
 
+
+/** Everyone who has acted, by user id: a person's name, else the name they acted under (Unleash's rule). */
+export async function creators(db: Db): Promise<{ id: number; name: string }[]> {
+  const rows = await db.all<{ id: number; name: string | null; username: string | null; email: string | null }>(sql`
+    SELECT e.created_by_user_id AS id, COALESCE(u.name, MIN(e.created_by)) AS name, u.username AS username, u.email AS email
+    FROM events e LEFT JOIN users u ON u.id = e.created_by_user_id
+    WHERE e.created_by_user_id IS NOT NULL
+    GROUP BY e.created_by_user_id
+    ORDER BY e.created_by_user_id`);
+  return rows.flatMap((row) => {
+    const name = row.name || row.username || row.email;
+    return name ? [{ id: Number(row.id), name: String(name) }] : [];
+  });
+}

@@ -6,9 +6,10 @@ import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { integerId, parseInput } from '../../http/validation';
-import { AddAccessSchema, SetRolesSchema } from './schema';
+import { AddAccessSchema, RoleAccessSchema, SetRolesSchema } from './schema';
 import { userAccessOverview } from './overview';
 import * as service from './service';
+import { listUsers } from '../users/service';
 
 const UserParams = v.object({ userId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) });
 
@@ -23,6 +24,18 @@ export async function list({ request, env }: RequestContext): Promise<Response> 
 export async function add({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(AddAccessSchema, await readJsonBody(request), '/body');
   await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), body);
+  return empty(200);
+}
+
+/** The older form: one role for the listed users (and groups, which this service does not have). */
+export async function addRoleAccess({ request, env, principal }: RequestContext): Promise<Response> {
+  const roleId = parseInput(v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }), { roleId: pathParam(request, 'roleId') }, '/params').roleId;
+  const body = parseInput(RoleAccessSchema, await readJsonBody(request), '/body');
+  await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), {
+    roles: [roleId],
+    users: body.users.map((user) => user.id),
+    groups: body.groups.map((group) => group.id),
+  });
   return empty(200);
 }
 
@@ -49,4 +62,22 @@ export async function userPermissions({ request, env }: RequestContext): Promise
     '/query',
   );
   return json(await userAccessOverview(env, id, project, environment));
+}
+
+/**
+ * `GET /api/admin/user-admin/access`: everyone who can be given access (the UI's project-access
+ * picker), open to every signed-in user as in Unleash. Groups do not exist here.
+ */
+export async function assignable({ env }: RequestContext): Promise<Response> {
+  const { users } = await listUsers(getDb(env));
+  return json({
+    users: users.map((user) => ({
+      id: user.id,
+      ...('name' in user ? { name: user.name } : {}),
+      ...('username' in user ? { username: user.username } : {}),
+      ...('email' in user ? { email: user.email } : {}),
+      accountType: user.accountType,
+    })),
+    groups: [],
+  });
 }
