@@ -2,7 +2,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { Env } from '../src/env';
-import { forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
+import { currentRevision, forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
 import { seedFlag } from './sdk-seed';
 
 describe('SDK payload cache', () => {
@@ -47,5 +47,27 @@ describe('SDK payload cache', () => {
       warn.mockRestore();
     }
     await expect(snapshotFor(outage, 'development')).rejects.toThrow('D1 unavailable');
+  });
+
+  it('never goes back to an older revision when a lagging read replica answers', async () => {
+    forgetSnapshots();
+    const bindings = env as unknown as Env;
+    const eager: Env = { ...bindings, SDK_REVISION_CHECK_MS: '0' };
+    const served = await snapshotFor(eager, 'development');
+    // A replica that has not seen anything after `served`: its revision query answers the old one.
+    const real = bindings.DB;
+    const lagging = {
+      prepare: (query: string) => real.prepare(/max\("?id"?\)/i.test(query) && query.includes('events') ? `select ${served.revision}` : query),
+      batch: (statements: D1PreparedStatement[]) => real.batch(statements),
+      exec: (query: string) => real.exec(query),
+      dump: () => real.dump(),
+      withSession: (start?: string) => real.withSession(start),
+    } as D1Database;
+    await seedFlag({ name: 'lagging.newer', environments: { development: { enabled: true } } });
+    // The isolate learns of the newer revision (e.g. from the primary, or another request).
+    expect(await currentRevision(eager)).toBeGreaterThan(served.revision);
+    const answered = await snapshotFor({ ...bindings, DB: lagging, SDK_REVISION_CHECK_MS: '0' }, 'development');
+    expect(answered).toBe(served);
+    expect(await currentRevision({ ...bindings, DB: lagging, SDK_REVISION_CHECK_MS: '0' })).toBeGreaterThan(served.revision);
   });
 });

@@ -1,7 +1,9 @@
 /** GET /api/client/delta: Unleash's delta events over the sdk_changes log. */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { forgetChangeLog } from '../src/modules/client-api/delta';
+import { deltaSince, forgetChangeLog } from '../src/modules/client-api/delta';
+import { snapshotFor } from '../src/modules/client-api/snapshot';
+import type { Env } from '../src/env';
 import { bodyOf, call, createToken, expectError } from './support/http';
 
 interface DeltaEvent {
@@ -141,6 +143,28 @@ describe('GET /api/client/delta', () => {
     const next = await delta(backend, etag!);
     expect(next.body!.events.map((event) => event.type)).toEqual(['hydration']);
     expect((await delta(backend, '"not-a-revision"')).body!.events[0]!.type).toBe('hydration');
+  });
+
+  it('waits (no events) rather than skip changes when the replica it reads lags the snapshot', async () => {
+    const bindings = env as unknown as Env;
+    const eager: Env = { ...bindings, SDK_REVISION_CHECK_MS: '0' };
+    const start = await snapshotFor(eager, 'development');
+    await admin('PATCH', flagPath('delta.a'), [{ op: 'replace', path: '/description', value: 'lagging' }]);
+    const snapshot = await snapshotFor(eager, 'development');
+    expect(snapshot.revision).toBeGreaterThan(start.revision);
+    const real = bindings.DB;
+    const lagging = {
+      prepare: (query: string) => real.prepare(/max\("?id"?\)/i.test(query) && query.includes('events') ? `select ${start.revision}` : query),
+      batch: (statements: D1PreparedStatement[]) => real.batch(statements),
+      exec: (query: string) => real.exec(query),
+      dump: () => real.dump(),
+      withSession: (from?: string) => real.withSession(from),
+    } as D1Database;
+    forgetChangeLog();
+    expect(await deltaSince({ ...eager, DB: lagging }, snapshot, {}, start.revision)).toBeNull();
+    const caughtUp = await deltaSince(eager, snapshot, {}, start.revision);
+    // delta.a uses a segment, which is sent just before it.
+    expect(caughtUp!.events.map((event) => JSON.parse(event).type)).toEqual(['segment-updated', 'feature-updated']);
   });
 
   it('hydrates a client older than the kept history; ids keep going up', async () => {

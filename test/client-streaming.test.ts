@@ -115,4 +115,19 @@ describe('GET /api/client/streaming', () => {
       await caughtUp.cancel();
     }
   });
+
+  it('sends a keep-alive comment after 15 s without data (SDKs give up after 60 s, Edge sends one every 30 s)', async () => {
+    const stream = sseReader(await call('GET', '/api/client/streaming', { token: backend }));
+    try {
+      await stream.next();
+      const opened = Date.now();
+      const keepAlive = await stream.next(20_000);
+      expect(keepAlive).toEqual({ comment: 'keep-alive' });
+      const waited = Date.now() - opened;
+      expect(waited).toBeGreaterThan(14_000);
+      expect(waited).toBeLessThan(17_000);
+    } finally {
+      await stream.cancel();
+    }
+  }, 30_000);
 });

@@ -13,6 +13,7 @@
  *   writing isolate reads its own writes on replicas too (see db/revision.ts).
  */
 import type { Env } from '../env';
+import { noteLocalWrite } from './revision';
 
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
@@ -75,6 +76,9 @@ export function withD1Session(env: Env, request: Request): RequestDatabase {
       const bookmark = session.getBookmark();
       if (bookmark === null) return response;
       latestLocalBookmark = newest(latestLocalBookmark, bookmark);
+      // An SDK read between the write and this point started before the bookmark was known:
+      // count the write again so the next SDK request re-checks from the new bookmark.
+      noteLocalWrite();
       const headers = new Headers(response.headers);
       headers.set(BOOKMARK_HEADER, bookmark);
       return new Response(response.body, { status: response.status, statusText: response.statusText, headers });

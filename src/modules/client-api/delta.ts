@@ -108,7 +108,8 @@ export async function changesSince(env: Env, after: number, upTo: number): Promi
         log = log.slice(dropped);
       }
     }
-    if (after < coveredFrom) return changesSince(env, after, upTo);
+    // Trimmed past the client, or another request moved the window while this one read: again.
+    if (after < coveredFrom || coveredTo < upTo) return changesSince(env, after, upTo);
   }
   return log.slice(indexAfter(after), indexAfter(upTo));
 }
