@@ -137,5 +137,103 @@ describe('Unleash admin UI', () => {
       expect(text).toContain(flagName);
     });
   });
+
+  it('open a user, edit them and see their access', async () => {
+    const person = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
+      email: `ui-person-${run}@example.com`,
+      name: 'Pat Person',
+      rootRole: 3,
+      sendEmail: false,
+    });
+    await runFlow(browser, server.base, 'user', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      await page.goto('/admin/users');
+      const row = page.getByRole('row').filter({ hasText: 'Pat Person' });
+      await row.getByRole('button', { name: 'User actions' }).click();
+      await page.getByRole('menuitem', { name: /edit/i }).click();
+      await page.waitForURL(new RegExp(`/admin/users/${person.id}/edit`));
+      const name = page.getByLabel(/full name/i);
+      await expect.poll(() => name.inputValue()).toBe('Pat Person');
+      await name.fill('Pat Renamed');
+      const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/api/admin/user-admin/${person.id}`));
+      await page.getByRole('button', { name: /save/i }).click();
+      expect((await saved).status()).toBe(200);
+      expect((await apiJson(server.base, 'GET', `/api/admin/user-admin/${person.id}`)).name).toBe('Pat Renamed');
+
+      await page.goto('/admin/users');
+      await page.getByRole('row').filter({ hasText: 'Pat Renamed' }).getByRole('button', { name: 'User actions' }).click();
+      await page.getByRole('menuitem', { name: /access/i }).click();
+      await page.waitForURL(new RegExp(`/admin/users/${person.id}/access`));
+      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toMatch(/Viewer/);
+    });
+  });
+
+  it('create, edit and disable an invite link; sign up through it in a second browser and sign in as that person', async () => {
+    const email = `ui-invitee-${run}@example.com`;
+    const password = 'Invitee-Passw0rd!';
+    let link = '';
+    await runFlow(browser, server.base, 'invite-link', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      await page.goto('/admin/users');
+      await page.getByRole('button', { name: 'Create invite link' }).click();
+      await page.waitForURL(/\/admin\/invite-link/);
+      const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/invite-link/tokens'));
+      await page.getByRole('button', { name: 'Create invite link' }).click();
+      expect((await created).status()).toBe(201);
+
+      // The users page shows the link: absolute, on this server, to the UI's signup page.
+      await page.goto('/admin/users');
+      const shown = async () => /\S*\/new-user\?invite=[0-9a-f]{32}/.exec(await page.locator('main').innerText())?.[0] ?? '';
+      await expect.poll(shown).not.toBe('');
+      link = await shown();
+      expect(link).toMatch(new RegExp(`^${server.base}/new-user\\?invite=[0-9a-f]{32}$`));
+
+      // Edit: a longer expiry.
+      await page.getByRole('button', { name: 'Update invite link' }).click();
+      await page.locator('#mui-component-select-type').click();
+      await page.getByRole('option', { name: '1 week' }).click();
+      const updated = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/api/admin/invite-link/tokens/'));
+      await page.getByRole('button', { name: 'Update invite link' }).click();
+      expect((await updated).status()).toBe(200);
+      const secret = new URL(link).searchParams.get('invite')!;
+      const token = await apiJson(server.base, 'GET', `/api/admin/invite-link/tokens/${secret}`);
+      expect(Date.parse(token.expiresAt) - Date.now()).toBeGreaterThan(6 * 24 * 3600 * 1000);
+
+      // A second browser: sign up through the link, then sign in as that person.
+      const invitee = await (await import('./support/harness')).Session.open(browser, server.base);
+      try {
+        invitee.expect(...(await import('./support/harness')).SIGNED_OUT);
+        const other = invitee.page;
+        await other.goto(link);
+        await other.getByLabel(/email/i).fill(email);
+        await other.getByLabel(/full name/i).fill('Ivy Invitee');
+        await other.getByPlaceholder('Password', { exact: true }).fill(password);
+        await other.getByPlaceholder('Confirm password').fill(password);
+        const signedUp = other.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/invite/${secret}/signup`));
+        await other.getByRole('button', { name: 'Submit' }).click();
+        expect((await signedUp).status()).toBe(201);
+        await other.context().clearCookies();
+        await signIn(invitee, email, password);
+        await expect.poll(() => other.locator('body').innerText(), { timeout: 15_000 }).toContain('Ivy Invitee');
+        if (invitee.problems.length > 0) throw new Error(`the invitee's browser met problems:\n${invitee.problems.join('\n')}`);
+      } catch (error) {
+        await invitee.screenshot('invite-link-invitee');
+        throw error;
+      } finally {
+        await invitee.close();
+      }
+
+      // Disable ("Delete link" in the UI): the link stops working.
+      await page.goto('/admin/invite-link');
+      await page.getByRole('button', { name: 'Delete link' }).click();
+      const disabled = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes(`/api/admin/invite-link/tokens/${secret}`));
+      await page.getByRole('dialog').last().getByRole('button', { name: "Yes, I'm sure" }).click();
+      expect((await disabled).status()).toBe(200);
+      expect((await apiJson(server.base, 'GET', `/api/admin/invite-link/tokens/${secret}`)).enabled).toBe(false);
+      expect((await fetch(`${server.base}/invite/${secret}/validate`)).status).toBe(400);
+    });
+  });
 });
 
