@@ -235,5 +235,54 @@ describe('Unleash admin UI', () => {
       expect((await fetch(`${server.base}/invite/${secret}/validate`)).status).toBe(400);
     });
   });
+
+  it('search: find a flag by name and by tag, page through and sort', async () => {
+    const prefix = `ui-search-${run}`;
+    const names = Array.from({ length: 30 }, (_, index) => `${prefix}-${String(index + 1).padStart(2, '0')}`);
+    for (const name of names) await apiJson(server.base, 'POST', '/api/admin/projects/default/features', { name });
+    const tag = `found-${run}`;
+    await apiJson(server.base, 'POST', `/api/admin/features/${names[6]}/tags`, { type: 'simple', value: tag });
+
+    await runFlow(browser, server.base, 'search', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      const searched = (predicate: (params: URLSearchParams) => boolean) =>
+        page.waitForResponse((r) => {
+          const url = new URL(r.url());
+          return url.pathname === '/api/admin/search/features' && predicate(url.searchParams);
+        });
+
+      // By name, typed into the search box.
+      await page.goto('/search');
+      const byName = searched((params) => params.get('query') === names[6]);
+      await page.getByPlaceholder(/search/i).first().fill(names[6]!);
+      expect((await byName).status()).toBe(200);
+      const rows = page.locator('tbody tr');
+      await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringContaining(names[6]!)]);
+
+      // By tag, the filter the UI keeps in its URL.
+      const byTag = searched((params) => params.get('tag') === `INCLUDE:simple:${tag}`);
+      await page.goto(`/search?tag=${encodeURIComponent(`INCLUDE:simple:${tag}`)}`);
+      expect((await byTag).status()).toBe(200);
+      await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringContaining(names[6]!)]);
+
+      // Page through the 30 flags of the prefix, 25 a page.
+      await page.goto(`/search?query=${prefix}`);
+      await expect.poll(() => page.locator('main').innerText()).toContain('Showing 1-25 items out of 30');
+      const nextPage = searched((params) => params.get('offset') === '25');
+      await page.getByText('Page 1 of 2').locator('..').getByRole('button').last().click();
+      expect((await nextPage).status()).toBe(200);
+      await expect.poll(() => page.locator('main').innerText()).toContain('Showing 26-30 items out of 30');
+
+      // Sort by name, ascending then descending.
+      await page.goto(`/search?query=${prefix}`);
+      const byNameAsc = searched((params) => params.get('sortBy') === 'name');
+      await page.getByRole('button', { name: 'Name' }).click();
+      const ascending = await byNameAsc;
+      expect(ascending.status()).toBe(200);
+      const order = new URL(ascending.url()).searchParams.get('sortOrder');
+      await expect.poll(async () => (await rows.first().innerText()).includes(order === 'asc' ? names[0]! : names[29]!)).toBe(true);
+    });
+  });
 });
 
