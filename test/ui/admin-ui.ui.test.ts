@@ -284,5 +284,65 @@ describe('Unleash admin UI', () => {
       await expect.poll(async () => (await rows.first().innerText()).includes(order === 'asc' ? names[0]! : names[29]!)).toBe(true);
     });
   });
+
+  it('import an export file through the project\'s import dialog and see the flags', async () => {
+    const names = [`ui-import-${run}-a`, `ui-import-${run}-b`];
+    const file = {
+      features: names.map((name) => ({ name, type: 'release', project: 'default', description: 'imported', stale: false, impressionData: false })),
+      featureStrategies: [{ name: 'default', featureName: names[0], parameters: {}, constraints: [], sortOrder: 0 }],
+      featureEnvironments: [{ enabled: true, featureName: names[0], environment: 'development', variants: [], name: names[0] }],
+      contextFields: [],
+      featureTags: [{ featureName: names[1], tagType: 'simple', tagValue: `imported-${run}` }],
+      segments: [],
+      tagTypes: [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }],
+      dependencies: [],
+    };
+    await runFlow(browser, server.base, 'import', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      await page.goto('/projects/default');
+      await page.getByTestId('IMPORT_BUTTON').click();
+      await page.getByTestId('import-file').setInputFiles({ name: 'export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+      const validated = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/validate'));
+      await page.getByTestId('VALIDATE_BUTTON').click();
+      const validation = await validated;
+      expect(validation.status()).toBe(200);
+      expect(await validation.json()).toEqual({ errors: [], warnings: [], permissions: [] });
+      const imported = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/import'));
+      await page.getByRole('button', { name: /^import configuration$/i }).click();
+      expect((await imported).status()).toBe(200);
+      await expect.poll(() => page.locator('body').innerText()).toMatch(/import completed|imported/i);
+
+      await page.goto(`/projects/default?query=ui-import-${run}`);
+      const listed = async () => (await page.locator('tbody tr').allInnerTexts()).map((row) => names.find((name) => row.includes(name))).sort();
+      await expect.poll(listed).toEqual([...names].sort());
+      const feature = await apiJson(server.base, 'GET', `/api/admin/projects/default/features/${names[0]}`);
+      expect(feature.environments.find((e: { name: string }) => e.name === 'development').enabled).toBe(true);
+    });
+  });
+
+  it('export the project: every flag of it, for the chosen environment', async () => {
+    const exportedName = `ui-export-${run}`;
+    await apiJson(server.base, 'POST', '/api/admin/projects/default/features', { name: exportedName });
+    await runFlow(browser, server.base, 'export', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      await page.goto('/projects/default');
+      await page.getByRole('button', { name: 'Export all project flags' }).click();
+      const dialog = page.getByRole('dialog').last();
+      const exported = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/export'));
+      const download = page.waitForEvent('download');
+      await dialog.getByRole('button', { name: /^export/i }).click();
+      const response = await exported;
+      expect(response.status()).toBe(200);
+      expect(JSON.parse(response.request().postData()!)).toMatchObject({ features: [], project: 'default' });
+      const body = (await response.json()) as { features: { name: string }[] };
+      const all = await apiJson<{ total: number }>(server.base, 'GET', '/api/admin/search/features?project=IS:default&limit=1');
+      expect(body.features.map((feature) => feature.name)).toContain(exportedName);
+      expect(body.features).toHaveLength(all.total);
+      const file = await download;
+      expect(file.suggestedFilename()).toMatch(/\.json$/);
+    });
+  });
 });
 
