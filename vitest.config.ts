@@ -60,6 +60,8 @@ export default defineConfig(async () => {
             include: [UI_TESTS],
             // One browser and one Worker for the file; the flows run one after another.
             fileParallelism: false,
+            // The UI renders after its calls land; a page can take seconds on a busy machine.
+            expect: { poll: { timeout: 20_000, interval: 100 } },
             testTimeout: 180_000,
             hookTimeout: 240_000,
           },

@@ -258,3 +258,24 @@ describe('POST /api/admin/constraints/validate', () => {
     expect(missing.message).toBe('Could not find Context field with name nope');
   });
 });
+
+describe('search newest-seen first', () => {
+  it('follows the environments\' last-seen times however they are written (triggers keep the flag\'s own)', async () => {
+    const prefix = unique('seen');
+    const names = [`${prefix}-old`, `${prefix}-new`, `${prefix}-never`];
+    for (const name of names) expect((await call('POST', `/api/admin/projects/${PROJECT}/features`, { body: { name } })).status).toBe(201);
+    await env.DB.batch([
+      env.DB.prepare("UPDATE feature_environments SET last_seen_at = '2026-01-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'development'").bind(names[0]),
+      env.DB.prepare("UPDATE feature_environments SET last_seen_at = '2026-03-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'production'").bind(names[1]),
+    ]);
+    const body = await bodyOf(await call('GET', `/api/admin/search/features?query=${prefix}&sortBy=lastSeenAt&sortOrder=desc`));
+    expect(body.features.map((feature: { name: string }) => feature.name)).toEqual([names[1], names[0], names[2]]);
+    expect(body.features[0].lastSeenAt).toBe('2026-03-01T00:00:00.000Z');
+    const own = await env.DB.prepare('SELECT last_seen_at FROM features WHERE name = ?').bind(names[1]).first<{ last_seen_at: string }>();
+    expect(own?.last_seen_at).toBe('2026-03-01T00:00:00.000Z');
+    // An older sighting never moves it back.
+    await env.DB.prepare("UPDATE feature_environments SET last_seen_at = '2025-01-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'development'").bind(names[1]).run();
+    const after = await env.DB.prepare('SELECT last_seen_at FROM features WHERE name = ?').bind(names[1]).first<{ last_seen_at: string }>();
+    expect(after?.last_seen_at).toBe('2026-03-01T00:00:00.000Z');
+  });
+});

@@ -175,6 +175,9 @@ export const features = sqliteTable(
     index('features_stale_idx').on(t.stale),
     index('features_created_by_idx').on(t.createdByUserId),
     index('features_last_seen_idx').on(t.lastSeenAt),
+    // Search newest-seen first: last_seen_at is kept >= every environment's by triggers
+    // (migrations/0011_ui.sql), so that order walks this index.
+    index('features_archived_last_seen_idx').on(t.archivedAt, sql`${t.lastSeenAt} DESC`, t.createdAt, t.name),
   ],
 );
 

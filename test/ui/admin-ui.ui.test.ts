@@ -137,5 +137,212 @@ describe('Unleash admin UI', () => {
       expect(text).toContain(flagName);
     });
   });
+
+  it('open a user, edit them and see their access', async () => {
+    const person = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
+      email: `ui-person-${run}@example.com`,
+      name: 'Pat Person',
+      rootRole: 3,
+      sendEmail: false,
+    });
+    await runFlow(browser, server.base, 'user', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      await page.goto('/admin/users');
+      const row = page.getByRole('row').filter({ hasText: 'Pat Person' });
+      await row.getByRole('button', { name: 'User actions' }).click();
+      await page.getByRole('menuitem', { name: /edit/i }).click();
+      await page.waitForURL(new RegExp(`/admin/users/${person.id}/edit`));
+      const name = page.getByLabel(/full name/i);
+      await expect.poll(() => name.inputValue()).toBe('Pat Person');
+      await name.fill('Pat Renamed');
+      const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/api/admin/user-admin/${person.id}`));
+      await page.getByRole('button', { name: /save/i }).click();
+      expect((await saved).status()).toBe(200);
+      expect((await apiJson(server.base, 'GET', `/api/admin/user-admin/${person.id}`)).name).toBe('Pat Renamed');
+
+      await page.goto('/admin/users');
+      await page.getByRole('row').filter({ hasText: 'Pat Renamed' }).getByRole('button', { name: 'User actions' }).click();
+      await page.getByRole('menuitem', { name: /access/i }).click();
+      await page.waitForURL(new RegExp(`/admin/users/${person.id}/access`));
+      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toMatch(/Viewer/);
+    });
+  });
+
+  it('create, edit and disable an invite link; sign up through it in a second browser and sign in as that person', async () => {
+    const email = `ui-invitee-${run}@example.com`;
+    const password = 'Invitee-Passw0rd!';
+    let link = '';
+    await runFlow(browser, server.base, 'invite-link', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      await page.goto('/admin/users');
+      await page.getByRole('button', { name: 'Create invite link' }).click();
+      await page.waitForURL(/\/admin\/invite-link/);
+      const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/invite-link/tokens'));
+      await page.getByRole('button', { name: 'Create invite link' }).click();
+      expect((await created).status()).toBe(201);
+
+      // The users page shows the link: absolute, on this server, to the UI's signup page.
+      await page.goto('/admin/users');
+      const shown = async () => /\S*\/new-user\?invite=[0-9a-f]{32}/.exec(await page.locator('main').innerText())?.[0] ?? '';
+      await expect.poll(shown).not.toBe('');
+      link = await shown();
+      expect(link).toMatch(new RegExp(`^${server.base}/new-user\\?invite=[0-9a-f]{32}$`));
+
+      // Edit: a longer expiry.
+      await page.getByRole('button', { name: 'Update invite link' }).click();
+      await page.locator('#mui-component-select-type').click();
+      await page.getByRole('option', { name: '1 week' }).click();
+      const updated = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/api/admin/invite-link/tokens/'));
+      await page.getByRole('button', { name: 'Update invite link' }).click();
+      expect((await updated).status()).toBe(200);
+      const secret = new URL(link).searchParams.get('invite')!;
+      const token = await apiJson(server.base, 'GET', `/api/admin/invite-link/tokens/${secret}`);
+      expect(Date.parse(token.expiresAt) - Date.now()).toBeGreaterThan(6 * 24 * 3600 * 1000);
+
+      // A second browser: sign up through the link, then sign in as that person.
+      const invitee = await (await import('./support/harness')).Session.open(browser, server.base);
+      try {
+        invitee.expect(...(await import('./support/harness')).SIGNED_OUT);
+        const other = invitee.page;
+        await other.goto(link);
+        await other.getByLabel(/email/i).fill(email);
+        await other.getByLabel(/full name/i).fill('Ivy Invitee');
+        await other.getByPlaceholder('Password', { exact: true }).fill(password);
+        await other.getByPlaceholder('Confirm password').fill(password);
+        const signedUp = other.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/invite/${secret}/signup`));
+        await other.getByRole('button', { name: 'Submit' }).click();
+        expect((await signedUp).status()).toBe(201);
+        await other.context().clearCookies();
+        await signIn(invitee, email, password);
+        await expect.poll(() => other.locator('body').innerText(), { timeout: 15_000 }).toContain('Ivy Invitee');
+        if (invitee.problems.length > 0) throw new Error(`the invitee's browser met problems:\n${invitee.problems.join('\n')}`);
+      } catch (error) {
+        await invitee.screenshot('invite-link-invitee');
+        throw error;
+      } finally {
+        await invitee.close();
+      }
+
+      // Disable ("Delete link" in the UI): the link stops working.
+      await page.goto('/admin/invite-link');
+      await page.getByRole('button', { name: 'Delete link' }).click();
+      const disabled = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes(`/api/admin/invite-link/tokens/${secret}`));
+      await page.getByRole('dialog').last().getByRole('button', { name: "Yes, I'm sure" }).click();
+      expect((await disabled).status()).toBe(200);
+      expect((await apiJson(server.base, 'GET', `/api/admin/invite-link/tokens/${secret}`)).enabled).toBe(false);
+      expect((await fetch(`${server.base}/invite/${secret}/validate`)).status).toBe(400);
+    });
+  });
+
+  it('search: find a flag by name and by tag, page through and sort', async () => {
+    const prefix = `ui-search-${run}`;
+    const names = Array.from({ length: 30 }, (_, index) => `${prefix}-${String(index + 1).padStart(2, '0')}`);
+    for (const name of names) await apiJson(server.base, 'POST', '/api/admin/projects/default/features', { name });
+    const tag = `found-${run}`;
+    await apiJson(server.base, 'POST', `/api/admin/features/${names[6]}/tags`, { type: 'simple', value: tag });
+
+    await runFlow(browser, server.base, 'search', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      const searched = (predicate: (params: URLSearchParams) => boolean) =>
+        page.waitForResponse((r) => {
+          const url = new URL(r.url());
+          return url.pathname === '/api/admin/search/features' && predicate(url.searchParams);
+        });
+
+      // By name, typed into the search box.
+      await page.goto('/search');
+      const byName = searched((params) => params.get('query') === names[6]);
+      await page.getByPlaceholder(/search/i).first().fill(names[6]!);
+      expect((await byName).status()).toBe(200);
+      const rows = page.locator('tbody tr');
+      await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringContaining(names[6]!)]);
+
+      // By tag, the filter the UI keeps in its URL.
+      const byTag = searched((params) => params.get('tag') === `INCLUDE:simple:${tag}`);
+      await page.goto(`/search?tag=${encodeURIComponent(`INCLUDE:simple:${tag}`)}`);
+      expect((await byTag).status()).toBe(200);
+      await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringContaining(names[6]!)]);
+
+      // Page through the 30 flags of the prefix, 25 a page.
+      await page.goto(`/search?query=${prefix}`);
+      await expect.poll(() => page.locator('main').innerText()).toContain('Showing 1-25 items out of 30');
+      const nextPage = searched((params) => params.get('offset') === '25');
+      await page.getByText('Page 1 of 2').locator('..').getByRole('button').last().click();
+      expect((await nextPage).status()).toBe(200);
+      await expect.poll(() => page.locator('main').innerText()).toContain('Showing 26-30 items out of 30');
+
+      // Sort by name, ascending then descending.
+      await page.goto(`/search?query=${prefix}`);
+      const byNameAsc = searched((params) => params.get('sortBy') === 'name');
+      await page.getByRole('button', { name: 'Name' }).click();
+      const ascending = await byNameAsc;
+      expect(ascending.status()).toBe(200);
+      const order = new URL(ascending.url()).searchParams.get('sortOrder');
+      await expect.poll(async () => (await rows.first().innerText()).includes(order === 'asc' ? names[0]! : names[29]!)).toBe(true);
+    });
+  });
+
+  it('import an export file through the project\'s import dialog and see the flags', async () => {
+    const names = [`ui-import-${run}-a`, `ui-import-${run}-b`];
+    const file = {
+      features: names.map((name) => ({ name, type: 'release', project: 'default', description: 'imported', stale: false, impressionData: false })),
+      featureStrategies: [{ name: 'default', featureName: names[0], parameters: {}, constraints: [], sortOrder: 0 }],
+      featureEnvironments: [{ enabled: true, featureName: names[0], environment: 'development', variants: [], name: names[0] }],
+      contextFields: [],
+      featureTags: [{ featureName: names[1], tagType: 'simple', tagValue: `imported-${run}` }],
+      segments: [],
+      tagTypes: [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }],
+      dependencies: [],
+    };
+    await runFlow(browser, server.base, 'import', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      await page.goto('/projects/default');
+      await page.getByTestId('IMPORT_BUTTON').click();
+      await page.getByTestId('import-file').setInputFiles({ name: 'export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+      const validated = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/validate'));
+      await page.getByTestId('VALIDATE_BUTTON').click();
+      const validation = await validated;
+      expect(validation.status()).toBe(200);
+      expect(await validation.json()).toEqual({ errors: [], warnings: [], permissions: [] });
+      const imported = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/import'));
+      await page.getByRole('button', { name: /^import configuration$/i }).click();
+      expect((await imported).status()).toBe(200);
+      await expect.poll(() => page.locator('body').innerText()).toMatch(/import completed|imported/i);
+
+      await page.goto(`/projects/default?query=ui-import-${run}`);
+      const listed = async () => (await page.locator('tbody tr').allInnerTexts()).map((row) => names.find((name) => row.includes(name))).sort();
+      await expect.poll(listed).toEqual([...names].sort());
+      const feature = await apiJson(server.base, 'GET', `/api/admin/projects/default/features/${names[0]}`);
+      expect(feature.environments.find((e: { name: string }) => e.name === 'development').enabled).toBe(true);
+    });
+  });
+
+  it('export the project: every flag of it, for the chosen environment', async () => {
+    const exportedName = `ui-export-${run}`;
+    await apiJson(server.base, 'POST', '/api/admin/projects/default/features', { name: exportedName });
+    await runFlow(browser, server.base, 'export', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      await page.goto('/projects/default');
+      await page.getByRole('button', { name: 'Export all project flags' }).click();
+      const dialog = page.getByRole('dialog').last();
+      const exported = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/export'));
+      const download = page.waitForEvent('download');
+      await dialog.getByRole('button', { name: /^export/i }).click();
+      const response = await exported;
+      expect(response.status()).toBe(200);
+      expect(JSON.parse(response.request().postData()!)).toMatchObject({ features: [], project: 'default' });
+      const body = (await response.json()) as { features: { name: string }[] };
+      const all = await apiJson<{ total: number }>(server.base, 'GET', '/api/admin/search/features?project=IS:default&limit=1');
+      expect(body.features.map((feature) => feature.name)).toContain(exportedName);
+      expect(body.features).toHaveLength(all.total);
+      const file = await download;
+      expect(file.suggestedFilename()).toMatch(/\.json$/);
+    });
+  });
 });
 

@@ -213,9 +213,13 @@ export function orderClause(params: SearchParams, userId: number, favoritesFirst
       },
       tieBreak,
     );
+  } else if (sortBy === 'lastSeenAt' && direction === 'DESC') {
+    // Latest sighting first: the feature's own last_seen_at is never older than any of its
+    // environments' (triggers keep it so), which makes it the key, read in index order.
+    keys.push({ sql: 'f.last_seen_at DESC NULLS LAST', params: [] }, tieBreak);
   } else if (sortBy === 'lastSeenAt') {
-    // The feature's best row wins: its earliest sighting ascending, its latest descending.
-    const pick = direction === 'ASC' ? 'min' : 'max';
+    // Earliest sighting first: the feature's earliest environment row wins.
+    const pick = 'min';
     keys.push(
       {
         sql: `coalesce((SELECT ${pick}(coalesce(fe.last_seen_at, f.last_seen_at)) FROM feature_environments fe WHERE fe.feature_name = f.name), f.last_seen_at) ${direction} NULLS LAST`,
