@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { getDb } from './db/client';
-import { clientInstances, clientMetricsEnv } from './db/schema';
+import { clientInstances, clientMetricsEnv, sessions } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
 import { failStuckImportJobs } from './modules/import-export/jobs';
@@ -27,7 +27,7 @@ const DELETE_CHUNK = 5_000;
 const MAX_CHUNKS = 20;
 
 /** Deletes the rows of `table` that `where` selects, a chunk at a time; returns how many. */
-async function deleteInChunks(env: Env, table: typeof clientMetricsEnv | typeof clientInstances, where: ReturnType<typeof sql>): Promise<number> {
+async function deleteInChunks(env: Env, table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions, where: ReturnType<typeof sql>): Promise<number> {
   const db = getDb(env);
   let deleted = 0;
   for (let chunk = 0; chunk < MAX_CHUNKS; chunk++) {
@@ -56,6 +56,18 @@ export const expireInstances: ScheduledJob = {
   },
 };
 
+/**
+ * Expired sessions no longer pass (every check compares `expiresAt`), but their rows stay until
+ * their user signs in again; this removes the rest.
+ */
+export const expireSessions: ScheduledJob = {
+  name: 'expire-sessions',
+  async run(env, now) {
+    const before = now.toISOString();
+    return { deleted: await deleteInChunks(env, sessions, sql`${sessions.expiresAt} <= ${before}`), before };
+  },
+};
+
 /** Import jobs that made no progress for too long are failed with a reason (see jobs.ts). */
 export const failStuckImports: ScheduledJob = {
   name: 'fail-stuck-import-jobs',
@@ -64,7 +76,7 @@ export const failStuckImports: ScheduledJob = {
   },
 };
 
-export const SCHEDULED_JOBS: readonly ScheduledJob[] = [expireMetrics, expireInstances, failStuckImports];
+export const SCHEDULED_JOBS: readonly ScheduledJob[] = [expireMetrics, expireInstances, expireSessions, failStuckImports];
 
 export interface JobOutcome {
   name: string;

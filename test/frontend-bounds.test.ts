@@ -109,6 +109,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
       ['always-fails', false],
       ['expire-metrics', true],
       ['expire-client-instances', true],
+      ['expire-sessions', true],
       ['fail-stuck-import-jobs', true],
     ]);
   });

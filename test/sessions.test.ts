@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
+import { expireSessions } from '../src/scheduled';
 
 const LOGIN_FAILED =
   'The combination of password and username you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.';
@@ -194,6 +195,18 @@ describe('session cookie on admin routes', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('the scheduled sweep deletes expired session rows and keeps live ones', async () => {
+    const user = await signedInUser(3);
+    await loginAs(user.username, user.password);
+    expect(await sessionCount(user.id)).toBe(2);
+    await env.DB.prepare('UPDATE sessions SET expires_at = ? WHERE id_hash = ?')
+      .bind(new Date(Date.now() - 60_000).toISOString(), await sha256Hex(sessionIdOf(user.cookie)))
+      .run();
+    const summary = await expireSessions.run(env, new Date());
+    expect(summary.deleted).toBeGreaterThanOrEqual(1);
+    expect(await sessionCount(user.id)).toBe(1);
   });
 
   it('a deleted user\'s session ends with the user', async () => {
