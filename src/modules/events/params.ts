@@ -4,12 +4,10 @@
  * `IS:<yyyy-mm-dd>`; free text `query`; `offset` and `limit` normalised (limit 1..1000, else 50).
  * Checked by a linear parser, never a regular expression over the whole value.
  */
-import { validationError } from '../../http/errors';
-import { preview } from '../../http/validation';
+import { invalidQueryParam, singleQueryParams } from '../../http/params';
 
 const LIST_PATTERN = '^(IS|IS_ANY_OF):(.*?)(,([a-zA-Z0-9_]+))*$';
 const DATE_PATTERN = '^(IS):\\d{4}-\\d{2}-\\d{2}$';
-const MAX_PARAM_LENGTH = 4000;
 const MAX_VALUES = 90;
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
@@ -27,31 +25,26 @@ export interface EventSearch {
   limit: number;
 }
 
-function refuse(name: string, message: string, sent: unknown): never {
-  const path = `/query/${name}`;
-  throw validationError([{ path, message: `The \`${path}\` property ${message}. You sent ${preview(sent)}.` }]);
-}
-
 function listParam(name: string, input: string | undefined): string[] | undefined {
   if (input === undefined) return undefined;
   const colon = input.indexOf(':');
   const operator = colon < 0 ? '' : input.slice(0, colon);
-  if (operator !== 'IS' && operator !== 'IS_ANY_OF') refuse(name, `must match pattern "${LIST_PATTERN}"`, input);
+  if (operator !== 'IS' && operator !== 'IS_ANY_OF') invalidQueryParam(name, `must match pattern "${LIST_PATTERN}"`, input);
   const values = input
     .slice(colon + 1)
     .split(',')
     .map((value) => value.trim())
     .filter((value) => value !== '');
-  if (values.length > MAX_VALUES) refuse(name, `must list at most ${MAX_VALUES} values`, input);
+  if (values.length > MAX_VALUES) invalidQueryParam(name, `must list at most ${MAX_VALUES} values`, input);
   return values.length === 0 ? undefined : values;
 }
 
 function dateParam(name: string, input: string | undefined): string | undefined {
   if (input === undefined) return undefined;
   const date = input.startsWith('IS:') ? input.slice(3) : '';
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) refuse(name, `must match pattern "${DATE_PATTERN}"`, input);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) invalidQueryParam(name, `must match pattern "${DATE_PATTERN}"`, input);
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) refuse(name, 'must contain a real calendar date', input);
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) invalidQueryParam(name, 'must contain a real calendar date', input);
   return date;
 }
 
@@ -72,19 +65,10 @@ function count(input: string | undefined, fallback: number, max: number, min: nu
 const NAMES = ['query', 'feature', 'project', 'type', 'createdBy', 'from', 'to', 'offset', 'limit'] as const;
 
 export function parseEventSearch(searchParams: URLSearchParams): EventSearch {
-  const single: Partial<Record<(typeof NAMES)[number], string>> = {};
-  for (const name of NAMES) {
-    const values = searchParams.getAll(name);
-    if (values.length > 1) refuse(name, 'must be string', values);
-    const value = values[0];
-    if (value === undefined) continue;
-    if (value.length > MAX_PARAM_LENGTH) refuse(name, `must be at most ${MAX_PARAM_LENGTH} characters long`, value);
-    if (!value.isWellFormed() || value.includes('\u0000')) refuse(name, 'must be well-formed text without NUL characters', value);
-    single[name] = value;
-  }
+  const single = singleQueryParams(searchParams, NAMES);
   const createdBy = listParam('createdBy', single.createdBy);
   // Unleash answers a non-numeric id with a database error; we name the problem.
-  if (createdBy && !createdBy.every((value) => /^-?\d{1,10}$/.test(value))) refuse('createdBy', 'must list numeric user ids', single.createdBy);
+  if (createdBy && !createdBy.every((value) => /^-?\d{1,10}$/.test(value))) invalidQueryParam('createdBy', 'must list numeric user ids', single.createdBy);
   const to = dateParam('to', single.to);
   return {
     query: single.query === undefined || single.query.trim() === '' ? undefined : single.query,

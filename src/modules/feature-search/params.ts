@@ -4,8 +4,7 @@
  * without bound on hostile input, so each parameter is checked by a small linear parser
  * that accepts exactly what the pattern accepts, and the pattern is quoted in the 400.
  */
-import { validationError } from '../../http/errors';
-import { preview } from '../../http/validation';
+import { invalidQueryParam, singleQueryParams } from '../../http/params';
 
 export const PATTERNS = {
   operator: '^(IS|IS_NOT|IS_ANY_OF|IS_NONE_OF):(.*?)(,([a-zA-Z0-9_]+))*$',
@@ -17,7 +16,6 @@ export const PATTERNS = {
 } as const;
 
 /** Longest value accepted for any parameter; enough for hundreds of list items. */
-const MAX_PARAM_LENGTH = 4000;
 const MAX_QUERY_TERMS = 20;
 
 const LIST_OPERATORS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const;
@@ -60,13 +58,7 @@ export interface SearchParams {
 }
 
 function patternError(name: string, pattern: string, sent: unknown): never {
-  const path = `/query/${name}`;
-  throw validationError([{ path, message: `The \`${path}\` property must match pattern "${pattern}". You sent ${preview(sent)}.` }]);
-}
-
-function invalid(name: string, what: string, sent: unknown): never {
-  const path = `/query/${name}`;
-  throw validationError([{ path, message: `The \`${path}\` property ${what}. You sent ${preview(sent)}.` }]);
+  invalidQueryParam(name, `must match pattern "${pattern}"`, sent);
 }
 
 /** `OPERATOR:rest` with OPERATOR from `operators`; the pattern's tail accepts any rest. */
@@ -129,7 +121,7 @@ function dateFilter(name: string, input: string | undefined): DateFilter | undef
   const parsed = splitOperator(input, ['IS_BEFORE', 'IS_ON_OR_AFTER'] as const);
   if (!parsed || !/^\d{4}-\d{2}-\d{2}$/.test(parsed.rest)) patternError(name, PATTERNS.date, input);
   // Unleash answers an impossible date (2026-13-45) with a database error; we name it.
-  if (!isCalendarDate(parsed.rest)) invalid(name, 'must contain a real calendar date', input);
+  if (!isCalendarDate(parsed.rest)) invalidQueryParam(name, 'must contain a real calendar date', input);
   return { operator: parsed.operator, date: parsed.rest };
 }
 
@@ -145,7 +137,7 @@ function favoriteFilter(input: string | undefined): boolean | undefined {
 
 function integerParam(name: string, input: string | undefined): number | undefined {
   if (input === undefined || input === '') return undefined;
-  if (!/^[+-]?\d{1,10}$/.test(input.trim())) invalid(name, 'must be integer', input);
+  if (!/^[+-]?\d{1,10}$/.test(input.trim())) invalidQueryParam(name, 'must be integer', input);
   return Number(input.trim());
 }
 
@@ -170,21 +162,12 @@ const SINGLE_VALUED = [
 ] as const;
 
 export function parseSearchParams(searchParams: URLSearchParams): SearchParams {
-  const single: Partial<Record<(typeof SINGLE_VALUED)[number], string>> = {};
-  for (const name of SINGLE_VALUED) {
-    const values = searchParams.getAll(name);
-    if (values.length > 1) invalid(name, 'must be string', values);
-    const value = values[0];
-    if (value === undefined) continue;
-    if (value.length > MAX_PARAM_LENGTH) invalid(name, `must be at most ${MAX_PARAM_LENGTH} characters long`, value);
-    if (!value.isWellFormed() || value.includes('\u0000')) invalid(name, 'must be well-formed text without NUL characters', value);
-    single[name] = value;
-  }
+  const single = singleQueryParams(searchParams, SINGLE_VALUED);
   const statusItems = [...searchParams.getAll('status'), ...searchParams.getAll('status[]')];
-  if (statusItems.length > 100) invalid('status', 'must have at most 100 items', statusItems.length);
+  if (statusItems.length > 100) invalidQueryParam('status', 'must have at most 100 items', statusItems.length);
   const status: SearchParams['status'] = [];
   for (const item of statusItems) {
-    if (item.length > 200 || !item.isWellFormed()) invalid('status', 'items must be `<environment>:enabled` or `<environment>:disabled`', item);
+    if (item.length > 200 || !item.isWellFormed()) invalidQueryParam('status', 'items must be `<environment>:enabled` or `<environment>:disabled`', item);
     // As Unleash: an item that is not `env:enabled|disabled` is ignored.
     const parts = item.split(':');
     if (parts.length !== 2 || (parts[1] !== 'enabled' && parts[1] !== 'disabled')) continue;
@@ -192,17 +175,17 @@ export function parseSearchParams(searchParams: URLSearchParams): SearchParams {
   }
 
   const createdBy = listFilter('createdBy', single.createdBy);
-  if (createdBy && !createdBy.values.every((value) => /^-?\d{1,10}$/.test(value))) invalid('createdBy', 'must list numeric user ids', single.createdBy);
+  if (createdBy && !createdBy.values.every((value) => /^-?\d{1,10}$/.test(value))) invalidQueryParam('createdBy', 'must list numeric user ids', single.createdBy);
 
   const archived = single.archived;
   if (archived !== undefined && archived !== 'IS:true' && archived !== 'IS:false') patternError('archived', PATTERNS.archived, archived);
 
   const sortOrder = single.sortOrder ?? 'asc';
-  if (sortOrder !== 'asc' && sortOrder !== 'desc') invalid('sortOrder', 'must be equal to one of the allowed values: "asc", "desc"', sortOrder);
+  if (sortOrder !== 'asc' && sortOrder !== 'desc') invalidQueryParam('sortOrder', 'must be equal to one of the allowed values: "asc", "desc"', sortOrder);
 
   const query = listValues(single.query ?? '');
   // Each term costs three bound parameters; D1 allows 100 per statement.
-  if (new Set(query).size > MAX_QUERY_TERMS) invalid('query', `must have at most ${MAX_QUERY_TERMS} comma-separated terms`, single.query);
+  if (new Set(query).size > MAX_QUERY_TERMS) invalidQueryParam('query', `must have at most ${MAX_QUERY_TERMS} comma-separated terms`, single.query);
 
   const limit = integerParam('limit', single.limit);
   const offset = integerParam('offset', single.offset);
