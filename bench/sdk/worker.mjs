@@ -13,7 +13,18 @@ export { BENCH_ADMIN_TOKEN };
 
 const wranglerBin = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
 
+async function answers(base) {
+  try {
+    await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false } = {}) {
+  // A server left on the port would answer the health check below and be taken for the fresh one.
+  if (await answers(`http://127.0.0.1:${port}`)) throw new Error(`port ${port} is already in use; stop what is listening there first`);
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-state-'));
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-bundle-'));
   const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' };
@@ -84,7 +95,10 @@ export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false
       } catch {
         // already gone
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Wait for the port to close, so the next start on it cannot meet this one.
+      for (let waited = 0; waited < 10_000 && (await answers(base)); waited += 250) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
       cleanup();
     },
   };

@@ -4,7 +4,7 @@
  * 4xx/5xx the UI's own calls receive that it did not cause on purpose, on console errors and
  * on uncaught page errors; a failing flow leaves a screenshot in test/ui/artifacts/.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startWorker } from '../../../bench/sdk/worker.mjs';
@@ -80,6 +80,22 @@ export interface CallRecord {
   status: number;
 }
 
+/** Every call the UI made in this run, across sessions (written to artifacts/calls.json). */
+export const ALL_CALLS: CallRecord[] = [];
+
+/** The distinct calls (method, path without ids of our making, status) seen in this run. */
+export function writeCallSummary(): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const distinct = new Map<string, CallRecord>();
+  for (const call of ALL_CALLS) {
+    const key = `${call.method} ${call.path.split('?')[0]} ${call.status}`;
+    if (!distinct.has(key)) distinct.set(key, call);
+  }
+  const file = path.join(ARTIFACTS, 'calls.json');
+  writeFileSync(file, JSON.stringify([...distinct.keys()].sort(), null, 1));
+  return file;
+}
+
 export class Session {
   readonly problems: string[] = [];
   readonly calls: CallRecord[] = [];
@@ -118,6 +134,7 @@ export class Session {
       const method = response.request().method();
       const status = response.status();
       this.calls.push({ method, path: url.pathname + url.search, status });
+      ALL_CALLS.push({ method, path: url.pathname + url.search, status });
       if (status < 400) return;
       const index = this.expected.findIndex((e) => e.method === method && e.status === status && e.path.test(url.pathname));
       if (index >= 0) return;
