@@ -75,6 +75,12 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
       kvNamespaces: workerOptions.kvNamespaces,
       queueProducers: workerOptions.queueProducers,
       queueConsumers: workerOptions.queueConsumers,
+      // The limiter runs as in production (its cost is part of the path measured), but with
+      // limits no bench client reaches: all local callers share one address, and a refused
+      // /edge/validate would time the 429 instead of the lookups.
+      ratelimits: Object.fromEntries(
+        Object.entries(workerOptions.ratelimits ?? {}).map(([name, options]) => [name, { ...options, simple: { ...options.simple, limit: 1_000_000_000 } }]),
+      ),
       modules: true,
       // The bundle is one ES module; passed as text (a scriptPath fails to load in this
       // Miniflare build).
