@@ -34,6 +34,7 @@ import * as tags from './modules/tags/routes';
 import * as roles from './modules/roles/routes';
 import * as signupTokens from './modules/signup-tokens/routes';
 import * as users from './modules/users/routes';
+import * as resetTokens from './modules/reset-tokens/routes';
 import * as sessions from './modules/sessions/routes';
 import * as personalTokens from './modules/personal-tokens/routes';
 import { sdkRoute } from './auth/guard';
@@ -98,6 +99,9 @@ router.post('/invite/:token/signup', rateLimited('invite', signupTokens.signup))
 // signup page calls as a person types.
 router.post('/auth/simple/login', rateLimited('login', sessions.login));
 router.post('/auth/reset/validate-password', rateLimited('password-reset', users.validatePassword));
+// A new user's link to choose a password (`/new-user?token=`, the create-user answer's inviteLink).
+router.get('/auth/reset/validate', rateLimited('password-reset', resetTokens.validate));
+router.post('/auth/reset/password', rateLimited('password-reset', resetTokens.setPassword));
 router.post('/logout', adminRoute([], sessions.logout));
 router.get('/api/admin/user', adminRoute([], users.current));
 router.get('/api/admin/user/profile', adminRoute([], users.profile));

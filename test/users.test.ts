@@ -150,7 +150,10 @@ describe('POST /api/admin/user-admin', () => {
       'inviteLink',
       'emailSent',
     ]);
-    expect(body).toMatchObject({ name: 'New Person', email: 'new.person@example.com', rootRole: 3, inviteLink: 'http://localhost', emailSent: false });
+    expect(body).toMatchObject({ name: 'New Person', email: 'new.person@example.com', rootRole: 3, emailSent: false });
+    // The new user's own link to choose a password, as Unleash answers (secret shown once).
+    expect(body.inviteLink).toMatch(/^http:\/\/localhost\/new-user\?token=[0-9a-f]{64}$/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
     expect(body.imageUrl).toBe(`https://gravatar.com/avatar/${await sha256('new.person@example.com')}?s=42&d=retro&r=g`);
     expect(response.headers.get('location')).toBe(`/api/admin/user-admin/${body.id}`);
     expect(await count("SELECT count(*) AS n FROM events WHERE type = 'user-created'")).toBe(before + 1);

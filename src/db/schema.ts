@@ -571,6 +571,22 @@ export const apiTokenProject = sqliteTable(
 // ---------------------------------------------------------------------------------------
 // Sessions and personal access tokens: like API keys, only the SHA-256 of a secret is stored.
 
+/** A new user's link to choose a password (`/new-user?token=<secret>`); the secret's SHA-256 only. */
+export const resetTokens = sqliteTable(
+  'reset_tokens',
+  {
+    secretHash: text('secret_hash').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: text('expires_at').notNull(),
+    usedAt: text('used_at'),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('reset_tokens_user_idx').on(t.userId)],
+);
+
 export const sessions = sqliteTable(
   'sessions',
   {

@@ -3,7 +3,8 @@ import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
-import { empty, json } from '../../http/responses';
+import { empty, json, NO_STORE } from '../../http/responses';
+import { newResetToken } from '../reset-tokens/service';
 import { parseInput } from '../../http/validation';
 import type { Env } from '../../env';
 import type { IRequest } from 'itty-router';
@@ -20,11 +21,19 @@ function userId(request: RequestContext['request']): number | null {
 
 export async function create({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(CreateUserSchema, await readJsonBody(request), '/body');
-  const user = await service.createUser(getDb(env), principal, body);
-  // Without password login or email there is no reset link to send: Unleash then hands out
-  // its base URL and reports that no email went out.
-  return json({ ...user, inviteLink: publicBaseUrl(env, request), emailSent: false }, 201, {
+  const db = getDb(env);
+  // As Unleash: the answer carries the new user's link to choose a password
+  // (`/new-user?token=<secret>`); the token row is written in the user's own batch.
+  let inviteSecret = '';
+  const user = await service.createUser(db, principal, body, async (id) => {
+    const token = await newResetToken(db, id, principal);
+    inviteSecret = token.secret;
+    return [token.statement];
+  });
+  const inviteLink = `${publicBaseUrl(env, request)}/new-user?token=${inviteSecret}`;
+  return json({ ...user, inviteLink, emailSent: false }, 201, {
     location: `/api/admin/user-admin/${user.id}`,
+    ...NO_STORE,
   });
 }
 

@@ -98,7 +98,7 @@ export async function createUser(
   db: Db,
   actor: Actor,
   input: NewUser,
-  extra: (userId: number) => Statement[] = () => [],
+  extra: (userId: number) => Statement[] | Promise<Statement[]> = () => [],
 ): Promise<UserBody> {
   if (input.password !== undefined) requireStrongPassword(input.password);
   const details: ErrorDetail[] = [];
@@ -125,11 +125,12 @@ export async function createUser(
       createdAt,
       scimId: null,
     };
+    const extraStatements = await extra(row.id);
     try {
       await runBatch(db, [
         ...store.insertUserStatements(db, { ...row, passwordHash, createdByUserId: actor.userId }, role.id, actor.userId),
         auditEvent(db, actor, { type: 'user-created', data: auditData(row, role.id) }),
-        ...extra(row.id),
+        ...extraStatements,
       ]);
       return userBody({ ...row, rootRole: role.id });
     } catch (error) {
