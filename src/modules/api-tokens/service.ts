@@ -23,6 +23,8 @@ import { log } from '../../log';
 import type { CreateApiTokenRequest } from './schema';
 import * as store from './store';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const CREATE: Record<ApiTokenType, Permission> = {
   admin: ADMIN,
   client: CREATE_CLIENT_API_TOKEN,
@@ -215,7 +217,12 @@ export async function updateExpiry(env: Env, db: Db, principal: Principal, ref: 
  */
 export async function revokeToken(env: Env, db: Db, principal: Principal, ref: string): Promise<void> {
   const token = await findByRef(db, ref);
-  if (!token) return; // Unleash answers 200 for an unknown token: revoking is idempotent.
+  if (!token) {
+    // Unleash answers 200 for an unknown token: revoking is idempotent. Given the secret, a
+    // retry after a revoke whose KV delete failed (500) still empties KV.
+    if (!UUID.test(ref)) await revokeCached(env, 'apikey', await sha256Hex(ref));
+    return;
+  }
   requirePermissionFor(principal, DELETE[token.type as ApiTokenType]);
   await db.batch([
     store.deleteTokenStatement(db, token.secretHash),
