@@ -9,11 +9,10 @@
  *   row has gone meanwhile (a concurrent revoke), the entry is deleted again;
  * - a revoke deletes D1 first, then KV, and fails loudly when KV cannot be emptied.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Env } from '../env';
 import { getDb } from '../db/client';
 import { apiTokenProject, apiTokens, personalAccessTokens, sessions, users } from '../db/schema';
-import { and, isNull } from 'drizzle-orm';
 import { log } from '../log';
 import type { ApiTokenRecord, ApiTokenType } from './principal';
 import { sha256Hex } from './secrets';

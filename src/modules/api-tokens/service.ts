@@ -23,6 +23,8 @@ import { log } from '../../log';
 import type { CreateApiTokenRequest } from './schema';
 import * as store from './store';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const CREATE: Record<ApiTokenType, Permission> = {
   admin: ADMIN,
   client: CREATE_CLIENT_API_TOKEN,
@@ -279,9 +281,13 @@ export async function updateExpiry(env: Env, db: Db, principal: Principal, ref: 
  */
 export async function revokeToken(env: Env, db: Db, principal: Principal, ref: string): Promise<void> {
   const token = await findByRef(db, ref);
-  // Unleash answers 200 here even when nothing matched; its UI then reports a deletion that
-  // did not happen. Saying 404 lets a caller see that the token they named is not there.
-  if (!token) throw notFound('Could not find api token.');
+  if (!token) {
+    // Given the full secret, a retry after a revoke whose KV delete failed (500) still empties
+    // KV. Unleash answers 200 here even when nothing matched, and its UI then reports a
+    // deletion that did not happen; 404 lets a caller see that the token is not there.
+    if (!UUID.test(ref) && !ref.includes(HANDLE_SEPARATOR)) await revokeCached(env, 'apikey', await sha256Hex(ref));
+    throw notFound('Could not find api token.');
+  }
   requirePermissionFor(principal, DELETE[token.type as ApiTokenType]);
   await deleteStored(env, db, principal, token);
 }
