@@ -67,7 +67,7 @@ describe('passwords on user creation and signup', () => {
     expect(await userCount()).toBe(before);
   });
 
-  it('the invite path end to end: link, anonymous signup with a strong password, sign-in, GET /api/admin/user', async () => {
+  it('the invite path end to end: link, anonymous signup with a strong password, sign-in, a read (200), an API token (403, nothing written)', async () => {
     const created = await call('POST', '/api/admin/invite-link/tokens', {
       body: { name: 'Invite e2e', expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
     });
@@ -90,6 +90,16 @@ describe('passwords on user creation and signup', () => {
     const me = await call('GET', '/api/admin/user', withSession(cookie));
     expect(me.status).toBe(200);
     expect((await bodyOf(me)).user).toMatchObject({ email: 'invitee@example.com', name: 'Invitee' });
+
+    // The link granted its root role (Viewer): reads are open, creating an API token is not.
+    expect((await call('GET', '/api/admin/projects', withSession(cookie))).status).toBe(200);
+    const tokensBefore = await env.DB.prepare('SELECT count(*) AS n FROM api_tokens').first<number>('n');
+    await expectError(
+      await call('POST', '/api/admin/api-tokens', withSession(cookie, { body: { tokenName: 'invitee-key', type: 'client', environment: 'development' } })),
+      403,
+      'NoAccessError',
+    );
+    expect(await env.DB.prepare('SELECT count(*) AS n FROM api_tokens').first<number>('n')).toBe(tokensBefore);
   });
 });
 
