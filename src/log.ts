@@ -51,6 +51,8 @@ const CREDENTIAL_SEGMENTS: readonly { prefix: readonly string[]; at: number }[] 
   { prefix: ['api', 'admin', 'api-tokens'], at: 3 },
   { prefix: ['api', 'admin', 'invite-link', 'tokens'], at: 4 },
   { prefix: ['invite'], at: 1 },
+  // Project API tokens are deleted by their secret too; '*' stands for the project id.
+  { prefix: ['api', 'admin', 'projects', '*', 'api-tokens'], at: 5 },
 ];
 
 function maskSecret(segment: string): string {
@@ -70,7 +72,7 @@ export function redactPath(pathname: string): string {
   for (const { prefix, at } of CREDENTIAL_SEGMENTS) {
     const index = at + 1;
     if (segments.length <= index) continue;
-    if (prefix.every((part, i) => segments[i + 1] === part)) segments[index] = maskSecret(segments[index]!);
+    if (prefix.every((part, i) => part === '*' || segments[i + 1] === part)) segments[index] = maskSecret(segments[index]!);
   }
   return segments.join('/');
 }

@@ -432,4 +432,21 @@ describe('secrets in paths are never logged', () => {
     expect(text).toContain(`/api/admin/api-tokens/${secret.slice(0, secret.lastIndexOf('.') + 7)}***`);
     expect(text).not.toContain(secret.slice(secret.lastIndexOf('.') + 1));
   });
+
+  it('a 500 on /api/admin/projects/<id>/api-tokens/<secret> logs the path with only the secret\'s prefix', async () => {
+    const secret = await createToken({ tokenName: 'logged-project', type: 'client', projects: ['default'] });
+    const logged: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(...args));
+    await env.DB.exec('ALTER TABLE api_tokens RENAME TO api_tokens_away');
+    try {
+      await expectError(await call('DELETE', `/api/admin/projects/default/api-tokens/${encodeURIComponent(secret)}`), 500, 'UnknownError');
+    } finally {
+      await env.DB.exec('ALTER TABLE api_tokens_away RENAME TO api_tokens');
+      spy.mockRestore();
+    }
+    const text = JSON.stringify(logged);
+    expect(text).toContain('unhandled error');
+    expect(text).toContain('/api/admin/projects/default/api-tokens/');
+    expect(text).not.toContain(secret.slice(secret.lastIndexOf('.') + 1));
+  });
 });
