@@ -1,9 +1,12 @@
 /** D1 sessions: writes answer with a bookmark, and a request that sends it back reads its own writes. */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { createExecutionContext } from 'cloudflare:test';
+import worker from '../src/index';
 import { withD1Session } from '../src/db/sessions';
+import { seedFlag } from './sdk-seed';
 import type { Env } from '../src/env';
-import { bodyOf, call, createToken } from './support/http';
+import { BASE, bodyOf, call, createToken } from './support/http';
 
 describe('x-d1-bookmark', () => {
   it('comes back on an admin write, and a later read that sends it sees the write', async () => {
@@ -46,13 +49,38 @@ describe('x-d1-bookmark', () => {
       },
     } as D1Database;
     const bindings: Env = { ...(env as unknown as Env), DB: primary };
-    withD1Session(bindings, new Request('http://x/api/client/features'));
-    withD1Session(bindings, new Request('http://x/api/frontend'));
-    withD1Session(bindings, new Request('http://x/api/admin/search/features'));
-    withD1Session(bindings, new Request('http://x/api/admin/projects', { method: 'POST' }));
+    const sessions = [
+      withD1Session(bindings, new Request('http://x/api/client/features')),
+      withD1Session(bindings, new Request('http://x/api/frontend')),
+      withD1Session(bindings, new Request('http://x/api/admin/search/features')),
+      withD1Session(bindings, new Request('http://x/api/admin/projects', { method: 'POST' })),
+    ];
+    // A session opens on the first statement, not before: most SDK requests never reach D1.
+    expect(seen).toEqual([]);
+    for (const session of sessions) session.env.DB.prepare('SELECT 1');
     const plain = withD1Session(bindings, new Request('http://x/api/admin/projects'));
     expect(plain.env.DB).toBe(primary);
     expect(seen.slice(0, 3).every((start) => start === 'first-unconstrained' || /^[0-9a-f-]+$/i.test(start ?? ''))).toBe(true);
     expect(seen[3]).toBe('first-primary');
+  });
+
+  it('makes an SDK read within the revision tick read the revision again, to include another isolate\'s write', async () => {
+    const slowTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: '60000' };
+    const client = await createToken({ tokenName: 'bookmark-tick', type: 'backend', environment: 'development' });
+    const names = async (headers: Record<string, string> = {}) => {
+      const request = new Request(`${BASE}/api/client/features?namePrefix=bookmark.tick`, { headers: { authorization: client, ...headers } });
+      const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, slowTick, createExecutionContext());
+      return ((await response.json()) as { features: { name: string }[] }).features.map((feature) => feature.name);
+    };
+    expect(await names()).toEqual([]);
+    // Written straight into D1, as another isolate's write would be; its bookmark from a session.
+    await seedFlag({ name: 'bookmark.tick', environments: { development: { enabled: true } } });
+    const session = (env as unknown as Env).DB.withSession('first-primary');
+    await session.prepare('SELECT 1').first();
+    const bookmark = session.getBookmark();
+    expect(bookmark).not.toBeNull();
+    // Within the tick, without the bookmark: the revision this isolate knows (the control).
+    expect(await names()).toEqual([]);
+    expect(await names({ 'x-d1-bookmark': bookmark! })).toEqual(['bookmark.tick']);
   });
 });

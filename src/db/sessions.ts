@@ -13,7 +13,8 @@
  *   writing isolate reads its own writes on replicas too (see db/revision.ts).
  */
 import type { Env } from '../env';
-import { noteLocalWrite } from './revision';
+import { urlOf } from '../http/request-url';
+import { demandRevisionCheck, noteLocalWrite } from './revision';
 
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
@@ -39,15 +40,22 @@ function sentBookmark(request: Request): string | null {
   return value.length <= 400 && BOOKMARK.test(value) ? value : null;
 }
 
-/** A session that still looks like the database: statements go through the session. */
-function asDatabase(primary: D1Database, session: D1DatabaseSession): D1Database {
-  return {
-    prepare: (query: string) => session.prepare(query),
-    batch: <T>(statements: D1PreparedStatement[]) => session.batch<T>(statements),
+/**
+ * A session that still looks like the database: statements go through the session, which is
+ * opened on the first statement (most SDK requests are answered from the isolate and never
+ * reach D1, so they never pay for one).
+ */
+function asDatabase(primary: D1Database, start: string): { database: D1Database; bookmark(): string | null } {
+  let session: D1DatabaseSession | undefined;
+  const open = () => (session ??= primary.withSession(start));
+  const database = {
+    prepare: (query: string) => open().prepare(query),
+    batch: <T>(statements: D1PreparedStatement[]) => open().batch<T>(statements),
     exec: (query: string) => primary.exec(query),
     dump: () => primary.dump(),
     withSession: (constraintOrBookmark?: string) => primary.withSession(constraintOrBookmark),
   } as D1Database;
+  return { database, bookmark: () => session?.getBookmark() ?? null };
 }
 
 export interface RequestDatabase {
@@ -60,20 +68,24 @@ export function withD1Session(env: Env, request: Request): RequestDatabase {
   const primary = env.DB;
   if (typeof primary.withSession !== 'function') return { env, finish: (response) => response };
   const sent = sentBookmark(request);
-  const path = new URL(request.url).pathname;
+  const path = urlOf(request).pathname;
   const isWrite = !READ_METHODS.has(request.method);
   let start: string | null;
   if (isWrite) start = sent ?? 'first-primary';
-  else if (REPLICA_PATHS.some((prefix) => path.startsWith(prefix))) start = newest(sent, latestLocalBookmark) ?? 'first-unconstrained';
-  else start = sent;
+  else if (REPLICA_PATHS.some((prefix) => path.startsWith(prefix))) {
+    start = newest(sent, latestLocalBookmark) ?? 'first-unconstrained';
+    // The SDK side answers from the revision it knows until its tick; a bookmark asks for a
+    // state that may be newer than that, so it re-reads the revision in this session.
+    if (sent !== null) demandRevisionCheck();
+  } else start = sent;
   if (start === null) return { env, finish: (response) => response };
 
-  const session = primary.withSession(start);
+  const session = asDatabase(primary, start);
   return {
-    env: { ...env, DB: asDatabase(primary, session) },
+    env: { ...env, DB: session.database },
     finish(response) {
       if (!isWrite) return response;
-      const bookmark = session.getBookmark();
+      const bookmark = session.bookmark();
       if (bookmark === null) return response;
       latestLocalBookmark = newest(latestLocalBookmark, bookmark);
       // An SDK read between the write and this point started before the bookmark was known:
