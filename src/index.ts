@@ -3,6 +3,7 @@ import { withD1Session } from './db/sessions';
 import { directRoutes } from './direct-routes';
 import type { Env } from './env';
 import { rememberUrl, urlOf } from './http/request-url';
+import { answerFromMemo } from './modules/client-api/memo';
 import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
 import { runScheduledJobs } from './scheduled';
@@ -28,6 +29,9 @@ async function dispatch(request: Request, env: Env, ctx: ExecutionContext): Prom
 
 export default {
   async fetch(request, env, ctx): Promise<Response> {
+    // An SDK repeating a poll the isolate has answered at this data revision (client-api/memo.ts).
+    const memoised = answerFromMemo(request, env, ctx);
+    if (memoised !== null) return memoised;
     const normalised = normalise(request);
     // Each request reads and writes D1 through its own session (replicas, bookmarks).
     const database = withD1Session(env, normalised);

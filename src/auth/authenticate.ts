@@ -25,7 +25,7 @@ export function keyFromHeader(request: Request): string | null {
 }
 
 /** Records when a token was last used, at most once a minute per token and isolate. */
-function touchSeenAt(env: Env, ctx: ExecutionContext, kind: 'apikey' | 'pat', tokenId: string): void {
+export function touchSeenAt(env: Env, ctx: ExecutionContext, kind: 'apikey' | 'pat', tokenId: string): void {
   const now = Date.now();
   const key = `${kind}:${tokenId}`;
   if ((lastSeenWrite.get(key) ?? 0) > now - SEEN_AT_INTERVAL_MS) return;

@@ -21,3 +21,9 @@ export async function hashOfKey(key: string): Promise<string> {
   hashes.set(key, { hash, until: now + ISOLATE_CACHE_TTL_MS });
   return hash;
 }
+
+/** The remembered hash of a key, without hashing: undefined when the isolate has none. */
+export function rememberedHashOfKey(key: string): string | undefined {
+  const known = hashes.get(key);
+  return known !== undefined && known.until > Date.now() ? known.hash : undefined;
+}

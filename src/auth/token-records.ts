@@ -83,8 +83,27 @@ function rememberUnknown(kind: CredentialKind, hash: string): void {
   boundedSet(unknown, isolateCacheLimits.unknown, cacheKey(kind, hash), Date.now() + ISOLATE_CACHE_TTL_MS);
 }
 
+/** How many times this isolate has forgotten a credential; answers kept on a credential's trust check it. */
+let forgotten = 0;
+
+/** Changes whenever this isolate forgets a credential (revocation, expiry change). */
+export function credentialGeneration(): number {
+  return forgotten;
+}
+
+/**
+ * Until when (ms since the epoch) this isolate trusts a record it knows without looking it
+ * up again; 0 when it does not know the credential. Whatever is kept on the strength of a
+ * record (client-api/memo.ts) lives no longer than this.
+ */
+export function trustedUntil(kind: CredentialKind, hash: string): number {
+  const entry = known.get(cacheKey(kind, hash));
+  return entry !== undefined && entry.until > Date.now() ? entry.until : 0;
+}
+
 /** Forgets a credential in this isolate at once (revocation, expiry change). */
 export function forgetInIsolate(kind: CredentialKind, hash: string): void {
+  forgotten++;
   known.delete(cacheKey(kind, hash));
   unknown.delete(cacheKey(kind, hash));
 }

@@ -17,6 +17,7 @@ import { parseInput, preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
 import { parseSemver, compareSemver } from '../evaluation/semver';
 import { bulkMetricsBody, edgeInstanceBody, edgeValidateBody, metricsBody, registerBody } from './schema';
+import { featuresResponse, rememberAnswer } from './memo';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
 import { recordBulkMetrics, recordEdgeInstance, recordMetrics, recordRegistration, type SdkCaller } from './usage';
 
@@ -110,12 +111,6 @@ function hex8(value: number): string {
   return value.toString(16).padStart(8, '0');
 }
 
-/** Strong ETag match; tolerates `W/` and lists, since proxies weaken tags they compress. */
-function etagMatches(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
-}
-
 // Bodies kept per (environment, query); bounded by count and by total size, since a large
 // flag set makes each body large and an isolate has 128 MB.
 const RESPONSE_CACHE_MAX = 256;
@@ -156,9 +151,6 @@ export async function features({ request, env, principal }: RequestContext): Pro
   const queryJson = JSON.stringify(query);
   const queryHash = hex8(murmur3(queryJson));
   const etag = `"${queryHash}:${snapshot.revision}"`;
-  // RFC 9110: a 304 carries the ETag a 200 would have.
-  if (etagMatches(request.headers.get('if-none-match'), etag)) return empty(304, { etag });
-
   const key = `${snapshot.environment}\u0000${queryJson}`;
   let cached = responseCache.get(key);
   if (!cached || cached.revision !== snapshot.revision) {
@@ -166,7 +158,8 @@ export async function features({ request, env, principal }: RequestContext): Pro
     cached = { revision: snapshot.revision, body: featuresBody(snapshot, query, globalSegments, meta) };
     rememberBody(key, cached);
   }
-  return new Response(cached.body, { headers: { 'content-type': 'application/json; charset=utf-8', etag } });
+  rememberAnswer(request, principal.token, { etag, body: cached.body, revision: snapshot.revision });
+  return featuresResponse(request.headers.get('if-none-match'), etag, cached.body);
 }
 
 export async function feature({ request, env, principal }: RequestContext): Promise<Response> {

@@ -148,14 +148,24 @@ export function revisionCheckInterval(env: Env): number {
 }
 
 /**
+ * The revision `currentRevision` would answer without reading D1, or -1 when it would read
+ * (a check is due, or this isolate wrote since the last one).
+ */
+export function revisionIfFresh(env: Env, now: number): number {
+  if (knownRevision < 0 || localWriteCount() !== writesAtCheck || now - revisionCheckedAt >= revisionCheckInterval(env)) return -1;
+  return knownRevision;
+}
+
+/**
  * The latest data revision, read from D1 at most once per check interval in this isolate, and
  * at once after this isolate wrote (read-your-writes). A read that began before a local write
  * finished does not count as a check, since it may predate that write.
  */
 export async function currentRevision(env: Env): Promise<number> {
   const now = Date.now();
+  const fresh = revisionIfFresh(env, now);
+  if (fresh >= 0) return fresh;
   const writes = localWriteCount();
-  if (knownRevision >= 0 && writes === writesAtCheck && now - revisionCheckedAt < revisionCheckInterval(env)) return knownRevision;
   const revision = await readRevision(getDb(env));
   knownRevision = Math.max(knownRevision, revision);
   if (localWriteCount() === writes) {
