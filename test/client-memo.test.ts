@@ -55,9 +55,12 @@ describe('memoised /api/client/features', () => {
     expect(first.status).toBe(200);
     expect(names(first.body)).toContain('memo.same');
 
-    const again = await hitOf(() => send('GET', path, headers));
-    expect(again.memo).toBe(true);
-    expect(await answer(again.response)).toEqual(first);
+    // The kept bytes serve any number of responses whole.
+    for (let i = 0; i < 3; i++) {
+      const again = await hitOf(() => send('GET', path, headers));
+      expect(again.memo).toBe(true);
+      expect(await answer(again.response)).toEqual(first);
+    }
 
     const etag = full.response.headers.get('etag')!;
     for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`]) {
@@ -105,6 +108,16 @@ describe('memoised /api/client/features', () => {
       expect(repeated.memo).toBe(true);
       expect(await repeated.response.text()).toBe(expected);
     }
+  });
+
+  it('keeps a bounded number of answers per key, dropping the oldest query first', async () => {
+    const key = await createToken({ tokenName: 'memo-many', type: 'backend', environment: 'development' });
+    const paths = Array.from({ length: 9 }, (_, i) => `/api/client/features?namePrefix=memo.many.${i}`);
+    for (const path of paths) expect((await send('GET', path, { authorization: key })).status).toBe(200);
+    expect((await hitOf(() => send('GET', paths[8]!, { authorization: key }))).memo).toBe(true);
+    expect((await hitOf(() => send('GET', paths[1]!, { authorization: key }))).memo).toBe(true);
+    // Eight per key: the first of nine went when the ninth came.
+    expect((await hitOf(() => send('GET', paths[0]!, { authorization: key }))).memo).toBe(false);
   });
 
   it('stops answering for a key revoked in this isolate, at once', async () => {

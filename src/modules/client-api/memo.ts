@@ -31,13 +31,18 @@ import { revisionIfFresh } from './snapshot';
 export const FEATURES_PATH = '/api/client/features';
 const QUESTION_MARK = 0x3f;
 const MAX_MEMOS = 1_000;
+/** Distinct (query, spec header) answers kept per key; an SDK polls with one. */
+const MAX_PER_KEY = 8;
 // Bodies are shared with the response cache of routes.ts; the bound keeps memos from holding
 // on to many bodies that cache has let go of.
-const MAX_MEMO_CHARS = 16_000_000;
+const MAX_MEMO_BYTES = 16_000_000;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface Memo {
+  query: string;
+  spec: string | null;
   etag: string;
-  body: string;
+  body: Uint8Array;
   revision: number;
   tokenId: string | null;
   /** When the token expires (ms), Infinity for never. */
@@ -45,10 +50,17 @@ interface Memo {
   /** When the isolate stops trusting the key's record (ms). */
   until: number;
   generation: number;
+  /** When to record the token's last use again (the record itself is written at most once a minute). */
+  touchAt: number;
+  /** Response options, made once: a poll allocates as little as the runtime lets it. */
+  ok: ResponseInit;
+  notModified: ResponseInit;
 }
 
-const memos = new Map<string, Memo>();
-let memoChars = 0;
+// By the raw Authorization header, then the (query, spec header) pairs asked with it.
+const memos = new Map<string, Memo[]>();
+let memoCount = 0;
+let memoBytes = 0;
 let hits = 0;
 
 /** Strong ETag match; tolerates `W/` and lists, since proxies weaken tags they compress. */
@@ -59,9 +71,9 @@ function etagMatches(header: string | null, etag: string): boolean {
 }
 
 /** The client API's answer: 304 with the ETag when the SDK has this one (RFC 9110), else the body. */
-export function featuresResponse(ifNoneMatch: string | null, etag: string, body: string): Response {
+export function featuresResponse(ifNoneMatch: string | null, etag: string, body: Uint8Array): Response {
   if (etagMatches(ifNoneMatch, etag)) return empty(304, { etag });
-  return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', etag } });
+  return new Response(body, { headers: { 'content-type': JSON_TYPE, etag } });
 }
 
 /** Where the query of `GET /api/client/features[?…]` starts in the URL, or -1 for any other URL. */
@@ -72,39 +84,52 @@ function queryStart(url: string): number {
   return end === url.length || url.charCodeAt(end) === QUESTION_MARK ? end : -1;
 }
 
-function memoKey(authorization: string, spec: string | null, query: string): string {
-  return `${authorization}\u0000${spec ?? ''}\u0000${query}`;
+function forgetKey(authorization: string): void {
+  for (const memo of memos.get(authorization) ?? []) {
+    memoCount--;
+    memoBytes -= memo.body.byteLength;
+  }
+  memos.delete(authorization);
 }
 
-function forget(key: string, memo: Memo): void {
-  memos.delete(key);
-  memoChars -= memo.body.length;
+function forgetAt(authorization: string, list: Memo[], index: number): void {
+  const [memo] = list.splice(index, 1);
+  memoCount--;
+  memoBytes -= memo!.body.byteLength;
+  if (list.length === 0) memos.delete(authorization);
 }
 
 /** The kept answer to this request, or null when the full path must answer it. */
 export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext): Response | null {
-  if (memos.size === 0 || request.method !== 'GET') return null;
+  if (memoCount === 0) return null;
   const url = request.url;
   const start = queryStart(url);
-  if (start < 0) return null;
+  if (start < 0 || request.method !== 'GET') return null;
   const headers = request.headers;
   const authorization = headers.get('authorization');
-  if (authorization === null || headers.has(BOOKMARK_HEADER)) return null;
-  const key = memoKey(authorization, headers.get('unleash-client-spec'), url.slice(start));
-  const memo = memos.get(key);
-  if (memo === undefined) return null;
+  if (authorization === null) return null;
+  const list = memos.get(authorization);
+  if (list === undefined || headers.has(BOOKMARK_HEADER)) return null;
+  const query = url.slice(start);
+  const spec = headers.get('unleash-client-spec');
+  const index = list.findIndex((memo) => memo.query === query && memo.spec === spec);
+  if (index < 0) return null;
+  const memo = list[index]!;
   const now = Date.now();
   if (now >= memo.until || now >= memo.expiresAt || memo.generation !== credentialGeneration() || memo.revision !== revisionIfFresh(env, now)) {
-    forget(key, memo);
+    forgetAt(authorization, list, index);
     return null;
   }
-  if (memo.tokenId !== null) touchSeenAt(env, ctx, 'apikey', memo.tokenId);
+  if (memo.tokenId !== null && now >= memo.touchAt) {
+    memo.touchAt = now + 60_000;
+    touchSeenAt(env, ctx, 'apikey', memo.tokenId);
+  }
   hits++;
-  return featuresResponse(headers.get('if-none-match'), memo.etag, memo.body);
+  return etagMatches(headers.get('if-none-match'), memo.etag) ? new Response(null, memo.notModified) : new Response(memo.body, memo.ok);
 }
 
 /** Keeps the full path's answer to a request, for the identical requests that follow. */
-export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: { etag: string; body: string; revision: number }): void {
+export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: { etag: string; body: Uint8Array; revision: number }): void {
   const url = request.url;
   const start = queryStart(url);
   const authorization = request.headers.get('authorization');
@@ -112,15 +137,20 @@ export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: 
   const raw = keyFromHeader(request);
   const hash = raw === null ? undefined : rememberedHashOfKey(raw);
   const until = hash === undefined ? 0 : trustedUntil('apikey', hash);
-  if (until === 0 || answer.body.length > MAX_MEMO_CHARS) return;
-  const key = memoKey(authorization, request.headers.get('unleash-client-spec'), url.slice(start));
-  const previous = memos.get(key);
-  if (previous !== undefined) forget(key, previous);
-  while (memos.size > 0 && (memos.size >= MAX_MEMOS || memoChars + answer.body.length > MAX_MEMO_CHARS)) {
-    const [oldestKey, oldest] = memos.entries().next().value!;
-    forget(oldestKey, oldest);
-  }
-  memos.set(key, {
+  const bytes = answer.body.byteLength;
+  if (until === 0 || bytes > MAX_MEMO_BYTES) return;
+  const query = url.slice(start);
+  const spec = request.headers.get('unleash-client-spec');
+  // Kept in insertion order: a key asked again moves to the end, the oldest key goes first.
+  const list = memos.get(authorization) ?? [];
+  memos.delete(authorization);
+  const index = list.findIndex((memo) => memo.query === query && memo.spec === spec);
+  if (index >= 0) forgetAt(authorization, list, index);
+  else if (list.length >= MAX_PER_KEY) forgetAt(authorization, list, 0);
+  while (memos.size > 0 && (memoCount >= MAX_MEMOS || memoBytes + bytes > MAX_MEMO_BYTES)) forgetKey(memos.keys().next().value!);
+  list.push({
+    query,
+    spec,
     etag: answer.etag,
     body: answer.body,
     revision: answer.revision,
@@ -128,11 +158,16 @@ export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: 
     expiresAt: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
     until,
     generation: credentialGeneration(),
+    touchAt: Date.now() + 60_000,
+    ok: { headers: { 'content-type': JSON_TYPE, etag: answer.etag } },
+    notModified: { status: 304, headers: { etag: answer.etag } },
   });
-  memoChars += answer.body.length;
+  memos.set(authorization, list);
+  memoCount++;
+  memoBytes += bytes;
 }
 
 /** How many answers are kept, and how many requests they answered (tests). */
 export function memoStats(): { kept: number; hits: number } {
-  return { kept: memos.size, hits };
+  return { kept: memoCount, hits };
 }

@@ -111,27 +111,29 @@ function hex8(value: number): string {
   return value.toString(16).padStart(8, '0');
 }
 
-// Bodies kept per (environment, query); bounded by count and by total size, since a large
-// flag set makes each body large and an isolate has 128 MB.
+// Bodies kept per (environment, query), as UTF-8 bytes: encoded once, not on every response.
+// Bounded by count and by total size, since a large flag set makes each body large and an
+// isolate has 128 MB.
 const RESPONSE_CACHE_MAX = 256;
-const RESPONSE_CACHE_MAX_CHARS = 16_000_000;
-const responseCache = new Map<string, { revision: number; body: string }>();
-let responseCacheChars = 0;
+const RESPONSE_CACHE_MAX_BYTES = 16_000_000;
+const responseCache = new Map<string, { revision: number; body: Uint8Array }>();
+let responseCacheBytes = 0;
+const encoder = new TextEncoder();
 
-function rememberBody(key: string, entry: { revision: number; body: string }): void {
+function rememberBody(key: string, entry: { revision: number; body: Uint8Array }): void {
   const previous = responseCache.get(key);
   if (previous) {
     responseCache.delete(key);
-    responseCacheChars -= previous.body.length;
+    responseCacheBytes -= previous.body.byteLength;
   }
-  while (responseCache.size > 0 && (responseCache.size >= RESPONSE_CACHE_MAX || responseCacheChars + entry.body.length > RESPONSE_CACHE_MAX_CHARS)) {
+  while (responseCache.size > 0 && (responseCache.size >= RESPONSE_CACHE_MAX || responseCacheBytes + entry.body.byteLength > RESPONSE_CACHE_MAX_BYTES)) {
     const [oldestKey, oldest] = responseCache.entries().next().value!;
     responseCache.delete(oldestKey);
-    responseCacheChars -= oldest.body.length;
+    responseCacheBytes -= oldest.body.byteLength;
   }
-  if (entry.body.length > RESPONSE_CACHE_MAX_CHARS) return;
+  if (entry.body.byteLength > RESPONSE_CACHE_MAX_BYTES) return;
   responseCache.set(key, entry);
-  responseCacheChars += entry.body.length;
+  responseCacheBytes += entry.body.byteLength;
 }
 
 function featuresBody(snapshot: Snapshot, query: ClientQuery, globalSegments: boolean, meta: string): string {
@@ -155,7 +157,7 @@ export async function features({ request, env, principal }: RequestContext): Pro
   let cached = responseCache.get(key);
   if (!cached || cached.revision !== snapshot.revision) {
     const meta = JSON.stringify({ revisionId: snapshot.revision, etag, queryHash });
-    cached = { revision: snapshot.revision, body: featuresBody(snapshot, query, globalSegments, meta) };
+    cached = { revision: snapshot.revision, body: encoder.encode(featuresBody(snapshot, query, globalSegments, meta)) };
     rememberBody(key, cached);
   }
   rememberAnswer(request, principal.token, { etag, body: cached.body, revision: snapshot.revision });
