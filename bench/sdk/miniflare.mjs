@@ -105,7 +105,7 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
  * route has a fixed body and ETag; a matching If-None-Match gets 304 with the ETag, as ours.
  * `bodies` maps a path to `{ body, etag, contentType }`.
  */
-export async function startTrivialWorker({ port, bodies }) {
+export async function startTrivialWorker({ port, bodies, instance = {} }) {
   const script = `
 const BODIES = ${JSON.stringify(bodies)};
 export default {
@@ -117,5 +117,5 @@ export default {
     return new Response(entry.body, { headers: { 'content-type': entry.contentType, etag: entry.etag } });
   },
 };`;
-  return serve({ name: 'trivial', modules: true, script, compatibilityDate: '2026-10-01' }, port);
+  return serve({ name: 'trivial', modules: true, script, compatibilityDate: '2026-10-01' }, port, instance);
 }

@@ -7,7 +7,12 @@
 //
 // Env: SDK_BENCH_ROUNDS (5), SDK_BENCH_SECONDS (4, per run), SDK_BENCH_CONNECTIONS (16),
 // SDK_BENCH_PORT (8806; the floor uses +1, the wrangler dev aside +2), UNLEASH_URL
-// (http://127.0.0.1:4243), UNLEASH_ADMIN_TOKEN, SDK_BENCH_WRANGLER_DEV (1: run the aside).
+// (http://127.0.0.1:4243), UNLEASH_ADMIN_TOKEN, SDK_BENCH_WRANGLER_DEV (1: run the aside),
+// SDK_BENCH_ONLY (scenario ids, comma-separated, e.g. client-large,client-large-304: a quick
+// look while working; the table is printed and RESULTS.md is left alone), SDK_BENCH_PROFILE
+// (a scenario id: V8-profiles our Worker during that scenario's runs through the inspector and
+// prints where its JavaScript thread spent the time; profiling slows it, so figures of such a
+// run are not results).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -16,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt, machine, percentile } from '../lib.mjs';
 import { listenerPid, processCpuMs, startProjectWorker, startTrivialWorker } from './miniflare.mjs';
+import { connectProfiler, summariseProfiles } from './profile.mjs';
 import { startWorker as startWranglerDev } from './worker.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -23,6 +29,9 @@ const PORT = Number(process.env.SDK_BENCH_PORT ?? 8806);
 const ROUNDS = Number(process.env.SDK_BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.SDK_BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.SDK_BENCH_CONNECTIONS ?? 16);
+const PROFILE = process.env.SDK_BENCH_PROFILE;
+const INSPECTOR_PORT = PORT + 3;
+const ONLY = process.env.SDK_BENCH_ONLY ? new Set(process.env.SDK_BENCH_ONLY.split(',')) : undefined;
 const UNLEASH = process.env.UNLEASH_URL ?? 'http://127.0.0.1:4243';
 const UNLEASH_ADMIN = process.env.UNLEASH_ADMIN_TOKEN ?? '*:*.unleash6-admin-token';
 const UNLEASH_USER = process.env.UNLEASH_USER ?? 'admin';
@@ -180,7 +189,9 @@ const median = (values) => {
 
 const m = machine();
 console.log(`load average before: ${m.loadAvg}`);
-const ours = await startProjectWorker({ port: PORT });
+const ours = await startProjectWorker({ port: PORT, instance: PROFILE ? { inspectorPort: INSPECTOR_PORT } : {} });
+const profilers = PROFILE ? { ours: await connectProfiler(INSPECTOR_PORT, 'unleash-worker') } : {};
+const profiles = { ours: [], floor: [] };
 const oursAdmin = adminClient(ours.base, ours.token);
 const unleashAdmin = adminClient(UNLEASH, UNLEASH_ADMIN);
 let floor;
@@ -234,7 +245,8 @@ try {
     if (unleashUp && u.etag) requests.unleash[`${scenario.id}-304`] = { ...unleashRequest, headers: { ...unleashRequest.headers, 'if-none-match': u.etag } };
     console.log(`${scenario.id}: ours ${o.bytes} B, Unleash ${u.bytes} B (ETag ${u.etag ?? 'none'})`);
   }
-  floor = await startTrivialWorker({ port: PORT + 1, bodies });
+  floor = await startTrivialWorker({ port: PORT + 1, bodies, instance: PROFILE ? { inspectorPort: INSPECTOR_PORT + 1 } : {} });
+  if (PROFILE) profilers.floor = await connectProfiler(INSPECTOR_PORT + 1, 'trivial');
   for (const scenario of scenarios) {
     const request = { url: `${floor.base}/${scenario.id}`, headers: { authorization: oursKeys[scenario.key], ...scenario.headers } };
     requests.floor[scenario.id] = request;
@@ -305,7 +317,7 @@ try {
   };
 
   const systems = { ours: { name: 'ours', ...ours }, floor: { name: 'floor', ...floor }, ...(unleashSystem ? { unleash: unleashSystem } : {}) };
-  const ids = [...scenarios.flatMap((s) => [s.id, `${s.id}-304`]), distinct.id];
+  const ids = [...scenarios.flatMap((s) => [s.id, `${s.id}-304`]), distinct.id].filter((id) => !ONLY || ONLY.has(id));
   const samples = {};
   // Warm-up: one short pass over everything, not recorded.
   for (const id of ids) for (const system of Object.keys(systems)) if (requests[system][id]) wrk(requests[system][id].url, requests[system][id].headers, requests[system][id].distinct);
@@ -326,7 +338,14 @@ try {
       for (const system of order) {
         const request = requests[system][id];
         if (!request) continue;
+        const profiler = id === PROFILE ? profilers[system] : undefined;
+        if (profiler) await profiler.start();
         const result = measure(systems[system], request);
+        if (profiler) profiles[system].push({ profile: await profiler.stop(), requests: result.requests });
+        if (profilers[system]) {
+          const heap = await profilers[system].heapUsage();
+          console.log(`  heap after ${system} ${id}: V8 ${fmt(heap.usedSize / 1e6, 1)} MB used of ${fmt(heap.totalSize / 1e6, 1)} MB, embedder ${fmt(heap.embedderHeapUsedSize / 1e6, 1)} MB`);
+        }
         (samples[`${system}/${id}`] ??= []).push(result);
         console.log(`round ${round + 1} ${system} ${id}: ${fmt(result.rps, 0)} rps, ${fmt(result.cpuMsPerRequest, 3)} ms CPU/req, p99 ${fmt(result.p99, 2)} ms`);
       }
@@ -433,8 +452,13 @@ ${unleashUp ? '' : `- **Unleash was not answering on ${UNLEASH} during this run*
 - The floor and ours both pay Miniflare's entry worker and workerd's HTTP handling. Cloudflare's CPU-time metric is meant to count the Worker's own execution, so ours minus the floor is likely the closer estimate of what a request costs there; measure on a deployed Worker before relying on it.
 - \`/edge/validate\` latency is wall time from a Node client on the same machine; with the load average above, most of a slow call is waiting for a core, not work: compare its p50 and its CPU per call.
 `;
-  writeFileSync(path.join(HERE, 'RESULTS.md'), text);
+  if (!ONLY && !PROFILE) writeFileSync(path.join(HERE, 'RESULTS.md'), text);
   console.log(text);
+  for (const [system, profiler] of Object.entries(profilers)) {
+    console.log(`Where ${system} spent its JavaScript thread's time in ${PROFILE} (${profiles[system].length} runs, self time, µs per request):`);
+    if (profiles[system].length > 0) console.log(summariseProfiles(profiles[system]));
+    profiler.close();
+  }
 } finally {
   await floor?.stop().catch(() => {});
   await ours.stop().catch(() => {});
