@@ -10,9 +10,9 @@
 // (http://127.0.0.1:4243), UNLEASH_ADMIN_TOKEN, SDK_BENCH_WRANGLER_DEV (1: run the aside),
 // SDK_BENCH_ONLY (scenario ids, comma-separated, e.g. client-large,client-large-304: a quick
 // look while working; the table is printed and RESULTS.md is left alone), SDK_BENCH_PROFILE
-// (a scenario id: V8-profiles our Worker during that scenario's runs through the inspector and
-// prints where its JavaScript thread spent the time; profiling slows it, so figures of such a
-// run are not results).
+// (a scenario id: V8-profiles ours and the floor during that scenario's runs through their
+// inspectors, on the port +20 and +21, and prints where each JavaScript thread spent the time;
+// profiling slows them, so figures of such a run are not results).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -30,7 +30,7 @@ const ROUNDS = Number(process.env.SDK_BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.SDK_BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.SDK_BENCH_CONNECTIONS ?? 16);
 const PROFILE = process.env.SDK_BENCH_PROFILE;
-const INSPECTOR_PORT = PORT + 3;
+const INSPECTOR_PORT = PORT + 20;
 const ONLY = process.env.SDK_BENCH_ONLY ? new Set(process.env.SDK_BENCH_ONLY.split(',')) : undefined;
 const UNLEASH = process.env.UNLEASH_URL ?? 'http://127.0.0.1:4243';
 const UNLEASH_ADMIN = process.env.UNLEASH_ADMIN_TOKEN ?? '*:*.unleash6-admin-token';
@@ -457,6 +457,12 @@ ${unleashUp ? '' : `- **Unleash was not answering on ${UNLEASH} during this run*
   for (const [system, profiler] of Object.entries(profilers)) {
     console.log(`Where ${system} spent its JavaScript thread's time in ${PROFILE} (${profiles[system].length} runs, self time, µs per request):`);
     if (profiles[system].length > 0) console.log(summariseProfiles(profiles[system]));
+    // Whole profiles, for Chrome DevTools (Performance → load profile) or a closer look.
+    profiles[system].forEach(({ profile }, index) => {
+      const file = path.join(os.tmpdir(), `sdk-bench-${PROFILE}-${system}-${index + 1}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      console.log(`  saved ${file}`);
+    });
     profiler.close();
   }
 } finally {
