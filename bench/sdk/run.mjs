@@ -145,7 +145,9 @@ function wrk(url, headers, distinct = false) {
   };
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? /Socket errors: (.*)/.exec(out)?.[1];
   if (errors) throw new Error(`wrk ${url}: ${errors}\n${out}`);
-  return { requests, rps, p50: ms(50), p99: ms(99) };
+  const read = /requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read/.exec(out);
+  const bytesRead = read ? Number(read[1]) * { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }[read[2]] : NaN;
+  return { requests, rps, p50: ms(50), p99: ms(99), bytesPerRequest: bytesRead / requests };
 }
 
 function measure(system, request) {
@@ -197,6 +199,14 @@ const unleashAdmin = adminClient(UNLEASH, UNLEASH_ADMIN);
 let floor;
 try {
   const oursKeys = await seed(oursAdmin, 'sdkbench');
+  // Made before any ETag is taken: each token created is an audit event, which moves our data
+  // revision and so the client API's ETag (Unleash's revision counts flag events only; see
+  // the note in RESULTS.md), and a 304 run would otherwise be sent a stale If-None-Match.
+  const edgeKeys = [];
+  for (let i = 0; i < EDGE_KEYS; i++) {
+    const response = await must(await oursAdmin('POST', '/api/admin/api-tokens', { tokenName: `edge-${i}`, type: i % 2 ? 'frontend' : 'client', environment: ENVIRONMENT, projects: [PROJECT] }), 201);
+    edgeKeys.push((await response.json()).secret);
+  }
   // The shared Unleash may be down (it is not ours to start): then the run goes on without it.
   const unleashUp = await fetch(`${UNLEASH}/health`, { signal: AbortSignal.timeout(5000) }).then((r) => r.ok, () => false);
   if (!unleashUp) console.log(`Unleash is not answering on ${UNLEASH}: measuring without it`);
@@ -272,11 +282,6 @@ try {
 
   // /edge/validate with EDGE_KEYS keys on a warm isolate: sequential calls, p95 latency per
   // round (after that round's load runs), reported as the median of the rounds' p95.
-  const edgeKeys = [];
-  for (let i = 0; i < EDGE_KEYS; i++) {
-    const response = await must(await oursAdmin('POST', '/api/admin/api-tokens', { tokenName: `edge-${i}`, type: i % 2 ? 'frontend' : 'client', environment: ENVIRONMENT, projects: [PROJECT] }), 201);
-    edgeKeys.push((await response.json()).secret);
-  }
   // node:http on one kept-alive connection: a lighter client than fetch on these shared cores.
   const edgeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const edgeBody = JSON.stringify({ tokens: edgeKeys });
@@ -341,6 +346,12 @@ try {
         const profiler = id === PROFILE ? profilers[system] : undefined;
         if (profiler) await profiler.start();
         const result = measure(systems[system], request);
+        // A 304 run that got 200s (an ETag gone stale) would time the wrong answer.
+        if (id.endsWith('-304') && !(result.bytesPerRequest < 1024)) {
+          // Unleash is shared: another agent's flag write there moves its ETag; say so, go on.
+          if (system === 'unleash') console.log(`warning: unleash ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response, not all 304s`);
+          else throw new Error(`${system} ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response; not 304s`);
+        }
         if (profiler) profiles[system].push({ profile: await profiler.stop(), requests: result.requests });
         if (profilers[system]) {
           const heap = await profilers[system].heapUsage();
@@ -448,6 +459,7 @@ Reading it:
 - The client API answers a 200 from a body built once per data revision and query and kept in the isolate, a 304 from the revision and query alone; the work left per request is routing (exact paths go straight to their handler, \`src/direct-routes.ts\`), the key check (the key's hash is remembered per isolate for 10 s) and the answer.
 - The frontend rows with one repeated context measure what a browser SDK polling with its own context gets: the answer for (data revision, token scope, context) is kept in the isolate when its evaluation read neither the clock nor a random number, so the repeat skips evaluating 350 flags. The "another userId on every request" row never hits that cache: every request evaluates all 350 flags, serialises the answer and hashes it for the ETag (Express's weak ETag, the one Unleash sends for the same body).
 ${unleashUp ? '' : `- **Unleash was not answering on ${UNLEASH} during this run** (the shared instance is not ours to restart): its columns are empty and no row counts as met.\n`}- Unleash does not send an ETag on an endpoint when its row says "no 304"; it is then compared on its 200 only.
+- Every 304 row is checked to have been 304s (under 1 kB read per response). Runs before 2026-11-24 did not check, and took the ETags before creating the /edge/validate keys: each key created is an audit event, which moves our data revision and so our ETag, so our "304" rows were in fact 200s (hence the 100 kB 304 row far below the 200 row). Unleash's revision counts flag-related events only; ours counts every event (noted in the closing note of issue 13, not changed).
 - Unleash is one Node process; its rps is limited by that process and by sharing the cores with wrk, workerd and other agents. Its CPU per request is its own, comparable to workerd's.
 - The floor and ours both pay Miniflare's entry worker and workerd's HTTP handling. Cloudflare's CPU-time metric is meant to count the Worker's own execution, so ours minus the floor is likely the closer estimate of what a request costs there; measure on a deployed Worker before relying on it.
 - \`/edge/validate\` latency is wall time from a Node client on the same machine; with the load average above, most of a slow call is waiting for a core, not work: compare its p50 and its CPU per call.
