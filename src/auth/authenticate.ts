@@ -13,7 +13,8 @@ import { hashOfKey } from './key-hashes';
 
 /** Longest key we hash; anything longer cannot be one of ours. */
 const MAX_KEY_LENGTH = 1024;
-const SEEN_AT_INTERVAL_MS = 60_000;
+/** How often a token's last use is written, at most (per token and isolate). */
+export const SEEN_AT_INTERVAL_MS = 60_000;
 const lastSeenWrite = new Map<string, number>();
 
 /** The key from `Authorization`, raw or as `Bearer <key>`; null when there is none. */

@@ -19,7 +19,7 @@
  * that path would. The last-seen time of the token is still recorded (once a minute). Raw keys
  * are held as map keys no longer than the isolate trusts their record, as in key-hashes.ts.
  */
-import { keyFromHeader, touchSeenAt } from '../../auth/authenticate';
+import { keyFromHeader, SEEN_AT_INTERVAL_MS, touchSeenAt } from '../../auth/authenticate';
 import { rememberedHashOfKey } from '../../auth/key-hashes';
 import type { ApiTokenRecord } from '../../auth/principal';
 import { credentialGeneration, trustedUntil } from '../../auth/token-records';
@@ -123,7 +123,7 @@ export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext
     return null;
   }
   if (memo.tokenId !== null && now >= memo.touchAt) {
-    memo.touchAt = now + 60_000;
+    memo.touchAt = now + SEEN_AT_INTERVAL_MS;
     touchSeenAt(env, ctx, 'apikey', memo.tokenId);
   }
   hits++;
@@ -160,7 +160,7 @@ export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: 
     expiresAt: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
     until,
     generation: credentialGeneration(),
-    touchAt: Date.now() + 60_000,
+    touchAt: Date.now() + SEEN_AT_INTERVAL_MS,
     ok: { headers: { 'content-type': JSON_TYPE, etag: answer.etag } },
     notModified: { status: 304, headers: { etag: answer.etag } },
   });
