@@ -1,5 +1,6 @@
 /**
- * Repeated `/api/client/features` polls answered from the isolate's memo (client-api/memo.ts):
+ * Repeated `/api/client/features` and `/api/frontend` polls answered from the isolate's memo
+ * (client-api/memo.ts):
  * the same answer the full path gives, and never one it would not give any more. The Worker's
  * own fetch handler with a revision tick long enough that the tick never passes mid-test (the
  * suite's default of 0 ms makes every request check, so no memo would ever answer).
@@ -16,10 +17,10 @@ import { seedFlag, seedSegment } from './sdk-seed';
 
 const slowTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: '60000' };
 
-async function send(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Response> {
+async function send(method: string, path: string, headers: Record<string, string>, body?: unknown, workerEnv: Env = slowTick): Promise<Response> {
   const all = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
   const request = new Request(`${BASE}${path}`, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
-  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, slowTick, createExecutionContext());
+  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, workerEnv, createExecutionContext());
 }
 
 async function answer(response: Response): Promise<{ status: number; headers: [string, string][]; body: string }> {
@@ -171,5 +172,117 @@ describe('memoised /api/client/features', () => {
     ]) {
       expect((await hitOf(run)).memo).toBe(false);
     }
+  });
+});
+
+function toggles(body: string): string[] {
+  return (JSON.parse(body) as { toggles: { name: string }[] }).toggles.map((toggle) => toggle.name);
+}
+
+describe('memoised /api/frontend', () => {
+  it('answers a repeated poll with exactly the full path answer, CORS included: 200, then 304', async () => {
+    await seedFlag({ name: 'fmemo.same', environments: { development: { enabled: true } } });
+    const key = await createToken({ tokenName: 'fmemo-same', type: 'frontend', environment: 'development' });
+    // Made first: a token created later would be a write, which sends the next polls the full way.
+    const other = await createToken({ tokenName: 'fmemo-same-2', type: 'frontend', environment: 'development' });
+    const path = '/api/frontend?appName=web&sessionId=41&userId=7';
+    const headers = { authorization: key, origin: 'https://app.example', 'x-forwarded-for': '10.0.0.1' };
+
+    const full = await hitOf(() => send('GET', path, headers));
+    expect(full.memo).toBe(false);
+    const first = await answer(full.response);
+    expect(first.status).toBe(200);
+    expect(toggles(first.body)).toContain('fmemo.same');
+    expect(first.headers).toEqual(expect.arrayContaining([['access-control-allow-origin', '*'], ['access-control-expose-headers', 'ETag'], ['cache-control', 'no-cache']]));
+
+    for (let i = 0; i < 2; i++) {
+      const again = await hitOf(() => send('GET', path, headers));
+      expect(again.memo).toBe(true);
+      expect(await answer(again.response)).toEqual(first);
+    }
+
+    // The 304 the memo gives is the one the full path gives (a second key takes that path).
+    const etag = full.response.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"/);
+    const fullNotModified = await hitOf(() => send('GET', path, { ...headers, authorization: other, 'if-none-match': etag }));
+    expect(fullNotModified.memo).toBe(false);
+    const expected = await answer(fullNotModified.response);
+    expect(expected.status).toBe(304);
+    for (const ifNoneMatch of [etag, `W/"other", ${etag}`]) {
+      const notModified = await hitOf(() => send('GET', path, { ...headers, 'if-none-match': ifNoneMatch }));
+      expect(notModified.memo).toBe(true);
+      expect(await answer(notModified.response)).toEqual(expected);
+    }
+    const stale = await hitOf(() => send('GET', path, { ...headers, 'if-none-match': 'W/"0-0"' }));
+    expect(stale.memo).toBe(true);
+    expect(stale.response.status).toBe(200);
+  });
+
+  it('keeps answers apart by query, caller address and Origin', async () => {
+    await seedFlag({
+      name: 'fmemo.office',
+      environments: { development: { enabled: true, strategies: [{ name: 'remoteAddress', parameters: { IPs: '10.1.1.1' } }] } },
+    });
+    await seedFlag({
+      name: 'fmemo.user',
+      environments: { development: { enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: 'alice' } }] } },
+    });
+    const key = await createToken({ tokenName: 'fmemo-apart', type: 'frontend', environment: 'development' });
+    const restricted: Env = { ...slowTick, FRONTEND_API_ORIGINS: 'https://app.example' };
+    const alice = '/api/frontend?sessionId=1&userId=alice';
+    const bob = '/api/frontend?sessionId=1&userId=bob';
+    const office = { authorization: key, 'x-forwarded-for': '10.1.1.1', origin: 'https://app.example' };
+    const home = { authorization: key, 'x-forwarded-for': '192.0.2.9', origin: 'https://app.example' };
+    const elsewhere = { authorization: key, 'x-forwarded-for': '10.1.1.1', origin: 'https://evil.example' };
+
+    const cases = [
+      [alice, office, ['fmemo.office', 'fmemo.user']],
+      [bob, office, ['fmemo.office']],
+      [alice, home, ['fmemo.user']],
+      [alice, elsewhere, ['fmemo.office', 'fmemo.user']],
+    ] as const;
+    const firsts = [];
+    for (const [path, headers, expected] of cases) {
+      const response = await send('GET', path, headers, undefined, restricted);
+      const full = await answer(response);
+      expect(toggles(full.body).filter((name) => name === 'fmemo.office' || name === 'fmemo.user').sort()).toEqual(expected);
+      firsts.push(full);
+    }
+    // An allowed origin is reflected; another gets no Allow-Origin at all.
+    expect(new Headers(firsts[0]!.headers).get('access-control-allow-origin')).toBe('https://app.example');
+    expect(new Headers(firsts[3]!.headers).get('access-control-allow-origin')).toBeNull();
+    for (const [index, [path, headers]] of cases.entries()) {
+      const repeated = await hitOf(() => send('GET', path, headers, undefined, restricted));
+      expect(repeated.memo).toBe(true);
+      expect(await answer(repeated.response)).toEqual(firsts[index]);
+    }
+  });
+
+  it('leaves polls without a sessionId to the full path, whose context is then random', async () => {
+    const key = await createToken({ tokenName: 'fmemo-nosession', type: 'frontend', environment: 'development' });
+    expect((await send('GET', '/api/frontend?userId=7', { authorization: key })).status).toBe(200);
+    const again = await hitOf(() => send('GET', '/api/frontend?userId=7', { authorization: key }));
+    expect(again.memo).toBe(false);
+    expect(again.response.status).toBe(200);
+  });
+
+  it('gives way to the full path after a write in this isolate, and when the key is revoked', async () => {
+    const key = await createToken({ tokenName: 'fmemo-write', type: 'frontend', environment: 'development' });
+    const path = '/api/frontend?sessionId=3';
+    expect(toggles(await (await send('GET', path, { authorization: key })).text())).not.toContain('fmemo.written');
+    expect((await hitOf(() => send('GET', path, { authorization: key }))).memo).toBe(true);
+    const created = await send('POST', '/api/admin/projects/default/features', { authorization: ADMIN_TOKEN }, { name: 'fmemo.written' });
+    expect(created.status).toBe(201);
+    const enabled = await send('POST', '/api/admin/projects/default/features/fmemo.written/environments/development/on', { authorization: ADMIN_TOKEN });
+    expect(enabled.status).toBe(200);
+    const after = await hitOf(() => send('GET', path, { authorization: key }));
+    expect(after.memo).toBe(false);
+    expect(toggles(await after.response.text())).toContain('fmemo.written');
+
+    expect((await hitOf(() => send('GET', path, { authorization: key }))).memo).toBe(true);
+    expect((await send('DELETE', `/api/admin/api-tokens/${encodeURIComponent(key)}`, { authorization: ADMIN_TOKEN })).status).toBe(200);
+    const revoked = await hitOf(() => send('GET', path, { authorization: key }));
+    expect(revoked.memo).toBe(false);
+    expect(revoked.response.status).toBe(401);
   });
 });

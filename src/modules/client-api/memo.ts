@@ -1,10 +1,11 @@
 /**
- * Repeated `GET /api/client/features` polls answered before the request path runs.
+ * Repeated SDK polls answered before the request path runs: `GET /api/client/features` and
+ * `GET /api/frontend`.
  *
- * A backend SDK sends the same request every few seconds: same key, same query, same spec
- * header. Once the full path has answered it, the answer is kept here under those raw facts,
- * and the next identical request is answered from it at the top of `fetch` — no URL parsing,
- * D1 session, routing, key lookup or query validation — for as long as the full path would
+ * An SDK sends the same request every few seconds: same key, same query, same headers. Once
+ * the full path has answered it, the answer is kept here under those raw facts, and the next
+ * identical request is answered from it at the top of `fetch` — no URL parsing, D1 session,
+ * routing, key lookup, query validation or evaluation — for as long as the full path would
  * give the same answer:
  *
  * - the data revision is the one the answer was built at, and the isolate would not read the
@@ -13,11 +14,16 @@
  * - the isolate still trusts the key's record without looking it up (`trustedUntil`, at most
  *   ISOLATE_CACHE_TTL_MS) and has not forgotten any credential since (a revocation or expiry
  *   change in this isolate takes effect at once, as before), and the token has not expired;
- * - the request sends no D1 bookmark (those take the full path, which honours it).
+ * - the request sends no D1 bookmark (those take the full path, which honours it);
+ * - the other request facts the answer depends on are the same: the `Unleash-Client-Spec`
+ *   header on the client API; the caller's address (the context's `remoteAddress`) and
+ *   `Origin` (CORS) on the frontend API, which keeps only answers that are a function of the
+ *   query (frontend-api/routes.ts).
  *
- * Only answers the full path gave are kept (errors never are), so a memo answers exactly what
- * that path would. The last-seen time of the token is still recorded (once a minute). Raw keys
- * are held as map keys no longer than the isolate trusts their record, as in key-hashes.ts.
+ * Only answers the full path gave are kept (errors never are), with the headers it sent, so a
+ * memo answers exactly what that path would. The last-seen time of the token is still
+ * recorded (once a minute). Raw keys are held as map keys no longer than the isolate trusts
+ * their record, as in key-hashes.ts.
  */
 import { keyFromHeader, SEEN_AT_INTERVAL_MS, touchSeenAt } from '../../auth/authenticate';
 import { rememberedHashOfKey } from '../../auth/key-hashes';
@@ -25,25 +31,42 @@ import type { ApiTokenRecord } from '../../auth/principal';
 import { credentialGeneration, trustedUntil } from '../../auth/token-records';
 import { BOOKMARK_HEADER } from '../../db/sessions';
 import type { Env } from '../../env';
+import { clientIp } from '../../http/client-ip';
 import { empty } from '../../http/responses';
 import { revisionIfFresh } from './snapshot';
 
-export const FEATURES_PATH = '/api/client/features';
+const CLIENT_PATH = '/api/client/features';
+const FRONTEND_PATH = '/api/frontend';
 const QUESTION_MARK = 0x3f;
 const MAX_MEMOS = 1_000;
-/** Distinct (query, spec header) answers kept per key; an SDK polls with one. */
+/**
+ * Distinct answers kept per key. A backend SDK polls with one; a frontend key is shared by
+ * every browser of a site, and those beyond the last few still get the frontend API's answer
+ * cache through the full path.
+ */
 const MAX_PER_KEY = 8;
-// Bodies are shared with the response cache of routes.ts; the bound keeps memos from holding
-// on to many bodies that cache has let go of.
+// Bodies are shared with the response caches of the two APIs; the bound keeps memos from
+// holding on to many bodies those caches have let go of.
 const MAX_MEMO_BYTES = 16_000_000;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-interface Memo {
-  query: string;
-  spec: string | null;
+type PollKind = 'client' | 'frontend';
+
+/** What the full path answered, with the response options it answered with. */
+export interface PollAnswer {
   etag: string;
-  body: Uint8Array;
+  body: Uint8Array | string;
   revision: number;
+  ok: ResponseInit;
+  notModified: ResponseInit;
+}
+
+interface Memo extends PollAnswer {
+  kind: PollKind;
+  query: string;
+  /** The request's other facts the answer depends on (see `variantOf`). */
+  variant: string | null;
+  bytes: number;
   tokenId: string | null;
   /** When the token expires (ms), Infinity for never. */
   expiresAt: number;
@@ -52,12 +75,9 @@ interface Memo {
   generation: number;
   /** When to record the token's last use again (the record itself is written at most once a minute). */
   touchAt: number;
-  /** Response options, made once: a poll allocates as little as the runtime lets it. */
-  ok: ResponseInit;
-  notModified: ResponseInit;
 }
 
-// By the raw Authorization header, then the (query, spec header) pairs asked with it.
+// By the raw Authorization header, then the answers asked with it.
 const memos = new Map<string, Memo[]>();
 let memoCount = 0;
 let memoBytes = 0;
@@ -70,24 +90,59 @@ function etagMatches(header: string | null, etag: string): boolean {
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
+/**
+ * The frontend API's If-None-Match test: one of the listed tags is its (weak) ETag, as
+ * Express compares them.
+ */
+export function frontendEtagMatches(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header === etag) return true;
+  return header.split(',').some((candidate) => candidate.trim() === etag);
+}
+
+const matchers: Record<PollKind, (header: string | null, etag: string) => boolean> = { client: etagMatches, frontend: frontendEtagMatches };
+
+/** The client API's response options for an ETag: 200 with the body, 304 without. */
+export function clientPollInits(etag: string): { ok: ResponseInit; notModified: ResponseInit } {
+  return { ok: { headers: { 'content-type': JSON_TYPE, etag } }, notModified: { status: 304, headers: { etag } } };
+}
+
 /** The client API's answer: 304 with the ETag when the SDK has this one (RFC 9110), else the body. */
 export function featuresResponse(ifNoneMatch: string | null, etag: string, body: Uint8Array): Response {
   if (etagMatches(ifNoneMatch, etag)) return empty(304, { etag });
-  return new Response(body, { headers: { 'content-type': JSON_TYPE, etag } });
+  return new Response(body, clientPollInits(etag).ok);
 }
 
-/** Where the query of `GET /api/client/features[?…]` starts in the URL, or -1 for any other URL. */
-function queryStart(url: string): number {
-  const pathStart = url.indexOf('/', url.indexOf('://') + 3);
-  if (pathStart < 0 || !url.startsWith(FEATURES_PATH, pathStart)) return -1;
-  const end = pathStart + FEATURES_PATH.length;
+/** Where the query of `<path>[?…]` starts in the URL, or -1 when the URL has another path. */
+function queryStart(url: string, pathStart: number, path: string): number {
+  if (!url.startsWith(path, pathStart)) return -1;
+  const end = pathStart + path.length;
   return end === url.length || url.charCodeAt(end) === QUESTION_MARK ? end : -1;
+}
+
+/** The poll a URL asks for and where its query starts, or null for any other URL. */
+function pollOf(url: string): { kind: PollKind; start: number } | null {
+  const pathStart = url.indexOf('/', url.indexOf('://') + 3);
+  if (pathStart < 0) return null;
+  let start = queryStart(url, pathStart, CLIENT_PATH);
+  if (start >= 0) return { kind: 'client', start };
+  start = queryStart(url, pathStart, FRONTEND_PATH);
+  return start >= 0 ? { kind: 'frontend', start } : null;
+}
+
+/**
+ * The request facts besides key and query that an answer depends on: the spec header on the
+ * client API (segments inlined or listed); the caller's address and Origin on the frontend API.
+ */
+function variantOf(kind: PollKind, request: Request): string | null {
+  if (kind === 'client') return request.headers.get('unleash-client-spec');
+  return `${clientIp(request) ?? ''}\u0000${request.headers.get('origin') ?? ''}`;
 }
 
 function forgetKey(authorization: string): void {
   for (const memo of memos.get(authorization) ?? []) {
     memoCount--;
-    memoBytes -= memo.body.byteLength;
+    memoBytes -= memo.bytes;
   }
   memos.delete(authorization);
 }
@@ -95,26 +150,30 @@ function forgetKey(authorization: string): void {
 function forgetAt(authorization: string, list: Memo[], index: number): void {
   const [memo] = list.splice(index, 1);
   memoCount--;
-  memoBytes -= memo!.body.byteLength;
+  memoBytes -= memo!.bytes;
   if (list.length === 0) memos.delete(authorization);
 }
 
 /** The kept answer to this request, or null when the full path must answer it. */
 export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext): Response | null {
-  if (memoCount === 0) return null;
+  if (memoCount === 0 || request.method !== 'GET') return null;
   const url = request.url;
-  const start = queryStart(url);
-  if (start < 0 || request.method !== 'GET') return null;
+  const poll = pollOf(url);
+  if (poll === null) return null;
   const headers = request.headers;
   const authorization = headers.get('authorization');
   if (authorization === null) return null;
   const list = memos.get(authorization);
   if (list === undefined || headers.has(BOOKMARK_HEADER)) return null;
-  const spec = headers.get('unleash-client-spec');
+  const { kind, start } = poll;
+  const variant = variantOf(kind, request);
   // Compared in place: a poll allocates as little as it can (less for the GC to do).
   const queryLength = url.length - start;
   let index = 0;
-  while (index < list.length && !(list[index]!.spec === spec && list[index]!.query.length === queryLength && url.startsWith(list[index]!.query, start))) index++;
+  for (; index < list.length; index++) {
+    const memo = list[index]!;
+    if (memo.kind === kind && memo.variant === variant && memo.query.length === queryLength && url.startsWith(memo.query, start)) break;
+  }
   if (index === list.length) return null;
   const memo = list[index]!;
   const now = Date.now();
@@ -127,42 +186,44 @@ export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext
     touchSeenAt(env, ctx, 'apikey', memo.tokenId);
   }
   hits++;
-  return etagMatches(headers.get('if-none-match'), memo.etag) ? new Response(null, memo.notModified) : new Response(memo.body, memo.ok);
+  return matchers[kind](headers.get('if-none-match'), memo.etag) ? new Response(null, memo.notModified) : new Response(memo.body, memo.ok);
 }
 
-/** Keeps the full path's answer to a request, for the identical requests that follow. */
-export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: { etag: string; body: Uint8Array; revision: number }): void {
+/**
+ * Keeps the full path's answer to a poll, for the identical requests that follow. The caller
+ * vouches that the answer is a function of the key, the URL and the facts `variantOf` reads.
+ */
+export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: PollAnswer): void {
   const url = request.url;
-  const start = queryStart(url);
+  const poll = pollOf(url);
   const authorization = request.headers.get('authorization');
-  if (start < 0 || authorization === null || request.headers.has(BOOKMARK_HEADER)) return;
+  if (poll === null || request.method !== 'GET' || authorization === null || request.headers.has(BOOKMARK_HEADER)) return;
   const raw = keyFromHeader(request);
   const hash = raw === null ? undefined : rememberedHashOfKey(raw);
   const until = hash === undefined ? 0 : trustedUntil('apikey', hash);
-  const bytes = answer.body.byteLength;
+  const bytes = typeof answer.body === 'string' ? answer.body.length : answer.body.byteLength;
   if (until === 0 || bytes > MAX_MEMO_BYTES) return;
+  const { kind, start } = poll;
   const query = url.slice(start);
-  const spec = request.headers.get('unleash-client-spec');
+  const variant = variantOf(kind, request);
   // Kept in insertion order: a key asked again moves to the end, the oldest key goes first.
   const list = memos.get(authorization) ?? [];
   memos.delete(authorization);
-  const index = list.findIndex((memo) => memo.query === query && memo.spec === spec);
+  const index = list.findIndex((memo) => memo.kind === kind && memo.query === query && memo.variant === variant);
   if (index >= 0) forgetAt(authorization, list, index);
   else if (list.length >= MAX_PER_KEY) forgetAt(authorization, list, 0);
   while (memos.size > 0 && (memoCount >= MAX_MEMOS || memoBytes + bytes > MAX_MEMO_BYTES)) forgetKey(memos.keys().next().value!);
   list.push({
+    ...answer,
+    kind,
     query,
-    spec,
-    etag: answer.etag,
-    body: answer.body,
-    revision: answer.revision,
+    variant,
+    bytes,
     tokenId: token.id,
     expiresAt: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
     until,
     generation: credentialGeneration(),
     touchAt: Date.now() + SEEN_AT_INTERVAL_MS,
-    ok: { headers: { 'content-type': JSON_TYPE, etag: answer.etag } },
-    notModified: { status: 304, headers: { etag: answer.etag } },
   });
   memos.set(authorization, list);
   memoCount++;

@@ -11,13 +11,14 @@ import type { Env } from '../../env';
 import { badRequest, notFound, validationError } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
+import { clientIp } from '../../http/client-ip';
 import { urlOf } from '../../http/request-url';
 import { empty, json } from '../../http/responses';
 import { parseInput, preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
 import { parseSemver, compareSemver } from '../evaluation/semver';
 import { bulkMetricsBody, edgeInstanceBody, edgeValidateBody, metricsBody, registerBody } from './schema';
-import { featuresResponse, rememberAnswer } from './memo';
+import { clientPollInits, featuresResponse, rememberAnswer } from './memo';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
 import { recordBulkMetrics, recordEdgeInstance, recordMetrics, recordRegistration, type SdkCaller } from './usage';
 
@@ -29,15 +30,6 @@ const MAX_QUERY_TEXT = 255;
 export function environmentOf(token: ApiTokenRecord, requested: string | null): string {
   if (token.environment !== '*') return token.environment;
   return requested ?? 'default';
-}
-
-/** Where the SDK call came from, for client instances. */
-export function clientIp(request: Request): string | null {
-  const direct = request.headers.get('cf-connecting-ip');
-  if (direct) return direct.trim().slice(0, 64);
-  const forwarded = request.headers.get('x-forwarded-for');
-  if (forwarded) return forwarded.split(',')[0]!.trim().slice(0, 64) || null;
-  return null;
 }
 
 /** Whether the SDK wants segments listed once (spec ≥ 4.2.0) instead of inlined. */
@@ -160,7 +152,7 @@ export async function features({ request, env, principal }: RequestContext): Pro
     cached = { revision: snapshot.revision, body: encoder.encode(featuresBody(snapshot, query, globalSegments, meta)) };
     rememberBody(key, cached);
   }
-  rememberAnswer(request, principal.token, { etag, body: cached.body, revision: snapshot.revision });
+  rememberAnswer(request, principal.token, { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) });
   return featuresResponse(request.headers.get('if-none-match'), etag, cached.body);
 }
 

@@ -9,7 +9,9 @@ import { ApiError, toErrorResponse } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
 import { parseInput } from '../../http/validation';
-import { callerOf, clientIp } from '../client-api/routes';
+import { clientIp } from '../../http/client-ip';
+import { callerOf } from '../client-api/routes';
+import { frontendEtagMatches, rememberAnswer as rememberPoll } from '../client-api/memo';
 import { metricsBody } from '../client-api/schema';
 import { evaluatorFor, snapshotFor, type Snapshot } from '../client-api/snapshot';
 import { impureReadCount } from '../evaluation/purity';
@@ -129,23 +131,25 @@ function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: C
 
 /**
  * The body and ETag for a context: from the answer cache, else evaluated (and kept when
- * pure). `contextKey` names the context when the caller can do so without building it.
+ * pure). `contextKey` names the context when the caller can do so without building it; the
+ * answer is then `repeatable`: the same for the next request with the same key.
  */
-async function answerFor(env: Env, { principal }: RequestContext, makeContext: () => Context, contextKey?: string): Promise<FrontendAnswer> {
+async function answerFor(env: Env, { principal }: RequestContext, makeContext: () => Context, contextKey?: string): Promise<{ answer: FrontendAnswer; revision: number; repeatable: boolean }> {
   const token = principal.token;
   const environment = token.environment === '*' ? 'default' : token.environment;
   const snapshot = await snapshotFor(env, environment);
+  const revision = snapshot.revision;
   let context: Context | undefined;
-  const key = answerKey(snapshot.environment, snapshot.revision, token.projects, contextKey ?? `context:${JSON.stringify((context = makeContext()))}`);
+  const key = answerKey(snapshot.environment, revision, token.projects, contextKey ?? `context:${JSON.stringify((context = makeContext()))}`);
   const cached = cachedAnswer(key);
-  if (cached) return cached;
+  if (cached) return { answer: cached, revision, repeatable: contextKey !== undefined };
   context ??= makeContext();
   const impureBefore = impureReadCount();
   const body = JSON.stringify({ toggles: evaluateAll(snapshot, token.projects, context) });
   const pure = impureReadCount() === impureBefore;
   const answer = { body, etag: await weakEtag(body) };
   if (pure) rememberAnswer(key, answer);
-  return answer;
+  return { answer, revision, repeatable: pure && contextKey !== undefined };
 }
 
 // Recent bodies and their ETags. Long strings hash by length in V8, so a lookup costs one
@@ -181,28 +185,46 @@ async function weakEtag(body: string): Promise<string> {
 
 const encoder = new TextEncoder();
 
+const OK_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' };
+
 function togglesResponse(request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
-  if (conditional) {
-    const match = request.headers.get('if-none-match');
-    if (match && match.split(',').some((candidate) => candidate.trim() === etag)) return new Response(null, { status: 304, headers: { etag } });
-  }
-  return new Response(body, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag } });
+  if (conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers: { etag } });
+  return new Response(body, { headers: { ...OK_HEADERS, etag } });
+}
+
+/** The headers `withCors(getToggles)` answers a request with, CORS included, as a list. */
+function headersFor(env: Env, request: Request, init: Record<string, string>): [string, string][] {
+  const headers = new Headers(init);
+  setCorsHeaders(headers, env, request);
+  return [...headers];
 }
 
 export async function getToggles(context: RequestContext): Promise<Response> {
-  const { request, env } = context;
+  const { request, env, principal } = context;
   const url = urlOf(request);
   const remoteAddress = clientIp(request);
   // With a sessionId in the query (browser SDKs keep one) nothing random goes into the
   // context: it is a function of the query and the caller's address, which then name it.
   const queryKey = url.searchParams.get('sessionId') ? `query:${remoteAddress ?? ''}\u0000${url.search}` : undefined;
-  return togglesResponse(request, await answerFor(env, context, () => contextFromQuery(url.searchParams, remoteAddress), queryKey), true);
+  const { answer, revision, repeatable } = await answerFor(env, context, () => contextFromQuery(url.searchParams, remoteAddress), queryKey);
+  // The same poll again (same key, query, address and Origin) is answered before routing.
+  if (repeatable) {
+    const { etag, body } = answer;
+    rememberPoll(request, principal.token, {
+      etag,
+      body,
+      revision,
+      ok: { headers: headersFor(env, request, { ...OK_HEADERS, etag }) },
+      notModified: { status: 304, headers: headersFor(env, request, { etag }) },
+    });
+  }
+  return togglesResponse(request, answer, true);
 }
 
 export async function postToggles(context: RequestContext): Promise<Response> {
   const { request, env } = context;
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
-  return togglesResponse(request, await answerFor(env, context, () => evaluationContext), false);
+  return togglesResponse(request, (await answerFor(env, context, () => evaluationContext)).answer, false);
 }
 
 /** Express's `sendStatus(200)`, which is what Unleash answers here. */
