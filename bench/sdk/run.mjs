@@ -115,13 +115,22 @@ async function cleanUnleash(admin) {
 
 /** Unleash refuses imports from admin tokens; a UI session may import (one login per run). */
 async function unleashSessionClient() {
-  const login = await must(
-    await fetch(`${UNLEASH}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: UNLEASH_USER, password: UNLEASH_PASSWORD }) }),
-    200,
-  );
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  return (method, urlPath, body) =>
-    fetch(`${UNLEASH}${urlPath}`, { method, headers: { cookie, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  // A fresh session is now and then not yet known to Unleash when the next request comes (a
+  // 401 seen on this shared instance): check it, and sign in again if need be.
+  for (let attempt = 1; ; attempt++) {
+    const login = await must(
+      await fetch(`${UNLEASH}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: UNLEASH_USER, password: UNLEASH_PASSWORD }) }),
+      200,
+    );
+    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const client = (method, urlPath, body) =>
+      fetch(`${UNLEASH}${urlPath}`, { method, headers: { cookie, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const check = await client('GET', '/api/admin/user');
+    await check.arrayBuffer();
+    if (check.status === 200) return client;
+    if (attempt === 3) throw new Error(`Unleash session for ${UNLEASH_USER}: GET /api/admin/user answered ${check.status} after sign-in`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 }
 
 // ---------------------------------------------------------------------------------------
