@@ -57,7 +57,7 @@ describe('SDK payload cache', () => {
     // A replica that has not seen anything after `served`: its revision query answers the old one.
     const real = bindings.DB;
     const lagging = {
-      prepare: (query: string) => real.prepare(/max\("?id"?\)/i.test(query) && query.includes('events') ? `select ${served.revision}` : query),
+      prepare: (query: string) => real.prepare(/max\("?event_id"?\)/i.test(query) && query.includes('sdk_changes') ? `select ${served.revision}` : query),
       batch: (statements: D1PreparedStatement[]) => real.batch(statements),
       exec: (query: string) => real.exec(query),
       dump: () => real.dump(),

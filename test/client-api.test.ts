@@ -258,6 +258,35 @@ describe('GET /api/client/features', () => {
       expect(changed.headers.get('etag')).not.toBe(etag);
       expect((await bodyOf<ClientFeatures>(changed)).features[0]).toMatchObject({ name: 'etag.flag', enabled: false });
     });
+
+    it('keeps the ETag through audited writes SDKs cannot see (tokens, users, projects), as Unleash does', async () => {
+      await seedFlag({ name: 'etag.quiet', environments: { development: { enabled: true } } });
+      const path = '/api/client/features?namePrefix=etag.quiet';
+      const etag = (await fetchFeatures(path)).response.headers.get('etag')!;
+      const eventsBefore = (await env.DB.prepare('SELECT max(id) AS id FROM events').first<{ id: number }>())!.id;
+
+      await createToken({ tokenName: 'etag-quiet', type: 'backend', environment: 'development' });
+      const user = await call('POST', '/api/admin/user-admin', { body: { email: 'etag-quiet@example.com', rootRole: 3 } });
+      expect(user.status).toBe(201);
+      const project = await call('POST', '/api/admin/projects', { body: { id: 'etag-quiet', name: 'etag quiet' } });
+      expect(project.status).toBe(201);
+      // Each was audited (the revision used to be the newest event of any kind).
+      const eventsAfter = (await env.DB.prepare('SELECT max(id) AS id FROM events').first<{ id: number }>())!.id;
+      expect(eventsAfter).toBeGreaterThanOrEqual(eventsBefore + 3);
+
+      const again = await call('GET', path, { token: clientToken, headers: { 'If-None-Match': etag } });
+      expect(again.status).toBe(304);
+
+      const toggled = await call('POST', '/api/admin/projects/default/features/etag.quiet/environments/development/off');
+      expect(toggled.status).toBe(200);
+      const changed = await call('GET', path, { token: clientToken, headers: { 'If-None-Match': etag } });
+      expect(changed.status).toBe(200);
+      const body = await bodyOf<ClientFeatures>(changed);
+      expect(body.features[0]).toMatchObject({ name: 'etag.quiet', enabled: false });
+      // The revision is the id of the flag's own audit event.
+      const toggleEvent = (await env.DB.prepare("SELECT max(id) AS id FROM events WHERE feature_name = 'etag.quiet'").first<{ id: number }>())!.id;
+      expect(body.meta.revisionId).toBe(toggleEvent);
+    });
   });
 });
 

@@ -154,7 +154,7 @@ describe('GET /api/client/delta', () => {
     expect(snapshot.revision).toBeGreaterThan(start.revision);
     const real = bindings.DB;
     const lagging = {
-      prepare: (query: string) => real.prepare(/max\("?id"?\)/i.test(query) && query.includes('events') ? `select ${start.revision}` : query),
+      prepare: (query: string) => real.prepare(/max\("?event_id"?\)/i.test(query) && query.includes('sdk_changes') ? `select ${start.revision}` : query),
       batch: (statements: D1PreparedStatement[]) => real.batch(statements),
       exec: (query: string) => real.exec(query),
       dump: () => real.dump(),

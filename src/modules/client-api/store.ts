@@ -7,18 +7,23 @@ import { and, asc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
   dependentFeatures,
-  events,
   featureEnvironments,
   featureStrategies,
   featureStrategySegment,
   featureTag,
   features,
+  sdkChanges,
   segments,
 } from '../../db/schema';
 
-/** The data revision: the highest audit event id (every flag write records one). */
+/**
+ * The data revision: the id of the newest audit event SDKs can see, which is the newest row of
+ * the `sdk_changes` log (every flag write records an audit event; the log's trigger skips the
+ * kinds that change nothing SDKs are served: API tokens, users, roles, projects, ...). As in
+ * Unleash, a token or user created leaves every SDK's ETag as it was.
+ */
 export function revisionQuery(db: Db) {
-  return db.select({ revision: max(events.id) }).from(events);
+  return db.select({ revision: max(sdkChanges.eventId) }).from(sdkChanges);
 }
 
 export async function readRevision(db: Db): Promise<number> {
