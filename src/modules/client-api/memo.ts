@@ -18,7 +18,7 @@
  * - the other request facts the answer depends on are the same: the `Unleash-Client-Spec`
  *   header on the client API; the caller's address (the context's `remoteAddress`) and
  *   `Origin` (CORS) on the frontend API, which keeps only answers that are a function of the
- *   query (frontend-api/routes.ts).
+ *   query, once the same poll has come twice (frontend-api/routes.ts).
  *
  * Only answers the full path gave are kept (errors never are), with the headers it sent, so a
  * memo answers exactly what that path would. The last-seen time of the token is still
@@ -166,13 +166,16 @@ export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext
   const list = memos.get(authorization);
   if (list === undefined || headers.has(BOOKMARK_HEADER)) return null;
   const { kind, start } = poll;
-  const variant = variantOf(kind, request);
-  // Compared in place: a poll allocates as little as it can (less for the GC to do).
+  // Compared in place: a poll allocates as little as it can (less for the GC to do). The
+  // other facts are read once a memo of the same query is found.
   const queryLength = url.length - start;
+  let variant: string | null | undefined;
   let index = 0;
   for (; index < list.length; index++) {
     const memo = list[index]!;
-    if (memo.kind === kind && memo.variant === variant && memo.query.length === queryLength && url.startsWith(memo.query, start)) break;
+    if (memo.kind !== kind || memo.query.length !== queryLength || !url.startsWith(memo.query, start)) continue;
+    if (variant === undefined) variant = variantOf(kind, request);
+    if (memo.variant === variant) break;
   }
   if (index === list.length) return null;
   const memo = list[index]!;

@@ -131,8 +131,10 @@ function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: C
 
 /**
  * The body and ETag for a context: from the answer cache, else evaluated (and kept when
- * pure). `contextKey` names the context when the caller can do so without building it; the
- * answer is then `repeatable`: the same for the next request with the same key.
+ * pure). `contextKey` names the context when the caller can do so without building it. An
+ * answer found in the cache under such a key is `repeatable`: the same for the next request
+ * with that key, which has now come twice (a browser SDK polling). A first request is not: a
+ * key seen once (one per user on a busy site) is not worth the poll memo's bookkeeping.
  */
 async function answerFor(env: Env, { principal }: RequestContext, makeContext: () => Context, contextKey?: string): Promise<{ answer: FrontendAnswer; revision: number; repeatable: boolean }> {
   const token = principal.token;
@@ -149,7 +151,7 @@ async function answerFor(env: Env, { principal }: RequestContext, makeContext: (
   const pure = impureReadCount() === impureBefore;
   const answer = { body, etag: await weakEtag(body) };
   if (pure) rememberAnswer(key, answer);
-  return { answer, revision, repeatable: pure && contextKey !== undefined };
+  return { answer, revision, repeatable: false };
 }
 
 // Recent bodies and their ETags. Long strings hash by length in V8, so a lookup costs one
@@ -207,7 +209,8 @@ export async function getToggles(context: RequestContext): Promise<Response> {
   // context: it is a function of the query and the caller's address, which then name it.
   const queryKey = url.searchParams.get('sessionId') ? `query:${remoteAddress ?? ''}\u0000${url.search}` : undefined;
   const { answer, revision, repeatable } = await answerFor(env, context, () => contextFromQuery(url.searchParams, remoteAddress), queryKey);
-  // The same poll again (same key, query, address and Origin) is answered before routing.
+  // From its third time, the same poll (same key, query, address and Origin) is answered
+  // before routing.
   if (repeatable) {
     const { etag, body } = answer;
     rememberPoll(request, principal.token, {
