@@ -5,7 +5,10 @@
 // each figure is the median of the rounds. CPU per request is read from /proc for the workerd
 // process of each Miniflare server and for Unleash's node process. Writes RESULTS.md here.
 //
-// Env: SDK_BENCH_ROUNDS (5), SDK_BENCH_SECONDS (4, per run), SDK_BENCH_CONNECTIONS (16),
+// Env: SDK_BENCH_ROUNDS (5), SDK_BENCH_SECONDS (4, per system, scenario and round),
+// SDK_BENCH_SLICES (4: those seconds are cut into this many wrk runs, the systems taking turns
+// slice by slice, so that a burst of other work on the shared machine falls on all of them),
+// SDK_BENCH_CONNECTIONS (16),
 // SDK_BENCH_PORT (8806; the floor uses +1, the wrangler dev aside +2), UNLEASH_URL
 // (http://127.0.0.1:4243), UNLEASH_ADMIN_TOKEN, SDK_BENCH_WRANGLER_DEV (1: run the aside),
 // SDK_BENCH_ONLY (scenario ids, comma-separated, e.g. client-large,client-large-304: a quick
@@ -28,6 +31,9 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PORT = Number(process.env.SDK_BENCH_PORT ?? 8806);
 const ROUNDS = Number(process.env.SDK_BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.SDK_BENCH_SECONDS ?? 4);
+const SLICES = Number(process.env.SDK_BENCH_SLICES ?? 4);
+const SLICE_SECONDS = SECONDS / SLICES;
+if (!Number.isInteger(SLICE_SECONDS) || SLICE_SECONDS < 1) throw new Error('SDK_BENCH_SECONDS must be a whole multiple of SDK_BENCH_SLICES');
 const CONNECTIONS = Number(process.env.SDK_BENCH_CONNECTIONS ?? 16);
 const PROFILE = process.env.SDK_BENCH_PROFILE;
 const INSPECTOR_PORT = PORT + 20;
@@ -136,14 +142,16 @@ async function unleashSessionClient() {
 // ---------------------------------------------------------------------------------------
 // Load: wrk, one thread, CONNECTIONS connections.
 
-// A distinct userId on every request: the frontend answer cannot be reused.
+// A distinct userId on every request: the frontend answer cannot be reused. Each wrk run
+// starts its numbers where the previous one's could not have reached, so no run repeats an id.
 const DISTINCT_SCRIPT = path.join(os.tmpdir(), `sdkbench-distinct-${process.pid}.lua`);
-writeFileSync(DISTINCT_SCRIPT, 'local n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, wrk.path .. n)\nend\n');
+writeFileSync(DISTINCT_SCRIPT, 'local n = 0\ninit = function(args)\n  n = tonumber(args[1])\nend\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, wrk.path .. n)\nend\n');
+let distinctRuns = 0;
 
-function wrk(url, headers, distinct = false) {
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...(distinct ? ['-s', DISTINCT_SCRIPT] : [])];
+function wrk(url, headers, distinct = false, seconds = SLICE_SECONDS) {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...(distinct ? ['-s', DISTINCT_SCRIPT] : [])];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
-  const out = execFileSync('wrk', [...args, url], { encoding: 'utf8' });
+  const out = execFileSync('wrk', [...args, url, ...(distinct ? ['--', String(++distinctRuns * 10_000_000)] : [])], { encoding: 'utf8' });
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const ms = (label) => {
@@ -156,14 +164,35 @@ function wrk(url, headers, distinct = false) {
   if (errors) throw new Error(`wrk ${url}: ${errors}\n${out}`);
   const read = /requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read/.exec(out);
   const bytesRead = read ? Number(read[1]) * { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }[read[2]] : NaN;
-  return { requests, rps, p50: ms(50), p99: ms(99), bytesPerRequest: bytesRead / requests };
+  return { requests, rps, p50: ms(50), p99: ms(99), bytesRead };
+}
+
+/** One wrk run against a system, with the CPU its server process used meanwhile. */
+function slice(system, request, seconds) {
+  const before = system.cpuMs();
+  const result = wrk(request.url, request.headers, request.distinct, seconds);
+  return { ...result, cpuMs: system.cpuMs() - before };
+}
+
+/** A system's figures from its slices of one round: totals over the slices, latency of the median slice. */
+function combine(slices) {
+  const requests = slices.reduce((sum, s) => sum + s.requests, 0);
+  const seconds = slices.reduce((sum, s) => sum + s.requests / s.rps, 0);
+  const cpuMs = slices.reduce((sum, s) => sum + s.cpuMs, 0);
+  const bytesRead = slices.reduce((sum, s) => sum + s.bytesRead, 0);
+  return {
+    requests,
+    rps: requests / seconds,
+    p50: median(slices.map((s) => s.p50)),
+    p99: median(slices.map((s) => s.p99)),
+    bytesPerRequest: bytesRead / requests,
+    cpuMsPerRequest: cpuMs / requests,
+    rpsPerCpuSecond: requests / (cpuMs / 1000),
+  };
 }
 
 function measure(system, request) {
-  const before = system.cpuMs();
-  const result = wrk(request.url, request.headers, request.distinct);
-  const cpuMs = system.cpuMs() - before;
-  return { ...result, cpuMsPerRequest: cpuMs / result.requests, rpsPerCpuSecond: result.requests / (cpuMs / 1000) };
+  return combine([slice(system, request, SECONDS)]);
 }
 
 /**
@@ -208,9 +237,9 @@ const unleashAdmin = adminClient(UNLEASH, UNLEASH_ADMIN);
 let floor;
 try {
   const oursKeys = await seed(oursAdmin, 'sdkbench');
-  // Made before any ETag is taken: each token created is an audit event, which moves our data
-  // revision and so the client API's ETag (Unleash's revision counts flag events only; see
-  // the note in RESULTS.md), and a 304 run would otherwise be sent a stale If-None-Match.
+  // Made before any ETag is taken. Tokens are audit events SDKs cannot see, so they no longer
+  // move our data revision (they did until 2026-11-24, and a 304 run was then sent a stale
+  // If-None-Match); kept first so that no run depends on it.
   const edgeKeys = [];
   for (let i = 0; i < EDGE_KEYS; i++) {
     const response = await must(await oursAdmin('POST', '/api/admin/api-tokens', { tokenName: `edge-${i}`, type: i % 2 ? 'frontend' : 'client', environment: ENVIRONMENT, projects: [PROJECT] }), 201);
@@ -349,19 +378,30 @@ try {
     const order = Object.keys(systems);
     for (let r = 0; r < round; r++) order.push(order.shift());
     for (const id of ids) {
+      const taken = Object.fromEntries(order.map((system) => [system, []]));
+      for (let k = 0; k < SLICES; k++) {
+        // The systems take turns slice by slice; who goes first moves on every slice and round.
+        const turn = [...order];
+        for (let r = 0; r < k; r++) turn.push(turn.shift());
+        for (const system of turn) {
+          const request = requests[system][id];
+          if (!request) continue;
+          const profiler = id === PROFILE ? profilers[system] : undefined;
+          if (profiler) await profiler.start();
+          const result = slice(systems[system], request, SLICE_SECONDS);
+          if (profiler) profiles[system].push({ profile: await profiler.stop(), requests: result.requests });
+          taken[system].push(result);
+        }
+      }
       for (const system of order) {
-        const request = requests[system][id];
-        if (!request) continue;
-        const profiler = id === PROFILE ? profilers[system] : undefined;
-        if (profiler) await profiler.start();
-        const result = measure(systems[system], request);
+        if (taken[system].length === 0) continue;
+        const result = combine(taken[system]);
         // A 304 run that got 200s (an ETag gone stale) would time the wrong answer.
         if (id.endsWith('-304') && !(result.bytesPerRequest < 1024)) {
           // Unleash is shared: another agent's flag write there moves its ETag; say so, go on.
           if (system === 'unleash') console.log(`warning: unleash ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response, not all 304s`);
           else throw new Error(`${system} ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response; not 304s`);
         }
-        if (profiler) profiles[system].push({ profile: await profiler.stop(), requests: result.requests });
         if (profilers[system]) {
           const heap = await profilers[system].heapUsage();
           console.log(`  heap after ${system} ${id}: V8 ${fmt(heap.usedSize / 1e6, 1)} MB used of ${fmt(heap.totalSize / 1e6, 1)} MB, embedder ${fmt(heap.embedderHeapUsedSize / 1e6, 1)} MB`);
@@ -429,16 +469,25 @@ try {
     const scenario = scenarios.find((s) => id.startsWith(s.id));
     return `${scenario.label}${id.endsWith('-304') ? ', If-None-Match (304)' : ' (200)'}`;
   };
+  // Ratios are taken round by round (the two systems' runs of a round took turns slice by
+  // slice, under the same load), then the median of the rounds' ratios.
+  const perRound = (id, a, b, value) => {
+    const first = samples[`${a}/${id}`];
+    const second = samples[`${b}/${id}`];
+    return first && second ? first.map((result, round) => value(result) / value(second[round])) : [];
+  };
   const rows = ids.map((id) => {
     const o = summary('ours', id);
     const f = summary('floor', id);
     const u = summary('unleash', id);
-    const ofFloor = o.rps / f.rps;
-    const vsUnleash = u ? o.perCpu / u.perCpu : NaN;
+    const ofFloor = median(perRound(id, 'ours', 'floor', (r) => r.rps));
+    const floorCpuShare = median(perRound(id, 'floor', 'ours', (r) => r.cpuMsPerRequest));
+    const vsUnleash = u ? median(perRound(id, 'ours', 'unleash', (r) => r.rpsPerCpuSecond)) : NaN;
     const target = targets[id];
     const met = (target === undefined || ofFloor >= target) && (!u || vsUnleash > 1) && unleashUp;
-    return `| ${labelOf(id)} | ${fmt(o.rps, 0)} | ${fmt(o.cpu, 3)} | ${fmt(o.perCpu, 0)} | ${fmt(o.p99, 2)} | ${fmt(f.rps, 0)} | ${fmt(f.cpu, 3)} | ${fmt((f.cpu / o.cpu) * 100, 0)} % | ${fmt(ofFloor * 100, 0)} %${target === undefined ? ' (no target)' : ` (≥ ${target * 100} %)`} | ${u ? fmt(u.rps, 0) : unleashUp ? 'no 304' : 'down'} | ${u ? fmt(u.cpu, 3) : '—'} | ${u ? fmt(u.perCpu, 0) : '—'} | ${u ? `${fmt(vsUnleash, 2)}x` : '—'} | ${met ? 'yes' : '**no**'} |`;
+    return `| ${labelOf(id)} | ${fmt(o.rps, 0)} | ${fmt(o.cpu, 3)} | ${fmt(o.perCpu, 0)} | ${fmt(o.p99, 2)} | ${fmt(f.rps, 0)} | ${fmt(f.cpu, 3)} | ${fmt(floorCpuShare * 100, 0)} % | ${fmt(ofFloor * 100, 0)} %${target === undefined ? ' (no target)' : ` (≥ ${target * 100} %)`} | ${u ? fmt(u.rps, 0) : unleashUp ? 'no 304' : 'down'} | ${u ? fmt(u.cpu, 3) : '—'} | ${u ? fmt(u.perCpu, 0) : '—'} | ${u ? `${fmt(vsUnleash, 2)}x` : '—'} | ${met ? 'yes' : '**no**'} |`;
   });
+  const roundRows = ids.map((id) => `${labelOf(id)}: ${perRound(id, 'ours', 'floor', (r) => r.rps).map((ratio) => `${fmt(ratio * 100, 0)} %`).join(' / ')}`);
   const asideRows = aside.map((r) => `| ${r.label} (200) | ${fmt(r.rps, 0)} | ${fmt(r.cpuMsPerRequest, 3)} | ${fmt(r.p99, 2)} |`);
   const text = `# SDK-side benchmark
 
@@ -446,7 +495,7 @@ Run: \`npm run bench -- sdk\`. Our Worker (the bundle \`wrangler deploy --dry-ru
 
 - Date: ${m.date}
 - Machine: ${m.cpu}, ${m.memoryGiB} GiB RAM, Node ${m.node}. The 2 cores are shared with other agents working at the same time: load average before the run ${m.loadAvg}; at the start of each round ${loadAverages.join(' / ')}.
-- Load: \`wrk -t1 -c${CONNECTIONS} -d${SECONDS}s\` on the same machine; ${ROUNDS} rounds, each running every scenario on the three systems in turn, with the order of the systems rotated every round; figures are the **median of the ${ROUNDS} rounds**, after one unrecorded warm-up pass.
+- Load: \`wrk -t1 -c${CONNECTIONS}\` on the same machine, ${SECONDS} s per system, scenario and round, cut into ${SLICES} runs of ${SLICE_SECONDS} s (\`-d${SLICE_SECONDS}s\`) in which the three systems take turns (who goes first moves on every slice and every round), so that a burst of other work on the shared machine falls on all three rather than on whichever ran then; ${ROUNDS} rounds, after one unrecorded warm-up pass. A system's figures for a round are its totals over its slices (requests, CPU, time; p99 of the median slice); the table gives the **median of the ${ROUNDS} rounds**, and each ratio ("% of floor", "floor CPU ÷ ours CPU", "ours ÷ Unleash") is the median of that ratio taken round by round.
 - CPU: user + system time of the workerd process (ours, floor) or of Unleash's node process, from /proc, divided by the requests wrk completed. With no requests these processes used ${Object.entries(idle).map(([name, ms]) => `${name} ${fmt(ms, 1)}`).join(', ')} ms CPU per second (measured over 5 s before the rounds), so the per-request figures are the requests' own. "rps per CPU s" is requests per CPU second of the server process: what one core would serve if the server had it alone. This is the fair comparison on a shared machine.
 - Data: ${LARGE_COUNT} flags (200 strategies; some constraints and strategy variants) plus 5 small flags, in project \`${PROJECT}\`, environment \`${ENVIRONMENT}\`, imported through \`POST /api/admin/features-batch/import\` on both servers. Client requests send \`Unleash-Client-Spec: 5.2.0\` and \`namePrefix\` to pick the set (so flags other agents put in the shared Unleash are not served). Frontend: \`GET /api/frontend?${frontendQuery.replace('%5B', '[').replace('%5D', ']')}\`.
 - Payload sizes (ours / Unleash): client ~2 kB ${sizes['client-small'].ours} / ${fmt(sizes['client-small'].unleash, 0)} B, client ~100 kB ${sizes['client-large'].ours} / ${fmt(sizes['client-large'].unleash, 0)} B, frontend ${sizes.frontend.ours} / ${fmt(sizes.frontend.unleash, 0)} B.
@@ -454,6 +503,8 @@ Run: \`npm run bench -- sdk\`. Our Worker (the bundle \`wrangler deploy --dry-ru
 | Scenario | ours rps | ours CPU ms/req | ours rps per CPU s | ours p99 ms | floor rps | floor CPU ms/req | floor CPU ÷ ours CPU | ours rps % of floor (target) | Unleash rps | Unleash CPU ms/req | Unleash rps per CPU s | ours ÷ Unleash (rps per CPU s) | targets met |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+
+"ours rps % of floor" in each round: ${roundRows.join('; ')}.
 
 \`POST /edge/validate\` with ${EDGE_KEYS} valid keys (client and frontend), warm isolate, ${EDGE_SAMPLES} sequential calls after each round's load runs; medians of the ${ROUNDS} rounds: p50 ${fmt(edge.p50, 2)} ms, **p95 ${fmt(edge.p95, 2)} ms** (target < 10 ms; p95 of each round: ${edge.p95s} ms), p99 ${fmt(edge.p99, 2)} ms; ${fmt(edge.cpu, 2)} ms workerd CPU per call.
 
@@ -468,7 +519,7 @@ Reading it:
 - The client API answers a 200 from a body built once per data revision and query and kept in the isolate, a 304 from the revision and query alone; the work left per request is routing (exact paths go straight to their handler, \`src/direct-routes.ts\`), the key check (the key's hash is remembered per isolate for 10 s) and the answer.
 - The frontend rows with one repeated context measure what a browser SDK polling with its own context gets: the answer for (data revision, token scope, context) is kept in the isolate when its evaluation read neither the clock nor a random number, so the repeat skips evaluating 350 flags. The "another userId on every request" row never hits that cache: every request evaluates all 350 flags, serialises the answer and hashes it for the ETag (Express's weak ETag, the one Unleash sends for the same body).
 ${unleashUp ? '' : `- **Unleash was not answering on ${UNLEASH} during this run** (the shared instance is not ours to restart): its columns are empty and no row counts as met.\n`}- Unleash does not send an ETag on an endpoint when its row says "no 304"; it is then compared on its 200 only.
-- Every 304 row is checked to have been 304s (under 1 kB read per response). Runs before 2026-11-24 did not check, and took the ETags before creating the /edge/validate keys: each key created is an audit event, which moves our data revision and so our ETag, so our "304" rows were in fact 200s (hence the 100 kB 304 row far below the 200 row). Unleash's revision counts flag-related events only; ours counts every event (noted in the closing note of issue 13, not changed).
+- Every 304 row is checked to have been 304s (under 1 kB read per response). Runs before 2026-11-24 did not check, and took the ETags before creating the /edge/validate keys: each key created is an audit event, which moves our data revision and so our ETag, so our "304" rows were in fact 200s (hence the 100 kB 304 row far below the 200 row). Since then, our revision, like Unleash's, counts only events SDKs can see, so creating those keys no longer moves it.
 - Unleash is one Node process; its rps is limited by that process and by sharing the cores with wrk, workerd and other agents. Its CPU per request is its own, comparable to workerd's.
 - The floor and ours both pay Miniflare's entry worker and workerd's HTTP handling. Cloudflare's CPU-time metric is meant to count the Worker's own execution, so ours minus the floor is likely the closer estimate of what a request costs there; measure on a deployed Worker before relying on it.
 - \`/edge/validate\` latency is wall time from a Node client on the same machine; with the load average above, most of a slow call is waiting for a core, not work: compare its p50 and its CPU per call.
