@@ -7,7 +7,9 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../src/db/events';
+import { eq } from 'drizzle-orm';
 import { getDb } from '../src/db/client';
+import { segments } from '../src/db/schema';
 import { archiveIfUnused, linkIfAllowed } from '../src/modules/features/service';
 import { deleteIfUnused } from '../src/modules/segments/routes';
 import { bodyOf, call, expectError } from './support/http';
@@ -33,7 +35,7 @@ describe('segment delete vs a strategy added with that segment', () => {
     // Meanwhile another request adds a strategy limited to the segment.
     expect((await call('POST', `${P}/race-seg/environments/development/strategies`, { body: { name: 'default', segments: [id] } })).status).toBe(200);
 
-    const [segment] = await getDb(env).query.segments.findMany({ where: (s, { eq }) => eq(s.id, id) });
+    const [segment] = await getDb(env).select().from(segments).where(eq(segments.id, id));
     expect(await deleteIfUnused(getDb(env), ACTOR, segment!)).toBe(false);
     expect(await count('SELECT count(*) AS n FROM segments WHERE id = ?', id)).toBe(1);
     expect(await count("SELECT count(*) AS n FROM feature_strategy_segment l JOIN feature_strategies s ON s.id = l.feature_strategy_id WHERE s.feature_name = 'race-seg'")).toBe(1);

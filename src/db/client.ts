@@ -3,13 +3,16 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { drizzle, type DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Env } from '../env';
-import * as schema from './schema';
 
-export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
+export type Db = DrizzleD1Database & { $client: D1Database };
 
-/** A Drizzle handle over D1; cheap, so one per request. */
+/**
+ * A Drizzle handle over D1, one per call. Made without the schema: nothing here uses
+ * Drizzle's relational queries (`db.query.*`), and with a schema every handle walked all
+ * tables and relations again (`extractTablesRelationalConfig`), on every request.
+ */
 export function getDb(env: Pick<Env, 'DB'>): Db {
-  return drizzle(env.DB, { schema });
+  return drizzle(env.DB);
 }
 
 export type Statement = BatchItem<'sqlite'>;
