@@ -32,7 +32,6 @@ import { credentialGeneration, trustedUntil } from '../../auth/token-records';
 import { BOOKMARK_HEADER } from '../../db/sessions';
 import type { Env } from '../../env';
 import { clientIp } from '../../http/client-ip';
-import { empty } from '../../http/responses';
 import { revisionIfFresh } from './snapshot';
 
 const CLIENT_PATH = '/api/client/features';
@@ -107,10 +106,14 @@ export function clientPollInits(etag: string): { ok: ResponseInit; notModified: 
   return { ok: { headers: { 'content-type': JSON_TYPE, etag } }, notModified: { status: 304, headers: { etag } } };
 }
 
-/** The client API's answer: 304 with the ETag when the SDK has this one (RFC 9110), else the body. */
-export function featuresResponse(ifNoneMatch: string | null, etag: string, body: Uint8Array): Response {
-  if (etagMatches(ifNoneMatch, etag)) return empty(304, { etag });
-  return new Response(body, clientPollInits(etag).ok);
+/** A poll's answer: 304 with the ETag when the SDK has this one (RFC 9110), else the body. */
+function pollResponse(matches: (header: string | null, etag: string) => boolean, ifNoneMatch: string | null, answer: PollAnswer): Response {
+  return matches(ifNoneMatch, answer.etag) ? new Response(null, answer.notModified) : new Response(answer.body, answer.ok);
+}
+
+/** The client API's answer, as the full path gives it (the memo gives the same). */
+export function featuresResponse(ifNoneMatch: string | null, answer: PollAnswer): Response {
+  return pollResponse(etagMatches, ifNoneMatch, answer);
 }
 
 /** Where the query of `<path>[?…]` starts in the URL, or -1 when the URL has another path. */
@@ -189,7 +192,7 @@ export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext
     touchSeenAt(env, ctx, 'apikey', memo.tokenId);
   }
   hits++;
-  return matchers[kind](headers.get('if-none-match'), memo.etag) ? new Response(null, memo.notModified) : new Response(memo.body, memo.ok);
+  return pollResponse(matchers[kind], headers.get('if-none-match'), memo);
 }
 
 /**

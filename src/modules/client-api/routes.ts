@@ -152,8 +152,9 @@ export async function features({ request, env, principal }: RequestContext): Pro
     cached = { revision: snapshot.revision, body: encoder.encode(featuresBody(snapshot, query, globalSegments, meta)) };
     rememberBody(key, cached);
   }
-  rememberAnswer(request, principal.token, { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) });
-  return featuresResponse(request.headers.get('if-none-match'), etag, cached.body);
+  const answer = { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) };
+  rememberAnswer(request, principal.token, answer);
+  return featuresResponse(request.headers.get('if-none-match'), answer);
 }
 
 export async function feature({ request, env, principal }: RequestContext): Promise<Response> {
