@@ -31,7 +31,19 @@ export async function startWorker({ port = 8790, token = BENCH_ADMIN_TOKEN, log 
   }
   const child = spawn(
     wranglerBin,
-    ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistTo, '--var', `INIT_ADMIN_API_TOKENS:${token}`, '--log-level', 'warn'],
+    [
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--persist-to',
+      persistTo,
+      '--var',
+      `INIT_ADMIN_API_TOKENS:${token}`,
+      '--log-level',
+      'warn',
+    ],
     { cwd: ROOT, env, stdio: log ? 'inherit' : 'ignore', detached: true },
   );
   const base = `http://127.0.0.1:${port}`;
@@ -108,7 +120,10 @@ export function machine() {
     cpu: `${cpus.length} x ${cpus[0]?.model ?? 'unknown'}`,
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
-    loadAvg: os.loadavg().map((value) => value.toFixed(2)).join(' '),
+    loadAvg: os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' '),
   };
 }
 

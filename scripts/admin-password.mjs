@@ -24,7 +24,13 @@ export function hashPassword(password) {
 }
 
 /** Runs the UPDATE through wrangler; `onlyIfUnset` keeps a password someone already chose. */
-export function setAdminPassword({ password = DEFAULT_ADMIN_PASSWORD, remote = false, persistTo, onlyIfUnset = !remote, cwd = process.cwd() } = {}) {
+export function setAdminPassword({
+  password = DEFAULT_ADMIN_PASSWORD,
+  remote = false,
+  persistTo,
+  onlyIfUnset = !remote,
+  cwd = process.cwd(),
+} = {}) {
   const condition = onlyIfUnset ? ' AND password_hash IS NULL' : '';
   // The hash is base64 and `$`: nothing in it needs quoting inside an SQL string literal.
   const sql = `UPDATE users SET password_hash = '${hashPassword(password)}', login_attempts = 0 WHERE id = 1${condition};`;

@@ -8,7 +8,9 @@ const browser = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!existsSync(browser)) {
   const canInstall = process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
   if (!canInstall) {
-    console.error(`${browser} is missing: install Chromium (Debian/Ubuntu: apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary.`);
+    console.error(
+      `${browser} is missing: install Chromium (Debian/Ubuntu: apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary.`,
+    );
     process.exit(1);
   }
   console.log(`${browser} is missing: installing Debian's chromium for the browser tests`);

@@ -97,8 +97,20 @@ export async function checkReadme({ port, readme = path.join(ROOT, 'README.md') 
         // The JS examples read their keys from the environment, as the README tells the reader to
         // run them; the keys are made here, as the reader makes them with the shell examples.
         keys ??= {
-          UNLEASH_CLIENT_KEY: (await adminCall(worker.base, 'POST', '/api/admin/api-tokens', { tokenName: 'readme-js-client', type: 'client', environment: 'development' })).secret,
-          UNLEASH_FRONTEND_KEY: (await adminCall(worker.base, 'POST', '/api/admin/api-tokens', { tokenName: 'readme-js-frontend', type: 'frontend', environment: 'development' })).secret,
+          UNLEASH_CLIENT_KEY: (
+            await adminCall(worker.base, 'POST', '/api/admin/api-tokens', {
+              tokenName: 'readme-js-client',
+              type: 'client',
+              environment: 'development',
+            })
+          ).secret,
+          UNLEASH_FRONTEND_KEY: (
+            await adminCall(worker.base, 'POST', '/api/admin/api-tokens', {
+              tokenName: 'readme-js-frontend',
+              type: 'frontend',
+              environment: 'development',
+            })
+          ).secret,
         };
         env = keys;
       }

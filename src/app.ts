@@ -79,7 +79,10 @@ router.get('/api/admin/roles/:id', adminRoute([], roles.get));
 router.put('/api/admin/roles/:id', adminRoute([ADMIN], roles.update));
 router.delete('/api/admin/roles/:id', adminRoute([ADMIN], roles.remove));
 router.get('/api/admin/user-admin', adminRoute([ADMIN], users.list));
-router.post('/api/admin/user-admin/validate-password', adminRoute([], ({ request }) => users.validatePassword(request)));
+router.post(
+  '/api/admin/user-admin/validate-password',
+  adminRoute([], ({ request }) => users.validatePassword(request)),
+);
 router.post('/api/admin/user-admin/:id/change-password', adminRoute([ADMIN], users.setPassword));
 router.post('/api/admin/user-admin', adminRoute([ADMIN], users.create));
 router.get('/api/admin/user-admin/access', adminRoute([], projectAccess.assignable));
@@ -121,52 +124,172 @@ router.get('/api/admin/projects', adminRoute([], projects.list));
 router.post('/api/admin/projects', adminRoute([perm.CREATE_PROJECT], projects.create));
 router.get('/api/admin/projects/:projectId', adminRoute([], projects.get));
 router.get('/api/admin/projects/:projectId/access', adminRoute([], projectAccess.list));
-router.post('/api/admin/projects/:projectId/access', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.add));
-router.post('/api/admin/projects/:projectId/role/:roleId/access', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.addRoleAccess));
-router.put('/api/admin/projects/:projectId/users/:userId/roles', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.setUserRoles));
-router.delete('/api/admin/projects/:projectId/users/:userId/roles', adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.removeUser));
-router.get('/api/admin/projects/:projectId/api-tokens', adminRoute({ permission: perm.READ_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.listForProject));
-router.post('/api/admin/projects/:projectId/api-tokens', adminRoute({ permission: perm.CREATE_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.createForProject));
-router.delete('/api/admin/projects/:projectId/api-tokens/:token', adminRoute({ permission: perm.DELETE_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.revokeForProject));
-router.post('/api/admin/projects/:projectId/environments', adminRoute({ permission: perm.UPDATE_PROJECT, project: 'param:projectId' }, projects.attachEnvironment));
-router.post('/api/admin/projects/:projectId/features', adminRoute({ permission: perm.CREATE_FEATURE, project: 'param:projectId' }, features.create));
+router.post(
+  '/api/admin/projects/:projectId/access',
+  adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.add),
+);
+router.post(
+  '/api/admin/projects/:projectId/role/:roleId/access',
+  adminRoute(
+    { permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' },
+    projectAccess.addRoleAccess,
+  ),
+);
+router.put(
+  '/api/admin/projects/:projectId/users/:userId/roles',
+  adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.setUserRoles),
+);
+router.delete(
+  '/api/admin/projects/:projectId/users/:userId/roles',
+  adminRoute({ permission: [perm.UPDATE_PROJECT, perm.PROJECT_USER_ACCESS_WRITE], project: 'param:projectId' }, projectAccess.removeUser),
+);
+router.get(
+  '/api/admin/projects/:projectId/api-tokens',
+  adminRoute({ permission: perm.READ_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.listForProject),
+);
+router.post(
+  '/api/admin/projects/:projectId/api-tokens',
+  adminRoute({ permission: perm.CREATE_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.createForProject),
+);
+router.delete(
+  '/api/admin/projects/:projectId/api-tokens/:token',
+  adminRoute({ permission: perm.DELETE_PROJECT_API_TOKEN, project: 'param:projectId' }, apiTokens.revokeForProject),
+);
+router.post(
+  '/api/admin/projects/:projectId/environments',
+  adminRoute({ permission: perm.UPDATE_PROJECT, project: 'param:projectId' }, projects.attachEnvironment),
+);
+router.post(
+  '/api/admin/projects/:projectId/features',
+  adminRoute({ permission: perm.CREATE_FEATURE, project: 'param:projectId' }, features.create),
+);
 router.get('/api/admin/projects/:projectId/features/:featureName', adminRoute([], features.get));
-router.put('/api/admin/projects/:projectId/features/:featureName', adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.update));
-router.patch('/api/admin/projects/:projectId/features/:featureName', adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.patch));
-router.delete('/api/admin/projects/:projectId/features/:featureName', adminRoute({ permission: perm.DELETE_FEATURE, project: 'param:projectId' }, features.archive));
-router.post('/api/admin/projects/:projectId/stale', adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.stale));
-router.post('/api/admin/projects/:projectId/revive', adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.reviveInProject));
-router.post('/api/admin/archive/revive/:featureName', adminRoute({ permission: perm.UPDATE_FEATURE, project: 'feature:featureName' }, features.reviveOne));
+router.put(
+  '/api/admin/projects/:projectId/features/:featureName',
+  adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.update),
+);
+router.patch(
+  '/api/admin/projects/:projectId/features/:featureName',
+  adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.patch),
+);
+router.delete(
+  '/api/admin/projects/:projectId/features/:featureName',
+  adminRoute({ permission: perm.DELETE_FEATURE, project: 'param:projectId' }, features.archive),
+);
+router.post(
+  '/api/admin/projects/:projectId/stale',
+  adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.stale),
+);
+router.post(
+  '/api/admin/projects/:projectId/revive',
+  adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.reviveInProject),
+);
+router.post(
+  '/api/admin/archive/revive/:featureName',
+  adminRoute({ permission: perm.UPDATE_FEATURE, project: 'feature:featureName' }, features.reviveOne),
+);
 router.get('/api/admin/archive/features', adminRoute([], features.listArchived));
 router.get('/api/admin/archive/features/:projectId', adminRoute([], features.listArchivedInProject));
-router.delete('/api/admin/archive/:featureName', adminRoute({ permission: perm.DELETE_FEATURE, project: 'feature:featureName' }, features.deleteArchived));
-router.post('/api/admin/projects/:projectId/features/:featureName/environments/:environment/on', adminRoute({ permission: perm.UPDATE_FEATURE_ENVIRONMENT, project: 'param:projectId', environment: 'param:environment' }, features.environmentOn));
-router.post('/api/admin/projects/:projectId/features/:featureName/environments/:environment/off', adminRoute({ permission: perm.UPDATE_FEATURE_ENVIRONMENT, project: 'param:projectId', environment: 'param:environment' }, features.environmentOff));
-router.get('/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies', adminRoute([], features.listStrategies));
-router.post('/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies', adminRoute({ permission: perm.CREATE_FEATURE_STRATEGY, project: 'param:projectId', environment: 'param:environment' }, features.addStrategy));
-router.get('/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId', adminRoute([], features.getStrategy));
-router.put('/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId', adminRoute({ permission: perm.UPDATE_FEATURE_STRATEGY, project: 'param:projectId', environment: 'param:environment' }, features.updateStrategy));
-router.delete('/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId', adminRoute({ permission: perm.DELETE_FEATURE_STRATEGY, project: 'param:projectId', environment: 'param:environment' }, features.deleteStrategy));
+router.delete(
+  '/api/admin/archive/:featureName',
+  adminRoute({ permission: perm.DELETE_FEATURE, project: 'feature:featureName' }, features.deleteArchived),
+);
+router.post(
+  '/api/admin/projects/:projectId/features/:featureName/environments/:environment/on',
+  adminRoute(
+    { permission: perm.UPDATE_FEATURE_ENVIRONMENT, project: 'param:projectId', environment: 'param:environment' },
+    features.environmentOn,
+  ),
+);
+router.post(
+  '/api/admin/projects/:projectId/features/:featureName/environments/:environment/off',
+  adminRoute(
+    { permission: perm.UPDATE_FEATURE_ENVIRONMENT, project: 'param:projectId', environment: 'param:environment' },
+    features.environmentOff,
+  ),
+);
+router.get(
+  '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+  adminRoute([], features.listStrategies),
+);
+router.post(
+  '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+  adminRoute(
+    { permission: perm.CREATE_FEATURE_STRATEGY, project: 'param:projectId', environment: 'param:environment' },
+    features.addStrategy,
+  ),
+);
+router.get(
+  '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+  adminRoute([], features.getStrategy),
+);
+router.put(
+  '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+  adminRoute(
+    { permission: perm.UPDATE_FEATURE_STRATEGY, project: 'param:projectId', environment: 'param:environment' },
+    features.updateStrategy,
+  ),
+);
+router.delete(
+  '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+  adminRoute(
+    { permission: perm.DELETE_FEATURE_STRATEGY, project: 'param:projectId', environment: 'param:environment' },
+    features.deleteStrategy,
+  ),
+);
 router.get('/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants', adminRoute([], features.getVariants));
-router.put('/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants', adminRoute({ permission: perm.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, project: 'param:projectId', environment: 'param:environment' }, features.putVariants));
+router.put(
+  '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+  adminRoute(
+    { permission: perm.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, project: 'param:projectId', environment: 'param:environment' },
+    features.putVariants,
+  ),
+);
 router.post('/api/admin/projects/:projectId/features/:featureName/favorites', adminRoute([], features.addFavorite));
 router.delete('/api/admin/projects/:projectId/features/:featureName/favorites', adminRoute([], features.removeFavorite));
-router.post('/api/admin/projects/:projectId/features/:featureName/dependencies', adminRoute({ permission: perm.UPDATE_FEATURE_DEPENDENCY, project: 'param:projectId' }, features.addDependency));
-router.delete('/api/admin/projects/:projectId/features/:featureName/dependencies', adminRoute({ permission: perm.UPDATE_FEATURE_DEPENDENCY, project: 'param:projectId' }, features.removeDependencies));
-router.delete('/api/admin/projects/:projectId/features/:featureName/dependencies/:parent', adminRoute({ permission: perm.UPDATE_FEATURE_DEPENDENCY, project: 'param:projectId' }, features.removeDependency));
+router.post(
+  '/api/admin/projects/:projectId/features/:featureName/dependencies',
+  adminRoute({ permission: perm.UPDATE_FEATURE_DEPENDENCY, project: 'param:projectId' }, features.addDependency),
+);
+router.delete(
+  '/api/admin/projects/:projectId/features/:featureName/dependencies',
+  adminRoute({ permission: perm.UPDATE_FEATURE_DEPENDENCY, project: 'param:projectId' }, features.removeDependencies),
+);
+router.delete(
+  '/api/admin/projects/:projectId/features/:featureName/dependencies/:parent',
+  adminRoute({ permission: perm.UPDATE_FEATURE_DEPENDENCY, project: 'param:projectId' }, features.removeDependency),
+);
 router.get('/api/admin/projects/:projectId/features/:featureName/lifecycle', adminRoute([], features.getLifecycle));
-router.post('/api/admin/projects/:projectId/features/:featureName/lifecycle/complete', adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.complete));
+router.post(
+  '/api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
+  adminRoute({ permission: perm.UPDATE_FEATURE, project: 'param:projectId' }, features.complete),
+);
 router.get('/api/admin/tag-types', adminRoute([], tags.listTagTypes));
 router.post('/api/admin/tag-types', adminRoute([perm.CREATE_TAG_TYPE], tags.createTagType));
 router.get('/api/admin/tag-types/:name', adminRoute([], tags.getTagType));
 router.get('/api/admin/features/:featureName/tags', adminRoute([], tags.listFeatureTags));
-router.post('/api/admin/features/:featureName/tags', adminRoute({ permission: perm.UPDATE_FEATURE, project: 'feature:featureName' }, tags.addFeatureTag));
-router.delete('/api/admin/features/:featureName/tags/:type/:value', adminRoute({ permission: perm.UPDATE_FEATURE, project: 'feature:featureName' }, tags.removeFeatureTag));
+router.post(
+  '/api/admin/features/:featureName/tags',
+  adminRoute({ permission: perm.UPDATE_FEATURE, project: 'feature:featureName' }, tags.addFeatureTag),
+);
+router.delete(
+  '/api/admin/features/:featureName/tags/:type/:value',
+  adminRoute({ permission: perm.UPDATE_FEATURE, project: 'feature:featureName' }, tags.removeFeatureTag),
+);
 router.get('/api/admin/segments', adminRoute([], segments.list));
-router.post('/api/admin/segments', adminRoute({ permission: [perm.CREATE_SEGMENT, perm.UPDATE_PROJECT_SEGMENT], project: 'body:project' }, segments.create));
+router.post(
+  '/api/admin/segments',
+  adminRoute({ permission: [perm.CREATE_SEGMENT, perm.UPDATE_PROJECT_SEGMENT], project: 'body:project' }, segments.create),
+);
 router.get('/api/admin/segments/:id', adminRoute([], segments.get));
-router.put('/api/admin/segments/:id', adminRoute({ permission: [perm.UPDATE_SEGMENT, perm.UPDATE_PROJECT_SEGMENT], project: 'segment:id' }, segments.update));
-router.delete('/api/admin/segments/:id', adminRoute({ permission: [perm.DELETE_SEGMENT, perm.UPDATE_PROJECT_SEGMENT], project: 'segment:id' }, segments.remove));
+router.put(
+  '/api/admin/segments/:id',
+  adminRoute({ permission: [perm.UPDATE_SEGMENT, perm.UPDATE_PROJECT_SEGMENT], project: 'segment:id' }, segments.update),
+);
+router.delete(
+  '/api/admin/segments/:id',
+  adminRoute({ permission: [perm.DELETE_SEGMENT, perm.UPDATE_PROJECT_SEGMENT], project: 'segment:id' }, segments.remove),
+);
 
 // Import and export (issue 5)
 router.post('/api/admin/features-batch/import', adminRoute([], importExport.importFeatures));
@@ -215,8 +338,14 @@ router.options('/api/frontend', frontendApi.preflight);
 router.options('/api/frontend/*', frontendApi.preflight);
 router.get('/api/frontend', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.getToggles)));
 router.post('/api/frontend', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.postToggles)));
-router.post('/api/frontend/client/metrics', frontendApi.withCors(rateLimited('frontend-writes', sdkRoute(['frontend'], frontendApi.metrics))));
-router.post('/api/frontend/client/register', frontendApi.withCors(rateLimited('frontend-writes', sdkRoute(['frontend'], frontendApi.register))));
+router.post(
+  '/api/frontend/client/metrics',
+  frontendApi.withCors(rateLimited('frontend-writes', sdkRoute(['frontend'], frontendApi.metrics))),
+);
+router.post(
+  '/api/frontend/client/register',
+  frontendApi.withCors(rateLimited('frontend-writes', sdkRoute(['frontend'], frontendApi.register))),
+);
 router.get('/api/frontend/client/features', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));
 router.get('/api/frontend/health', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));
 router.get('/api/frontend/internal-backstage/prometheus', frontendApi.withCors(sdkRoute(['frontend'], frontendApi.notImplemented)));

@@ -14,18 +14,23 @@ export type DirectRoute = (request: Request, url: URL, env: Env, ctx: ExecutionC
 
 function queryObject(url: URL): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = Object.create(null);
-  for (const [name, value] of url.searchParams) query[name] = query[name] === undefined ? value : ([] as string[]).concat(query[name]!, value);
+  for (const [name, value] of url.searchParams)
+    query[name] = query[name] === undefined ? value : ([] as string[]).concat(query[name]!, value);
   return query;
 }
 
-export function directRoutes(router: RouterType<IRequest, [Env, ExecutionContext], Response>): (method: string, pathname: string) => DirectRoute | undefined {
+export function directRoutes(
+  router: RouterType<IRequest, [Env, ExecutionContext], Response>,
+): (method: string, pathname: string) => DirectRoute | undefined {
   const table = new Map<string, DirectRoute>();
   const routes = router.routes;
   routes.forEach(([method, , handlers, path], index) => {
     if (path === undefined || path.includes(':') || path.includes('*')) return;
     const key = `${method} ${path}`;
     if (table.has(key)) return;
-    const shadowed = routes.slice(0, index).some(([earlierMethod, pattern]) => (earlierMethod === method || earlierMethod === 'ALL') && pattern.test(path));
+    const shadowed = routes
+      .slice(0, index)
+      .some(([earlierMethod, pattern]) => (earlierMethod === method || earlierMethod === 'ALL') && pattern.test(path));
     if (shadowed) return;
     table.set(key, async (request, url, env, ctx) => {
       // What itty-router gives a handler: params, route, and the query as an object (built

@@ -27,7 +27,11 @@ const DELETE_CHUNK = 5_000;
 const MAX_CHUNKS = 20;
 
 /** Deletes the rows of `table` that `where` selects, a chunk at a time; returns how many. */
-async function deleteInChunks(env: Env, table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions, where: ReturnType<typeof sql>): Promise<number> {
+async function deleteInChunks(
+  env: Env,
+  table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions,
+  where: ReturnType<typeof sql>,
+): Promise<number> {
   const db = getDb(env);
   let deleted = 0;
   for (let chunk = 0; chunk < MAX_CHUNKS; chunk++) {

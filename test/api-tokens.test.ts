@@ -16,13 +16,11 @@ async function tokenCount(): Promise<number> {
 
 beforeAll(async () => {
   // A second and third project, so multi-project tokens can be made.
-  await env.DB.batch([
-    env.DB.prepare("INSERT INTO projects (id, name) VALUES ('p2', 'Project 2'), ('p3', 'Project 3')"),
-  ]);
+  await env.DB.batch([env.DB.prepare("INSERT INTO projects (id, name) VALUES ('p2', 'Project 2'), ('p3', 'Project 3')")]);
 });
 
 describe('POST /api/admin/api-tokens', () => {
-  it('creates a client token and answers 201 with the seed\'s API token, in order, and a location', async () => {
+  it("creates a client token and answers 201 with the seed's API token, in order, and a location", async () => {
     const response = await createResponse({ tokenName: 'backend-1', type: 'client', environment: 'development', projects: ['default'] });
     expect(response.status).toBe(201);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -177,25 +175,61 @@ describe('POST /api/admin/api-tokens', () => {
 
   describe('rejects with 400 ValidationError, creating nothing', () => {
     const cases: [string, unknown, string][] = [
-      ['both tokenName and username', { tokenName: 'a', username: 'b', type: 'client' }, '"tokenName" and "username" are mutually exclusive'],
-      ['neither tokenName nor username', { type: 'client' }, 'The `/body/tokenName` property is required. It was not present on the data you sent.'],
+      [
+        'both tokenName and username',
+        { tokenName: 'a', username: 'b', type: 'client' },
+        '"tokenName" and "username" are mutually exclusive',
+      ],
+      [
+        'neither tokenName nor username',
+        { type: 'client' },
+        'The `/body/tokenName` property is required. It was not present on the data you sent.',
+      ],
       ['an empty tokenName', { tokenName: '', type: 'client' }, 'The `/body/tokenName` property must not be empty'],
       ['a blank username', { username: '   ', type: 'client' }, 'The `/body/username` property must not be empty'],
-      ['both project and projects', { tokenName: 'a', type: 'client', project: 'default', projects: ['default'] }, '"project" must not exist simultaneously with [projects].'],
+      [
+        'both project and projects',
+        { tokenName: 'a', type: 'client', project: 'default', projects: ['default'] },
+        '"project" must not exist simultaneously with [projects].',
+      ],
       ['empty projects', { tokenName: 'a', type: 'client', projects: [] }, '"projects" must contain at least 1 items. You provided [].'],
-      ['an admin token scoped to an environment', { tokenName: 'a', type: 'admin', environment: 'development' }, 'Admin token cannot be scoped to single environment'],
-      ['an admin token scoped to a project', { tokenName: 'a', type: 'admin', project: 'default' }, 'Admin token cannot be scoped to single project'],
-      ['a client token for all environments', { tokenName: 'a', type: 'client', environment: '*' }, 'Client token cannot be scoped to all environments'],
-      ['a frontend token for all environments', { tokenName: 'a', type: 'frontend', environment: '*' }, 'Frontend token cannot be scoped to all environments'],
+      [
+        'an admin token scoped to an environment',
+        { tokenName: 'a', type: 'admin', environment: 'development' },
+        'Admin token cannot be scoped to single environment',
+      ],
+      [
+        'an admin token scoped to a project',
+        { tokenName: 'a', type: 'admin', project: 'default' },
+        'Admin token cannot be scoped to single project',
+      ],
+      [
+        'a client token for all environments',
+        { tokenName: 'a', type: 'client', environment: '*' },
+        'Client token cannot be scoped to all environments',
+      ],
+      [
+        'a frontend token for all environments',
+        { tokenName: 'a', type: 'frontend', environment: '*' },
+        'Frontend token cannot be scoped to all environments',
+      ],
       ['an unknown environment', { tokenName: 'a', type: 'client', environment: 'staging' }, 'Environment=staging does not exist'],
       ['an unknown project', { tokenName: 'a', type: 'client', projects: ['default', 'ghost'] }, 'Project=ghost does not exist'],
       ['an unknown single project', { tokenName: 'a', type: 'client', project: 'ghost' }, 'Project=ghost does not exist'],
       ['an unknown type', { tokenName: 'a', type: 'superuser' }, 'The `/body/type` property must match pattern'],
       ['a missing type', { tokenName: 'a' }, 'The `/body/type` property is required.'],
-      ['a date without time', { tokenName: 'a', type: 'client', expiresAt: '2030-01-01' }, 'The `/body/expiresAt` property must match format "date-time". You sent "2030-01-01".'],
+      [
+        'a date without time',
+        { tokenName: 'a', type: 'client', expiresAt: '2030-01-01' },
+        'The `/body/expiresAt` property must match format "date-time". You sent "2030-01-01".',
+      ],
       ['an impossible date', { tokenName: 'a', type: 'client', expiresAt: '2030-02-30T00:00:00Z' }, 'must match format "date-time"'],
       ['a number as tokenName', { tokenName: 5, type: 'client' }, 'The `/body/tokenName` property must be string. You sent 5.'],
-      ['projects as a string', { tokenName: 'a', type: 'client', projects: 'default' }, 'The `/body/projects` property must be array. You sent "default".'],
+      [
+        'projects as a string',
+        { tokenName: 'a', type: 'client', projects: 'default' },
+        'The `/body/projects` property must be array. You sent "default".',
+      ],
       ['an array body', [], 'The `/body` property must be object. You sent [].'],
       ['a null body', null, 'The `/body` property must be object. You sent null.'],
       ['a lone surrogate in the name', { tokenName: 'bad\ud800name', type: 'client' }, 'must be well-formed text'],
@@ -218,34 +252,62 @@ describe('POST /api/admin/api-tokens', () => {
         'ValidationError',
       );
       expect(error.details).toHaveLength(4);
-      expect(error.message).toBe('Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.');
+      expect(error.message).toBe(
+        'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.',
+      );
     });
 
     it('names service-level problems in the message, as Unleash does', async () => {
-      const error = await expectError(await createResponse({ tokenName: 'a', type: 'client', environment: 'staging' }), 400, 'ValidationError');
-      expect(error.message).toBe('Request validation failed: your request body or params contain invalid data: Environment=staging does not exist');
+      const error = await expectError(
+        await createResponse({ tokenName: 'a', type: 'client', environment: 'staging' }),
+        400,
+        'ValidationError',
+      );
+      expect(error.message).toBe(
+        'Request validation failed: your request body or params contain invalid data: Environment=staging does not exist',
+      );
       expect(error.details).toEqual([{ message: 'Environment=staging does not exist' }]);
     });
   });
 
   it('415 ContentTypeerror for a body that is not JSON by content type', async () => {
     const body = JSON.stringify({ tokenName: 'a', type: 'client' });
-    const plain = await expectError(await call('POST', '/api/admin/api-tokens', { rawBody: body, contentType: 'text/plain' }), 415, 'ContentTypeerror');
+    const plain = await expectError(
+      await call('POST', '/api/admin/api-tokens', { rawBody: body, contentType: 'text/plain' }),
+      415,
+      'ContentTypeerror',
+    );
     expect(plain.message).toBe(
       'We do not accept the content-type you provided (text/plain). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.',
     );
-    const none = await expectError(await call('POST', '/api/admin/api-tokens', { rawBody: body, contentType: null }), 415, 'ContentTypeerror');
+    const none = await expectError(
+      await call('POST', '/api/admin/api-tokens', { rawBody: body, contentType: null }),
+      415,
+      'ContentTypeerror',
+    );
     expect(none.message).toContain("(you didn't provide one)");
-    await expectError(await call('POST', '/api/admin/api-tokens', { rawBody: body, contentType: 'application/vnd.api+json' }), 415, 'ContentTypeerror');
+    await expectError(
+      await call('POST', '/api/admin/api-tokens', { rawBody: body, contentType: 'application/vnd.api+json' }),
+      415,
+      'ContentTypeerror',
+    );
     const withCharset = await call('POST', '/api/admin/api-tokens', { rawBody: body, contentType: 'application/json; charset=utf-8' });
     expect(withCharset.status).toBe(201);
   });
 
   it('checks the key before the content type: 401, then 403, then 415', async () => {
     const rawBody = 'tokenName=a';
-    await expectError(await call('POST', '/api/admin/api-tokens', { token: null, rawBody, contentType: 'text/plain' }), 401, 'AuthenticationRequired');
+    await expectError(
+      await call('POST', '/api/admin/api-tokens', { token: null, rawBody, contentType: 'text/plain' }),
+      401,
+      'AuthenticationRequired',
+    );
     const clientKey = await createToken({ tokenName: 'order-client', type: 'client' });
-    await expectError(await call('POST', '/api/admin/api-tokens', { token: clientKey, rawBody, contentType: 'text/plain' }), 403, 'NoAccessError');
+    await expectError(
+      await call('POST', '/api/admin/api-tokens', { token: clientKey, rawBody, contentType: 'text/plain' }),
+      403,
+      'NoAccessError',
+    );
     await expectError(await call('POST', '/api/admin/api-tokens', { rawBody, contentType: 'text/plain' }), 415, 'ContentTypeerror');
   });
 
@@ -270,7 +332,9 @@ describe('POST /api/admin/api-tokens', () => {
   });
 
   it('ignores unknown fields, including a supplied secret', async () => {
-    const body = await bodyOf(await createResponse({ tokenName: 'extra', type: 'client', secret: '*:default.chosen', __proto__: { admin: true } }));
+    const body = await bodyOf(
+      await createResponse({ tokenName: 'extra', type: 'client', secret: '*:default.chosen', __proto__: { admin: true } }),
+    );
     expect(body.secret).not.toBe('*:default.chosen');
     expect(body.secret).toMatch(new RegExp(`^\\*:default\\.${HEX56}$`));
   });
@@ -323,7 +387,9 @@ describe('PUT /api/admin/api-tokens/:token', () => {
     const id = created.headers.get('location')!.split('/').pop()!;
     expect((await call('PUT', `/api/admin/api-tokens/${id}`, { body: { expiresAt: '2031-05-05T05:05:05Z' } })).status).toBe(200);
     expect((await bodyOf(await call('GET', `/api/admin/api-tokens/${id}`))).expiresAt).toBe('2031-05-05T05:05:05.000Z');
-    const bySecret = await call('PUT', `/api/admin/api-tokens/${encodeURIComponent(secret)}`, { body: { expiresAt: '2032-01-01T00:00:00Z' } });
+    const bySecret = await call('PUT', `/api/admin/api-tokens/${encodeURIComponent(secret)}`, {
+      body: { expiresAt: '2032-01-01T00:00:00Z' },
+    });
     expect(bySecret.status).toBe(200);
     expect((await bodyOf(await call('GET', `/api/admin/api-tokens/${id}`))).expiresAt).toBe('2032-01-01T00:00:00.000Z');
     const events = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE type = 'api-token-updated'").first<{ n: number }>();
@@ -352,7 +418,11 @@ describe('PUT /api/admin/api-tokens/:token', () => {
     expect(extra.details[0]!.message).toBe(
       'The `/body` object of the request body does not allow additional properties. Your request included the `/body/tokenName` property.',
     );
-    await expectError(await call('PUT', '/api/admin/api-tokens/nope', { body: { expiresAt: '2030-01-01T00:00:00Z' } }), 404, 'NotFoundError');
+    await expectError(
+      await call('PUT', '/api/admin/api-tokens/nope', { body: { expiresAt: '2030-01-01T00:00:00Z' } }),
+      404,
+      'NotFoundError',
+    );
   });
 });
 
@@ -401,7 +471,9 @@ describe('DELETE /api/admin/api-tokens/:token', () => {
     expect(new Set(listed.map((token) => token.secret)).size).toBe(2);
     const response = await call('DELETE', `/api/admin/api-tokens/${listed[0]!.secret}`);
     expect(response.status).toBe(200);
-    const remaining = ((await bodyOf(await call('GET', '/api/admin/api-tokens'))).tokens as { secret: string }[]).map((token) => token.secret);
+    const remaining = ((await bodyOf(await call('GET', '/api/admin/api-tokens'))).tokens as { secret: string }[]).map(
+      (token) => token.secret,
+    );
     expect(remaining).not.toContain(listed[0]!.secret);
     expect(remaining).toContain(listed[1]!.secret);
     // The deleted one no longer authenticates; the other still does.
@@ -415,7 +487,7 @@ describe('DELETE /api/admin/api-tokens/:token', () => {
 });
 
 describe('secrets in paths are never logged', () => {
-  it('a 500 on /api/admin/api-tokens/<secret> logs the path with only the secret\'s prefix', async () => {
+  it("a 500 on /api/admin/api-tokens/<secret> logs the path with only the secret's prefix", async () => {
     const secret = await createToken({ tokenName: 'logged', type: 'client' });
     const logged: unknown[] = [];
     const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(...args));
@@ -433,7 +505,7 @@ describe('secrets in paths are never logged', () => {
     expect(text).not.toContain(secret.slice(secret.lastIndexOf('.') + 1));
   });
 
-  it('a 500 on /api/admin/projects/<id>/api-tokens/<secret> logs the path with only the secret\'s prefix', async () => {
+  it("a 500 on /api/admin/projects/<id>/api-tokens/<secret> logs the path with only the secret's prefix", async () => {
     const secret = await createToken({ tokenName: 'logged-project', type: 'client', projects: ['default'] });
     const logged: unknown[] = [];
     const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(...args));

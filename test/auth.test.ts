@@ -11,7 +11,7 @@ async function sha256Hex(text: string): Promise<string> {
 }
 
 describe('authentication of /api/admin routes', () => {
-  it('401 AuthenticationRequired without an Authorization header, in Unleash\'s shape', async () => {
+  it("401 AuthenticationRequired without an Authorization header, in Unleash's shape", async () => {
     const response = await call('GET', '/api/admin/api-tokens', { token: null });
     const body = await expectError(response, 401, 'AuthenticationRequired');
     const message =
@@ -29,7 +29,11 @@ describe('authentication of /api/admin routes', () => {
 
   it('401 for an empty header, an unknown key and an over-long key', async () => {
     await expectError(await call('GET', '/api/admin/api-tokens', { token: '' }), 401, 'AuthenticationRequired');
-    const unknown = await expectError(await call('GET', '/api/admin/api-tokens', { token: '*:*.not-a-key' }), 401, 'AuthenticationRequired');
+    const unknown = await expectError(
+      await call('GET', '/api/admin/api-tokens', { token: '*:*.not-a-key' }),
+      401,
+      'AuthenticationRequired',
+    );
     expect(unknown.message).toBe('You must log in to use Unleash.');
     await expectError(await call('GET', '/api/admin/api-tokens', { token: 'x'.repeat(5000) }), 401, 'AuthenticationRequired');
   });
@@ -82,7 +86,11 @@ describe('authentication of /api/admin routes', () => {
     await env.TOKENS.delete(kvKey);
 
     const ctx = createExecutionContext();
-    const response = await worker.fetch(new Request('http://localhost/api/admin/api-tokens', { headers: { authorization: key } }), env, ctx);
+    const response = await worker.fetch(
+      new Request('http://localhost/api/admin/api-tokens', { headers: { authorization: key } }),
+      env,
+      ctx,
+    );
     expect(response.status).toBe(200);
     await waitOnExecutionContext(ctx);
     const refilled = await env.TOKENS.get<Record<string, unknown>>(kvKey, 'json');

@@ -61,7 +61,11 @@ describe('backend tokens (Unleash 7+ name for client tokens)', () => {
     expect(register.status).toBe(202);
     const metrics = await call('POST', '/api/client/metrics', {
       token: backend,
-      body: { appName: 'bt-app', instanceId: 'i1', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} } },
+      body: {
+        appName: 'bt-app',
+        instanceId: 'i1',
+        bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} },
+      },
     });
     expect(metrics.status).toBe(202);
   });
@@ -80,7 +84,11 @@ describe('backend tokens (Unleash 7+ name for client tokens)', () => {
   });
 
   it('name backend in the type pattern of the 400 for an unknown type', async () => {
-    const body = await expectError(await call('POST', '/api/admin/api-tokens', { body: { tokenName: 'bt-bad', type: 'backends' } }), 400, 'ValidationError');
+    const body = await expectError(
+      await call('POST', '/api/admin/api-tokens', { body: { tokenName: 'bt-bad', type: 'backends' } }),
+      400,
+      'ValidationError',
+    );
     expect(body.details[0]!.message).toContain('^(admin|client|backend|frontend)$');
   });
 

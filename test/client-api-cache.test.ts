@@ -42,7 +42,9 @@ describe('SDK payload cache', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       expect(await snapshotFor(outage, 'production')).toBe(good);
-      expect(warn).toHaveBeenCalledWith(expect.objectContaining({ level: 'warn', msg: 'serving the cached SDK payload: D1 read failed', environment: 'production' }));
+      expect(warn).toHaveBeenCalledWith(
+        expect.objectContaining({ level: 'warn', msg: 'serving the cached SDK payload: D1 read failed', environment: 'production' }),
+      );
     } finally {
       warn.mockRestore();
     }
@@ -57,7 +59,8 @@ describe('SDK payload cache', () => {
     // A replica that has not seen anything after `served`: its revision query answers the old one.
     const real = bindings.DB;
     const lagging = {
-      prepare: (query: string) => real.prepare(/max\("?event_id"?\)/i.test(query) && query.includes('sdk_changes') ? `select ${served.revision}` : query),
+      prepare: (query: string) =>
+        real.prepare(/max\("?event_id"?\)/i.test(query) && query.includes('sdk_changes') ? `select ${served.revision}` : query),
       batch: (statements: D1PreparedStatement[]) => real.batch(statements),
       exec: (query: string) => real.exec(query),
       dump: () => real.dump(),

@@ -227,7 +227,13 @@ describe('unleash-proxy-client (frontend SDK) against /api/frontend', () => {
       disableMetrics: true,
       skipInstanceCountWarning: true,
     });
-    const client = new UnleashClient({ url: `${worker.base}/api/frontend`, clientKey: frontendKey, appName: 'web', disableRefresh: true, disableMetrics: true });
+    const client = new UnleashClient({
+      url: `${worker.base}/api/frontend`,
+      clientKey: frontendKey,
+      appName: 'web',
+      disableRefresh: true,
+      disableMetrics: true,
+    });
     try {
       await waitFor(unleash, 'synchronized');
       await client.start();

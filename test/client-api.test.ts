@@ -50,13 +50,23 @@ describe('GET /api/client/features', () => {
       environments: {
         development: {
           enabled: true,
-          variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['7'] }] }],
+          variants: [
+            {
+              name: 'blue',
+              weight: 1000,
+              weightType: 'variable',
+              stickiness: 'default',
+              overrides: [{ contextName: 'userId', values: ['7'] }],
+            },
+          ],
           strategies: [
             {
               name: 'flexibleRollout',
               parameters: { rollout: '50', stickiness: 'default', groupId: 'shape.child' },
               constraints: [{ contextName: 'userId', operator: 'IN', values: ['1', '2'], caseInsensitive: false, inverted: false }],
-              variants: [{ name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'x' } }],
+              variants: [
+                { name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'x' } },
+              ],
             },
           ],
         },
@@ -70,7 +80,18 @@ describe('GET /api/client/features', () => {
     expect(body.query).toEqual({ namePrefix: 'shape.', environment: 'development', inlineSegmentConstraints: true });
     expect(body.features.map((feature) => feature.name)).toEqual(['shape.parent', 'shape.child']);
     const child = body.features[1]!;
-    expect(Object.keys(child)).toEqual(['name', 'type', 'enabled', 'project', 'stale', 'strategies', 'variants', 'description', 'impressionData', 'dependencies']);
+    expect(Object.keys(child)).toEqual([
+      'name',
+      'type',
+      'enabled',
+      'project',
+      'stale',
+      'strategies',
+      'variants',
+      'description',
+      'impressionData',
+      'dependencies',
+    ]);
     expect(child).toEqual({
       name: 'shape.child',
       type: 'release',
@@ -85,7 +106,15 @@ describe('GET /api/client/features', () => {
           variants: [{ name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'x' } }],
         },
       ],
-      variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['7'] }] }],
+      variants: [
+        {
+          name: 'blue',
+          weight: 1000,
+          weightType: 'variable',
+          stickiness: 'default',
+          overrides: [{ contextName: 'userId', values: ['7'] }],
+        },
+      ],
       description: 'described',
       impressionData: true,
       dependencies: [{ feature: 'shape.parent', enabled: true, variants: ['a'] }],
@@ -101,7 +130,11 @@ describe('GET /api/client/features', () => {
       description: null,
       impressionData: false,
     });
-    expect(body.meta).toEqual({ revisionId: expect.any(Number), etag: response.headers.get('etag'), queryHash: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(body.meta).toEqual({
+      revisionId: expect.any(Number),
+      etag: response.headers.get('etag'),
+      queryHash: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
     expect(response.headers.get('etag')).toBe(`"${body.meta.queryHash}:${body.meta.revisionId}"`);
   });
 
@@ -120,7 +153,9 @@ describe('GET /api/client/features', () => {
       },
     });
     await seedFlag({ name: 'order.archived', archived: true, environments: { development: { enabled: true } } });
-    await writeWithEvent(`UPDATE feature_strategies SET parameters = '{"rollout":50,"flag":true}' WHERE feature_name = 'order.flag' AND strategy_name = 'userWithId'`);
+    await writeWithEvent(
+      `UPDATE feature_strategies SET parameters = '{"rollout":50,"flag":true}' WHERE feature_name = 'order.flag' AND strategy_name = 'userWithId'`,
+    );
     const { body } = await fetchFeatures('/api/client/features?namePrefix=order.');
     expect(body.features).toHaveLength(1);
     const strategies = body.features[0]!.strategies as { name: string; parameters: unknown }[];
@@ -139,7 +174,12 @@ describe('GET /api/client/features', () => {
     await seedFlag({ name: 'scope.default', environments: { development: { enabled: true }, production: { enabled: false } } });
     await seedFlag({ name: 'scope.other', project: 'sdk-other', environments: { development: { enabled: true } } });
     const dev = await fetchFeatures('/api/client/features?namePrefix=scope.&environment=production&project=sdk-other');
-    expect(dev.body.query).toEqual({ project: ['sdk-other'], namePrefix: 'scope.', environment: 'development', inlineSegmentConstraints: true });
+    expect(dev.body.query).toEqual({
+      project: ['sdk-other'],
+      namePrefix: 'scope.',
+      environment: 'development',
+      inlineSegmentConstraints: true,
+    });
     expect(dev.body.features.map((feature) => feature.name)).toEqual(['scope.other']);
 
     const scoped = await fetchFeatures('/api/client/features?namePrefix=scope.&project=default', scopedToken);
@@ -182,7 +222,11 @@ describe('GET /api/client/features', () => {
       ['simple', 'alpha'],
       ['simple', 'beta'],
     ]);
-    const bad = await expectError(await call('GET', '/api/client/features?tag=simple:alpha&tag=oops', { token: clientToken }), 400, 'ValidationError');
+    const bad = await expectError(
+      await call('GET', '/api/client/features?tag=simple:alpha&tag=oops', { token: clientToken }),
+      400,
+      'ValidationError',
+    );
     expect(bad.details[0]!.message).toBe('"tag[1]" with value "oops" fails to match the tag pattern. You provided "oops".');
   });
 
@@ -215,9 +259,17 @@ describe('GET /api/client/features', () => {
       const modern = await fetchFeatures('/api/client/features?namePrefix=seg.', clientToken, { 'Unleash-Client-Spec': '5.2.0' });
       expect(Object.keys(modern.body)).toEqual(['version', 'features', 'query', 'segments', 'meta']);
       expect(modern.body.query.inlineSegmentConstraints).toBe(false);
-      expect(modern.body.segments).toEqual([{ id: segment, name: 'beta-users', constraints: [{ contextName: 'region', operator: 'IN', values: ['eu'] }] }]);
+      expect(modern.body.segments).toEqual([
+        { id: segment, name: 'beta-users', constraints: [{ contextName: 'region', operator: 'IN', values: ['eu'] }] },
+      ]);
       expect(modern.body.features[0]!.strategies).toEqual([
-        { name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }], parameters: {}, variants: [], segments: [segment] },
+        {
+          name: 'default',
+          constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }],
+          parameters: {},
+          variants: [],
+          segments: [segment],
+        },
       ]);
       const older = await fetchFeatures('/api/client/features?namePrefix=seg.', clientToken, { 'Unleash-Client-Spec': '4.1.9' });
       expect(older.body.segments).toBeUndefined();
@@ -229,7 +281,9 @@ describe('GET /api/client/features', () => {
         400,
         'ValidationError',
       );
-      expect(body.message).toBe('Request validation failed: your request body or params contain invalid data: Invalid prefix in the Unleash-Client-Spec header: "v4.2.0".');
+      expect(body.message).toBe(
+        'Request validation failed: your request body or params contain invalid data: Invalid prefix in the Unleash-Client-Spec header: "v4.2.0".',
+      );
     });
   });
 
@@ -246,14 +300,23 @@ describe('GET /api/client/features', () => {
       // RFC 9110 15.4.5: a 304 carries the ETag the 200 would have, and nothing else here.
       expect([...again.headers]).toEqual([['etag', etag]]);
 
-      const weak = await call('GET', '/api/client/features?namePrefix=etag.', { token: clientToken, headers: { 'If-None-Match': `"x", W/${etag}` } });
+      const weak = await call('GET', '/api/client/features?namePrefix=etag.', {
+        token: clientToken,
+        headers: { 'If-None-Match': `"x", W/${etag}` },
+      });
       expect(weak.status).toBe(304);
 
-      const otherQuery = await call('GET', '/api/client/features?namePrefix=etag', { token: clientToken, headers: { 'If-None-Match': etag } });
+      const otherQuery = await call('GET', '/api/client/features?namePrefix=etag', {
+        token: clientToken,
+        headers: { 'If-None-Match': etag },
+      });
       expect(otherQuery.status).toBe(200);
 
       await writeWithEvent(`UPDATE feature_environments SET enabled = 0 WHERE feature_name = 'etag.flag'`);
-      const changed = await call('GET', '/api/client/features?namePrefix=etag.', { token: clientToken, headers: { 'If-None-Match': etag } });
+      const changed = await call('GET', '/api/client/features?namePrefix=etag.', {
+        token: clientToken,
+        headers: { 'If-None-Match': etag },
+      });
       expect(changed.status).toBe(200);
       expect(changed.headers.get('etag')).not.toBe(etag);
       expect((await bodyOf<ClientFeatures>(changed)).features[0]).toMatchObject({ name: 'etag.flag', enabled: false });
@@ -284,7 +347,9 @@ describe('GET /api/client/features', () => {
       const body = await bodyOf<ClientFeatures>(changed);
       expect(body.features[0]).toMatchObject({ name: 'etag.quiet', enabled: false });
       // The revision is the id of the flag's own audit event.
-      const toggleEvent = (await env.DB.prepare("SELECT max(id) AS id FROM events WHERE feature_name = 'etag.quiet'").first<{ id: number }>())!.id;
+      const toggleEvent = (await env.DB.prepare("SELECT max(id) AS id FROM events WHERE feature_name = 'etag.quiet'").first<{
+        id: number;
+      }>())!.id;
       expect(body.meta.revisionId).toBe(toggleEvent);
     });
   });
@@ -324,15 +389,26 @@ describe('POST /api/client/register', () => {
   };
 
   it('answers 202 with no body and records the application and instance', async () => {
-    const response = await call('POST', '/api/client/register', { token: clientToken, body: registration, headers: { 'cf-connecting-ip': '192.0.2.10' } });
+    const response = await call('POST', '/api/client/register', {
+      token: clientToken,
+      body: registration,
+      headers: { 'cf-connecting-ip': '192.0.2.10' },
+    });
     expect(response.status).toBe(202);
     expect(await response.text()).toBe('');
-    const app = await env.DB.prepare('SELECT strategies FROM client_applications WHERE app_name = ?').bind('register-app').first<{ strategies: string }>();
+    const app = await env.DB.prepare('SELECT strategies FROM client_applications WHERE app_name = ?')
+      .bind('register-app')
+      .first<{ strategies: string }>();
     expect(JSON.parse(app!.strategies)).toEqual(['default', 'flexibleRollout']);
     const instance = await env.DB.prepare('SELECT environment, sdk_version, client_ip, interval FROM client_instances WHERE app_name = ?')
       .bind('register-app')
       .first();
-    expect(instance).toEqual({ environment: 'development', sdk_version: 'unleash-node-sdk:6.12.1', client_ip: '192.0.2.10', interval: 10000 });
+    expect(instance).toEqual({
+      environment: 'development',
+      sdk_version: 'unleash-node-sdk:6.12.1',
+      client_ip: '192.0.2.10',
+      interval: 10000,
+    });
   });
 
   it('accepts `started` as unix seconds', async () => {
@@ -341,10 +417,18 @@ describe('POST /api/client/register', () => {
   });
 
   it('rejects bodies without the required fields (400), non-JSON (415) and wrong keys (403)', async () => {
-    const body = await expectError(await call('POST', '/api/client/register', { token: clientToken, body: { appName: 'x' } }), 400, 'ValidationError');
+    const body = await expectError(
+      await call('POST', '/api/client/register', { token: clientToken, body: { appName: 'x' } }),
+      400,
+      'ValidationError',
+    );
     expect(body.details.map((detail) => detail.path)).toEqual(['/body/strategies', '/body/started', '/body/interval']);
     expect(body.details[2]!.message).toBe('The `/body/interval` property is required. It was not present on the data you sent.');
-    await expectError(await call('POST', '/api/client/register', { token: clientToken, rawBody: 'x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
+    await expectError(
+      await call('POST', '/api/client/register', { token: clientToken, rawBody: 'x', contentType: 'text/plain' }),
+      415,
+      'ContentTypeerror',
+    );
     await expectError(await call('POST', '/api/client/register', { token: frontendToken, body: registration }), 403, 'NoAccessError');
     await expectError(await call('POST', '/api/client/register', { token: null, body: registration }), 401, 'AuthenticationRequired');
   });
@@ -365,7 +449,9 @@ describe('POST /api/client/metrics', () => {
   }
 
   async function stages(featureName: string) {
-    const { results } = await env.DB.prepare('SELECT stage FROM feature_lifecycles WHERE feature = ? ORDER BY created_at').bind(featureName).all<{ stage: string }>();
+    const { results } = await env.DB.prepare('SELECT stage FROM feature_lifecycles WHERE feature = ? ORDER BY created_at')
+      .bind(featureName)
+      .all<{ stage: string }>();
     return results.map((row) => row.stage);
   }
 
@@ -375,16 +461,36 @@ describe('POST /api/client/metrics', () => {
     const stop = '2026-11-20T10:42:13.000Z';
     const first = await call('POST', '/api/client/metrics', {
       token: clientToken,
-      body: report({ 'metric.flag': { yes: 3, no: 1, variants: { red: 2, blue: 1 } }, 'metric.quiet': { yes: 0, no: 0 }, 'metric.unknown': { yes: 5, no: 0 } }, stop),
+      body: report(
+        {
+          'metric.flag': { yes: 3, no: 1, variants: { red: 2, blue: 1 } },
+          'metric.quiet': { yes: 0, no: 0 },
+          'metric.unknown': { yes: 5, no: 0 },
+        },
+        stop,
+      ),
     });
     expect(first.status).toBe(202);
     expect(await first.text()).toBe('');
-    await call('POST', '/api/client/metrics', { token: clientToken, body: report({ 'metric.flag': { yes: 1, no: 4, variants: { red: 1, green: 3 } } }, '2026-11-20T10:59:59.999Z') });
-    await call('POST', '/api/client/metrics', { token: clientToken, body: report({ 'metric.flag': { yes: 7, no: 0 } }, '2026-11-20T11:00:00.000Z') });
+    await call('POST', '/api/client/metrics', {
+      token: clientToken,
+      body: report({ 'metric.flag': { yes: 1, no: 4, variants: { red: 1, green: 3 } } }, '2026-11-20T10:59:59.999Z'),
+    });
+    await call('POST', '/api/client/metrics', {
+      token: clientToken,
+      body: report({ 'metric.flag': { yes: 7, no: 0 } }, '2026-11-20T11:00:00.000Z'),
+    });
     await call('POST', '/api/client/metrics', { token: productionToken, body: report({ 'metric.flag': { yes: 2, no: 2 } }, stop) });
 
     expect(await metricRows('metric.flag')).toEqual([
-      { app_name: 'metrics-app', environment: 'development', timestamp: '2026-11-20T10:00:00.000Z', yes: 4, no: 5, variants: { red: 3, blue: 1, green: 3 } },
+      {
+        app_name: 'metrics-app',
+        environment: 'development',
+        timestamp: '2026-11-20T10:00:00.000Z',
+        yes: 4,
+        no: 5,
+        variants: { red: 3, blue: 1, green: 3 },
+      },
       { app_name: 'metrics-app', environment: 'development', timestamp: '2026-11-20T11:00:00.000Z', yes: 7, no: 0, variants: {} },
       { app_name: 'metrics-app', environment: 'production', timestamp: '2026-11-20T10:00:00.000Z', yes: 2, no: 2, variants: {} },
     ]);
@@ -397,17 +503,24 @@ describe('POST /api/client/metrics', () => {
     await seedFlag({ name: 'seen.off', environments: { production: { enabled: false } } });
     const before = Date.now();
     await call('POST', '/api/client/metrics', { token: clientToken, body: report({ 'seen.flag': { yes: 1, no: 0 } }) });
-    const environments = await env.DB.prepare('SELECT environment, last_seen_at FROM feature_environments WHERE feature_name = ? ORDER BY environment')
+    const environments = await env.DB.prepare(
+      'SELECT environment, last_seen_at FROM feature_environments WHERE feature_name = ? ORDER BY environment',
+    )
       .bind('seen.flag')
       .all<{ environment: string; last_seen_at: string | null }>();
     expect(environments.results[0]!.environment).toBe('development');
     expect(Date.parse(environments.results[0]!.last_seen_at!)).toBeGreaterThanOrEqual(before - 5);
     expect(environments.results[1]!.last_seen_at).toBeNull();
-    const feature = await env.DB.prepare('SELECT last_seen_at FROM features WHERE name = ?').bind('seen.flag').first<{ last_seen_at: string }>();
+    const feature = await env.DB.prepare('SELECT last_seen_at FROM features WHERE name = ?')
+      .bind('seen.flag')
+      .first<{ last_seen_at: string }>();
     expect(feature!.last_seen_at).toBe(environments.results[0]!.last_seen_at);
     expect(await stages('seen.flag')).toEqual(['pre-live']);
 
-    await call('POST', '/api/client/metrics', { token: productionToken, body: report({ 'seen.flag': { yes: 0, no: 1 }, 'seen.off': { yes: 0, no: 2 } }) });
+    await call('POST', '/api/client/metrics', {
+      token: productionToken,
+      body: report({ 'seen.flag': { yes: 0, no: 1 }, 'seen.off': { yes: 0, no: 2 } }),
+    });
     expect(await stages('seen.flag')).toEqual(['pre-live', 'live']);
     // Disabled in production: seen, but not live.
     expect(await stages('seen.off')).toEqual(['pre-live']);
@@ -420,9 +533,20 @@ describe('POST /api/client/metrics', () => {
 
   it('rejects invalid reports with 400 and writes nothing', async () => {
     await seedFlag({ name: 'invalid.metric', environments: { development: { enabled: true } } });
-    const missing = await expectError(await call('POST', '/api/client/metrics', { token: clientToken, body: { instanceId: 'x' } }), 400, 'ValidationError');
-    expect(missing.details).toEqual([{ path: '/body/appName', message: 'The `/body/appName` property is required. It was not present on the data you sent.' }]);
-    for (const counts of [{ yes: -1, no: 0 }, { yes: 1.5, no: 0 }, { yes: '1', no: 0 }, { yes: 2 ** 53, no: 0 }]) {
+    const missing = await expectError(
+      await call('POST', '/api/client/metrics', { token: clientToken, body: { instanceId: 'x' } }),
+      400,
+      'ValidationError',
+    );
+    expect(missing.details).toEqual([
+      { path: '/body/appName', message: 'The `/body/appName` property is required. It was not present on the data you sent.' },
+    ]);
+    for (const counts of [
+      { yes: -1, no: 0 },
+      { yes: 1.5, no: 0 },
+      { yes: '1', no: 0 },
+      { yes: 2 ** 53, no: 0 },
+    ]) {
       const response = await call('POST', '/api/client/metrics', { token: clientToken, body: report({ 'invalid.metric': counts }) });
       await expectError(response, 400, 'ValidationError');
     }
@@ -438,7 +562,8 @@ describe('POST /api/client/metrics', () => {
     await seedFlag({ name: 'odd.names', environments: { development: { enabled: true } } });
     const response = await call('POST', '/api/client/metrics', {
       token: clientToken,
-      rawBody: '{"appName":"a","bucket":{"start":"2026-11-20T10:00:00Z","stop":"2026-11-20T10:00:00Z","toggles":{"\\ud800":{"yes":1,"no":0},"x\\u0000":{"yes":1,"no":0},"odd.names":{"yes":1,"no":0,"variants":{"\\udfff":2,"ok":1}}}}}',
+      rawBody:
+        '{"appName":"a","bucket":{"start":"2026-11-20T10:00:00Z","stop":"2026-11-20T10:00:00Z","toggles":{"\\ud800":{"yes":1,"no":0},"x\\u0000":{"yes":1,"no":0},"odd.names":{"yes":1,"no":0,"variants":{"\\udfff":2,"ok":1}}}}}',
     });
     expect(response.status).toBe(202);
     expect(await metricRows('odd.names')).toEqual([
@@ -463,7 +588,8 @@ describe('POST /api/client/metrics', () => {
   it('treats flag names like __proto__ as plain names', async () => {
     const response = await call('POST', '/api/client/metrics', {
       token: clientToken,
-      rawBody: '{"appName":"a","bucket":{"start":"2026-11-20T10:00:00Z","stop":"2026-11-20T10:00:00Z","toggles":{"__proto__":{"yes":1,"no":0},"constructor":{"yes":1,"no":0}}}}',
+      rawBody:
+        '{"appName":"a","bucket":{"start":"2026-11-20T10:00:00Z","stop":"2026-11-20T10:00:00Z","toggles":{"__proto__":{"yes":1,"no":0},"constructor":{"yes":1,"no":0}}}}',
     });
     expect(response.status).toBe(202);
   });
@@ -472,7 +598,14 @@ describe('POST /api/client/metrics', () => {
 describe('POST /api/client/metrics/bulk', () => {
   it("adds Edge's forwarded counts for the key's environment only, per app and hour", async () => {
     await seedFlag({ name: 'bulk.flag', environments: { development: { enabled: true } } });
-    const metric = (appName: string, environment: string, timestamp: string, yes: number, no: number, variants?: Record<string, number>) => ({
+    const metric = (
+      appName: string,
+      environment: string,
+      timestamp: string,
+      yes: number,
+      no: number,
+      variants?: Record<string, number>,
+    ) => ({
       featureName: 'bulk.flag',
       appName,
       environment,
@@ -495,21 +628,33 @@ describe('POST /api/client/metrics/bulk', () => {
       },
     });
     expect(response.status).toBe(202);
-    const { results } = await env.DB.prepare('SELECT app_name, environment, timestamp, yes, no, variants FROM client_metrics_env WHERE feature_name = ? ORDER BY app_name')
+    const { results } = await env.DB.prepare(
+      'SELECT app_name, environment, timestamp, yes, no, variants FROM client_metrics_env WHERE feature_name = ? ORDER BY app_name',
+    )
       .bind('bulk.flag')
       .all();
     expect(results).toEqual([
       { app_name: 'edge-app', environment: 'development', timestamp: '2026-11-20T08:00:00.000Z', yes: 3, no: 2, variants: '{"a":3,"b":1}' },
       { app_name: 'other-app', environment: 'development', timestamp: '2026-11-20T08:00:00.000Z', yes: 5, no: 0, variants: '{}' },
     ]);
-    const instance = await env.DB.prepare('SELECT sdk_version FROM client_instances WHERE app_name = ? AND instance_id = ?').bind('edge-app', 'edge-1').first();
+    const instance = await env.DB.prepare('SELECT sdk_version FROM client_instances WHERE app_name = ? AND instance_id = ?')
+      .bind('edge-app', 'edge-1')
+      .first();
     expect(instance).toEqual({ sdk_version: 'unleash-edge:20.4.1' });
   });
 
   it('rejects a body without both lists (400) and frontend keys (403)', async () => {
-    const body = await expectError(await call('POST', '/api/client/metrics/bulk', { token: clientToken, body: { metrics: [] } }), 400, 'ValidationError');
+    const body = await expectError(
+      await call('POST', '/api/client/metrics/bulk', { token: clientToken, body: { metrics: [] } }),
+      400,
+      'ValidationError',
+    );
     expect(body.details.map((detail) => detail.path)).toEqual(['/body/applications']);
-    await expectError(await call('POST', '/api/client/metrics/bulk', { token: frontendToken, body: { applications: [], metrics: [] } }), 403, 'NoAccessError');
+    await expectError(
+      await call('POST', '/api/client/metrics/bulk', { token: frontendToken, body: { applications: [], metrics: [] } }),
+      403,
+      'NoAccessError',
+    );
   });
 });
 

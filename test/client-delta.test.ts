@@ -95,11 +95,18 @@ describe('GET /api/client/delta', () => {
     const { etag } = await delta(backend);
     await admin('DELETE', flagPath('delta.gone'));
     const next = await delta(backend, etag!);
-    expect(next.body!.events).toEqual([{ eventId: expect.any(Number), type: 'feature-removed', featureName: 'delta.gone', project: 'default' }]);
+    expect(next.body!.events).toEqual([
+      { eventId: expect.any(Number), type: 'feature-removed', featureName: 'delta.gone', project: 'default' },
+    ]);
   });
 
   it('sends a segment before the first flag that uses it, and segment-updated when it changes', async () => {
-    const segment = await bodyOf(await admin('POST', '/api/admin/segments', { name: 'delta-seg', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] }));
+    const segment = await bodyOf(
+      await admin('POST', '/api/admin/segments', {
+        name: 'delta-seg',
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }],
+      }),
+    );
     const { etag } = await delta(backend);
     await admin('POST', `${flagPath('delta.a')}/environments/development/strategies`, { name: 'default', segments: [segment.id] });
     const added = await delta(backend, etag!);
@@ -109,13 +116,16 @@ describe('GET /api/client/delta', () => {
       type: 'segment-updated',
       segment: { id: segment.id, name: 'delta-seg', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] },
     });
-    await admin('PUT', `/api/admin/segments/${segment.id}`, { name: 'delta-seg', constraints: [{ contextName: 'userId', operator: 'IN', values: ['2'] }] });
+    await admin('PUT', `/api/admin/segments/${segment.id}`, {
+      name: 'delta-seg',
+      constraints: [{ contextName: 'userId', operator: 'IN', values: ['2'] }],
+    });
     const changed = await delta(backend, added.etag!);
     expect(changed.body!.events.map((event) => event.type)).toEqual(['segment-updated']);
     expect((changed.body!.events[0]!.segment as { constraints: { values: string[] }[] }).constraints[0]!.values).toEqual(['2']);
   });
 
-  it("leaves out what the token cannot see: other projects, other environments, names outside namePrefix", async () => {
+  it('leaves out what the token cannot see: other projects, other environments, names outside namePrefix', async () => {
     const scopedStart = await delta(scoped);
     const productionStart = await delta(production);
     const prefixStart = await delta(backend, undefined, '/api/client/delta?namePrefix=delta.only');
@@ -126,14 +136,18 @@ describe('GET /api/client/delta', () => {
     expect((await delta(backend, prefixStart.etag!, '/api/client/delta?namePrefix=delta.only')).status).toBe(304);
     await admin('POST', '/api/admin/projects/delta-other/features', { name: 'delta.other' });
     const seen = await delta(scoped, scopedStart.etag!);
-    expect(seen.body!.events.map((event) => [event.type, (event.feature as { name: string }).name])).toEqual([['feature-updated', 'delta.other']]);
+    expect(seen.body!.events.map((event) => [event.type, (event.feature as { name: string }).name])).toEqual([
+      ['feature-updated', 'delta.other'],
+    ]);
   });
 
   it('ignores writes SDKs cannot see (API tokens) in the change log', async () => {
     const { etag } = await delta(backend);
     await createToken({ tokenName: 'delta-noise', type: 'client', environment: 'development' });
     expect((await delta(backend, etag!)).status).toBe(304);
-    const logged = await env.DB.prepare("SELECT count(*) AS n FROM sdk_changes c JOIN events e ON e.id = c.event_id WHERE e.type LIKE 'api-token-%'").first('n');
+    const logged = await env.DB.prepare(
+      "SELECT count(*) AS n FROM sdk_changes c JOIN events e ON e.id = c.event_id WHERE e.type LIKE 'api-token-%'",
+    ).first('n');
     expect(logged).toBe(0);
   });
 
@@ -154,7 +168,8 @@ describe('GET /api/client/delta', () => {
     expect(snapshot.revision).toBeGreaterThan(start.revision);
     const real = bindings.DB;
     const lagging = {
-      prepare: (query: string) => real.prepare(/max\("?event_id"?\)/i.test(query) && query.includes('sdk_changes') ? `select ${start.revision}` : query),
+      prepare: (query: string) =>
+        real.prepare(/max\("?event_id"?\)/i.test(query) && query.includes('sdk_changes') ? `select ${start.revision}` : query),
       batch: (statements: D1PreparedStatement[]) => real.batch(statements),
       exec: (query: string) => real.exec(query),
       dump: () => real.dump(),
@@ -172,8 +187,14 @@ describe('GET /api/client/delta', () => {
     const oldId = Number(old.etag!.replaceAll('"', ''));
     // Jump past the 10,000 events of history the log keeps (a fold happens on every 1,000th id).
     const jump = Math.ceil((oldId + 10_001) / 1000) * 1000;
-    await env.DB.prepare("INSERT INTO events (id, type, created_by, feature_name, project) VALUES (?, 'feature-metadata-updated', 'test', 'delta.a', 'default')").bind(jump).run();
-    const folded = await env.DB.prepare("SELECT kind FROM sdk_changes WHERE event_id <= ? ORDER BY event_id").bind(jump - 10_000).all();
+    await env.DB.prepare(
+      "INSERT INTO events (id, type, created_by, feature_name, project) VALUES (?, 'feature-metadata-updated', 'test', 'delta.a', 'default')",
+    )
+      .bind(jump)
+      .run();
+    const folded = await env.DB.prepare('SELECT kind FROM sdk_changes WHERE event_id <= ? ORDER BY event_id')
+      .bind(jump - 10_000)
+      .all();
     expect(folded.results).toEqual([{ kind: 'all' }]);
     // An isolate that already holds that history still replays it exactly; a fresh one cannot.
     forgetChangeLog();

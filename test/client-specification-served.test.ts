@@ -21,10 +21,18 @@ interface SpecFile {
   name: string;
   state: { features?: Feature[]; segments?: Segment[]; events?: unknown[] };
   tests?: { description: string; context: Context; toggleName: string; expectedResult: boolean }[];
-  variantTests?: { description: string; context: Context; toggleName: string; expectedResult: { name: string; enabled: boolean; feature_enabled: boolean; payload?: unknown } }[];
+  variantTests?: {
+    description: string;
+    context: Context;
+    toggleName: string;
+    expectedResult: { name: string; enabled: boolean; feature_enabled: boolean; payload?: unknown };
+  }[];
 }
 
-const files = import.meta.glob<SpecFile>('../node_modules/@unleash/client-specification/specifications/*.json', { eager: true, import: 'default' });
+const files = import.meta.glob<SpecFile>('../node_modules/@unleash/client-specification/specifications/*.json', {
+  eager: true,
+  import: 'default',
+});
 const spec = (name: string) => files[`../node_modules/@unleash/client-specification/specifications/${name}`]!;
 
 let clientToken: string;
@@ -58,38 +66,53 @@ async function store(features: Feature[], segments: Segment[], skip: Set<string>
     db.prepare('DELETE FROM segments'),
   ];
   for (const segment of segments) {
-    statements.push(db.prepare('INSERT INTO segments (id, name, constraints) VALUES (?, ?, ?)').bind(segment.id, `segment-${segment.id}`, JSON.stringify(segment.constraints ?? [])));
+    statements.push(
+      db
+        .prepare('INSERT INTO segments (id, name, constraints) VALUES (?, ?, ?)')
+        .bind(segment.id, `segment-${segment.id}`, JSON.stringify(segment.constraints ?? [])),
+    );
   }
   const stored = features.filter((feature) => !skip.has(feature.name));
   for (const feature of stored) {
     statements.push(
-      db.prepare('INSERT INTO features (name, project, impression_data) VALUES (?, ?, ?)').bind(feature.name, 'default', feature.impressionData ? 1 : 0),
-      db.prepare('INSERT INTO feature_environments (feature_name, environment, enabled, variants) VALUES (?, ?, ?, ?)').bind(
-        feature.name,
-        'development',
-        feature.enabled ? 1 : 0,
-        JSON.stringify(feature.variants ?? []),
-      ),
+      db
+        .prepare('INSERT INTO features (name, project, impression_data) VALUES (?, ?, ?)')
+        .bind(feature.name, 'default', feature.impressionData ? 1 : 0),
+      db
+        .prepare('INSERT INTO feature_environments (feature_name, environment, enabled, variants) VALUES (?, ?, ?, ?)')
+        .bind(feature.name, 'development', feature.enabled ? 1 : 0, JSON.stringify(feature.variants ?? [])),
     );
     (feature.strategies ?? []).forEach((strategy, position) => {
       const id = `${feature.name}#${position}`;
       statements.push(
-        db.prepare(
-          'INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, parameters, constraints, variants, sort_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        ).bind(id, feature.name, 'default', 'development', strategy.name, JSON.stringify(strategy.parameters ?? {}), JSON.stringify(strategy.constraints ?? []), JSON.stringify(strategy.variants ?? []), position),
+        db
+          .prepare(
+            'INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, parameters, constraints, variants, sort_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .bind(
+            id,
+            feature.name,
+            'default',
+            'development',
+            strategy.name,
+            JSON.stringify(strategy.parameters ?? {}),
+            JSON.stringify(strategy.constraints ?? []),
+            JSON.stringify(strategy.variants ?? []),
+            position,
+          ),
       );
-      for (const segment of strategy.segments ?? []) statements.push(db.prepare('INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id) VALUES (?, ?)').bind(id, segment));
+      for (const segment of strategy.segments ?? [])
+        statements.push(
+          db.prepare('INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id) VALUES (?, ?)').bind(id, segment),
+        );
     });
   }
   for (const feature of stored) {
     for (const dependency of feature.dependencies ?? []) {
       statements.push(
-        db.prepare('INSERT INTO dependent_features (parent, child, enabled, variants) VALUES (?, ?, ?, ?)').bind(
-          dependency.feature,
-          feature.name,
-          dependency.enabled === false ? 0 : 1,
-          JSON.stringify(dependency.variants ?? []),
-        ),
+        db
+          .prepare('INSERT INTO dependent_features (parent, child, enabled, variants) VALUES (?, ?, ?, ?)')
+          .bind(dependency.feature, feature.name, dependency.enabled === false ? 0 : 1, JSON.stringify(dependency.variants ?? [])),
       );
     }
   }
@@ -101,8 +124,13 @@ const STATE_FILES = index.filter((name) => !spec(name).state.events);
 
 describe('client specification, served from D1 by /api/client/features', () => {
   it('leaves out only the flags the database cannot hold', () => {
-    const skipped = STATE_FILES.flatMap((name) => [...unrepresentable(spec(name).state.features ?? [], spec(name).state.segments ?? [])].map((flag) => `${name}: ${flag}`));
-    expect(skipped).toEqual(['15-global-constraints.json: F9.withMissingSegment', '17-dependent-features.json: parents.not.exist.child.enabled']);
+    const skipped = STATE_FILES.flatMap((name) =>
+      [...unrepresentable(spec(name).state.features ?? [], spec(name).state.segments ?? [])].map((flag) => `${name}: ${flag}`),
+    );
+    expect(skipped).toEqual([
+      '15-global-constraints.json: F9.withMissingSegment',
+      '17-dependent-features.json: parents.not.exist.child.enabled',
+    ]);
   });
 
   for (const name of STATE_FILES) {
@@ -115,7 +143,12 @@ describe('client specification, served from D1 by /api/client/features', () => {
       const response = await call('GET', '/api/client/features', { token: clientToken, headers: { 'Unleash-Client-Spec': '5.2.0' } });
       expect(response.status).toBe(200);
       const served = await bodyOf<{ features: Feature[]; segments: Segment[] }>(response);
-      expect(served.features.map((feature) => feature.name).sort()).toEqual(features.map((feature) => feature.name).filter((flag) => !skip.has(flag)).sort());
+      expect(served.features.map((feature) => feature.name).sort()).toEqual(
+        features
+          .map((feature) => feature.name)
+          .filter((flag) => !skip.has(flag))
+          .sort(),
+      );
       const evaluator = new Evaluator(served.features, served.segments);
       const tests = (file.tests ?? []).filter((test) => !skip.has(test.toggleName));
       expect(tests.map((test) => [test.description, evaluator.isEnabled(test.toggleName, test.context)])).toEqual(

@@ -85,8 +85,12 @@ describe('GET /api/client/streaming', () => {
       await admin('POST', '/api/admin/projects/default/features/stream.a/environments/development/on');
       const updated = await stream.next();
       expect(updated.event).toBe('unleash-updated');
-      const delta = JSON.parse(updated.data!) as { events: { eventId: number; type: string; feature: { name: string; enabled: boolean } }[] };
-      expect(delta.events.map((event) => [event.type, event.feature.name, event.feature.enabled])).toEqual([['feature-updated', 'stream.a', true]]);
+      const delta = JSON.parse(updated.data!) as {
+        events: { eventId: number; type: string; feature: { name: string; enabled: boolean } }[];
+      };
+      expect(delta.events.map((event) => [event.type, event.feature.name, event.feature.enabled])).toEqual([
+        ['feature-updated', 'stream.a', true],
+      ]);
       expect(Number(updated.id)).toBe(delta.events[0]!.eventId);
       expect(Number(updated.id)).toBeGreaterThan(Number(connected.id));
     } finally {

@@ -78,7 +78,10 @@ describe('a revoke that cannot empty KV', () => {
     // The KV binding (not our code) refuses deletes, as during a KV outage.
     const failingKv = new Proxy(env.TOKENS, {
       get(target, property) {
-        if (property === 'delete') return async () => { throw new Error('KV unavailable'); };
+        if (property === 'delete')
+          return async () => {
+            throw new Error('KV unavailable');
+          };
         const value = Reflect.get(target, property);
         return typeof value === 'function' ? value.bind(target) : value;
       },

@@ -9,7 +9,9 @@ import { bodyOf, call, createToken } from './support/http';
 import { seedFlag, seedSegment } from './sdk-seed';
 
 async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql).bind(...params).first<{ n: number }>())!.n;
+  return (await env.DB.prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>())!.n;
 }
 
 const range = (n: number, name: (i: number) => string) => Array.from({ length: n }, (_, i) => name(i));
@@ -18,7 +20,9 @@ beforeAll(async () => {
   // 51 projects and 51 extra environments: enough to pass every bound below by one.
   await env.DB.batch([
     ...range(51, (i) => `lim-p${i}`).map((id) => env.DB.prepare('INSERT INTO projects (id, name) VALUES (?, ?)').bind(id, id)),
-    ...range(51, (i) => `lim-e${i}`).map((name) => env.DB.prepare("INSERT INTO environments (name, type) VALUES (?, 'development')").bind(name)),
+    ...range(51, (i) => `lim-e${i}`).map((name) =>
+      env.DB.prepare("INSERT INTO environments (name, type) VALUES (?, 'development')").bind(name),
+    ),
   ]);
 });
 
@@ -41,7 +45,9 @@ describe('a strategy with many segments (2 parameters a link)', () => {
     for (let i = 0; i < n; i++) segments.push(await seedSegment(`lim-seg-${n}-${i}`, []));
     const feature = `lim.segments.${n}`;
     expect((await call('POST', '/api/admin/projects/default/features', { body: { name: feature } })).status).toBe(201);
-    const response = await call('POST', `/api/admin/projects/default/features/${feature}/environments/development/strategies`, { body: { name: 'default', segments } });
+    const response = await call('POST', `/api/admin/projects/default/features/${feature}/environments/development/strategies`, {
+      body: { name: 'default', segments },
+    });
     expect(response.status).toBe(200);
     const strategy = await bodyOf(response);
     expect(strategy.segments).toHaveLength(n);
@@ -53,7 +59,9 @@ describe('a role with many permissions (4 parameters a grant)', () => {
   it.each([25, 26])('grants %i permissions', async (n) => {
     const { results } = await env.DB.prepare(
       "SELECT p.permission AS name, e.name AS environment FROM permissions p JOIN environments e ON p.type = 'environment' ORDER BY p.id, e.name LIMIT ?",
-    ).bind(n).all<{ name: string; environment: string }>();
+    )
+      .bind(n)
+      .all<{ name: string; environment: string }>();
     expect(results).toHaveLength(n);
     const response = await call('POST', '/api/admin/roles', { body: { name: `Many grants ${n}`, type: 'custom', permissions: results } });
     expect(response.status).toBe(201);
@@ -64,17 +72,31 @@ describe('a role with many permissions (4 parameters a grant)', () => {
 
 describe('an API token for many projects (2 parameters a project)', () => {
   it('scopes a token to 50 projects (one full statement); 51 is refused by the schema, not by D1', async () => {
-    const secret = await createToken({ tokenName: 'lim-50', type: 'client', environment: 'development', projects: range(50, (i) => `lim-p${i}`) });
+    const secret = await createToken({
+      tokenName: 'lim-50',
+      type: 'client',
+      environment: 'development',
+      projects: range(50, (i) => `lim-p${i}`),
+    });
     expect(secret.startsWith('[]:development.')).toBe(true);
-    expect(await count('SELECT count(*) AS n FROM api_token_project p JOIN api_tokens t ON t.secret_hash = p.secret_hash WHERE t.token_name = ?', 'lim-50')).toBe(50);
-    const refused = await call('POST', '/api/admin/api-tokens', { body: { tokenName: 'lim-51', type: 'client', environment: 'development', projects: range(51, (i) => `lim-p${i}`) } });
+    expect(
+      await count(
+        'SELECT count(*) AS n FROM api_token_project p JOIN api_tokens t ON t.secret_hash = p.secret_hash WHERE t.token_name = ?',
+        'lim-50',
+      ),
+    ).toBe(50);
+    const refused = await call('POST', '/api/admin/api-tokens', {
+      body: { tokenName: 'lim-51', type: 'client', environment: 'development', projects: range(51, (i) => `lim-p${i}`) },
+    });
     expect(refused.status).toBe(400);
   });
 });
 
 describe('a project with many environments (2 parameters an attachment)', () => {
   it.each([50, 51])('attaches %i environments', async (attached) => {
-    const created = await call('POST', '/api/admin/projects', { body: { id: `lim-env-${attached}`, name: 'Many environments', environments: range(attached, (i) => `lim-e${i}`) } });
+    const created = await call('POST', '/api/admin/projects', {
+      body: { id: `lim-env-${attached}`, name: 'Many environments', environments: range(attached, (i) => `lim-e${i}`) },
+    });
     expect(created.status).toBe(201);
     expect(await count('SELECT count(*) AS n FROM project_environments WHERE project_id = ?', `lim-env-${attached}`)).toBe(attached);
   });
@@ -87,7 +109,9 @@ describe('a feature in a project of many environments (3 parameters a feature en
     // Attached straight in D1, so that this test does not lean on project creation's own chunking.
     await env.DB.batch([
       env.DB.prepare('INSERT INTO projects (id, name) VALUES (?, ?)').bind(project, project),
-      ...environments.map((name) => env.DB.prepare('INSERT INTO project_environments (project_id, environment_name) VALUES (?, ?)').bind(project, name)),
+      ...environments.map((name) =>
+        env.DB.prepare('INSERT INTO project_environments (project_id, environment_name) VALUES (?, ?)').bind(project, name),
+      ),
     ]);
     expect((await call('POST', `/api/admin/projects/${project}/features`, { body: { name: `lim.fe.${n}` } })).status).toBe(201);
     expect(await count('SELECT count(*) AS n FROM feature_environments WHERE feature_name = ?', `lim.fe.${n}`)).toBe(n);
@@ -101,7 +125,10 @@ describe('client metrics for many features (7 parameters a row)', () => {
     const token = await createToken({ tokenName: `lim-metrics-${n}`, type: 'client', environment: 'development' });
     const stop = new Date().toISOString();
     const toggles = Object.fromEntries(names.map((name) => [name, { yes: 1, no: 0 }]));
-    const response = await call('POST', '/api/client/metrics', { token, body: { appName: `lim-app-${n}`, instanceId: 'i', bucket: { start: stop, stop, toggles } } });
+    const response = await call('POST', '/api/client/metrics', {
+      token,
+      body: { appName: `lim-app-${n}`, instanceId: 'i', bucket: { start: stop, stop, toggles } },
+    });
     expect(response.status).toBe(202);
     expect(await count('SELECT count(*) AS n FROM client_metrics_env WHERE app_name = ?', `lim-app-${n}`)).toBe(n);
   });

@@ -64,11 +64,13 @@ describe('x-d1-bookmark', () => {
     expect(seen[3]).toBe('first-primary');
   });
 
-  it('makes an SDK read within the revision tick read the revision again, to include another isolate\'s write', async () => {
+  it("makes an SDK read within the revision tick read the revision again, to include another isolate's write", async () => {
     const slowTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: '60000' };
     const client = await createToken({ tokenName: 'bookmark-tick', type: 'backend', environment: 'development' });
     const names = async (headers: Record<string, string> = {}) => {
-      const request = new Request(`${BASE}/api/client/features?namePrefix=bookmark.tick`, { headers: { authorization: client, ...headers } });
+      const request = new Request(`${BASE}/api/client/features?namePrefix=bookmark.tick`, {
+        headers: { authorization: client, ...headers },
+      });
       const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, slowTick, createExecutionContext());
       return ((await response.json()) as { features: { name: string }[] }).features.map((feature) => feature.name);
     };

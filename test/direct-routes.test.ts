@@ -11,7 +11,10 @@ function table() {
   const router = Router<IRequest, [Env, ExecutionContext], Response>();
   router.get('/items/:id', ({ params }) => new Response(`item ${params['id']}`));
   router.get('/items/special', () => new Response('special')); // shadowed by /items/:id
-  router.get('/plain', (request) => new Response(`plain ${JSON.stringify(request.query)} ${JSON.stringify(request.params)} ${request.route}`));
+  router.get(
+    '/plain',
+    (request) => new Response(`plain ${JSON.stringify(request.query)} ${JSON.stringify(request.params)} ${request.route}`),
+  );
   router.post('/plain', () => new Response('posted'));
   router.get('/plain', () => new Response('second')); // a duplicate never answers
   router.get('/boom', () => {

@@ -19,7 +19,10 @@ describe('MurmurHash3 buckets', () => {
     ];
     for (const [key, strategy, variant] of vectors) {
       const colon = key.indexOf(':');
-      expect([strategyBucket(key.slice(colon + 1), key.slice(0, colon)), variantBucket(key.slice(colon + 1), key.slice(0, colon), 1000)]).toEqual([strategy, variant]);
+      expect([
+        strategyBucket(key.slice(colon + 1), key.slice(0, colon)),
+        variantBucket(key.slice(colon + 1), key.slice(0, colon), 1000),
+      ]).toEqual([strategy, variant]);
     }
   });
 
@@ -32,12 +35,22 @@ describe('MurmurHash3 buckets', () => {
 
 describe('semver', () => {
   it('orders pre-releases by semver precedence', () => {
-    const order = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0'];
+    const order = [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+    ];
     for (let i = 1; i < order.length; i++) expect(compareSemver(parseSemver(order[i - 1]!)!, parseSemver(order[i]!)!)).toBeLessThan(0);
   });
 
   it('refuses what is not a strict version', () => {
-    for (const text of ['v1.0.0', '1.0', '01.0.0', '1.0.0-', '1.0.0-01', 'x'.repeat(300), '99999999999999999.0.0']) expect(parseSemver(text)).toBeUndefined();
+    for (const text of ['v1.0.0', '1.0', '01.0.0', '1.0.0-', '1.0.0-01', 'x'.repeat(300), '99999999999999999.0.0'])
+      expect(parseSemver(text)).toBeUndefined();
     expect(parseSemver('1.2.3+build.5')).toEqual({ major: 1, minor: 2, patch: 3, prerelease: [] });
   });
 });
@@ -50,7 +63,8 @@ describe('IP ranges', () => {
     expect(rangeContains(parseIpRange('::ffff:10.0.0.0/120')!, parseIpRange('::ffff:10.0.0.77')!)).toBe(true);
     expect(rangeContains(parseIpRange('0.0.0.0/0')!, parseIpRange('203.0.113.9')!)).toBe(true);
     expect(rangeContains(parseIpRange('10.0.0.0/8')!, parseIpRange('::1')!)).toBe(false);
-    for (const text of ['256.0.0.1', '1.2.3', '1:2:3:4:5:6:7:8:9', '1::2::3', '10.0.0.0/33', '::/129', 'abc', '']) expect(parseIpRange(text)).toBeUndefined();
+    for (const text of ['256.0.0.1', '1.2.3', '1:2:3:4:5:6:7:8:9', '1::2::3', '10.0.0.0/33', '::/129', 'abc', ''])
+      expect(parseIpRange(text)).toBeUndefined();
   });
 });
 

@@ -23,15 +23,37 @@ describe('GET /api/admin/search/events', () => {
     expect(types.at(-1)).toBe('feature-created');
     const created = body.events.find((event: { type: string }) => event.type === 'feature-created');
     expect(Object.keys(created)).toEqual([
-      'id', 'type', 'createdBy', 'createdAt', 'createdByUserId', 'data', 'preData', 'tags', 'featureName', 'project', 'environment', 'label', 'summary',
+      'id',
+      'type',
+      'createdBy',
+      'createdAt',
+      'createdByUserId',
+      'data',
+      'preData',
+      'tags',
+      'featureName',
+      'project',
+      'environment',
+      'label',
+      'summary',
     ]);
-    expect(created).toMatchObject({ createdBy: 'admin', createdByUserId: -42, featureName: name, project: 'default', tags: [], label: 'Flag created', summary: '**admin** triggered **feature-created**' });
+    expect(created).toMatchObject({
+      createdBy: 'admin',
+      createdByUserId: -42,
+      featureName: name,
+      project: 'default',
+      tags: [],
+      label: 'Flag created',
+      summary: '**admin** triggered **feature-created**',
+    });
   });
 
   it('filters by project, type and creator, and pages with offset and limit', async () => {
     const name = unique('evp');
     await createFeature(name);
-    const typed = await bodyOf(await call('GET', `/api/admin/search/events?type=IS:feature-created&project=IS:default&createdBy=IS:-42&limit=1`));
+    const typed = await bodyOf(
+      await call('GET', `/api/admin/search/events?type=IS:feature-created&project=IS:default&createdBy=IS:-42&limit=1`),
+    );
     expect(typed.events).toHaveLength(1);
     expect(typed.events[0]).toMatchObject({ type: 'feature-created', project: 'default', createdByUserId: -42 });
     expect(typed.total).toBeGreaterThanOrEqual(1);
@@ -75,6 +97,8 @@ describe('GET /api/admin/event-creators', () => {
     await createFeature(unique('evc'));
     const body = await bodyOf(await call('GET', '/api/admin/event-creators'));
     expect(body).toContainEqual({ id: -42, name: 'Unleash Admin Token User' });
-    expect(body.map((creator: { id: number }) => creator.id)).toEqual([...body.map((creator: { id: number }) => creator.id)].sort((a, b) => a - b));
+    expect(body.map((creator: { id: number }) => creator.id)).toEqual(
+      [...body.map((creator: { id: number }) => creator.id)].sort((a, b) => a - b),
+    );
   });
 });

@@ -57,14 +57,21 @@ beforeAll(async () => {
             sortOrder: 0,
             parameters: { rollout: '40', stickiness: 'userId', groupId: alpha },
             constraints: [{ contextName, operator: 'IN', values: ['pro'], inverted: false, caseInsensitive: true }],
-            variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"a":1}' } }],
+            variants: [
+              { name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"a":1}' } },
+            ],
             segments: [100],
           },
           { name: 'default', featureName: alpha, sortOrder: 1, disabled: true },
           { name: 'default', featureName: beta, sortOrder: 0 },
         ],
         featureEnvironments: [
-          { name: 'development', featureName: alpha, enabled: true, variants: [{ name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default' }] },
+          {
+            name: 'development',
+            featureName: alpha,
+            enabled: true,
+            variants: [{ name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default' }],
+          },
           { name: 'development', featureName: beta, enabled: false },
         ],
         contextFields: [{ name: contextName, description: 'plans', legalValues: [{ value: 'pro' }, { value: 'free' }] }],
@@ -85,7 +92,16 @@ beforeAll(async () => {
 describe('POST /api/admin/features-batch/export', () => {
   it('exports the data shape, with the real enabled state and Unleash key orders', async () => {
     const data = await exported({ project: SOURCE, environment: 'development' });
-    expect(Object.keys(data)).toEqual(['features', 'featureStrategies', 'featureEnvironments', 'contextFields', 'featureTags', 'segments', 'tagTypes', 'dependencies']);
+    expect(Object.keys(data)).toEqual([
+      'features',
+      'featureStrategies',
+      'featureEnvironments',
+      'contextFields',
+      'featureTags',
+      'segments',
+      'tagTypes',
+      'dependencies',
+    ]);
     expect(data.features).toEqual([
       { name: alpha, description: 'Alpha', type: 'experiment', project: SOURCE, stale: false, impressionData: true, archived: false },
       { name: beta, description: null, type: 'kill-switch', project: SOURCE, stale: true, impressionData: false, archived: false },
@@ -110,30 +126,62 @@ describe('POST /api/admin/features-batch/export', () => {
         title: 'Beta testers',
         parameters: { rollout: '40', stickiness: 'userId', groupId: alpha },
         constraints: [{ contextName, operator: 'IN', caseInsensitive: true, inverted: false, values: ['pro'] }],
-        variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"a":1}' } }],
+        variants: [
+          { name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'userId', payload: { type: 'json', value: '{"a":1}' } },
+        ],
         disabled: false,
         segments: [segmentId],
         sortOrder: 0,
       },
-      { name: 'default', featureName: alpha, title: null, parameters: {}, constraints: [], variants: [], disabled: true, segments: [], sortOrder: 1 },
-      { name: 'default', featureName: beta, title: null, parameters: {}, constraints: [], variants: [], disabled: false, segments: [], sortOrder: 0 },
+      {
+        name: 'default',
+        featureName: alpha,
+        title: null,
+        parameters: {},
+        constraints: [],
+        variants: [],
+        disabled: true,
+        segments: [],
+        sortOrder: 1,
+      },
+      {
+        name: 'default',
+        featureName: beta,
+        title: null,
+        parameters: {},
+        constraints: [],
+        variants: [],
+        disabled: false,
+        segments: [],
+        sortOrder: 0,
+      },
     ]);
     // beta and gamma are disabled in development and exported so (6.10.1 exported them enabled).
     expect(data.featureEnvironments).toEqual([
-      { enabled: true, featureName: alpha, environment: 'development', variants: [{ name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default' }], name: 'development' },
+      {
+        enabled: true,
+        featureName: alpha,
+        environment: 'development',
+        variants: [{ name: 'v1', weight: 1000, weightType: 'variable', stickiness: 'default' }],
+        name: 'development',
+      },
       { enabled: false, featureName: beta, environment: 'development', variants: [], name: 'development' },
       { enabled: false, featureName: gamma, environment: 'development', variants: [], name: 'development' },
     ]);
-    expect(data.contextFields).toEqual([{ name: contextName, description: 'plans', stickiness: false, sortOrder: 0, legalValues: [{ value: 'pro' }, { value: 'free' }] }]);
+    expect(data.contextFields).toEqual([
+      { name: contextName, description: 'plans', stickiness: false, sortOrder: 0, legalValues: [{ value: 'pro' }, { value: 'free' }] },
+    ]);
     expect(data.featureTags).toEqual([
       { featureName: alpha, tagType, tagValue: 'core' },
       { featureName: beta, tagType: 'simple', tagValue: 'ops' },
     ]);
     expect(data.segments).toEqual([{ id: segmentId, name: segmentName }]);
-    expect(data.tagTypes).toEqual([
-      { name: 'simple', description: 'Used to simplify filtering of features', icon: '#' },
-      { name: tagType, description: 'Teams', icon: null },
-    ].sort((a, b) => a.name.localeCompare(b.name)));
+    expect(data.tagTypes).toEqual(
+      [
+        { name: 'simple', description: 'Used to simplify filtering of features', icon: '#' },
+        { name: tagType, description: 'Teams', icon: null },
+      ].sort((a, b) => a.name.localeCompare(b.name)),
+    );
     expect(data.dependencies).toEqual([{ feature: beta, dependencies: [{ feature: alpha, enabled: true, variants: ['blue'] }] }]);
   });
 

@@ -72,7 +72,8 @@ beforeAll(async () => {
   await ok('POST', `${P}/s-epsilon/dependencies`, { feature: 's-alpha' });
   await ok('POST', `${P}/s-epsilon/environments/production/strategies`, { name: 'default', disabled: true, segments: [segTwo.id] });
 
-  const day = (name: string, date: string) => env.DB.prepare('UPDATE features SET created_at = ? WHERE name = ?').bind(`${date}T00:00:00.000Z`, name);
+  const day = (name: string, date: string) =>
+    env.DB.prepare('UPDATE features SET created_at = ? WHERE name = ?').bind(`${date}T00:00:00.000Z`, name);
   await env.DB.batch([
     day('s-alpha', '2026-01-01'),
     day('s-beta', '2026-01-02'),
@@ -80,7 +81,9 @@ beforeAll(async () => {
     day('s-delta', '2026-01-04'),
     day('s-epsilon', '2026-01-05'),
     env.DB.prepare("UPDATE features SET potentially_stale = 1 WHERE name = 's-epsilon'"),
-    env.DB.prepare("UPDATE feature_environments SET last_seen_at = '2026-02-01T10:00:00.000Z' WHERE feature_name = 's-alpha' AND environment = 'development'"),
+    env.DB.prepare(
+      "UPDATE feature_environments SET last_seen_at = '2026-02-01T10:00:00.000Z' WHERE feature_name = 's-alpha' AND environment = 'development'",
+    ),
     // Another user's favourite must not show for the admin token's user (-42).
     env.DB.prepare("INSERT INTO favorite_features (feature, user_id) VALUES ('s-beta', 1)"),
     env.DB.prepare(
@@ -90,7 +93,9 @@ beforeAll(async () => {
         ('s-alpha', 'app-1', 'development', ?2, 1000, 1000)`,
     ).bind(hourStart(0), hourStart(3 * 60 * 60 * 1000)),
   ]);
-  const row = await env.DB.prepare("SELECT created_at FROM feature_lifecycles WHERE feature = 's-alpha' AND stage = 'initial'").first<{ created_at: string }>();
+  const row = await env.DB.prepare("SELECT created_at FROM feature_lifecycles WHERE feature = 's-alpha' AND stage = 'initial'").first<{
+    created_at: string;
+  }>();
   alphaInitialAt = row!.created_at;
 });
 
@@ -367,7 +372,11 @@ describe('GET /api/admin/search/features: status, dates, favourites, archived, l
     expect(await names('archived=IS:false')).toEqual(ALL_ACTIVE);
     const body = await search('archived=IS:true');
     expect(body.total).toBe(1);
-    expect(body.features[0]).toMatchObject({ name: 's-delta', archivedAt: expect.stringMatching(/Z$/), lifecycle: { stage: 'archived', status: null } });
+    expect(body.features[0]).toMatchObject({
+      name: 's-delta',
+      archivedAt: expect.stringMatching(/Z$/),
+      lifecycle: { stage: 'archived', status: null },
+    });
   });
 
   it.each([
@@ -473,7 +482,8 @@ describe('GET /api/admin/search/features: paging', () => {
 
 describe('GET /api/admin/search/features: 400 for every malformed parameter', () => {
   const OPERATOR = '^(IS|IS_NOT|IS_ANY_OF|IS_NONE_OF):(.*?)(,([a-zA-Z0-9_]+))*$';
-  const TAG = '^(INCLUDE|DO_NOT_INCLUDE|INCLUDE_ALL_OF|INCLUDE_ANY_OF|EXCLUDE_IF_ANY_OF|EXCLUDE_ALL):(?:\\s*[^,:]+:[^,:]+\\s*)(?:,\\s*[^,:]+:[^,:]+\\s*)*$';
+  const TAG =
+    '^(INCLUDE|DO_NOT_INCLUDE|INCLUDE_ALL_OF|INCLUDE_ANY_OF|EXCLUDE_IF_ANY_OF|EXCLUDE_ALL):(?:\\s*[^,:]+:[^,:]+\\s*)(?:,\\s*[^,:]+:[^,:]+\\s*)*$';
   const SEGMENT = '^(INCLUDE|DO_NOT_INCLUDE|INCLUDE_ALL_OF|INCLUDE_ANY_OF|EXCLUDE_IF_ANY_OF|EXCLUDE_ALL):(.*?)(,([a-zA-Z0-9_]+))*$';
   const DATE = '^(IS_BEFORE|IS_ON_OR_AFTER):\\d{4}-\\d{2}-\\d{2}$';
   const pattern = (name: string, regex: string, sent: string) =>
@@ -497,7 +507,11 @@ describe('GET /api/admin/search/features: 400 for every malformed parameter', ()
     ['createdAt', '2026-01-01', pattern('createdAt', DATE, '2026-01-01')],
     ['createdAt', 'IS:2026-01-01', pattern('createdAt', DATE, 'IS:2026-01-01')],
     ['createdAt', 'IS_BEFORE:2026-1-01', pattern('createdAt', DATE, 'IS_BEFORE:2026-1-01')],
-    ['createdAt', 'IS_BEFORE:2026-13-45', 'The `/query/createdAt` property must contain a real calendar date. You sent "IS_BEFORE:2026-13-45".'],
+    [
+      'createdAt',
+      'IS_BEFORE:2026-13-45',
+      'The `/query/createdAt` property must contain a real calendar date. You sent "IS_BEFORE:2026-13-45".',
+    ],
     ['lastSeenAt', 'IS_AFTER:2026-01-01', pattern('lastSeenAt', DATE, 'IS_AFTER:2026-01-01')],
     ['favorite', 'IS:yes', pattern('favorite', '^(IS|IS_ANY_OF):(true|false)(,(true|false))*$', 'IS:yes')],
     ['favorite', 'IS_NOT:true', pattern('favorite', '^(IS|IS_ANY_OF):(true|false)(,(true|false))*$', 'IS_NOT:true')],
@@ -513,8 +527,10 @@ describe('GET /api/admin/search/features: 400 for every malformed parameter', ()
     expect(error.details).toEqual([{ path: `/query/${name}`, message }]);
   });
 
-  it('takes every filter at once with 20 query terms (within D1\'s 100 bound parameters), and refuses 21 terms', async () => {
-    const terms = Array.from({ length: 19 }, (_, i) => `nomatch${i}`).concat('alpha').join(',');
+  it("takes every filter at once with 20 query terms (within D1's 100 bound parameters), and refuses 21 terms", async () => {
+    const terms = Array.from({ length: 19 }, (_, i) => `nomatch${i}`)
+      .concat('alpha')
+      .join(',');
     const all = [
       `query=${terms}`,
       'project=IS_ANY_OF:default,search-b',
@@ -552,7 +568,10 @@ describe('GET /api/admin/search/features: 400 for every malformed parameter', ()
     expect(Date.now() - started).toBeLessThan(5000);
     const long = await call('GET', `/api/admin/search/features?query=${'x'.repeat(5000)}`);
     await expectError(long, 400, 'ValidationError');
-    const many = await call('GET', `/api/admin/search/features?tag=${encodeURIComponent(`INCLUDE:${Array.from({ length: 300 }, (_, i) => `simple:t${i}`).join(',')}`)}`);
+    const many = await call(
+      'GET',
+      `/api/admin/search/features?tag=${encodeURIComponent(`INCLUDE:${Array.from({ length: 300 }, (_, i) => `simple:t${i}`).join(',')}`)}`,
+    );
     expect(many.status).toBe(200);
   });
 });

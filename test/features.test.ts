@@ -12,25 +12,52 @@ async function createFeature(name: string, extra: Record<string, unknown> = {}, 
 }
 
 async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql).bind(...params).first<{ n: number }>();
+  const row = await env.DB.prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>();
   return row!.n;
 }
 
 async function eventTypes(featureName: string): Promise<string[]> {
-  const { results } = await env.DB.prepare('SELECT type FROM events WHERE feature_name = ? ORDER BY id').bind(featureName).all<{ type: string }>();
+  const { results } = await env.DB.prepare('SELECT type FROM events WHERE feature_name = ? ORDER BY id')
+    .bind(featureName)
+    .all<{ type: string }>();
   return results.map((row) => row.type);
 }
 
 describe('POST /api/admin/projects/:projectId/features', () => {
   it('creates a feature: 201, the Unleash shape, a location, disabled environments, lifecycle initial and an event', async () => {
-    const response = await call('POST', P, { body: { name: 'create-basic', description: 'a flag', type: 'experiment', impressionData: true } });
+    const response = await call('POST', P, {
+      body: { name: 'create-basic', description: 'a flag', type: 'experiment', impressionData: true },
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe('/api/admin/projects/default/features/create-basic');
     const body = await bodyOf(response);
-    expect(Object.keys(body)).toEqual(['name', 'description', 'type', 'project', 'stale', 'createdAt', 'lastSeenAt', 'impressionData', 'archived']);
-    expect(body).toMatchObject({ name: 'create-basic', description: 'a flag', type: 'experiment', project: 'default', stale: false, lastSeenAt: null, impressionData: true, archived: false });
+    expect(Object.keys(body)).toEqual([
+      'name',
+      'description',
+      'type',
+      'project',
+      'stale',
+      'createdAt',
+      'lastSeenAt',
+      'impressionData',
+      'archived',
+    ]);
+    expect(body).toMatchObject({
+      name: 'create-basic',
+      description: 'a flag',
+      type: 'experiment',
+      project: 'default',
+      stale: false,
+      lastSeenAt: null,
+      impressionData: true,
+      archived: false,
+    });
     expect(body.createdAt).toMatch(ISO);
-    const { results } = await env.DB.prepare('SELECT environment, enabled FROM feature_environments WHERE feature_name = ? ORDER BY environment')
+    const { results } = await env.DB.prepare(
+      'SELECT environment, enabled FROM feature_environments WHERE feature_name = ? ORDER BY environment',
+    )
       .bind('create-basic')
       .all();
     expect(results).toEqual([
@@ -68,7 +95,10 @@ describe('POST /api/admin/projects/:projectId/features', () => {
   ])('rejects the name %j with 400 and writes nothing', async (name, reason) => {
     const response = await call('POST', P, { body: { name } });
     const error = await expectError(response, 400, 'ValidationError');
-    expect(error.details[0]).toEqual({ path: '/body/name', message: `The \`/body/name\` property ${reason}. You sent ${JSON.stringify(name).length > 100 ? `${JSON.stringify(name).slice(0, 97)}...` : JSON.stringify(name)}.` });
+    expect(error.details[0]).toEqual({
+      path: '/body/name',
+      message: `The \`/body/name\` property ${reason}. You sent ${JSON.stringify(name).length > 100 ? `${JSON.stringify(name).slice(0, 97)}...` : JSON.stringify(name)}.`,
+    });
     expect(await count('SELECT count(*) AS n FROM features WHERE name = ?', name)).toBe(0);
   });
 
@@ -90,7 +120,11 @@ describe('POST /api/admin/projects/:projectId/features', () => {
   });
 
   it('answers 404 for a project that does not exist', async () => {
-    const error = await expectError(await call('POST', '/api/admin/projects/ghost/features', { body: { name: 'x-ghost' } }), 404, 'NotFoundError');
+    const error = await expectError(
+      await call('POST', '/api/admin/projects/ghost/features', { body: { name: 'x-ghost' } }),
+      404,
+      'NotFoundError',
+    );
     expect(error.message).toBe('Active project with id ghost does not exist');
   });
 
@@ -160,9 +194,17 @@ describe('GET /api/admin/projects/:projectId/features/:featureName', () => {
 describe('PUT and PATCH a feature', () => {
   it('PUT updates metadata and audits it, with stale events when stale changes', async () => {
     await createFeature('put-me');
-    const response = await call('PUT', `${P}/put-me`, { body: { description: 'new', type: 'operational', stale: true, impressionData: true } });
+    const response = await call('PUT', `${P}/put-me`, {
+      body: { description: 'new', type: 'operational', stale: true, impressionData: true },
+    });
     expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toMatchObject({ name: 'put-me', description: 'new', type: 'operational', stale: true, impressionData: true });
+    expect(await bodyOf(response)).toMatchObject({
+      name: 'put-me',
+      description: 'new',
+      type: 'operational',
+      stale: true,
+      impressionData: true,
+    });
     expect(await eventTypes('put-me')).toEqual(['feature-created', 'feature-metadata-updated', 'feature-stale-on']);
   });
 
@@ -180,9 +222,17 @@ describe('PUT and PATCH a feature', () => {
 
   it('PATCH rejects unknown paths and wrong value types with 400, changing nothing', async () => {
     await createFeature('patch-bad');
-    let error = await expectError(await call('PATCH', `${P}/patch-bad`, { body: [{ op: 'replace', path: '/name', value: 'x' }] }), 400, 'ValidationError');
+    let error = await expectError(
+      await call('PATCH', `${P}/patch-bad`, { body: [{ op: 'replace', path: '/name', value: 'x' }] }),
+      400,
+      'ValidationError',
+    );
     expect(error.details[0]!.path).toBe('/body/0/path');
-    error = await expectError(await call('PATCH', `${P}/patch-bad`, { body: [{ op: 'replace', path: '/stale', value: 'yes' }] }), 400, 'ValidationError');
+    error = await expectError(
+      await call('PATCH', `${P}/patch-bad`, { body: [{ op: 'replace', path: '/stale', value: 'yes' }] }),
+      400,
+      'ValidationError',
+    );
     expect(error.details[0]!.path).toBe('/body/0/value');
     expect(await eventTypes('patch-bad')).toEqual(['feature-created']);
   });
@@ -198,7 +248,10 @@ describe('archive, revive and the archived list', () => {
     expect(await count("SELECT count(*) AS n FROM feature_lifecycles WHERE feature = 'arch-one' AND stage = 'archived'")).toBe(1);
     expect(await eventTypes('arch-one')).toEqual(['feature-created', 'feature-archived']);
     const list = await bodyOf(await call('GET', '/api/admin/archive/features'));
-    expect(list.features.find((feature: { name: string }) => feature.name === 'arch-one')).toMatchObject({ archived: true, archivedAt: row!.archived_at });
+    expect(list.features.find((feature: { name: string }) => feature.name === 'arch-one')).toMatchObject({
+      archived: true,
+      archivedAt: row!.archived_at,
+    });
     const byProject = await bodyOf(await call('GET', '/api/admin/archive/features/default'));
     expect(byProject.features.some((feature: { name: string }) => feature.name === 'arch-one')).toBe(true);
     // Archived features are not reachable for changes, and cannot be archived twice.
@@ -238,7 +291,9 @@ describe('POST /api/admin/projects/:projectId/stale', () => {
   it('marks several features stale and back, one event each', async () => {
     await createFeature('stale-a');
     await createFeature('stale-b');
-    expect((await call('POST', '/api/admin/projects/default/stale', { body: { features: ['stale-a', 'stale-b'], stale: true } })).status).toBe(202);
+    expect(
+      (await call('POST', '/api/admin/projects/default/stale', { body: { features: ['stale-a', 'stale-b'], stale: true } })).status,
+    ).toBe(202);
     expect(await count("SELECT count(*) AS n FROM features WHERE name IN ('stale-a','stale-b') AND stale = 1")).toBe(2);
     expect(await eventTypes('stale-a')).toEqual(['feature-created', 'feature-stale-on']);
     await call('POST', '/api/admin/projects/default/stale', { body: { features: ['stale-a'], stale: false } });
@@ -247,7 +302,11 @@ describe('POST /api/admin/projects/:projectId/stale', () => {
 
   it('answers 404 and changes nothing when one feature is unknown', async () => {
     await createFeature('stale-c');
-    await expectError(await call('POST', '/api/admin/projects/default/stale', { body: { features: ['stale-c', 'stale-ghost'], stale: true } }), 404, 'NotFoundError');
+    await expectError(
+      await call('POST', '/api/admin/projects/default/stale', { body: { features: ['stale-c', 'stale-ghost'], stale: true } }),
+      404,
+      'NotFoundError',
+    );
     expect(await count("SELECT count(*) AS n FROM features WHERE name = 'stale-c' AND stale = 1")).toBe(0);
   });
 });
@@ -271,10 +330,19 @@ describe('environments on/off and strategies', () => {
         parameters: { rollout: '100', stickiness: 'default', groupId: 'env-on' },
       },
     ]);
-    expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'env-on' AND environment = 'development' AND enabled = 1")).toBe(1);
+    expect(
+      await count(
+        "SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'env-on' AND environment = 'development' AND enabled = 1",
+      ),
+    ).toBe(1);
     expect((await call('POST', `${P}/env-on/environments/development/off`)).status).toBe(200);
     expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'env-on' AND enabled = 1")).toBe(0);
-    expect(await eventTypes('env-on')).toEqual(['feature-created', 'feature-strategy-add', 'feature-environment-enabled', 'feature-environment-disabled']);
+    expect(await eventTypes('env-on')).toEqual([
+      'feature-created',
+      'feature-strategy-add',
+      'feature-environment-enabled',
+      'feature-environment-disabled',
+    ]);
   });
 
   it('answers 404 for an environment not on the project', async () => {
@@ -317,7 +385,12 @@ describe('environments on/off and strategies', () => {
     expect(await bodyOf(update)).toMatchObject({ id: strategy.id, name: 'default', disabled: true, segments: [], variants: [] });
     expect((await call('DELETE', `${P}/strat-full/environments/production/strategies/${strategy.id}`)).status).toBe(200);
     expect((await call('GET', `${P}/strat-full/environments/production/strategies/${strategy.id}`)).status).toBe(404);
-    expect(await eventTypes('strat-full')).toEqual(['feature-created', 'feature-strategy-add', 'feature-strategy-update', 'feature-strategy-remove']);
+    expect(await eventTypes('strat-full')).toEqual([
+      'feature-created',
+      'feature-strategy-add',
+      'feature-strategy-update',
+      'feature-strategy-remove',
+    ]);
   });
 
   it('rejects unknown strategies, unknown segments and bad constraints with 400 and writes nothing', async () => {
@@ -327,10 +400,16 @@ describe('environments on/off and strategies', () => {
     expect(error.details[0]!.message).toBe('noSuchStrategy is not supported.');
     error = await expectError(await call('POST', path, { body: { name: 'default', segments: [999999] } }), 400, 'ValidationError');
     expect(error.details[0]!.message).toBe('Unsupported segments: 999999');
-    error = await expectError(await call('POST', path, { body: { name: 'default', constraints: [{ contextName: 'x', operator: 'LIKE' }] } }), 400, 'ValidationError');
+    error = await expectError(
+      await call('POST', path, { body: { name: 'default', constraints: [{ contextName: 'x', operator: 'LIKE' }] } }),
+      400,
+      'ValidationError',
+    );
     expect(error.details[0]!.path).toBe('/body/constraints/0/operator');
     error = await expectError(
-      await call('POST', path, { body: { name: 'default', variants: [{ name: 'a', weight: 1500, weightType: 'fix', stickiness: 'default' }] } }),
+      await call('POST', path, {
+        body: { name: 'default', variants: [{ name: 'a', weight: 1500, weightType: 'fix', stickiness: 'default' }] },
+      }),
       400,
       'ValidationError',
     );
@@ -359,18 +438,45 @@ describe('environment variants', () => {
   it('rejects fixed weights over 1000 and duplicate names', async () => {
     await createFeature('var-bad');
     const path = `${P}/var-bad/environments/development/variants`;
-    await expectError(await call('PUT', path, { body: [{ name: 'a', weight: 700, weightType: 'fix' }, { name: 'b', weight: 700, weightType: 'fix' }] }), 400, 'ValidationError');
-    await expectError(await call('PUT', path, { body: [{ name: 'a', weight: 0 }, { name: 'a', weight: 0 }] }), 400, 'ValidationError');
+    await expectError(
+      await call('PUT', path, {
+        body: [
+          { name: 'a', weight: 700, weightType: 'fix' },
+          { name: 'b', weight: 700, weightType: 'fix' },
+        ],
+      }),
+      400,
+      'ValidationError',
+    );
+    await expectError(
+      await call('PUT', path, {
+        body: [
+          { name: 'a', weight: 0 },
+          { name: 'a', weight: 0 },
+        ],
+      }),
+      400,
+      'ValidationError',
+    );
     expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'var-bad' AND variants != '[]'")).toBe(0);
   });
 
   it('refuses variants that are all fixed, even totalling 1000, as Unleash (and import) do', async () => {
     await createFeature('var-all-fixed');
-    const allFixed = [{ name: 'a', weight: 400, weightType: 'fix' }, { name: 'b', weight: 600, weightType: 'fix' }];
-    const environment = await expectError(await call('PUT', `${P}/var-all-fixed/environments/development/variants`, { body: allFixed }), 400, 'ValidationError');
+    const allFixed = [
+      { name: 'a', weight: 400, weightType: 'fix' },
+      { name: 'b', weight: 600, weightType: 'fix' },
+    ];
+    const environment = await expectError(
+      await call('PUT', `${P}/var-all-fixed/environments/development/variants`, { body: allFixed }),
+      400,
+      'ValidationError',
+    );
     expect(environment.details[0]!.message).toBe('variants: There must be at least one "variable" variant');
     const strategy = await expectError(
-      await call('POST', `${P}/var-all-fixed/environments/development/strategies`, { body: { name: 'default', variants: allFixed.map((variant) => ({ ...variant, stickiness: 'default' })) } }),
+      await call('POST', `${P}/var-all-fixed/environments/development/strategies`, {
+        body: { name: 'default', variants: allFixed.map((variant) => ({ ...variant, stickiness: 'default' })) },
+      }),
       400,
       'ValidationError',
     );
@@ -396,7 +502,10 @@ describe('tags and tag types', () => {
     expect(location).toBe('/api/admin/tag-types/squad');
     const response = await call('GET', location);
     expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toEqual({ version: 1, tagType: { name: 'squad', description: 'Owning squad', icon: null, color: null } });
+    expect(await bodyOf(response)).toEqual({
+      version: 1,
+      tagType: { name: 'squad', description: 'Owning squad', icon: null, color: null },
+    });
     const missing = await expectError(await call('GET', '/api/admin/tag-types/nope'), 404, 'NotFoundError');
     expect(missing.message).toBe('Could not find tag-type');
   });
@@ -406,7 +515,10 @@ describe('tags and tag types', () => {
     const response = await call('POST', '/api/admin/features/tag-me/tags', { body: { type: 'simple', value: 'backend' } });
     expect(response.status).toBe(201);
     expect(await bodyOf(response)).toEqual({ type: 'simple', value: 'backend' });
-    expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({ version: 1, tags: [{ value: 'backend', type: 'simple' }] });
+    expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({
+      version: 1,
+      tags: [{ value: 'backend', type: 'simple' }],
+    });
     expect((await call('DELETE', '/api/admin/features/tag-me/tags/simple/backend')).status).toBe(200);
     expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({ version: 1, tags: [] });
     expect(await eventTypes('tag-me')).toEqual(['feature-created', 'feature-tagged', 'feature-untagged']);
@@ -414,10 +526,26 @@ describe('tags and tag types', () => {
 
   it('rejects tag values outside 2..50 characters, unknown tag types and unknown features', async () => {
     await createFeature('tag-bad');
-    await expectError(await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'simple', value: 'x' } }), 400, 'ValidationError');
-    await expectError(await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'simple', value: 'x'.repeat(51) } }), 400, 'ValidationError');
-    await expectError(await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'nosuchtype', value: 'ok' } }), 404, 'NotFoundError');
-    const error = await expectError(await call('POST', '/api/admin/features/nope/tags', { body: { type: 'simple', value: 'ok' } }), 404, 'NotFoundError');
+    await expectError(
+      await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'simple', value: 'x' } }),
+      400,
+      'ValidationError',
+    );
+    await expectError(
+      await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'simple', value: 'x'.repeat(51) } }),
+      400,
+      'ValidationError',
+    );
+    await expectError(
+      await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'nosuchtype', value: 'ok' } }),
+      404,
+      'NotFoundError',
+    );
+    const error = await expectError(
+      await call('POST', '/api/admin/features/nope/tags', { body: { type: 'simple', value: 'ok' } }),
+      404,
+      'NotFoundError',
+    );
     expect(error.message).toBe('No feature flag found');
     expect(await count("SELECT count(*) AS n FROM feature_tag WHERE feature_name = 'tag-bad'")).toBe(0);
   });
@@ -479,13 +607,23 @@ describe('dependencies', () => {
     await createFeature('dep-child');
     await createFeature('dep-grandchild');
     expect((await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-parent' } })).status).toBe(200);
-    expect(await bodyOf(await call('GET', `${P}/dep-child`))).toMatchObject({ dependencies: [{ feature: 'dep-parent', enabled: true, variants: [] }] });
+    expect(await bodyOf(await call('GET', `${P}/dep-child`))).toMatchObject({
+      dependencies: [{ feature: 'dep-parent', enabled: true, variants: [] }],
+    });
     expect(await bodyOf(await call('GET', `${P}/dep-parent`))).toMatchObject({ children: ['dep-child'] });
 
-    let error = await expectError(await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-child' } }), 403, 'InvalidOperationError');
+    let error = await expectError(
+      await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-child' } }),
+      403,
+      'InvalidOperationError',
+    );
     expect(error.message).toBe('A feature flag cannot depend on itself.');
     // A child cannot become a parent, and a parent cannot get a parent: no chains, so no cycles.
-    error = await expectError(await call('POST', `${P}/dep-grandchild/dependencies`, { body: { feature: 'dep-child' } }), 403, 'InvalidOperationError');
+    error = await expectError(
+      await call('POST', `${P}/dep-grandchild/dependencies`, { body: { feature: 'dep-child' } }),
+      403,
+      'InvalidOperationError',
+    );
     expect(error.message).toBe('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.');
     await expectError(await call('POST', `${P}/dep-parent/dependencies`, { body: { feature: 'dep-child' } }), 403, 'InvalidOperationError');
     await expectError(await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-ghost' } }), 404, 'NotFoundError');
@@ -514,7 +652,16 @@ describe('projects and environments', () => {
     const body = await bodyOf(await call('GET', '/api/admin/environments'));
     expect(body.version).toBe(1);
     expect(body.environments.map((environment: { name: string }) => environment.name)).toEqual(['default', 'development', 'production']);
-    expect(Object.keys(body.environments[0])).toEqual(['name', 'type', 'sortOrder', 'enabled', 'protected', 'requiredApprovals', 'projectCount', 'enabledToggleCount']);
+    expect(Object.keys(body.environments[0])).toEqual([
+      'name',
+      'type',
+      'sortOrder',
+      'enabled',
+      'protected',
+      'requiredApprovals',
+      'projectCount',
+      'enabledToggleCount',
+    ]);
     expect(body.environments[0]).toMatchObject({ name: 'default', type: 'production', sortOrder: 1, enabled: false, protected: true });
   });
 
@@ -522,14 +669,25 @@ describe('projects and environments', () => {
     const response = await call('POST', '/api/admin/projects', { body: { id: 'proj-new', name: 'New project', description: 'x' } });
     expect(response.status).toBe(201);
     const project = await bodyOf(response);
-    expect(project).toMatchObject({ id: 'proj-new', name: 'New project', description: 'x', featureCount: 0, mode: 'open', environments: ['development', 'production'] });
+    expect(project).toMatchObject({
+      id: 'proj-new',
+      name: 'New project',
+      description: 'x',
+      featureCount: 0,
+      mode: 'open',
+      environments: ['development', 'production'],
+    });
     await createFeature('proj-new-flag', {}, 'proj-new');
     expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'proj-new-flag'")).toBe(2);
     const list = await bodyOf(await call('GET', '/api/admin/projects'));
     expect(list.projects.find((item: { id: string }) => item.id === 'proj-new')).toMatchObject({ featureCount: 1 });
     await expectError(await call('POST', '/api/admin/projects', { body: { id: 'proj-new', name: 'again' } }), 409, 'NameExistsError');
     await expectError(await call('POST', '/api/admin/projects', { body: { id: 'bad id', name: 'x' } }), 400, 'ValidationError');
-    await expectError(await call('POST', '/api/admin/projects', { body: { id: 'proj-env', name: 'x', environments: ['nope'] } }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', '/api/admin/projects', { body: { id: 'proj-env', name: 'x', environments: ['nope'] } }),
+      400,
+      'ValidationError',
+    );
     expect(await count("SELECT count(*) AS n FROM projects WHERE id = 'proj-env'")).toBe(0);
   });
 
@@ -537,7 +695,9 @@ describe('projects and environments', () => {
     await call('POST', '/api/admin/projects', { body: { id: 'proj-attach', name: 'Attach', environments: ['development'] } });
     await createFeature('attach-flag', {}, 'proj-attach');
     expect((await call('POST', '/api/admin/projects/proj-attach/environments', { body: { environment: 'production' } })).status).toBe(200);
-    const { results } = await env.DB.prepare("SELECT environment, enabled FROM feature_environments WHERE feature_name = 'attach-flag' ORDER BY environment").all();
+    const { results } = await env.DB.prepare(
+      "SELECT environment, enabled FROM feature_environments WHERE feature_name = 'attach-flag' ORDER BY environment",
+    ).all();
     expect(results).toEqual([
       { environment: 'development', enabled: 0 },
       { environment: 'production', enabled: 0 },

@@ -32,14 +32,29 @@ beforeAll(async () => {
   clientToken = await createToken({ tokenName: 'fe-client', type: 'client', environment: 'development' });
 
   const segment = await seedSegment('fe-eu', [{ contextName: 'region', operator: 'IN', values: ['eu'] }]);
-  await seedFlag({ name: 'fe.on', impressionData: true, environments: { development: { enabled: true, strategies: [{ name: 'default' }] } } });
+  await seedFlag({
+    name: 'fe.on',
+    impressionData: true,
+    environments: { development: { enabled: true, strategies: [{ name: 'default' }] } },
+  });
   await seedFlag({ name: 'fe.off', environments: { development: { enabled: false, strategies: [{ name: 'default' }] } } });
-  await seedFlag({ name: 'fe.users', environments: { development: { enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: '42, 43' } }] } } });
+  await seedFlag({
+    name: 'fe.users',
+    environments: { development: { enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: '42, 43' } }] } },
+  });
   await seedFlag({
     name: 'fe.region',
-    environments: { development: { enabled: true, strategies: [{ name: 'default', constraints: [{ contextName: 'region', operator: 'IN', values: ['eu'] }] }] } },
+    environments: {
+      development: {
+        enabled: true,
+        strategies: [{ name: 'default', constraints: [{ contextName: 'region', operator: 'IN', values: ['eu'] }] }],
+      },
+    },
   });
-  await seedFlag({ name: 'fe.segment', environments: { development: { enabled: true, strategies: [{ name: 'default', segments: [segment] }] } } });
+  await seedFlag({
+    name: 'fe.segment',
+    environments: { development: { enabled: true, strategies: [{ name: 'default', segments: [segment] }] } },
+  });
   await seedFlag({
     name: 'fe.variants',
     environments: {
@@ -48,7 +63,13 @@ beforeAll(async () => {
         strategies: [{ name: 'default' }],
         variants: [
           { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"color":"red"}' } },
-          { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['vip'] }] },
+          {
+            name: 'blue',
+            weight: 500,
+            weightType: 'variable',
+            stickiness: 'default',
+            overrides: [{ contextName: 'userId', values: ['vip'] }],
+          },
         ],
       },
     },
@@ -62,20 +83,37 @@ beforeAll(async () => {
           {
             name: 'flexibleRollout',
             parameters: { rollout: '100', stickiness: 'default', groupId: 'fe.strategy-variant' },
-            variants: [{ name: 'only', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'hi' } }],
+            variants: [
+              { name: 'only', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'hi' } },
+            ],
           },
         ],
       },
     },
   });
   await seedFlag({ name: 'fe.child', environments: { development: { enabled: true } }, dependencies: [{ parent: 'fe.users' }] });
-  await seedFlag({ name: 'fe.rollout', environments: { development: { enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'userId', groupId: 'fe.rollout' } }] } } });
-  await seedFlag({ name: 'fe.ip', environments: { development: { enabled: true, strategies: [{ name: 'remoteAddress', parameters: { IPs: '198.51.100.0/24' } }] } } });
+  await seedFlag({
+    name: 'fe.rollout',
+    environments: {
+      development: {
+        enabled: true,
+        strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'userId', groupId: 'fe.rollout' } }],
+      },
+    },
+  });
+  await seedFlag({
+    name: 'fe.ip',
+    environments: { development: { enabled: true, strategies: [{ name: 'remoteAddress', parameters: { IPs: '198.51.100.0/24' } }] } },
+  });
   await seedFlag({ name: 'fe.scoped', project: 'fe-other', environments: { development: { enabled: true } } });
 });
 
 async function toggles(path: string, init: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const response = await call(init.body === undefined ? 'GET' : 'POST', path, { token: init.token ?? frontendToken, body: init.body, headers: init.headers });
+  const response = await call(init.body === undefined ? 'GET' : 'POST', path, {
+    token: init.token ?? frontendToken,
+    body: init.body,
+    headers: init.headers,
+  });
   expect(response.status).toBe(200);
   const body = await bodyOf<{ toggles: Toggle[] }>(response);
   return { response, toggles: body.toggles, byName: new Map(body.toggles.map((toggle) => [toggle.name, toggle])) };
@@ -119,7 +157,13 @@ describe('GET /api/frontend', () => {
     expect(vip.byName.get('fe.variants')!.variant).toEqual({ name: 'blue', enabled: true, feature_enabled: true, featureEnabled: true });
     const strategy = vip.byName.get('fe.strategy-variant')!;
     expect(Object.keys(strategy.variant)).toEqual(['name', 'enabled', 'payload', 'feature_enabled', 'featureEnabled']);
-    expect(strategy.variant).toEqual({ name: 'only', enabled: true, payload: { type: 'string', value: 'hi' }, feature_enabled: true, featureEnabled: true });
+    expect(strategy.variant).toEqual({
+      name: 'only',
+      enabled: true,
+      payload: { type: 'string', value: 'hi' },
+      feature_enabled: true,
+      featureEnabled: true,
+    });
     // A sticky user gets the same variant every time.
     const picks = new Set<string>();
     for (let i = 0; i < 3; i++) picks.add((await toggles('/api/frontend?userId=user-17')).byName.get('fe.variants')!.variant.name);
@@ -136,7 +180,9 @@ describe('GET /api/frontend', () => {
   it("uses the caller's address as remoteAddress unless the context has one", async () => {
     expect((await toggles('/api/frontend', { headers: { 'cf-connecting-ip': '198.51.100.7' } })).byName.has('fe.ip')).toBe(true);
     expect((await toggles('/api/frontend', { headers: { 'cf-connecting-ip': '203.0.113.1' } })).byName.has('fe.ip')).toBe(false);
-    expect((await toggles('/api/frontend?remoteAddress=198.51.100.9', { headers: { 'cf-connecting-ip': '203.0.113.1' } })).byName.has('fe.ip')).toBe(true);
+    expect(
+      (await toggles('/api/frontend?remoteAddress=198.51.100.9', { headers: { 'cf-connecting-ip': '203.0.113.1' } })).byName.has('fe.ip'),
+    ).toBe(true);
   });
 
   it("limits flags to the token's projects", async () => {
@@ -148,7 +194,10 @@ describe('GET /api/frontend', () => {
     const first = await toggles('/api/frontend?userId=42');
     const etag = first.response.headers.get('etag')!;
     expect(etag).toBe(await expressWeakEtag(JSON.stringify({ toggles: first.toggles })));
-    const again = await call('GET', '/api/frontend?userId=42', { token: frontendToken, headers: { 'If-None-Match': etag, origin: 'https://app.example' } });
+    const again = await call('GET', '/api/frontend?userId=42', {
+      token: frontendToken,
+      headers: { 'If-None-Match': etag, origin: 'https://app.example' },
+    });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
     expect(again.headers.get('etag')).toBe(etag);
@@ -179,7 +228,11 @@ describe('answers kept per context', () => {
   it('serves a repeated context the same answer until a write, then the new one', async () => {
     await seedProject('fe-cache');
     const token = await createToken({ tokenName: 'fe-cache', type: 'frontend', environment: 'development', projects: ['fe-cache'] });
-    await seedFlag({ name: 'fe.cache.users', project: 'fe-cache', environments: { development: { enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: '42' } }] } } });
+    await seedFlag({
+      name: 'fe.cache.users',
+      project: 'fe-cache',
+      environments: { development: { enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: '42' } }] } },
+    });
     const path = '/api/frontend?userId=42&sessionId=s1';
     const first = await toggles(path, { token });
     expect(first.toggles.map((toggle) => toggle.name)).toEqual(['fe.cache.users']);
@@ -195,7 +248,12 @@ describe('answers kept per context', () => {
 
   it("keeps answers for a query with a sessionId apart per caller's address", async () => {
     const path = '/api/frontend?userId=1&sessionId=s-ip';
-    for (const [ip, expected] of [['198.51.100.7', true], ['203.0.113.1', false], ['198.51.100.7', true], ['203.0.113.1', false]] as const) {
+    for (const [ip, expected] of [
+      ['198.51.100.7', true],
+      ['203.0.113.1', false],
+      ['198.51.100.7', true],
+      ['203.0.113.1', false],
+    ] as const) {
       expect((await toggles(path, { headers: { 'cf-connecting-ip': ip } })).byName.has('fe.ip')).toBe(expected);
     }
   });
@@ -206,7 +264,12 @@ describe('answers kept per context', () => {
     await seedFlag({
       name: 'fe.random',
       project: 'fe-random',
-      environments: { development: { enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'random', groupId: 'fe.random' } }] } },
+      environments: {
+        development: {
+          enabled: true,
+          strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'random', groupId: 'fe.random' } }],
+        },
+      },
     });
     const seen = new Set<boolean>();
     for (let i = 0; i < 40 && seen.size < 2; i++) {
@@ -241,7 +304,11 @@ describe('POST /api/frontend', () => {
   });
 
   it('rejects non-JSON bodies with 415 and malformed JSON with 400', async () => {
-    await expectError(await call('POST', '/api/frontend', { token: frontendToken, rawBody: 'x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
+    await expectError(
+      await call('POST', '/api/frontend', { token: frontendToken, rawBody: 'x', contentType: 'text/plain' }),
+      415,
+      'ContentTypeerror',
+    );
     await expectError(await call('POST', '/api/frontend', { token: frontendToken, rawBody: '{"context":' }), 400, 'ValidationError');
   });
 });
@@ -252,7 +319,11 @@ describe('CORS on /api/frontend', () => {
   it('answers a preflight without a key; `*` goes without Allow-Credentials', async () => {
     const response = await call('OPTIONS', '/api/frontend', {
       token: null,
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,if-none-match' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization,if-none-match',
+      },
     });
     expect(response.status).toBe(204);
     expect(Object.fromEntries(response.headers)).toEqual({
@@ -269,14 +340,26 @@ describe('CORS on /api/frontend', () => {
   });
 
   // One preflight per header the browser SDKs send, as a browser asks for it (any case).
-  for (const header of ['unleash-sdk', 'unleash-appname', 'unleash-connection-id', 'if-none-match', 'content-type', 'authorization', 'Unleash-SDK', 'Authorization']) {
+  for (const header of [
+    'unleash-sdk',
+    'unleash-appname',
+    'unleash-connection-id',
+    'if-none-match',
+    'content-type',
+    'authorization',
+    'Unleash-SDK',
+    'Authorization',
+  ]) {
     it(`allows the ${header} request header`, async () => {
       const response = await call('OPTIONS', '/api/frontend', {
         token: null,
         headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': header },
       });
       expect(response.status).toBe(204);
-      const allowed = response.headers.get('access-control-allow-headers')!.split(',').map((name) => name.trim());
+      const allowed = response.headers
+        .get('access-control-allow-headers')!
+        .split(',')
+        .map((name) => name.trim());
       expect(allowed).toContain(header.toLowerCase());
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       expect(response.headers.has('access-control-allow-credentials')).toBe(false);
@@ -293,7 +376,8 @@ describe('CORS on /api/frontend', () => {
 
   it('reflects only the origins FRONTEND_API_ORIGINS allows, with credentials, when it lists some', () => {
     const restricted = { ...(env as unknown as Env), FRONTEND_API_ORIGINS: 'https://app.example, https://admin.example' };
-    const ask = (origin: string) => preflight(new Request('http://localhost/api/frontend', { method: 'OPTIONS', headers: { origin } }), restricted);
+    const ask = (origin: string) =>
+      preflight(new Request('http://localhost/api/frontend', { method: 'OPTIONS', headers: { origin } }), restricted);
     const allowed = ask('https://admin.example');
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://admin.example');
     expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
@@ -336,13 +420,25 @@ describe('/api/frontend/client/*', () => {
     const stop = new Date().toISOString();
     const response = await call('POST', '/api/frontend/client/metrics', {
       token: frontendToken,
-      body: { appName: 'web', instanceId: 'browser', bucket: { start: stop, stop, toggles: { 'fe.on': { yes: 2, no: 1, variants: { disabled: 3 } } } } },
+      body: {
+        appName: 'web',
+        instanceId: 'browser',
+        bucket: { start: stop, stop, toggles: { 'fe.on': { yes: 2, no: 1, variants: { disabled: 3 } } } },
+      },
     });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('OK');
-    const row = await env.DB.prepare('SELECT environment, timestamp, yes, no FROM client_metrics_env WHERE feature_name = ? AND app_name = ?').bind('fe.on', 'web').first();
+    const row = await env.DB.prepare(
+      'SELECT environment, timestamp, yes, no FROM client_metrics_env WHERE feature_name = ? AND app_name = ?',
+    )
+      .bind('fe.on', 'web')
+      .first();
     expect(row).toEqual({ environment: 'development', timestamp: `${stop.slice(0, 13)}:00:00.000Z`, yes: 2, no: 1 });
-    await expectError(await call('POST', '/api/frontend/client/metrics', { token: frontendToken, body: { bucket: {} } }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', '/api/frontend/client/metrics', { token: frontendToken, body: { bucket: {} } }),
+      400,
+      'ValidationError',
+    );
   });
 
   it('accepts registration (200) and refuses the endpoints Unleash does not implement (405)', async () => {

@@ -10,10 +10,43 @@ import { ADMIN_TOKEN, call, createToken } from './support/http';
 const DEEP = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
 const HOSTILE_VALUES: unknown[] = ['bad\ud800text', 'nul\u0000byte', 2 ** 63, 1.5, -1, null, [], {}, 'x'.repeat(20_000)];
 const FIELDS = [
-  'name', 'type', 'description', 'tokenName', 'username', 'email', 'rootRole', 'roleId', 'expiresAt', 'enabled',
-  'project', 'projects', 'environment', 'permissions', 'constraints', 'parameters', 'variants', 'segments', 'value',
-  'values', 'stale', 'features', 'feature', 'tags', 'tokens', 'context', 'appName', 'instanceId', 'bucket', 'status',
-  'password', 'data', 'weight', 'id', 'sortOrder', 'op', 'path',
+  'name',
+  'type',
+  'description',
+  'tokenName',
+  'username',
+  'email',
+  'rootRole',
+  'roleId',
+  'expiresAt',
+  'enabled',
+  'project',
+  'projects',
+  'environment',
+  'permissions',
+  'constraints',
+  'parameters',
+  'variants',
+  'segments',
+  'value',
+  'values',
+  'stale',
+  'features',
+  'feature',
+  'tags',
+  'tokens',
+  'context',
+  'appName',
+  'instanceId',
+  'bucket',
+  'status',
+  'password',
+  'data',
+  'weight',
+  'id',
+  'sortOrder',
+  'op',
+  'path',
 ];
 
 /** Raw JSON bodies: each is one hostile shape. */
@@ -32,12 +65,39 @@ function hostileBodies(): string[] {
     bodies.push(JSON.stringify(Object.fromEntries(FIELDS.map((field) => [field, value]))));
   }
   // Shapes nested one level down, where item schemas live.
-  bodies.push(JSON.stringify({ project: 'default', environment: 'development', data: { features: [{ name: '__proto__' }], featureStrategies: [{ name: 'default', featureName: '__proto__', parameters: { __proto__: 'x' } }], tagTypes: [] } }));
-  bodies.push(JSON.stringify({ constraints: [{ contextName: 'userId', operator: 'IN', values: [null, 2 ** 63, {}] }], parameters: { rollout: 2 ** 63 }, variants: [{ name: 'v', weight: 2 ** 63 }] }));
+  bodies.push(
+    JSON.stringify({
+      project: 'default',
+      environment: 'development',
+      data: {
+        features: [{ name: '__proto__' }],
+        featureStrategies: [{ name: 'default', featureName: '__proto__', parameters: { __proto__: 'x' } }],
+        tagTypes: [],
+      },
+    }),
+  );
+  bodies.push(
+    JSON.stringify({
+      constraints: [{ contextName: 'userId', operator: 'IN', values: [null, 2 ** 63, {}] }],
+      parameters: { rollout: 2 ** 63 },
+      variants: [{ name: 'v', weight: 2 ** 63 }],
+    }),
+  );
   return bodies;
 }
 
-const PARAM_VALUES = ['default', '__proto__', 'constructor', '%00', '2147483648', '99999999999999999999', '%ZZ', '..', '%F0%9F%98%80', 'x'.repeat(3000)];
+const PARAM_VALUES = [
+  'default',
+  '__proto__',
+  'constructor',
+  '%00',
+  '2147483648',
+  '99999999999999999999',
+  '%ZZ',
+  '..',
+  '%F0%9F%98%80',
+  'x'.repeat(3000),
+];
 const QUERIES = [
   '',
   '?limit=1.5&offset=Infinity&sortBy=__proto__&sortOrder=asc',
@@ -99,7 +159,9 @@ describe('hostile input on every route', () => {
           if (response.headers.get('content-type') === 'text/event-stream') await response.body?.cancel();
           else await response.arrayBuffer();
           if (response.status >= 500) {
-            failures.push(`${route.method} ${path.slice(0, 120)}${query.slice(0, 60)} ${rawBody?.slice(0, 60) ?? ''} -> ${response.status}`);
+            failures.push(
+              `${route.method} ${path.slice(0, 120)}${query.slice(0, 60)} ${rawBody?.slice(0, 60) ?? ''} -> ${response.status}`,
+            );
           }
         }
       }

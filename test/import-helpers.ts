@@ -29,11 +29,17 @@ export async function createProject(id: string, environments: string[] = ['devel
 }
 
 export async function rows<T = Record<string, unknown>>(query: string, ...params: unknown[]): Promise<T[]> {
-  return (await env.DB.prepare(query).bind(...params).all<T>()).results;
+  return (
+    await env.DB.prepare(query)
+      .bind(...params)
+      .all<T>()
+  ).results;
 }
 
 export async function count(query: string, ...params: unknown[]): Promise<number> {
-  const result = await env.DB.prepare(query).bind(...params).first<{ n: number }>();
+  const result = await env.DB.prepare(query)
+    .bind(...params)
+    .first<{ n: number }>();
   return result?.n ?? 0;
 }
 

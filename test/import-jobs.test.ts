@@ -11,7 +11,16 @@ import { chunkStatements } from '../src/modules/import-export/store';
 import { UPDATE_FEATURE } from '../src/auth/permissions';
 import type { UserPrincipal } from '../src/auth/principal';
 import type { IRequest } from 'itty-router';
-import { emptyRows, partText, type ImportContext, type PreparedDependency, type StagedEnvironment, type StagedFeature, type StagedStrategy, type StagedTag } from '../src/modules/import-export/plan';
+import {
+  emptyRows,
+  partText,
+  type ImportContext,
+  type PreparedDependency,
+  type StagedEnvironment,
+  type StagedFeature,
+  type StagedStrategy,
+  type StagedTag,
+} from '../src/modules/import-export/plan';
 import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
 import { count, createProject, maxEventId, payload, rows, unique, waitForJob } from './import-helpers';
@@ -37,7 +46,13 @@ const CONTEXT: Omit<ImportContext, 'project' | 'environment'> = {
   defaultStickiness: 'default',
   segmentMap: {},
   skip: [],
-  auto: { name: 'flexibleRollout', title: null, parameters: { rollout: '100', stickiness: 'default', groupId: '' }, constraints: [], variants: [] },
+  auto: {
+    name: 'flexibleRollout',
+    title: null,
+    parameters: { rollout: '100', stickiness: 'default', groupId: '' },
+    constraints: [],
+    variants: [],
+  },
   tagTypes: [],
   contextFields: [],
 };
@@ -49,14 +64,31 @@ async function insertJob(project: string, environment: string, chunks: TestChunk
     `INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id, queued_at, context)
      VALUES (?, ?, ?, 'queued', ?, ?, 'tester', -42, ?, ?)`,
   )
-    .bind(id, project, environment, chunks.length, chunks.reduce((sum, chunk) => sum + chunk.features.length, 0), new Date().toISOString(), JSON.stringify({ ...CONTEXT, ...context, project, environment }))
+    .bind(
+      id,
+      project,
+      environment,
+      chunks.length,
+      chunks.reduce((sum, chunk) => sum + chunk.features.length, 0),
+      new Date().toISOString(),
+      JSON.stringify({ ...CONTEXT, ...context, project, environment }),
+    )
     .run();
   for (const [index, chunk] of chunks.entries()) {
-    const rows = { ...emptyRows(), ...Object.fromEntries(Object.entries(chunk).map(([key, items]) => [key, items.map((item: unknown) => JSON.stringify(item))])) };
+    const rows = {
+      ...emptyRows(),
+      ...Object.fromEntries(Object.entries(chunk).map(([key, items]) => [key, items.map((item: unknown) => JSON.stringify(item))])),
+    };
     const kind = chunk.dependencies.length > 0 ? 'dependencies' : 'features';
     await env.DB.batch([
-      env.DB.prepare('INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count) VALUES (?, ?, json_object(\'kind\', ?), ?)').bind(id, index, kind, chunk.features.length),
-      env.DB.prepare('INSERT INTO import_job_parts (job_id, chunk_index, part, payload) VALUES (?, ?, 0, jsonb(?))').bind(id, index, partText(rows)),
+      env.DB.prepare(
+        "INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count) VALUES (?, ?, json_object('kind', ?), ?)",
+      ).bind(id, index, kind, chunk.features.length),
+      env.DB.prepare('INSERT INTO import_job_parts (job_id, chunk_index, part, payload) VALUES (?, ?, 0, jsonb(?))').bind(
+        id,
+        index,
+        partText(rows),
+      ),
     ]);
   }
   return id;
@@ -67,7 +99,9 @@ function chunk(parts: Partial<TestChunk>): TestChunk {
 }
 
 async function deliver(queue: string, jobId: string, chunkIndex: number, attempts = 1) {
-  const batch = createMessageBatch<ImportChunkMessage>(queue, [{ id: crypto.randomUUID(), timestamp: Date.now(), attempts, body: { jobId, chunkIndex } }]);
+  const batch = createMessageBatch<ImportChunkMessage>(queue, [
+    { id: crypto.randomUUID(), timestamp: Date.now(), attempts, body: { jobId, chunkIndex } },
+  ]);
   const ctx = createExecutionContext();
   await worker.queue!(batch, env);
   return getQueueResult(batch, ctx);
@@ -107,7 +141,15 @@ describe('large imports go through the queue', () => {
       'startedAt',
       'finishedAt',
     ]);
-    expect(accepted).toMatchObject({ status: 'queued', project: 'default', environment: 'development', totalChunks: 3, doneChunks: 0, totalFeatures: 2_105, errors: [] });
+    expect(accepted).toMatchObject({
+      status: 'queued',
+      project: 'default',
+      environment: 'development',
+      totalChunks: 3,
+      doneChunks: 0,
+      totalFeatures: 2_105,
+      errors: [],
+    });
     expect(accepted.id).toMatch(UUID);
 
     const job = await waitForJob(location);
@@ -119,13 +161,19 @@ describe('large imports go through the queue', () => {
     expect(await count('SELECT count(*) AS n FROM features WHERE name LIKE ?', `${prefix}-%`)).toBe(2_105);
     expect(await count('SELECT count(*) AS n FROM feature_lifecycles WHERE feature LIKE ?', `${prefix}-%`)).toBe(2_105);
     expect(await count('SELECT count(*) AS n FROM feature_environments WHERE feature_name LIKE ?', `${prefix}-%`)).toBe(4_210);
-    expect(await rows('SELECT parent, child, enabled FROM dependent_features WHERE child = ?', last)).toEqual([{ parent: first, child: last, enabled: 0 }]);
-    expect(await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", last)).toEqual([{ enabled: 1 }]);
+    expect(await rows('SELECT parent, child, enabled FROM dependent_features WHERE child = ?', last)).toEqual([
+      { parent: first, child: last, enabled: 0 },
+    ]);
+    expect(await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", last)).toEqual([
+      { enabled: 1 },
+    ]);
     expect(await rows('SELECT tag_value FROM feature_tag WHERE feature_name = ?', last)).toEqual([{ tag_value: 'bulk-tag' }]);
     // One event per applied chunk, written with it: the last one says the import is complete.
     const events = await rows<{ type: string; data: string }>('SELECT type, data FROM events WHERE id > ? ORDER BY id', before);
     expect(events.map((event) => event.type)).toEqual(['features-imported', 'features-imported', 'features-imported']);
-    const data = events.map((event) => JSON.parse(event.data) as { jobId: string; chunk: number; chunks: number; features: number; completed: boolean });
+    const data = events.map(
+      (event) => JSON.parse(event.data) as { jobId: string; chunk: number; chunks: number; features: number; completed: boolean },
+    );
     expect(data.map((entry) => entry.chunk).sort()).toEqual([0, 1, 2]);
     expect(data.every((entry) => entry.jobId === accepted.id && entry.chunks === 3)).toBe(true);
     expect(data.map((entry) => entry.completed)).toEqual([false, false, true]);
@@ -141,7 +189,9 @@ describe('large imports go through the queue', () => {
     const prefix = unique('serial-f');
     const list = features(prefix, 2_001);
     const shared = list[0]!.name;
-    const firstResponse = await call('POST', IMPORT, { body: payload({ features: list.map((f) => ({ ...f, description: 'first' })) }, project) });
+    const firstResponse = await call('POST', IMPORT, {
+      body: payload({ features: list.map((f) => ({ ...f, description: 'first' })) }, project),
+    });
     expect(firstResponse.status).toBe(202);
     // Small, but the first job is still queued: it becomes a job too, and waits its turn.
     const secondResponse = await call('POST', IMPORT, { body: payload({ features: [{ name: shared, description: 'second' }] }, project) });
@@ -167,7 +217,18 @@ describe('the queue consumer', () => {
     const payloadChunk = chunk({
       features: [{ name, description: null, type: 'release', stale: false, impressionData: false, archived: false }],
       strategies: [
-        { id: crypto.randomUUID(), featureName: name, name: 'default', title: null, parameters: {}, constraints: [], variants: [], sortOrder: 0, disabled: false, segments: [] },
+        {
+          id: crypto.randomUUID(),
+          featureName: name,
+          name: 'default',
+          title: null,
+          parameters: {},
+          constraints: [],
+          variants: [],
+          sortOrder: 0,
+          disabled: false,
+          segments: [],
+        },
       ],
       tags: [{ featureName: name, type: 'simple', value: 'once' }],
     });
@@ -183,7 +244,9 @@ describe('the queue consumer', () => {
     expect(snapshot).toHaveLength(1);
     expect(await count('SELECT count(*) AS n FROM feature_tag WHERE feature_name = ?', name)).toBe(1);
     expect(await count('SELECT count(*) AS n FROM events WHERE id > ?', before)).toBe(1);
-    expect(await rows('SELECT status, done_chunks FROM import_jobs WHERE id = ?', jobId)).toEqual([{ status: 'completed', done_chunks: 1 }]);
+    expect(await rows('SELECT status, done_chunks FROM import_jobs WHERE id = ?', jobId)).toEqual([
+      { status: 'completed', done_chunks: 1 },
+    ]);
   });
 
   it('retries a failing chunk with backoff, then the dead-letter queue marks the job failed with the reason', async () => {
@@ -216,16 +279,30 @@ describe('the queue consumer', () => {
     const failed = await bodyOf<Job>(await call('GET', `${IMPORT}/jobs/${jobId}`));
     expect(failed).toMatchObject({ status: 'failed', doneChunks: 1, totalChunks: 2 });
     expect(failed.finishedAt).toMatch(ISO);
-    expect(failed.errors).toEqual([{ message: expect.stringMatching(/^Chunk 1 was not applied after all retries: .*FOREIGN KEY constraint failed/), chunk: 1 }]);
-    expect(await rows('SELECT status FROM import_job_chunks WHERE job_id = ? ORDER BY chunk_index', jobId)).toEqual([{ status: 'done' }, { status: 'failed' }]);
+    expect(failed.errors).toEqual([
+      { message: expect.stringMatching(/^Chunk 1 was not applied after all retries: .*FOREIGN KEY constraint failed/), chunk: 1 },
+    ]);
+    expect(await rows('SELECT status FROM import_job_chunks WHERE job_id = ? ORDER BY chunk_index', jobId)).toEqual([
+      { status: 'done' },
+      { status: 'failed' },
+    ]);
     // The chunk that applied wrote its event; the failure writes one that says what stays applied.
-    const events = await rows<{ type: string; data: string; created_by: string }>('SELECT type, data, created_by FROM events WHERE data LIKE ? ORDER BY id', `%${jobId}%`);
+    const events = await rows<{ type: string; data: string; created_by: string }>(
+      'SELECT type, data, created_by FROM events WHERE data LIKE ? ORDER BY id',
+      `%${jobId}%`,
+    );
     expect(events.map((event) => [event.type, event.created_by])).toEqual([
       ['features-imported', 'tester'],
       ['features-import-failed', 'tester'],
     ]);
     expect(JSON.parse(events[0]!.data)).toEqual({ jobId, chunk: 0, chunks: 2, features: 1, completed: false });
-    expect(JSON.parse(events[1]!.data)).toEqual({ jobId, appliedChunks: 1, chunks: 2, appliedFeatures: 1, reason: failed.errors[0]!.message });
+    expect(JSON.parse(events[1]!.data)).toEqual({
+      jobId,
+      appliedChunks: 1,
+      chunks: 2,
+      appliedFeatures: 1,
+      reason: failed.errors[0]!.message,
+    });
     // Later deliveries do nothing.
     expect((await deliver('unleash-import', jobId, 1)).explicitAcks).toHaveLength(1);
     expect(await rows('SELECT status FROM import_jobs WHERE id = ?', jobId)).toEqual([{ status: 'failed' }]);
@@ -246,11 +323,27 @@ function feature(name: string): StagedFeature {
 }
 
 function strategy(featureName: string, segments: number[] = []): StagedStrategy {
-  return { id: crypto.randomUUID(), featureName, name: 'default', title: null, parameters: {}, constraints: [], variants: [], sortOrder: 0, disabled: false, segments };
+  return {
+    id: crypto.randomUUID(),
+    featureName,
+    name: 'default',
+    title: null,
+    parameters: {},
+    constraints: [],
+    variants: [],
+    sortOrder: 0,
+    disabled: false,
+    segments,
+  };
 }
 
 async function jobRow(jobId: string) {
-  return (await rows<{ status: string; done_chunks: number; errors: string }>('SELECT status, done_chunks, errors FROM import_jobs WHERE id = ?', jobId))[0]!;
+  return (
+    await rows<{ status: string; done_chunks: number; errors: string }>(
+      'SELECT status, done_chunks, errors FROM import_jobs WHERE id = ?',
+      jobId,
+    )
+  )[0]!;
 }
 
 describe('what SDKs and the audit log see of a job while it runs', () => {
@@ -290,10 +383,18 @@ describe('cancelling a job', () => {
     expect(job).toMatchObject({ id: jobId, status: 'cancelled', doneChunks: 1, totalChunks: 2 });
     expect(job.finishedAt).toMatch(ISO);
     expect(job.errors).toEqual([{ message: 'Cancelled by admin.' }]);
-    expect(await rows('SELECT status FROM import_job_chunks WHERE job_id = ? ORDER BY chunk_index', jobId)).toEqual([{ status: 'done' }, { status: 'skipped' }]);
+    expect(await rows('SELECT status FROM import_job_chunks WHERE job_id = ? ORDER BY chunk_index', jobId)).toEqual([
+      { status: 'done' },
+      { status: 'skipped' },
+    ]);
     expect(await count('SELECT count(*) AS n FROM import_job_parts WHERE job_id = ?', jobId)).toBe(0);
-    const events = await rows<{ type: string; data: string }>("SELECT type, data FROM events WHERE type = 'features-import-cancelled' AND data LIKE ?", `%${jobId}%`);
-    expect(events.map((event) => JSON.parse(event.data))).toEqual([{ jobId, appliedChunks: 1, chunks: 2, appliedFeatures: 1, reason: 'Cancelled by admin.' }]);
+    const events = await rows<{ type: string; data: string }>(
+      "SELECT type, data FROM events WHERE type = 'features-import-cancelled' AND data LIKE ?",
+      `%${jobId}%`,
+    );
+    expect(events.map((event) => JSON.parse(event.data))).toEqual([
+      { jobId, appliedChunks: 1, chunks: 2, appliedFeatures: 1, reason: 'Cancelled by admin.' },
+    ]);
 
     // The skipped chunk's message is acknowledged and changes nothing.
     const later = await deliver('unleash-import', jobId, 1);
@@ -321,9 +422,10 @@ describe('cancelling a job', () => {
 });
 
 describe('a chunk batch of a job that ended meanwhile', () => {
-  it('fails whole, so that a cancel between the consumer\'s read and its write changes nothing', async () => {
+  it("fails whole, so that a cancel between the consumer's read and its write changes nothing", async () => {
     const jobId = await insertJob('default', 'development', [chunk({ features: [feature(unique('guard'))] })]);
-    const write = (name: string) => env.DB.prepare("INSERT INTO features (name, project, type, created_at) VALUES (?, 'default', 'release', datetime('now'))").bind(name);
+    const write = (name: string) =>
+      env.DB.prepare("INSERT INTO features (name, project, type, created_at) VALUES (?, 'default', 'release', datetime('now'))").bind(name);
     const [before, after] = [unique('guarded-before'), unique('guarded-after')];
     await env.DB.batch([activeJobGuard(env.DB, jobId), write(before)]);
     expect(await count('SELECT count(*) AS n FROM features WHERE name = ?', before)).toBe(1);
@@ -341,7 +443,14 @@ describe('who may cancel a job', () => {
       query: {},
       route: '',
     }) as unknown as IRequest;
-    const principal: UserPrincipal = { kind: 'user', userId: 7, actorName: 'dana', via: 'session', credentialId: 's', access: new GrantAccess(grants) };
+    const principal: UserPrincipal = {
+      kind: 'user',
+      userId: 7,
+      actorName: 'dana',
+      via: 'session',
+      credentialId: 's',
+      access: new GrantAccess(grants),
+    };
     try {
       return await cancelJob({ request, env: env as unknown as Env, ctx: createExecutionContext(), principal });
     } catch (error) {
@@ -349,7 +458,7 @@ describe('who may cancel a job', () => {
     }
   }
 
-  it('needs what an import needs, updating feature flags, in the job\'s project', async () => {
+  it("needs what an import needs, updating feature flags, in the job's project", async () => {
     const project = unique('perm');
     await createProject(project, ['development']);
     const jobId = await insertJob(project, 'development', [chunk({ features: [feature(unique('perm-f'))] })]);
@@ -359,9 +468,12 @@ describe('who may cancel a job', () => {
     const allowed = await cancelAs(jobId, [{ permission: UPDATE_FEATURE, project, environment: null }]);
     expect(allowed).toBeInstanceOf(Response);
     expect(await bodyOf<Job>(allowed as Response)).toMatchObject({ status: 'cancelled', errors: [{ message: 'Cancelled by dana.' }] });
-    expect(await rows("SELECT created_by, created_by_user_id FROM events WHERE type = 'features-import-cancelled' AND data LIKE ?", `%${jobId}%`)).toEqual([
-      { created_by: 'dana', created_by_user_id: 7 },
-    ]);
+    expect(
+      await rows(
+        "SELECT created_by, created_by_user_id FROM events WHERE type = 'features-import-cancelled' AND data LIKE ?",
+        `%${jobId}%`,
+      ),
+    ).toEqual([{ created_by: 'dana', created_by_user_id: 7 }]);
   });
 });
 
@@ -372,7 +484,10 @@ describe('the watchdog for stuck jobs', () => {
     const old = new Date(Date.now() - STUCK_AFTER_MS - 60_000).toISOString();
     const applied = unique('stuck-a');
     // Running: one chunk applied long ago, the other's message lost (the dead-letter consumer failed).
-    const stuck = await insertJob(project, 'development', [chunk({ features: [feature(applied)] }), chunk({ features: [feature(unique('stuck-b'))] })]);
+    const stuck = await insertJob(project, 'development', [
+      chunk({ features: [feature(applied)] }),
+      chunk({ features: [feature(unique('stuck-b'))] }),
+    ]);
     await deliver('unleash-import', stuck, 0);
     await env.DB.batch([
       env.DB.prepare('UPDATE import_jobs SET queued_at = ?, started_at = ? WHERE id = ?').bind(old, old, stuck),
@@ -380,15 +495,22 @@ describe('the watchdog for stuck jobs', () => {
     ]);
     // Queued behind it, as long ago: waiting, not stuck.
     const behind = await insertJob(project, 'development', [chunk({ features: [feature(unique('behind'))] })]);
-    await env.DB.prepare('UPDATE import_jobs SET queued_at = ? WHERE id = ?').bind(new Date(Date.parse(old) + 1).toISOString(), behind).run();
+    await env.DB.prepare('UPDATE import_jobs SET queued_at = ? WHERE id = ?')
+      .bind(new Date(Date.parse(old) + 1).toISOString(), behind)
+      .run();
     // First in its own line, queued just now: not stuck.
     const fresh = await insertJob(project, 'production', [chunk({ features: [feature(unique('fresh'))] })]);
 
     expect(await failStuckImportJobs(env as unknown as Env, Date.now())).toEqual([stuck]);
     const failed = await bodyOf<Job>(await call('GET', `${IMPORT}/jobs/${stuck}`));
     expect(failed).toMatchObject({ status: 'failed', doneChunks: 1 });
-    expect(failed.errors).toEqual([{ message: expect.stringMatching(/^The import made no progress for 15 minutes: its queue messages were lost/) }]);
-    expect(await rows('SELECT status FROM import_job_chunks WHERE job_id = ? ORDER BY chunk_index', stuck)).toEqual([{ status: 'done' }, { status: 'skipped' }]);
+    expect(failed.errors).toEqual([
+      { message: expect.stringMatching(/^The import made no progress for 15 minutes: its queue messages were lost/) },
+    ]);
+    expect(await rows('SELECT status FROM import_job_chunks WHERE job_id = ? ORDER BY chunk_index', stuck)).toEqual([
+      { status: 'done' },
+      { status: 'skipped' },
+    ]);
     expect(await count("SELECT count(*) AS n FROM events WHERE type = 'features-import-failed' AND data LIKE ?", `%${stuck}%`)).toBe(1);
     expect((await jobRow(behind)).status).toBe('queued');
     expect((await jobRow(fresh)).status).toBe('queued');
@@ -398,7 +520,9 @@ describe('the watchdog for stuck jobs', () => {
     // Nor within the quarter of an hour after that...
     expect(await failStuckImportJobs(env as unknown as Env, Date.now() + STUCK_AFTER_MS - 60_000)).toEqual([]);
     // ...but then it is, if nothing happened meanwhile.
-    expect(await failStuckImportJobs(env as unknown as Env, Date.now() + STUCK_AFTER_MS + 60_000)).toEqual(expect.arrayContaining([behind]));
+    expect(await failStuckImportJobs(env as unknown as Env, Date.now() + STUCK_AFTER_MS + 60_000)).toEqual(
+      expect.arrayContaining([behind]),
+    );
   });
 
   it('runs from the scheduled handler', async () => {
@@ -413,16 +537,24 @@ describe('the watchdog for stuck jobs', () => {
 
 describe('references that changed while a job waited', () => {
   it('fails the job, without retrying, when a segment its strategies use was deleted', async () => {
-    const segment = await env.DB.prepare("INSERT INTO segments (name, constraints, created_at) VALUES (?, '[]', datetime('now')) RETURNING id").bind(unique('seg')).first<{ id: number }>();
+    const segment = await env.DB.prepare(
+      "INSERT INTO segments (name, constraints, created_at) VALUES (?, '[]', datetime('now')) RETURNING id",
+    )
+      .bind(unique('seg'))
+      .first<{ id: number }>();
     const name = unique('seg-user');
-    const jobId = await insertJob('default', 'development', [chunk({ features: [feature(name)], strategies: [strategy(name, [7])] })], { segmentMap: { '7': segment!.id } });
+    const jobId = await insertJob('default', 'development', [chunk({ features: [feature(name)], strategies: [strategy(name, [7])] })], {
+      segmentMap: { '7': segment!.id },
+    });
     await env.DB.prepare('DELETE FROM segments WHERE id = ?').bind(segment!.id).run();
     const result = await deliver('unleash-import', jobId, 0);
     expect(result.explicitAcks).toHaveLength(1);
     expect(result.retryMessages).toEqual([]);
     const job = await jobRow(jobId);
     expect(job.status).toBe('failed');
-    expect(JSON.parse(job.errors)).toEqual([{ message: `Chunk 0 cannot be applied: these segments were deleted (ids): ${segment!.id}.`, chunk: 0 }]);
+    expect(JSON.parse(job.errors)).toEqual([
+      { message: `Chunk 0 cannot be applied: these segments were deleted (ids): ${segment!.id}.`, chunk: 0 },
+    ]);
     expect(await count('SELECT count(*) AS n FROM features WHERE name = ?', name)).toBe(0);
   });
 
@@ -439,9 +571,15 @@ describe('references that changed while a job waited', () => {
     const job = await jobRow(jobId);
     expect(job.status).toBe('failed');
     expect(JSON.parse(job.errors)).toEqual([
-      { message: `Chunk 1 cannot be applied: these dependencies name a feature that is no longer in project default: ${parent} -> ${child}.`, chunk: 1 },
+      {
+        message: `Chunk 1 cannot be applied: these dependencies name a feature that is no longer in project default: ${parent} -> ${child}.`,
+        chunk: 1,
+      },
     ]);
-    expect(await rows('SELECT status FROM import_job_chunks WHERE job_id = ? ORDER BY chunk_index', jobId)).toEqual([{ status: 'done' }, { status: 'failed' }]);
+    expect(await rows('SELECT status FROM import_job_chunks WHERE job_id = ? ORDER BY chunk_index', jobId)).toEqual([
+      { status: 'done' },
+      { status: 'failed' },
+    ]);
   });
 
   it('fails the job instead of replacing the strategies and tags of a feature that moved to another project', async () => {
@@ -455,20 +593,26 @@ describe('references that changed while a job waited', () => {
     const own = strategy(name);
     await env.DB.batch([
       env.DB.prepare("INSERT INTO features (name, project, type, created_at) VALUES (?, ?, 'release', datetime('now'))").bind(name, other),
-      env.DB.prepare("INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, parameters, constraints, variants, sort_order, created_at) VALUES (?, ?, ?, 'development', 'default', '{}', '[]', '[]', 0, datetime('now'))").bind(own.id, name, other),
+      env.DB.prepare(
+        "INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, parameters, constraints, variants, sort_order, created_at) VALUES (?, ?, ?, 'development', 'default', '{}', '[]', '[]', 0, datetime('now'))",
+      ).bind(own.id, name, other),
     ]);
     const result = await deliver('unleash-import', jobId, 0);
     expect(result.retryMessages).toEqual([]);
     const job = await jobRow(jobId);
     expect(job.status).toBe('failed');
-    expect(JSON.parse(job.errors)[0].message).toBe(`Chunk 0 cannot be applied: these features are now in another project: ${name} (in project ${other}).`);
+    expect(JSON.parse(job.errors)[0].message).toBe(
+      `Chunk 0 cannot be applied: these features are now in another project: ${name} (in project ${other}).`,
+    );
     expect(await rows('SELECT id FROM feature_strategies WHERE feature_name = ?', name)).toEqual([{ id: own.id }]);
     expect(await count('SELECT count(*) AS n FROM feature_tag WHERE feature_name = ?', name)).toBe(0);
   });
 
   it('fails the job when a feature its strategies hang off was deleted', async () => {
     const name = unique('gone');
-    await env.DB.prepare("INSERT INTO features (name, project, type, created_at) VALUES (?, 'default', 'release', datetime('now'))").bind(name).run();
+    await env.DB.prepare("INSERT INTO features (name, project, type, created_at) VALUES (?, 'default', 'release', datetime('now'))")
+      .bind(name)
+      .run();
     const jobId = await insertJob('default', 'development', [chunk({ strategies: [strategy(name)] })]);
     await env.DB.prepare('DELETE FROM features WHERE name = ?').bind(name).run();
     const result = await deliver('unleash-import', jobId, 0);
@@ -484,11 +628,17 @@ describe('chunk statements', () => {
     const name = unique('elsewhere-f');
     const own = strategy(name);
     await env.DB.batch([
-      env.DB.prepare("INSERT INTO features (name, project, type, description, created_at) VALUES (?, ?, 'release', 'theirs', datetime('now'))").bind(name, other),
+      env.DB.prepare(
+        "INSERT INTO features (name, project, type, description, created_at) VALUES (?, ?, 'release', 'theirs', datetime('now'))",
+      ).bind(name, other),
       env.DB.prepare("INSERT INTO feature_environments (feature_name, environment, enabled) VALUES (?, 'development', 0)").bind(name),
-      env.DB.prepare("INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, parameters, constraints, variants, sort_order, created_at) VALUES (?, ?, ?, 'development', 'default', '{}', '[]', '[]', 0, datetime('now'))").bind(own.id, name, other),
+      env.DB.prepare(
+        "INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, parameters, constraints, variants, sort_order, created_at) VALUES (?, ?, ?, 'development', 'default', '{}', '[]', '[]', 0, datetime('now'))",
+      ).bind(own.id, name, other),
       env.DB.prepare("INSERT INTO tags (type, value, created_at) VALUES ('simple', 'theirs', datetime('now')) ON CONFLICT DO NOTHING"),
-      env.DB.prepare("INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at) VALUES (?, 'simple', 'theirs', datetime('now'))").bind(name),
+      env.DB.prepare(
+        "INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at) VALUES (?, 'simple', 'theirs', datetime('now'))",
+      ).bind(name),
     ]);
     const staged = {
       ...emptyRows(),
@@ -499,9 +649,13 @@ describe('chunk statements', () => {
     };
     const context: ImportContext = { ...CONTEXT, project: 'default', environment: 'development' };
     await env.DB.batch(chunkStatements(env.DB, context, { userId: -42, now: new Date().toISOString() }, { rows: staged }));
-    expect(await rows('SELECT project, description FROM features WHERE name = ?', name)).toEqual([{ project: other, description: 'theirs' }]);
+    expect(await rows('SELECT project, description FROM features WHERE name = ?', name)).toEqual([
+      { project: other, description: 'theirs' },
+    ]);
     expect(await rows('SELECT id FROM feature_strategies WHERE feature_name = ?', name)).toEqual([{ id: own.id }]);
     expect(await rows('SELECT tag_value FROM feature_tag WHERE feature_name = ?', name)).toEqual([{ tag_value: 'theirs' }]);
-    expect(await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", name)).toEqual([{ enabled: 0 }]);
+    expect(await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", name)).toEqual([
+      { enabled: 0 },
+    ]);
   });
 });

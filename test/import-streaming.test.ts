@@ -40,7 +40,12 @@ describe('streamed import bodies', () => {
       ['featureEnvironments', list.map((name, i) => ({ name: 'development', featureName: name, enabled: i % 2 === 0 }))],
       [
         'featureStrategies',
-        list.map((name, i) => ({ name: 'flexibleRollout', featureName: name, parameters: { rollout: String(i % 100) }, segments: i === 2_999 ? [5] : [] })),
+        list.map((name, i) => ({
+          name: 'flexibleRollout',
+          featureName: name,
+          parameters: { rollout: String(i % 100) },
+          segments: i === 2_999 ? [5] : [],
+        })),
       ],
       ['segments', [{ id: 5, name: segmentName }]],
       ['features', list.map((name) => ({ name, description: padding }))],
@@ -65,10 +70,15 @@ describe('streamed import bodies', () => {
       { segment_id: segmentRow[0]!.id },
     ]);
     expect(await rows('SELECT tag_value FROM feature_tag WHERE feature_name = ?', last)).toEqual([{ tag_value: `t-${2_999 % 7}` }]);
-    expect(await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", list[2_998]!)).toEqual([
-      { enabled: 1 },
-    ]);
-    expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name IN (SELECT name FROM features WHERE project = ?)", project)).toBe(6_000);
+    expect(
+      await rows("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'", list[2_998]!),
+    ).toEqual([{ enabled: 1 }]);
+    expect(
+      await count(
+        'SELECT count(*) AS n FROM feature_environments WHERE feature_name IN (SELECT name FROM features WHERE project = ?)',
+        project,
+      ),
+    ).toBe(6_000);
     // Applied chunks leave nothing staged behind.
     expect(await count('SELECT count(*) AS n FROM import_job_parts WHERE job_id = ?', job.id)).toBe(0);
   });
@@ -98,7 +108,17 @@ describe('streamed import bodies', () => {
     const staged = await stagingRows();
     const features: { name: string }[] = list.map((name) => ({ name }));
     features.push({ name: 'not a url-friendly name' });
-    const error = await expectError(await call('POST', IMPORT, { rawBody: body('default', [['features', features], ['featureStrategies', []], ['tagTypes', []]]) }), 400, 'ValidationError');
+    const error = await expectError(
+      await call('POST', IMPORT, {
+        rawBody: body('default', [
+          ['features', features],
+          ['featureStrategies', []],
+          ['tagTypes', []],
+        ]),
+      }),
+      400,
+      'ValidationError',
+    );
     expect(error.details.map((detail: { path?: string }) => detail.path)).toEqual(['/body/data/features/2500/name']);
     expect(await stagingRows()).toEqual(staged);
     expect(await footprint()).toEqual(before);
@@ -119,7 +139,9 @@ describe('streamed import bodies', () => {
       400,
       'ValidationError',
     );
-    expect(error.details).toEqual([{ message: 'We detected the following custom strategy that needs to be created first:', affectedItems: ['no-such-strategy'] }]);
+    expect(error.details).toEqual([
+      { message: 'We detected the following custom strategy that needs to be created first:', affectedItems: ['no-such-strategy'] },
+    ]);
     expect(await stagingRows()).toEqual(staged);
     expect(await footprint()).toEqual(before);
   });
@@ -128,7 +150,11 @@ describe('streamed import bodies', () => {
     const list = names(unique('late-404'), 2_500);
     const staged = await stagingRows();
     // The project is named last, after every element has been staged.
-    const text = JSON.stringify({ data: { features: list.map((name) => ({ name })), featureStrategies: [], tagTypes: [] }, environment: 'development', project: 'no-such-project' });
+    const text = JSON.stringify({
+      data: { features: list.map((name) => ({ name })), featureStrategies: [], tagTypes: [] },
+      environment: 'development',
+      project: 'no-such-project',
+    });
     await expectError(await call('POST', IMPORT, { rawBody: text }), 404, 'NotFoundError');
     expect(await stagingRows()).toEqual(staged);
   });
@@ -136,7 +162,10 @@ describe('streamed import bodies', () => {
   it('removes staging left over by a request that died more than an hour ago, and only that', async () => {
     const old = crypto.randomUUID();
     const recent = crypto.randomUUID();
-    for (const [id, age] of [[old, 2 * 3600_000], [recent, 60_000]] as const) {
+    for (const [id, age] of [
+      [old, 2 * 3600_000],
+      [recent, 60_000],
+    ] as const) {
       await rows(
         "INSERT INTO import_jobs (id, project, environment, status, total_chunks, created_by, created_at) VALUES (?, '', '', 'staging', 0, 'x', ?)",
         id,
@@ -145,7 +174,13 @@ describe('streamed import bodies', () => {
       await rows("INSERT INTO import_job_parts (job_id, chunk_index, part, payload) VALUES (?, 0, 0, jsonb('{}'))", id);
     }
     const list = names(unique('sweeper'), 2_100);
-    const response = await call('POST', IMPORT, { rawBody: body('default', [['features', list.map((name) => ({ name }))], ['featureStrategies', []], ['tagTypes', []]]) });
+    const response = await call('POST', IMPORT, {
+      rawBody: body('default', [
+        ['features', list.map((name) => ({ name }))],
+        ['featureStrategies', []],
+        ['tagTypes', []],
+      ]),
+    });
     expect(response.status).toBe(202);
     await waitForJob(response.headers.get('location')!);
     expect(await rows('SELECT id FROM import_jobs WHERE id IN (?, ?)', old, recent)).toEqual([{ id: recent }]);
@@ -189,7 +224,10 @@ describe('streamed import bodies', () => {
 
   it('refuses a key given twice', async () => {
     const error = await expectError(
-      await call('POST', IMPORT, { rawBody: '{"project":"default","environment":"development","project":"x","data":{"features":[],"featureStrategies":[],"tagTypes":[]}}' }),
+      await call('POST', IMPORT, {
+        rawBody:
+          '{"project":"default","environment":"development","project":"x","data":{"features":[],"featureStrategies":[],"tagTypes":[]}}',
+      }),
       400,
       'ValidationError',
     );
@@ -198,7 +236,9 @@ describe('streamed import bodies', () => {
 
   it('answers 413 for one element over 4 MiB', async () => {
     const before = await footprint();
-    const huge = await call('POST', IMPORT, { rawBody: body('default', [['features', [{ name: 'x', description: 'd'.repeat(4 * 1024 * 1024) }]]]) });
+    const huge = await call('POST', IMPORT, {
+      rawBody: body('default', [['features', [{ name: 'x', description: 'd'.repeat(4 * 1024 * 1024) }]]]),
+    });
     expect(huge.status).toBe(413);
     const error = await bodyOf(huge);
     expect(error.name).toBe('PayloadTooLargeError');
@@ -213,7 +253,9 @@ describe('what an import may hold in memory while its body streams in', () => {
     const before = await footprint();
     // 250,001 tiny features: about 7 MB of body, far under the byte limits.
     const features = Array.from({ length: 250_001 }, (_, i) => `{"name":"n${i}"}`).join(',');
-    const response = await call('POST', IMPORT, { rawBody: `{"project":"default","environment":"development","data":{"features":[${features}],"featureStrategies":[],"tagTypes":[]}}` });
+    const response = await call('POST', IMPORT, {
+      rawBody: `{"project":"default","environment":"development","data":{"features":[${features}],"featureStrategies":[],"tagTypes":[]}}`,
+    });
     expect(response.status).toBe(413);
     expect(await bodyOf(response)).toMatchObject({
       name: 'PayloadTooLargeError',
@@ -226,7 +268,14 @@ describe('what an import may hold in memory while its body streams in', () => {
   it('answers 413 when the arrays it keeps whole pass 16 MiB', async () => {
     const legalValues = Array.from({ length: 35_000 }, (_, i) => ({ value: `v-${String(i).padStart(90, '0')}` }));
     const fields = Array.from({ length: 5 }, (_, i) => ({ name: unique(`ctx${i}`), legalValues }));
-    const response = await call('POST', IMPORT, { rawBody: body('default', [['features', []], ['featureStrategies', []], ['tagTypes', []], ['contextFields', fields]]) });
+    const response = await call('POST', IMPORT, {
+      rawBody: body('default', [
+        ['features', []],
+        ['featureStrategies', []],
+        ['tagTypes', []],
+        ['contextFields', fields],
+      ]),
+    });
     expect(response.status).toBe(413);
     expect((await bodyOf(response)).message).toMatch(/take more than 16777216 bytes\.$/);
   });
@@ -242,7 +291,10 @@ describe('what an import may hold in memory while its body streams in', () => {
       rawBody: `{"project":"default","environment":"development",${extra},"data":{"features":[{"name":"${unique('top')}"}],"featureStrategies":[],"tagTypes":[]}}`,
     });
     expect(response.status).toBe(413);
-    expect(await bodyOf(response)).toMatchObject({ name: 'PayloadTooLargeError', message: expect.stringMatching(/take more than 16777216 bytes\.$/) });
+    expect(await bodyOf(response)).toMatchObject({
+      name: 'PayloadTooLargeError',
+      message: expect.stringMatching(/take more than 16777216 bytes\.$/),
+    });
     expect(await footprint()).toEqual(before);
   }, 60_000);
 
@@ -263,7 +315,9 @@ describe('what an import may hold in memory while its body streams in', () => {
     // 180,000 repetitions of a 100-character name: each is kept (to report the duplicate), ~21 MB.
     const name = unique('dup').padEnd(100, 'x');
     const features = Array(180_000).fill(`{"name":"${name}"}`).join(',');
-    const response = await call('POST', IMPORT, { rawBody: `{"project":"default","environment":"development","data":{"features":[${features}],"featureStrategies":[],"tagTypes":[]}}` });
+    const response = await call('POST', IMPORT, {
+      rawBody: `{"project":"default","environment":"development","data":{"features":[${features}],"featureStrategies":[],"tagTypes":[]}}`,
+    });
     expect(response.status).toBe(413);
     expect((await bodyOf(response)).message).toMatch(/take more than 16777216 bytes\.$/);
     expect(await stagingRows()).toEqual(staged);

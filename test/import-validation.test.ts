@@ -4,7 +4,8 @@ import { createProject, footprint, payload, rows, unique } from './import-helper
 
 const IMPORT = '/api/admin/features-batch/import';
 const VALIDATE = '/api/admin/features-batch/validate';
-const PREFIX = 'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.';
+const PREFIX =
+  'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.';
 
 /** Imports, expects one 400 with exactly these details, and proves nothing was written. */
 async function rejected(body: unknown, details: { message: string; affectedItems?: string[]; path?: string }[]) {
@@ -25,7 +26,7 @@ beforeAll(async () => {
   await createProject(OTHER);
   const response = await call('POST', IMPORT, { body: payload({ features: [{ name: existingElsewhere }] }, OTHER) });
   expect(response.status).toBe(200);
-  await rows("INSERT INTO context_fields (name, legal_values) VALUES ('region', '[{\"value\":\"eu\"},{\"value\":\"us\"}]')");
+  await rows('INSERT INTO context_fields (name, legal_values) VALUES (\'region\', \'[{"value":"eu"},{"value":"us"}]\')');
   await rows("INSERT INTO context_fields (name, project) VALUES ('other-scoped', ?)", OTHER);
   await rows('INSERT INTO strategies (name, built_in) VALUES (?, 0)', customStrategy);
 });
@@ -41,10 +42,18 @@ describe('POST /api/admin/features-batch/import: schema', () => {
 
   it('rejects unknown keys at every level', async () => {
     await rejected({ ...payload({}), extra: 1 }, [
-      { path: '/body/extra', message: 'The `/body` object of the request body does not allow additional properties. Your request included the `/body/extra` property.' },
+      {
+        path: '/body/extra',
+        message:
+          'The `/body` object of the request body does not allow additional properties. Your request included the `/body/extra` property.',
+      },
     ]);
     await rejected(payload({ links: [] }), [
-      { path: '/body/data/links', message: 'The `/body/data` object of the request body does not allow additional properties. Your request included the `/body/data/links` property.' },
+      {
+        path: '/body/data/links',
+        message:
+          'The `/body/data` object of the request body does not allow additional properties. Your request included the `/body/data/links` property.',
+      },
     ]);
   });
 
@@ -81,8 +90,12 @@ describe('POST /api/admin/features-batch/import: schema', () => {
       '/body/data/featureTags/0/tagValue',
       '/body/data/tagTypes/0/name',
     ]);
-    expect(error.details[1]!.message).toBe('The `/body/data/featureStrategies/0/variants/0/weight` property must be <= 1000. You sent 2000.');
-    expect(error.details[5]!.message).toBe('The `/body/data/featureTags/0/tagValue` property must NOT have fewer than 2 characters. You sent "a".');
+    expect(error.details[1]!.message).toBe(
+      'The `/body/data/featureStrategies/0/variants/0/weight` property must be <= 1000. You sent 2000.',
+    );
+    expect(error.details[5]!.message).toBe(
+      'The `/body/data/featureTags/0/tagValue` property must NOT have fewer than 2 characters. You sent "a".',
+    );
   });
 
   it('rejects feature names that are not URL friendly, NUL bytes and oversized numbers', async () => {
@@ -102,13 +115,17 @@ describe('POST /api/admin/features-batch/import: schema', () => {
       '/body/data/features/1/name',
       '/body/data/featureStrategies/0/sortOrder',
     ]);
-    expect(error.details[1]!.message).toBe('The `/body/data/features/1/name` property must be well-formed text without NUL characters. You sent "nul\\u0000".');
+    expect(error.details[1]!.message).toBe(
+      'The `/body/data/features/1/name` property must be well-formed text without NUL characters. You sent "nul\\u0000".',
+    );
     expect(error.details[0]!.message).toBe('The `/body/data/features/0/name` property must be URL friendly. You sent "bad name".');
   });
 
   it('answers 400, not a crash, to deeply nested JSON', async () => {
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
-    const response = await call('POST', IMPORT, { rawBody: `{"project":"default","environment":"development","data":{"features":${deep}}}` });
+    const response = await call('POST', IMPORT, {
+      rawBody: `{"project":"default","environment":"development","data":{"features":${deep}}}`,
+    });
     expect(response.status).toBe(400);
   });
 });
@@ -142,7 +159,8 @@ describe('POST /api/admin/features-batch/import: references', () => {
   it('rejects features that exist in another project', async () => {
     await rejected(payload({ features: [{ name: existingElsewhere }] }), [
       {
-        message: 'You cannot import a features that already exist in other projects. You already have the following features defined outside of project default:',
+        message:
+          'You cannot import a features that already exist in other projects. You already have the following features defined outside of project default:',
         affectedItems: [`${existingElsewhere} (in project ${OTHER})`],
       },
     ]);
@@ -180,9 +198,10 @@ describe('POST /api/admin/features-batch/import: references', () => {
 
   it('rejects dependencies on features that are neither imported nor existing', async () => {
     const child = unique('child');
-    await rejected(payload({ features: [{ name: child }], dependencies: [{ feature: child, dependencies: [{ feature: 'ghost-parent' }] }] }), [
-      { message: 'We detected the following dependencies that need to be created first:', affectedItems: ['ghost-parent'] },
-    ]);
+    await rejected(
+      payload({ features: [{ name: child }], dependencies: [{ feature: child, dependencies: [{ feature: 'ghost-parent' }] }] }),
+      [{ message: 'We detected the following dependencies that need to be created first:', affectedItems: ['ghost-parent'] }],
+    );
   });
 
   it('rejects self-dependencies and dependency cycles, including through existing dependencies', async () => {
@@ -222,7 +241,8 @@ describe('POST /api/admin/features-batch/import: references', () => {
       }),
       [
         {
-          message: 'Transitive dependency detected: dependencies are one level deep, and the following features would be both a parent and a child:',
+          message:
+            'Transitive dependency detected: dependencies are one level deep, and the following features would be both a parent and a child:',
           affectedItems: [parent],
         },
       ],
@@ -232,7 +252,10 @@ describe('POST /api/admin/features-batch/import: references', () => {
   it('rejects tags whose type is neither declared nor defined', async () => {
     const name = unique('tagged');
     await rejected(payload({ features: [{ name }], featureTags: [{ featureName: name, tagType: 'undeclared', tagValue: 'x1' }] }), [
-      { message: 'We detected the following tag types that are used by tags but neither declared in tagTypes nor defined:', affectedItems: ['undeclared'] },
+      {
+        message: 'We detected the following tag types that are used by tags but neither declared in tagTypes nor defined:',
+        affectedItems: ['undeclared'],
+      },
     ]);
   });
 
@@ -318,8 +341,14 @@ describe('POST /api/admin/features-batch/import: references', () => {
         ],
       }),
       [
-        { message: 'There must be at least one "variable" variant. We detected it for the variants of:', affectedItems: [`strategy default of ${name}`] },
-        { message: 'The traffic distribution total must equal 100%. The fixed weights exceed 1000 for the variants of:', affectedItems: [name] },
+        {
+          message: 'There must be at least one "variable" variant. We detected it for the variants of:',
+          affectedItems: [`strategy default of ${name}`],
+        },
+        {
+          message: 'The traffic distribution total must equal 100%. The fixed weights exceed 1000 for the variants of:',
+          affectedItems: [name],
+        },
       ],
     );
   });
@@ -327,7 +356,10 @@ describe('POST /api/admin/features-batch/import: references', () => {
   it('enforces the project feature limit and naming pattern', async () => {
     const project = unique('limited');
     await createProject(project, ['development']);
-    await rows("UPDATE projects SET feature_limit = 1, feature_naming_pattern = 'team-[a-z]+', feature_naming_example = 'team-abc' WHERE id = ?", project);
+    await rows(
+      "UPDATE projects SET feature_limit = 1, feature_naming_pattern = 'team-[a-z]+', feature_naming_example = 'team-abc' WHERE id = ?",
+      project,
+    );
     await rejected(payload({ features: [{ name: 'team-ok' }, { name: 'Nope' }] }, project), [
       {
         message:
@@ -335,7 +367,8 @@ describe('POST /api/admin/features-batch/import: references', () => {
         affectedItems: ['Nope'],
       },
       {
-        message: 'We detected you want to create 2 new features to a project that already has 0 existing features, exceeding the maximum limit of 1.',
+        message:
+          'We detected you want to create 2 new features to a project that already has 0 existing features, exceeding the maximum limit of 1.',
         affectedItems: [],
       },
     ]);
@@ -350,7 +383,8 @@ describe('POST /api/admin/features-batch/import: references', () => {
     // timeout; RE2 answers at once.
     await rejected(payload({ features: [{ name }] }, project), [
       {
-        message: 'Features imported into this project must match the project\'s feature naming pattern: "(a+)+b". The following features do not match the pattern:',
+        message:
+          'Features imported into this project must match the project\'s feature naming pattern: "(a+)+b". The following features do not match the pattern:',
         affectedItems: [name],
       },
     ]);
@@ -369,14 +403,21 @@ describe('POST /api/admin/features-batch/import: references', () => {
       }),
       [
         { message: 'We detected the following custom strategy that needs to be created first:', affectedItems: ['no-such-strategy'] },
-        { message: 'We detected the following context fields that do not have matching legal values with the imported ones:', affectedItems: ['region'] },
         {
-          message: 'You cannot import a features that already exist in other projects. You already have the following features defined outside of project default:',
+          message: 'We detected the following context fields that do not have matching legal values with the imported ones:',
+          affectedItems: ['region'],
+        },
+        {
+          message:
+            'You cannot import a features that already exist in other projects. You already have the following features defined outside of project default:',
           affectedItems: [`${existingElsewhere} (in project ${OTHER})`],
         },
         { message: 'We detected the following features are duplicate in your import data:', affectedItems: [name] },
         { message: 'We detected the following segments that need to be created first:', affectedItems: ['no-such-segment'] },
-        { message: 'We detected the following tag types that are used by tags but neither declared in tagTypes nor defined:', affectedItems: ['undeclared'] },
+        {
+          message: 'We detected the following tag types that are used by tags but neither declared in tagTypes nor defined:',
+          affectedItems: ['undeclared'],
+        },
         { message: 'We detected the following dependencies that need to be created first:', affectedItems: ['ghost-parent'] },
       ],
     );
@@ -401,10 +442,13 @@ describe('POST /api/admin/features-batch/validate', () => {
     });
     expect(response.status).toBe(200);
     expect(await bodyOf(response)).toEqual({
-      errors: [{ message: 'We detected the following custom strategy that needs to be created first:', affectedItems: ['no-such-strategy'] }],
+      errors: [
+        { message: 'We detected the following custom strategy that needs to be created first:', affectedItems: ['no-such-strategy'] },
+      ],
       warnings: [
         {
-          message: 'The following features will not be imported as they are currently archived. To import them, please unarchive them first:',
+          message:
+            'The following features will not be imported as they are currently archived. To import them, please unarchive them first:',
           affectedItems: [archived],
         },
         {
@@ -425,7 +469,10 @@ describe('POST /api/admin/features-batch/validate', () => {
 
   it('imports what validate found clean, with a custom strategy', async () => {
     const name = unique('custom-user');
-    const body = payload({ features: [{ name }], featureStrategies: [{ name: customStrategy, featureName: name, parameters: { a: true } }] });
+    const body = payload({
+      features: [{ name }],
+      featureStrategies: [{ name: customStrategy, featureName: name, parameters: { a: true } }],
+    });
     const validation = await bodyOf(await call('POST', VALIDATE, { body }));
     expect(validation.errors).toEqual([]);
     expect((await call('POST', IMPORT, { body })).status).toBe(200);

@@ -62,7 +62,9 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
           },
           { name: 'development', featureName: child, enabled: true },
         ],
-        contextFields: [{ name: ctx, description: 'mine', stickiness: true, legalValues: [{ value: 'a' }, { value: 'b', description: 'bee' }] }],
+        contextFields: [
+          { name: ctx, description: 'mine', stickiness: true, legalValues: [{ value: 'a' }, { value: 'b', description: 'bee' }] },
+        ],
         featureTags: [
           { featureName: parent, tagType, tagValue: 'blue' },
           { featureName: parent, tagType: 'simple', tagValue: 'shared' },
@@ -81,17 +83,44 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
       parent,
     );
     expect(features).toEqual([
-      { name: child, type: 'release', description: null, project: 'default', stale: 0, impression_data: 0, created_by_user_id: -42, archived_at: null },
-      { name: parent, type: 'experiment', description: 'the parent', project: 'default', stale: 1, impression_data: 1, created_by_user_id: -42, archived_at: null },
+      {
+        name: child,
+        type: 'release',
+        description: null,
+        project: 'default',
+        stale: 0,
+        impression_data: 0,
+        created_by_user_id: -42,
+        archived_at: null,
+      },
+      {
+        name: parent,
+        type: 'experiment',
+        description: 'the parent',
+        project: 'default',
+        stale: 1,
+        impression_data: 1,
+        created_by_user_id: -42,
+        archived_at: null,
+      },
     ]);
     // One feature_environments row per project environment; enabled only in the target.
-    expect(await rows('SELECT environment, enabled FROM feature_environments WHERE feature_name = ? ORDER BY environment', parent)).toEqual([
-      { environment: 'development', enabled: 1 },
-      { environment: 'production', enabled: 0 },
+    expect(await rows('SELECT environment, enabled FROM feature_environments WHERE feature_name = ? ORDER BY environment', parent)).toEqual(
+      [
+        { environment: 'development', enabled: 1 },
+        { environment: 'production', enabled: 0 },
+      ],
+    );
+    expect(await rows('SELECT stage FROM feature_lifecycles WHERE feature IN (?, ?)', parent, child)).toEqual([
+      { stage: 'initial' },
+      { stage: 'initial' },
     ]);
-    expect(await rows('SELECT stage FROM feature_lifecycles WHERE feature IN (?, ?)', parent, child)).toEqual([{ stage: 'initial' }, { stage: 'initial' }]);
 
-    const variants = await rows<{ variants: string }>('SELECT variants FROM feature_environments WHERE feature_name = ? AND environment = ?', parent, 'development');
+    const variants = await rows<{ variants: string }>(
+      'SELECT variants FROM feature_environments WHERE feature_name = ? AND environment = ?',
+      parent,
+      'development',
+    );
     expect(JSON.parse(variants[0]!.variants).map((v: { name: string; weight: number }) => [v.name, v.weight])).toEqual([
       ['a', 334],
       ['b', 333],
@@ -106,9 +135,18 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
     expect(strategies).toHaveLength(2);
     const [childStrategy, parentStrategy] = strategies as [Record<string, string | number>, Record<string, string | number>];
     expect(parentStrategy.id).not.toBe('old-id-1');
-    expect(parentStrategy).toMatchObject({ project_name: 'default', environment: 'development', strategy_name: 'flexibleRollout', title: 'half', sort_order: 1, disabled: 0 });
+    expect(parentStrategy).toMatchObject({
+      project_name: 'default',
+      environment: 'development',
+      strategy_name: 'flexibleRollout',
+      title: 'half',
+      sort_order: 1,
+      disabled: 0,
+    });
     expect(JSON.parse(String(parentStrategy.parameters))).toEqual({ rollout: '50', stickiness: 'default', groupId: parent });
-    expect(JSON.parse(String(parentStrategy.constraints))).toEqual([{ contextName: ctx, operator: 'IN', caseInsensitive: false, inverted: false, values: ['a', 'b'] }]);
+    expect(JSON.parse(String(parentStrategy.constraints))).toEqual([
+      { contextName: ctx, operator: 'IN', caseInsensitive: false, inverted: false, values: ['a', 'b'] },
+    ]);
     expect(JSON.parse(String(parentStrategy.variants)).map((v: { weight: number }) => v.weight)).toEqual([800, 200]);
     expect(childStrategy).toMatchObject({ strategy_name: 'default', disabled: 1, sort_order: 9999 });
     // Enabled with only a disabled strategy: Unleash adds a 100% rollout.
@@ -116,10 +154,20 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
       'SELECT strategy_name, parameters FROM feature_strategies WHERE feature_name = ? AND disabled = 0',
       child,
     );
-    expect(auto.map((row) => [row.strategy_name, JSON.parse(row.parameters)])).toEqual([['flexibleRollout', { rollout: '100', stickiness: 'default', groupId: child }]]);
+    expect(auto.map((row) => [row.strategy_name, JSON.parse(row.parameters)])).toEqual([
+      ['flexibleRollout', { rollout: '100', stickiness: 'default', groupId: child }],
+    ]);
 
-    expect(await rows('SELECT segment_id FROM feature_strategy_segment WHERE feature_strategy_id = ?', parentStrategy.id)).toEqual([{ segment_id: localSegment }]);
-    expect(await rows('SELECT feature_name, tag_type, tag_value FROM feature_tag WHERE feature_name IN (?, ?) ORDER BY feature_name, tag_type', child, parent)).toEqual([
+    expect(await rows('SELECT segment_id FROM feature_strategy_segment WHERE feature_strategy_id = ?', parentStrategy.id)).toEqual([
+      { segment_id: localSegment },
+    ]);
+    expect(
+      await rows(
+        'SELECT feature_name, tag_type, tag_value FROM feature_tag WHERE feature_name IN (?, ?) ORDER BY feature_name, tag_type',
+        child,
+        parent,
+      ),
+    ).toEqual([
       { feature_name: child, tag_type: 'simple', tag_value: 'shared' },
       { feature_name: parent, tag_type: 'simple', tag_value: 'shared' },
       { feature_name: parent, tag_type: tagType, tag_value: 'blue' },
@@ -128,8 +176,17 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
     // Only tag types used by the tags are created.
     expect(await rows('SELECT name, description FROM tag_types WHERE name = ?', tagType)).toEqual([{ name: tagType, description: 'new' }]);
     expect(await count("SELECT count(*) AS n FROM tag_types WHERE name LIKE 'unused-%'")).toBe(0);
-    expect(await rows('SELECT name, description, stickiness, sort_order, legal_values, project FROM context_fields WHERE name = ?', ctx)).toEqual([
-      { name: ctx, description: 'mine', stickiness: 1, sort_order: 0, legal_values: '[{"value":"a"},{"value":"b","description":"bee"}]', project: null },
+    expect(
+      await rows('SELECT name, description, stickiness, sort_order, legal_values, project FROM context_fields WHERE name = ?', ctx),
+    ).toEqual([
+      {
+        name: ctx,
+        description: 'mine',
+        stickiness: 1,
+        sort_order: 0,
+        legal_values: '[{"value":"a"},{"value":"b","description":"bee"}]',
+        project: null,
+      },
     ]);
     expect(await rows('SELECT parent, child, enabled, variants FROM dependent_features WHERE child = ?', child)).toEqual([
       { parent, child, enabled: 1, variants: '["v1"]' },
@@ -139,7 +196,9 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
       'SELECT type, project, environment, created_by, data FROM events WHERE id > ?',
       before,
     );
-    expect(events).toEqual([{ type: 'features-imported', project: 'default', environment: 'development', created_by: 'admin', data: '{"features":2}' }]);
+    expect(events).toEqual([
+      { type: 'features-imported', project: 'default', environment: 'development', created_by: 'admin', data: '{"features":2}' },
+    ]);
   });
 
   it('re-import overwrites metadata with defaults, replaces strategies and tags, keeps untouched variants and enabled state', async () => {
@@ -162,7 +221,9 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
         featureTags: [{ featureName: name, tagType: 'simple', tagValue: 'new-tag' }],
       }),
     );
-    expect(await rows('SELECT type, description, stale FROM features WHERE name = ?', name)).toEqual([{ type: 'release', description: null, stale: 0 }]);
+    expect(await rows('SELECT type, description, stale FROM features WHERE name = ?', name)).toEqual([
+      { type: 'release', description: null, stale: 0 },
+    ]);
     expect(await rows('SELECT strategy_name FROM feature_strategies WHERE feature_name = ?', name)).toEqual([{ strategy_name: 'default' }]);
     expect(await rows('SELECT tag_value FROM feature_tag WHERE feature_name = ?', name)).toEqual([{ tag_value: 'new-tag' }]);
     const environment = await rows<{ enabled: number; variants: string }>(
@@ -176,8 +237,12 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
 
   it('disables a feature through featureEnvironments and writes strategies into a production target', async () => {
     const name = unique('prod');
-    await importOk(payload({ features: [{ name }], featureEnvironments: [{ name: 'x', featureName: name, enabled: true }] }, 'default', 'production'));
-    await importOk(payload({ features: [{ name }], featureEnvironments: [{ name: 'x', featureName: name, enabled: false }] }, 'default', 'production'));
+    await importOk(
+      payload({ features: [{ name }], featureEnvironments: [{ name: 'x', featureName: name, enabled: true }] }, 'default', 'production'),
+    );
+    await importOk(
+      payload({ features: [{ name }], featureEnvironments: [{ name: 'x', featureName: name, enabled: false }] }, 'default', 'production'),
+    );
     expect(await rows('SELECT environment, enabled FROM feature_environments WHERE feature_name = ? ORDER BY environment', name)).toEqual([
       { environment: 'development', enabled: 0 },
       { environment: 'production', enabled: 0 },
@@ -187,11 +252,16 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
   it('skips archived features (their tags stay) and creates a feature with archived:true already archived', async () => {
     const archived = unique('arch');
     const fresh = unique('born-archived');
-    await importOk(payload({ features: [{ name: archived }], featureTags: [{ featureName: archived, tagType: 'simple', tagValue: 'kept' }] }));
+    await importOk(
+      payload({ features: [{ name: archived }], featureTags: [{ featureName: archived, tagType: 'simple', tagValue: 'kept' }] }),
+    );
     await rows("UPDATE features SET archived_at = '2026-01-01T00:00:00.000Z' WHERE name = ?", archived);
     await importOk(
       payload({
-        features: [{ name: archived, type: 'experiment' }, { name: fresh, archived: true }],
+        features: [
+          { name: archived, type: 'experiment' },
+          { name: fresh, archived: true },
+        ],
         featureStrategies: [{ name: 'default', featureName: archived }],
         featureTags: [{ featureName: archived, tagType: 'simple', tagValue: 'replaced' }],
       }),
@@ -230,7 +300,9 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
       project,
     );
     const name = unique('auto');
-    await importOk(payload({ features: [{ name }], featureEnvironments: [{ name: 'development', featureName: name, enabled: true }] }, project));
+    await importOk(
+      payload({ features: [{ name }], featureEnvironments: [{ name: 'development', featureName: name, enabled: true }] }, project),
+    );
     const strategies = await rows<{ strategy_name: string; parameters: string; project_name: string }>(
       'SELECT strategy_name, parameters, project_name FROM feature_strategies WHERE feature_name = ?',
       name,
@@ -239,12 +311,16 @@ describe('POST /api/admin/features-batch/import: what an import writes', () => {
       ['flexibleRollout', project, { rollout: '25', stickiness: 'userId', groupId: name }],
     ]);
     // Only the project's environments get rows.
-    expect(await rows('SELECT environment FROM feature_environments WHERE feature_name = ?', name)).toEqual([{ environment: 'development' }]);
+    expect(await rows('SELECT environment FROM feature_environments WHERE feature_name = ?', name)).toEqual([
+      { environment: 'development' },
+    ]);
   });
 
   it('accepts the deprecated feature fields of the seed (variants, strategies, lastSeenAt) and ignores them', async () => {
     const name = unique('legacy');
-    await importOk(payload({ features: [{ name, variants: [{ name: 'x' }], strategies: [{ name: 'default' }], lastSeenAt: '2026-01-01T00:00:00Z' }] }));
+    await importOk(
+      payload({ features: [{ name, variants: [{ name: 'x' }], strategies: [{ name: 'default' }], lastSeenAt: '2026-01-01T00:00:00Z' }] }),
+    );
     expect(await count('SELECT count(*) AS n FROM feature_strategies WHERE feature_name = ?', name)).toBe(0);
   });
 
@@ -279,12 +355,26 @@ describe('POST /api/admin/features-batch/import: gates', () => {
 
   it('answers 404 for a missing project or environment and 400 for an environment not on the project', async () => {
     const before = await footprint();
-    const noProject = await expectError(await call('POST', IMPORT, { body: payload({ features: [{ name: unique('x') }] }, 'ghost-project') }), 404, 'NotFoundError');
+    const noProject = await expectError(
+      await call('POST', IMPORT, { body: payload({ features: [{ name: unique('x') }] }, 'ghost-project') }),
+      404,
+      'NotFoundError',
+    );
     expect(noProject.message).toBe('Active project with id ghost-project does not exist');
-    const noEnvironment = await expectError(await call('POST', IMPORT, { body: payload({ features: [{ name: unique('x') }] }, 'default', 'staging') }), 404, 'NotFoundError');
+    const noEnvironment = await expectError(
+      await call('POST', IMPORT, { body: payload({ features: [{ name: unique('x') }] }, 'default', 'staging') }),
+      404,
+      'NotFoundError',
+    );
     expect(noEnvironment.message).toBe('Could not find environment with name: staging');
-    const notAttached = await expectError(await call('POST', IMPORT, { body: payload({ features: [{ name: unique('x') }] }, 'default', 'default') }), 400, 'ValidationError');
-    expect(notAttached.message).toBe('Request validation failed: your request body or params contain invalid data: You have not added the current environment to the project');
+    const notAttached = await expectError(
+      await call('POST', IMPORT, { body: payload({ features: [{ name: unique('x') }] }, 'default', 'default') }),
+      400,
+      'ValidationError',
+    );
+    expect(notAttached.message).toBe(
+      'Request validation failed: your request body or params contain invalid data: You have not added the current environment to the project',
+    );
     expect(await footprint()).toEqual(before);
   });
 

@@ -15,7 +15,11 @@ function bytesOf(body: string | Uint8Array): Uint8Array {
 }
 
 /** A body stream handing out chunks of the given size(s); pulled only when read, so reading is observable. */
-function streamOf(body: string | Uint8Array, sizes: ChunkSizes, probe: { pulled: number; cancelled: boolean } = { pulled: 0, cancelled: false }) {
+function streamOf(
+  body: string | Uint8Array,
+  sizes: ChunkSizes,
+  probe: { pulled: number; cancelled: boolean } = { pulled: 0, cancelled: false },
+) {
   const bytes = bytesOf(body);
   return new ReadableStream<Uint8Array>(
     {
@@ -139,9 +143,19 @@ describe('splitJsonBody', () => {
   it.each(CHUNK_SIZES)('accepts JSON whitespace between every token (chunks of %i bytes)', async (size) => {
     const body = ' \t\r\n{ "a" :\n1 ,\t"data"\r:\n{ "f" : [ 1 , { "x" : [ ] } , "s" ] , "g" : { } } , "b" : [ ] }\n\t ';
     const { result, items } = await run(body, size);
-    expect(items).toEqual([['f', 0, 1], ['f', 1, { x: [] }], ['f', 2, 's']]);
-    expect([...result.top]).toEqual([['a', 1], ['b', []]]);
-    expect([...result.split]).toEqual([['f', { streamed: true, count: 3 }], ['g', { streamed: false, value: {} }]]);
+    expect(items).toEqual([
+      ['f', 0, 1],
+      ['f', 1, { x: [] }],
+      ['f', 2, 's'],
+    ]);
+    expect([...result.top]).toEqual([
+      ['a', 1],
+      ['b', []],
+    ]);
+    expect([...result.split]).toEqual([
+      ['f', { streamed: true, count: 3 }],
+      ['g', { streamed: false, value: {} }],
+    ]);
   });
 
   it.each(CHUNK_SIZES)('keeps strings with brackets, quotes and backslashes whole (chunks of %i bytes)', async (size) => {
@@ -152,7 +166,10 @@ describe('splitJsonBody', () => {
     expect(items.filter(([key]) => key === 'g').map(([, , value]) => value)).toEqual(tricky.map((s) => ({ [s]: [s, { s }] })));
     // The literal case from the brief: `"a\\\"]}"` is the string a\"]} and must not close the array.
     const literal = await run('{"data":{"f":["a\\\\\\"]}", 2]}}', size);
-    expect(literal.items).toEqual([['f', 0, 'a\\"]}'], ['f', 1, 2]]);
+    expect(literal.items).toEqual([
+      ['f', 0, 'a\\"]}'],
+      ['f', 1, 2],
+    ]);
   });
 
   it('decodes escaped keys, including the split key itself', async () => {
@@ -224,7 +241,10 @@ describe('splitJsonBody', () => {
       expect(result.splitValue).toEqual(expected);
       expect(result.split.size).toBe(0);
       expect(items).toEqual([]);
-      expect([...result.top]).toEqual([['a', 1], ['b', 2]]);
+      expect([...result.top]).toEqual([
+        ['a', 1],
+        ['b', 2],
+      ]);
     });
 
     it('leaves splitKind undefined when the key is absent', async () => {
@@ -388,7 +408,10 @@ describe('splitJsonBody', () => {
       const body = '{"é😀":"ü€","data":{"fé😀":["😀é",{"k😀":"€"}],"m":"é"}}';
       const { result, items } = await run(body, size);
       expect([...result.top]).toEqual([['é😀', 'ü€']]);
-      expect(items).toEqual([['fé😀', 0, '😀é'], ['fé😀', 1, { 'k😀': '€' }]]);
+      expect(items).toEqual([
+        ['fé😀', 0, '😀é'],
+        ['fé😀', 1, { 'k😀': '€' }],
+      ]);
       expect(result.split.get('m')).toEqual({ streamed: false, value: 'é' });
     });
 
@@ -402,7 +425,8 @@ describe('splitJsonBody', () => {
     ];
 
     it.each(invalid)('refuses %s wherever it is', async (_, bad) => {
-      const make = (before: string, after: string) => new Uint8Array([...new TextEncoder().encode(before), ...bad, ...new TextEncoder().encode(after)]);
+      const make = (before: string, after: string) =>
+        new Uint8Array([...new TextEncoder().encode(before), ...bad, ...new TextEncoder().encode(after)]);
       const places = [
         make('{"data":{"f":[1,"', '"]}}'),
         make('{"data":{"f":[{"', '":1}]}}'),
@@ -445,7 +469,9 @@ describe('splitJsonBody', () => {
 
     it('refuses a declared content-length above maxBytes without reading', async () => {
       const probe = { pulled: 0, cancelled: false };
-      const error = await splitJsonBody(streamOf('{}', 1, probe), 101, { ...OPTIONS, maxBytes: 100 }, () => undefined).catch((e: unknown) => e);
+      const error = await splitJsonBody(streamOf('{}', 1, probe), 101, { ...OPTIONS, maxBytes: 100 }, () => undefined).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).status).toBe(413);
       expect((error as ApiError).name).toBe('PayloadTooLargeError');
@@ -456,7 +482,9 @@ describe('splitJsonBody', () => {
     it.each([1, 64 * 1024])('refuses more bytes than maxBytes while reading, whatever was declared (chunks of %i bytes)', async (size) => {
       const body = `{"data":{"f":[${'1,'.repeat(60)}1]}}`;
       const probe = { pulled: 0, cancelled: false };
-      const error = await splitJsonBody(streamOf(body, size, probe), null, { ...OPTIONS, maxBytes: 100 }, () => undefined).catch((e: unknown) => e);
+      const error = await splitJsonBody(streamOf(body, size, probe), null, { ...OPTIONS, maxBytes: 100 }, () => undefined).catch(
+        (e: unknown) => e,
+      );
       expect((error as ApiError).status).toBe(413);
       expect((error as ApiError).message).toBe(limit);
       if (size === 1) {
@@ -485,7 +513,9 @@ describe('splitJsonBody', () => {
         const error = await failure(body, size, { maxValueBytes: 50 });
         expect(error.status, body).toBe(413);
         expect(error.name).toBe('PayloadTooLargeError');
-        expect(error.message).toBe(`The value at \`${path}\` in the request body is larger than the 50 bytes this endpoint accepts for one value.`);
+        expect(error.message).toBe(
+          `The value at \`${path}\` in the request body is larger than the 50 bytes this endpoint accepts for one value.`,
+        );
       }
     });
 
@@ -556,9 +586,14 @@ describe('splitJsonBody', () => {
 
     it('gets items before a later syntax error is seen', async () => {
       const seen: number[] = [];
-      const error = await splitJsonBody(streamOf('{"data":{"f":[1,2,3 4]}}', 64, { pulled: 0, cancelled: false }), null, OPTIONS, (_, __, value) => {
-        seen.push(value as number);
-      }).catch((e: unknown) => e);
+      const error = await splitJsonBody(
+        streamOf('{"data":{"f":[1,2,3 4]}}', 64, { pulled: 0, cancelled: false }),
+        null,
+        OPTIONS,
+        (_, __, value) => {
+          seen.push(value as number);
+        },
+      ).catch((e: unknown) => e);
       expect((error as ApiError).status).toBe(400);
       expect(seen).toEqual([1, 2, 3]);
     });
@@ -591,7 +626,16 @@ describe('splitJsonBody', () => {
     function valueText(depth: number): string {
       const roll = random();
       if (depth > 3 || roll < 0.35) {
-        return pick([() => stringText(randomString()), () => String(Math.floor(random() * 2000) - 1000), () => String(random() * 1e6), () => '-0.5e-3', () => 'true', () => 'false', () => 'null', () => '1E+2'])();
+        return pick([
+          () => stringText(randomString()),
+          () => String(Math.floor(random() * 2000) - 1000),
+          () => String(random() * 1e6),
+          () => '-0.5e-3',
+          () => 'true',
+          () => 'false',
+          () => 'null',
+          () => '1E+2',
+        ])();
       }
       if (roll < 0.65) {
         const length = Math.floor(random() * 4);
@@ -632,7 +676,16 @@ describe('splitJsonBody', () => {
     it('reassembles 400 random documents to what JSON.parse gives', async () => {
       for (let n = 0; n < 400; n++) {
         const text = documentText();
-        const sizes = pick<ChunkSizes>([1, 2, 3, 7, 64, 64 * 1024, () => 1 + Math.floor(random() * 16), () => 1 + Math.floor(random() * 300)]);
+        const sizes = pick<ChunkSizes>([
+          1,
+          2,
+          3,
+          7,
+          64,
+          64 * 1024,
+          () => 1 + Math.floor(random() * 16),
+          () => 1 + Math.floor(random() * 300),
+        ]);
         const expected: unknown = JSON.parse(text.replace(/^\ufeff/, ''));
         const outcome = await run(text, sizes);
         expect(reassemble(outcome), text).toEqual(expected);
@@ -641,7 +694,9 @@ describe('splitJsonBody', () => {
 
     it('refuses every random document cut short', async () => {
       for (let n = 0; n < 150; n++) {
-        const text = documentText().replace(/^\ufeff/, '').trimEnd();
+        const text = documentText()
+          .replace(/^\ufeff/, '')
+          .trimEnd();
         const cut = text.slice(0, Math.floor(random() * text.length));
         let parses = true;
         try {

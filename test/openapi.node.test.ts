@@ -26,7 +26,9 @@ describe('OpenAPI document', () => {
   });
 
   it('documents a route the registry does not know with generic answers and error bodies', async () => {
-    const document = buildOpenApiDocument([['POST', /^\/api\/admin\/widgets$/, [], '/api/admin/widgets']], OPERATIONS) as { paths: Record<string, any> };
+    const document = buildOpenApiDocument([['POST', /^\/api\/admin\/widgets$/, [], '/api/admin/widgets']], OPERATIONS) as {
+      paths: Record<string, any>;
+    };
     const operation = document.paths['/api/admin/widgets'].post;
     expect(Object.keys(operation.responses).sort()).toEqual(['2XX', '400', '401', '403']);
     expect(operation.security).toEqual([{ apiKey: [] }]);

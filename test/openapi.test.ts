@@ -25,7 +25,10 @@ function resolveRefs(schema: unknown, document: Json): unknown {
   if (schema === null || typeof schema !== 'object') return schema;
   const ref = (schema as Json).$ref;
   if (typeof ref === 'string' && ref.startsWith('#/')) {
-    const target = ref.slice(2).split('/').reduce((node: Json, key) => node[key], document);
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce((node: Json, key) => node[key], document);
     return resolveRefs(target, document);
   }
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, resolveRefs(value, document)]));
@@ -48,7 +51,10 @@ async function expectDocumented(document: Json, method: string, path: string, re
   }
   const body = JSON.parse(text);
   const result = new Validator(resolveRefs(schema, document) as Json, '2020-12', false).validate(body);
-  expect(result.errors.map((error) => `${error.instanceLocation}: ${error.error}`), `${method} ${path} ${response.status}`).toEqual([]);
+  expect(
+    result.errors.map((error) => `${error.instanceLocation}: ${error.error}`),
+    `${method} ${path} ${response.status}`,
+  ).toEqual([]);
   return body;
 }
 
@@ -62,7 +68,9 @@ describe('GET /docs/openapi.json', () => {
         .map(([method, , , path]) => `${method} ${path!.replace(/:(\w+)/g, '{$1}')}`),
     );
     const fromDocument = new Set(
-      Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)),
+      Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+      ),
     );
     expect([...fromDocument].sort()).toEqual([...fromRouter].sort());
     // Catch-alls are not operations; everything else, also routes added by later work, is.
@@ -102,14 +110,26 @@ describe('the seed operations answer what the document says', () => {
   it('1. validate a role: 200 without a body, 400 with an error body', async () => {
     const document = await fetchDocument();
     const path = '/api/admin/roles/validate';
-    await expectDocumented(document, 'POST', path, await call('POST', path, { body: { name: 'Doc role', type: 'custom', permissions: [{ name: 'UPDATE_FEATURE' }] } }));
+    await expectDocumented(
+      document,
+      'POST',
+      path,
+      await call('POST', path, { body: { name: 'Doc role', type: 'custom', permissions: [{ name: 'UPDATE_FEATURE' }] } }),
+    );
     await expectDocumented(document, 'POST', path, await call('POST', path, { body: { type: 'root' } }));
   });
 
   it('2. get a user: 200 with the User, 404 with an error body', async () => {
     const document = await fetchDocument();
-    const created = await bodyOf(await call('POST', '/api/admin/user-admin', { body: { email: 'doc-user@example.com', name: 'Doc', rootRole: 'Editor' } }));
-    const user = (await expectDocumented(document, 'GET', '/api/admin/user-admin/{id}', await call('GET', `/api/admin/user-admin/${created.id}`))) as Json;
+    const created = await bodyOf(
+      await call('POST', '/api/admin/user-admin', { body: { email: 'doc-user@example.com', name: 'Doc', rootRole: 'Editor' } }),
+    );
+    const user = (await expectDocumented(
+      document,
+      'GET',
+      '/api/admin/user-admin/{id}',
+      await call('GET', `/api/admin/user-admin/${created.id}`),
+    )) as Json;
     expect(user.email).toBe('doc-user@example.com');
     await expectDocumented(document, 'GET', '/api/admin/user-admin/{id}', await call('GET', '/api/admin/user-admin/99999'));
   });
@@ -118,9 +138,17 @@ describe('the seed operations answer what the document says', () => {
     const document = await fetchDocument();
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
     const created = await bodyOf(await call('POST', '/api/admin/invite-link/tokens', { body: { name: 'Doc invite', expiresAt } }));
-    expect((await call('POST', `/invite/${created.secret}/signup`, { token: null, body: { email: 'doc-invitee@example.com', name: 'Invitee' } })).status).toBe(201);
+    expect(
+      (await call('POST', `/invite/${created.secret}/signup`, { token: null, body: { email: 'doc-invitee@example.com', name: 'Invitee' } }))
+        .status,
+    ).toBe(201);
     const path = '/api/admin/invite-link/tokens/{token}';
-    const updated = (await expectDocumented(document, 'PUT', path, await call('PUT', `/api/admin/invite-link/tokens/${created.secret}`, { body: { enabled: false } }))) as Json;
+    const updated = (await expectDocumented(
+      document,
+      'PUT',
+      path,
+      await call('PUT', `/api/admin/invite-link/tokens/${created.secret}`, { body: { enabled: false } }),
+    )) as Json;
     expect(updated.enabled).toBe(false);
     await expectDocumented(document, 'PUT', path, await call('PUT', `/api/admin/invite-link/tokens/${created.secret}`, { body: {} }));
   });
@@ -149,7 +177,12 @@ describe('the seed operations answer what the document says', () => {
     await call('POST', '/api/admin/projects/default/features/doc-searched/environments/development/on');
     await call('POST', '/api/admin/projects/default/features/doc-searched/favorites');
     const path = '/api/admin/search/features';
-    const found = (await expectDocumented(document, 'GET', path, await call('GET', `${path}?query=doc-searched&tag=INCLUDE:doc-team:payments`))) as Json;
+    const found = (await expectDocumented(
+      document,
+      'GET',
+      path,
+      await call('GET', `${path}?query=doc-searched&tag=INCLUDE:doc-team:payments`),
+    )) as Json;
     expect(found.total).toBe(1);
     expect(found.features[0].tags).toEqual([{ value: 'payments', type: 'doc-team', color: null }]);
     await expectDocumented(document, 'GET', path, await call('GET', `${path}?project=NOPE:default`));
@@ -158,13 +191,22 @@ describe('the seed operations answer what the document says', () => {
   it('6. import features: 200 without a body, 202 with the job, 404 and 400 with error bodies', async () => {
     const document = await fetchDocument();
     const path = '/api/admin/features-batch/import';
-    const body = (features: { name: string }[], project = 'default') => ({ project, environment: 'development', data: { features, featureStrategies: [], tagTypes: [] } });
+    const body = (features: { name: string }[], project = 'default') => ({
+      project,
+      environment: 'development',
+      data: { features, featureStrategies: [], tagTypes: [] },
+    });
     await expectDocumented(document, 'POST', path, await call('POST', path, { body: body([{ name: 'doc-imported' }]) }));
     const many = Array.from({ length: 2001 }, (_, i) => ({ name: `doc-bulk-${i}` }));
     const queued = await call('POST', path, { body: body(many) });
     expect(queued.status).toBe(202);
     const job = (await expectDocumented(document, 'POST', path, queued)) as Json;
-    await expectDocumented(document, 'GET', '/api/admin/features-batch/import/jobs/{id}', await call('GET', `/api/admin/features-batch/import/jobs/${job.id}`));
+    await expectDocumented(
+      document,
+      'GET',
+      '/api/admin/features-batch/import/jobs/{id}',
+      await call('GET', `/api/admin/features-batch/import/jobs/${job.id}`),
+    );
     await expectDocumented(document, 'POST', path, await call('POST', path, { body: body([{ name: 'doc-nowhere' }], 'no-such-project') }));
     await expectDocumented(document, 'POST', path, await call('POST', path, { body: { project: 'default' } }));
     await expectError(await call('POST', path, { body: { project: 'default' } }), 400, 'ValidationError');

@@ -15,7 +15,12 @@ const OLD_INVALID =
 
 async function expectWeak(response: Response, problems: string[]) {
   const body = await expectError(response, 400, 'ValidationError');
-  expect(body).toEqual({ id: body.id, name: 'ValidationError', message: problems[0], details: [{ validationErrors: problems, message: problems[0] }] });
+  expect(body).toEqual({
+    id: body.id,
+    name: 'ValidationError',
+    message: problems[0],
+    details: [{ validationErrors: problems, message: problems[0] }],
+  });
 }
 
 async function userCount(): Promise<number> {
@@ -34,7 +39,7 @@ describe.each([
     expect(await response.text()).toBe('');
   });
 
-  it('lists every problem, the first as the message (Unleash\'s order)', async () => {
+  it("lists every problem, the first as the message (Unleash's order)", async () => {
     await expectWeak(await check('abc'), [TOO_SHORT, UPPER, NUMBER, SPECIAL]);
     await expectWeak(await check('abcdefghijk'), [UPPER, NUMBER, SPECIAL]);
     await expectWeak(await check('ABCDEFGHIJ1!'), [LOWER]);
@@ -76,7 +81,10 @@ describe('passwords on user creation and signup', () => {
 
     const before = await userCount();
     await expectWeak(
-      await call('POST', `/invite/${secret}/signup`, { token: null, body: { email: 'weak.invitee@example.com', name: 'Weak', password: 'password1' } }),
+      await call('POST', `/invite/${secret}/signup`, {
+        token: null,
+        body: { email: 'weak.invitee@example.com', name: 'Weak', password: 'password1' },
+      }),
       [TOO_SHORT, UPPER, SPECIAL],
     );
     expect(await userCount()).toBe(before);
@@ -95,7 +103,11 @@ describe('passwords on user creation and signup', () => {
     expect((await call('GET', '/api/admin/projects', withSession(cookie))).status).toBe(200);
     const tokensBefore = await env.DB.prepare('SELECT count(*) AS n FROM api_tokens').first<number>('n');
     await expectError(
-      await call('POST', '/api/admin/api-tokens', withSession(cookie, { body: { tokenName: 'invitee-key', type: 'client', environment: 'development' } })),
+      await call(
+        'POST',
+        '/api/admin/api-tokens',
+        withSession(cookie, { body: { tokenName: 'invitee-key', type: 'client', environment: 'development' } }),
+      ),
       403,
       'NoAccessError',
     );
@@ -104,22 +116,39 @@ describe('passwords on user creation and signup', () => {
 });
 
 describe('POST /api/admin/user-admin/:id/change-password', () => {
-  it('sets the password; the old one stops working and the user\'s sessions end', async () => {
+  it("sets the password; the old one stops working and the user's sessions end", async () => {
     const user = await signedInUser(3);
     const response = await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'Fresh-Password-9' } });
     expect(response.status).toBe(200);
     await expectError(await call('GET', '/api/admin/user', withSession(user.cookie)), 401, 'AuthenticationRequired');
-    await expectError(await call('POST', '/auth/simple/login', { token: null, body: { username: user.username, password: STRONG_PASSWORD } }), 401, 'AuthenticationRequired');
+    await expectError(
+      await call('POST', '/auth/simple/login', { token: null, body: { username: user.username, password: STRONG_PASSWORD } }),
+      401,
+      'AuthenticationRequired',
+    );
     await loginAs(user.username, 'Fresh-Password-9');
   });
 
   it('400 for a weak password, 404 for an unknown user, 403 for a non-admin', async () => {
     const user = await createUser();
-    await expectWeak(await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'short' } }), [TOO_SHORT, UPPER, NUMBER, SPECIAL]);
-    await expectError(await call('POST', '/api/admin/user-admin/999999/change-password', { body: { password: 'Fresh-Password-9' } }), 404, 'NotFoundError');
+    await expectWeak(await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'short' } }), [
+      TOO_SHORT,
+      UPPER,
+      NUMBER,
+      SPECIAL,
+    ]);
+    await expectError(
+      await call('POST', '/api/admin/user-admin/999999/change-password', { body: { password: 'Fresh-Password-9' } }),
+      404,
+      'NotFoundError',
+    );
     const editor = await signedInUser(2);
     await expectError(
-      await call('POST', `/api/admin/user-admin/${user.id}/change-password`, withSession(editor.cookie, { body: { password: 'Fresh-Password-9' } })),
+      await call(
+        'POST',
+        `/api/admin/user-admin/${user.id}/change-password`,
+        withSession(editor.cookie, { body: { password: 'Fresh-Password-9' } }),
+      ),
       403,
       'NoAccessError',
     );
@@ -127,13 +156,15 @@ describe('POST /api/admin/user-admin/:id/change-password', () => {
 });
 
 describe('POST /api/admin/user/change-password', () => {
-  it('changes the caller\'s password; this session stays, the others end', async () => {
+  it("changes the caller's password; this session stays, the others end", async () => {
     const user = await signedInUser(3);
     const other = await loginAs(user.username);
     const response = await call(
       'POST',
       '/api/admin/user/change-password',
-      withSession(user.cookie, { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: STRONG_PASSWORD } }),
+      withSession(user.cookie, {
+        body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: STRONG_PASSWORD },
+      }),
     );
     expect(response.status).toBe(200);
     expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
@@ -141,10 +172,16 @@ describe('POST /api/admin/user/change-password', () => {
     await loginAs(user.username, 'Brand-New-Pass-1');
   });
 
-  it('401 with Unleash\'s message for a wrong old password; nothing changes', async () => {
+  it("401 with Unleash's message for a wrong old password; nothing changes", async () => {
     const user = await signedInUser(3);
     const body = await expectError(
-      await call('POST', '/api/admin/user/change-password', withSession(user.cookie, { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: 'Not-It-123' } })),
+      await call(
+        'POST',
+        '/api/admin/user/change-password',
+        withSession(user.cookie, {
+          body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: 'Not-It-123' },
+        }),
+      ),
       401,
       'AuthenticationRequired',
     );
@@ -155,20 +192,32 @@ describe('POST /api/admin/user/change-password', () => {
   it('400 when the confirmation differs or the new password is weak', async () => {
     const user = await signedInUser(3);
     const mismatch = await expectError(
-      await call('POST', '/api/admin/user/change-password', withSession(user.cookie, { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Other-Pass-12', oldPassword: STRONG_PASSWORD } })),
+      await call(
+        'POST',
+        '/api/admin/user/change-password',
+        withSession(user.cookie, {
+          body: { password: 'Brand-New-Pass-1', confirmPassword: 'Other-Pass-12', oldPassword: STRONG_PASSWORD },
+        }),
+      ),
       400,
       'ValidationError',
     );
     expect(mismatch.details[0]!.path).toBe('/body/confirmPassword');
     await expectWeak(
-      await call('POST', '/api/admin/user/change-password', withSession(user.cookie, { body: { password: 'weak', confirmPassword: 'weak', oldPassword: STRONG_PASSWORD } })),
+      await call(
+        'POST',
+        '/api/admin/user/change-password',
+        withSession(user.cookie, { body: { password: 'weak', confirmPassword: 'weak', oldPassword: STRONG_PASSWORD } }),
+      ),
       [TOO_SHORT, UPPER, NUMBER, SPECIAL],
     );
   });
 
   it('403 for an admin API token: it has no password', async () => {
     await expectError(
-      await call('POST', '/api/admin/user/change-password', { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: 'x' } }),
+      await call('POST', '/api/admin/user/change-password', {
+        body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: 'x' },
+      }),
       403,
       'NoAccessError',
     );

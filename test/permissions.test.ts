@@ -22,7 +22,13 @@ const F_P = `perm-p-${run}`;
 const credentials = {} as Record<Who, string>;
 
 async function count(query: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(query).bind(...params).first<{ n: number }>())?.n ?? 0;
+  return (
+    (
+      await env.DB.prepare(query)
+        .bind(...params)
+        .first<{ n: number }>()
+    )?.n ?? 0
+  );
 }
 
 async function ok(response: Response): Promise<Response> {
@@ -42,7 +48,12 @@ beforeAll(async () => {
           name: `root-custom-${run}`,
           description: 'segments and client tokens',
           type: 'root-custom',
-          permissions: [{ name: 'CREATE_SEGMENT' }, { name: 'UPDATE_SEGMENT' }, { name: 'CREATE_CLIENT_API_TOKEN' }, { name: 'READ_CLIENT_API_TOKEN' }],
+          permissions: [
+            { name: 'CREATE_SEGMENT' },
+            { name: 'UPDATE_SEGMENT' },
+            { name: 'CREATE_CLIENT_API_TOKEN' },
+            { name: 'READ_CLIENT_API_TOKEN' },
+          ],
         },
       }),
     ),
@@ -179,7 +190,11 @@ const CASES: Case[] = [
     method: 'POST',
     path: () => `/api/admin/projects/${P}/features/${F_P}/environments/development/on`,
     allowed: ['admin'],
-    written: async () => (await count("SELECT COUNT(*) AS n FROM feature_environments WHERE feature_name = ? AND environment = 'development' AND enabled = 1", F_P)) === 1,
+    written: async () =>
+      (await count(
+        "SELECT COUNT(*) AS n FROM feature_environments WHERE feature_name = ? AND environment = 'development' AND enabled = 1",
+        F_P,
+      )) === 1,
   },
   {
     family: 'features: toggle on in project default, development',
@@ -193,7 +208,8 @@ const CASES: Case[] = [
     path: () => `/api/admin/projects/${P}/features/${F_P}/environments/production/strategies`,
     body: (who) => ({ ...strategy, title: `by-${who}` }),
     allowed: ['admin', 'projectEnv'],
-    written: async (who) => (await count('SELECT COUNT(*) AS n FROM feature_strategies WHERE feature_name = ? AND title = ?', F_P, `by-${who}`)) === 1,
+    written: async (who) =>
+      (await count('SELECT COUNT(*) AS n FROM feature_strategies WHERE feature_name = ? AND title = ?', F_P, `by-${who}`)) === 1,
   },
   {
     family: 'variants: PUT environment variants in default, development',
@@ -201,7 +217,12 @@ const CASES: Case[] = [
     path: () => `/api/admin/projects/default/features/${F_DEFAULT}/environments/development/variants`,
     body: (who) => [{ name: `v-${who}`, weight: 1000, weightType: 'variable', stickiness: 'default' }],
     allowed: ['admin', 'editor'],
-    written: async (who) => (await count("SELECT COUNT(*) AS n FROM feature_environments WHERE feature_name = ? AND environment = 'development' AND instr(variants, ?) > 0", F_DEFAULT, `"v-${who}"`)) === 1,
+    written: async (who) =>
+      (await count(
+        "SELECT COUNT(*) AS n FROM feature_environments WHERE feature_name = ? AND environment = 'development' AND instr(variants, ?) > 0",
+        F_DEFAULT,
+        `"v-${who}"`,
+      )) === 1,
   },
   {
     family: 'tags: POST /features/:featureName/tags (project resolved from the feature)',
@@ -209,7 +230,8 @@ const CASES: Case[] = [
     path: () => `/api/admin/features/${F_DEFAULT}/tags`,
     body: (who) => ({ type: 'simple', value: `tag-${who}` }),
     allowed: ['admin', 'editor'],
-    written: async (who) => (await count('SELECT COUNT(*) AS n FROM feature_tag WHERE feature_name = ? AND tag_value = ?', F_DEFAULT, `tag-${who}`)) === 1,
+    written: async (who) =>
+      (await count('SELECT COUNT(*) AS n FROM feature_tag WHERE feature_name = ? AND tag_value = ?', F_DEFAULT, `tag-${who}`)) === 1,
   },
   {
     family: 'tags: POST /features/:featureName/tags in project P',
@@ -217,7 +239,8 @@ const CASES: Case[] = [
     path: () => `/api/admin/features/${F_P}/tags`,
     body: (who) => ({ type: 'simple', value: `ptag-${who}` }),
     allowed: ['admin'],
-    written: async (who) => (await count('SELECT COUNT(*) AS n FROM feature_tag WHERE feature_name = ? AND tag_value = ?', F_P, `ptag-${who}`)) === 1,
+    written: async (who) =>
+      (await count('SELECT COUNT(*) AS n FROM feature_tag WHERE feature_name = ? AND tag_value = ?', F_P, `ptag-${who}`)) === 1,
   },
   {
     family: 'segments: POST /segments',
@@ -303,7 +326,11 @@ describe('what a refusal says', () => {
   it('lists what an import needs and a viewer lacks in validate’s permissions', async () => {
     const response = await call('POST', '/api/admin/features-batch/validate', {
       token: credentials.viewer,
-      body: { project: 'default', environment: 'development', data: { features: [{ name: `val-${run}`, project: 'default' }], featureStrategies: [], tagTypes: [] } },
+      body: {
+        project: 'default',
+        environment: 'development',
+        data: { features: [{ name: `val-${run}`, project: 'default' }], featureStrategies: [], tagTypes: [] },
+      },
     });
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
@@ -313,7 +340,11 @@ describe('what a refusal says', () => {
   it('checks import permissions in the target project: an Editor may import into default, not into P', async () => {
     const response = await call('POST', '/api/admin/features-batch/validate', {
       token: credentials.editor,
-      body: { project: P, environment: 'development', data: { features: [{ name: `val2-${run}`, project: P }], featureStrategies: [], tagTypes: [] } },
+      body: {
+        project: P,
+        environment: 'development',
+        data: { features: [{ name: `val2-${run}`, project: P }], featureStrategies: [], tagTypes: [] },
+      },
     });
     const body = await bodyOf(response);
     expect(body.permissions[0].affectedItems).toEqual(['Create feature flags', 'Update feature flags']);
@@ -324,7 +355,9 @@ describe('project roles', () => {
   it('makes the Editor who creates a project its Owner, able to work in it', async () => {
     const id = `owned-${run}`;
     expect((await call('POST', '/api/admin/projects', { token: credentials.editor, body: { id, name: id } })).status).toBe(201);
-    expect((await call('POST', `/api/admin/projects/${id}/features`, { token: credentials.editor, body: { name: `owned-f-${run}` } })).status).toBe(201);
+    expect(
+      (await call('POST', `/api/admin/projects/${id}/features`, { token: credentials.editor, body: { name: `owned-f-${run}` } })).status,
+    ).toBe(201);
     const access = await bodyOf(await call('GET', `/api/admin/projects/${id}/access`, { token: credentials.editor }));
     expect(access.users).toHaveLength(1);
     expect(access.users[0].roles).toEqual([4]);
@@ -334,8 +367,14 @@ describe('project roles', () => {
     const id = `grant-${run}`;
     await call('POST', '/api/admin/projects', { token: credentials.editor, body: { id, name: id } });
     const viewerId = (await bodyOf(await call('GET', '/api/admin/user', { token: credentials.viewer }))).user.id as number;
-    expect((await call('POST', `/api/admin/projects/${id}/access`, { token: credentials.editor, body: { roles: [5], users: [viewerId] } })).status).toBe(200);
-    const refused = await call('POST', `/api/admin/projects/${id}/access`, { token: credentials.viewer, body: { roles: [4], users: [viewerId] } });
+    expect(
+      (await call('POST', `/api/admin/projects/${id}/access`, { token: credentials.editor, body: { roles: [5], users: [viewerId] } }))
+        .status,
+    ).toBe(200);
+    const refused = await call('POST', `/api/admin/projects/${id}/access`, {
+      token: credentials.viewer,
+      body: { roles: [4], users: [viewerId] },
+    });
     expect(refused.status).toBe(403);
     expect(await count('SELECT COUNT(*) AS n FROM role_user WHERE project = ? AND user_id = ? AND role_id = 4', id, viewerId)).toBe(0);
   });
@@ -346,31 +385,49 @@ describe('segments of a project', () => {
     const role = await bodyOf(
       await ok(
         await call('POST', '/api/admin/roles', {
-          body: { name: `segmenter-${run}`, description: 'project segments', type: 'custom', permissions: [{ name: 'UPDATE_PROJECT_SEGMENT' }] },
+          body: {
+            name: `segmenter-${run}`,
+            description: 'project segments',
+            type: 'custom',
+            permissions: [{ name: 'UPDATE_PROJECT_SEGMENT' }],
+          },
         }),
       ),
     );
     const segmenter = await signInAs('Viewer', async (userId) => {
       await ok(await call('POST', `/api/admin/projects/${P}/access`, { body: { roles: [role.id], users: [userId] } }));
     });
-    const inProject = await call('POST', '/api/admin/segments', { token: segmenter, body: { name: `pseg-${run}`, project: P, constraints: [] } });
+    const inProject = await call('POST', '/api/admin/segments', {
+      token: segmenter,
+      body: { name: `pseg-${run}`, project: P, constraints: [] },
+    });
     expect(inProject.status).toBe(201);
     const global = await call('POST', '/api/admin/segments', { token: segmenter, body: { name: `gseg-${run}`, constraints: [] } });
     expect(global.status).toBe(403);
-    const elsewhere = await call('POST', '/api/admin/segments', { token: segmenter, body: { name: `dseg-${run}`, project: 'default', constraints: [] } });
+    const elsewhere = await call('POST', '/api/admin/segments', {
+      token: segmenter,
+      body: { name: `dseg-${run}`, project: 'default', constraints: [] },
+    });
     expect(elsewhere.status).toBe(403);
     expect(await count('SELECT COUNT(*) AS n FROM segments WHERE name IN (?, ?)', `gseg-${run}`, `dseg-${run}`)).toBe(0);
     // The segment's project decides who may change it.
     const id = (await bodyOf(inProject)).id as number;
-    expect((await call('PUT', `/api/admin/segments/${id}`, { token: segmenter, body: { name: `pseg-${run}`, project: P, constraints: [] } })).status).toBe(204);
-    expect((await call('PUT', `/api/admin/segments/${id}`, { token: segmenter, body: { name: `pseg-${run}`, constraints: [] } })).status).toBe(403);
+    expect(
+      (await call('PUT', `/api/admin/segments/${id}`, { token: segmenter, body: { name: `pseg-${run}`, project: P, constraints: [] } }))
+        .status,
+    ).toBe(204);
+    expect(
+      (await call('PUT', `/api/admin/segments/${id}`, { token: segmenter, body: { name: `pseg-${run}`, constraints: [] } })).status,
+    ).toBe(403);
     expect(await count('SELECT COUNT(*) AS n FROM segments WHERE id = ? AND segment_project_id = ?', id, P)).toBe(1);
   });
 });
 
 describe('invite links', () => {
   it('only take root roles', async () => {
-    const response = await call('POST', '/api/admin/invite-link/tokens', { body: { name: `link-project-${run}`, expiresAt: '2099-01-01T00:00:00.000Z', roleId: 4 } });
+    const response = await call('POST', '/api/admin/invite-link/tokens', {
+      body: { name: `link-project-${run}`, expiresAt: '2099-01-01T00:00:00.000Z', roleId: 4 },
+    });
     expect(response.status).toBe(400);
     expect(await count('SELECT COUNT(*) AS n FROM public_signup_tokens WHERE name = ?', `link-project-${run}`)).toBe(0);
   });
@@ -388,7 +445,9 @@ describe('who acted', () => {
   });
 
   it('keeps favourites per person', async () => {
-    expect((await call('POST', `/api/admin/projects/default/features/${F_DEFAULT}/favorites`, { token: credentials.editor })).status).toBe(200);
+    expect((await call('POST', `/api/admin/projects/default/features/${F_DEFAULT}/favorites`, { token: credentials.editor })).status).toBe(
+      200,
+    );
     const mine = await bodyOf(await call('GET', `/api/admin/search/features?query=${F_DEFAULT}`, { token: credentials.editor }));
     const theirs = await bodyOf(await call('GET', `/api/admin/search/features?query=${F_DEFAULT}`, { token: credentials.viewer }));
     expect(mine.features.find((f: { name: string }) => f.name === F_DEFAULT).favorite).toBe(true);

@@ -32,7 +32,9 @@ describe('POST /api/admin/user/tokens', () => {
     expect(JSON.stringify(row)).not.toContain(body.secret.slice(5));
 
     const listed = await bodyOf(await call('GET', '/api/admin/user/tokens', withSession(user.cookie)));
-    expect(listed).toEqual({ pats: [{ id: body.id, description: 'ci', expiresAt: FUTURE, userId: user.id, createdAt: body.createdAt, seenAt: null }] });
+    expect(listed).toEqual({
+      pats: [{ id: body.id, description: 'ci', expiresAt: FUTURE, userId: user.id, createdAt: body.createdAt, seenAt: null }],
+    });
   });
 
   it('400 without description or expiresAt, for a blank description or a past expiry', async () => {
@@ -43,7 +45,11 @@ describe('POST /api/admin/user/tokens', () => {
     expect(noDescription.details[0]!.path).toBe('/body/description');
     const blank = await expectError(await createPat(user.cookie, { description: '  ', expiresAt: FUTURE }), 400, 'ValidationError');
     expect(blank.details[0]!.message).toBe('PAT description cannot be empty.');
-    const past = await expectError(await createPat(user.cookie, { description: 'old', expiresAt: '2020-01-01T00:00:00Z' }), 400, 'ValidationError');
+    const past = await expectError(
+      await createPat(user.cookie, { description: 'old', expiresAt: '2020-01-01T00:00:00Z' }),
+      400,
+      'ValidationError',
+    );
     expect(past.details[0]!.message).toBe('The expiry date should be in future.');
   });
 
@@ -59,19 +65,27 @@ describe('POST /api/admin/user/tokens', () => {
   it('403 for the eleventh token of a user', async () => {
     const user = await signedInUser(3);
     for (let i = 0; i < 10; i++) await createPersonalToken(user.cookie, `t-${i}`);
-    const body = await expectError(await createPat(user.cookie, { description: 'one too many', expiresAt: FUTURE }), 403, 'OperationDeniedError');
+    const body = await expectError(
+      await createPat(user.cookie, { description: 'one too many', expiresAt: FUTURE }),
+      403,
+      'OperationDeniedError',
+    );
     expect(body.message).toBe('Too many PATs (10) already exist for this user.');
   });
 
   it('403 for an admin API token: personal tokens need a person', async () => {
-    const body = await expectError(await call('POST', '/api/admin/user/tokens', { body: { description: 'x', expiresAt: FUTURE } }), 403, 'NoAccessError');
+    const body = await expectError(
+      await call('POST', '/api/admin/user/tokens', { body: { description: 'x', expiresAt: FUTURE } }),
+      403,
+      'NoAccessError',
+    );
     expect(body.message).toBe('PATs require an authenticated user.');
     await expectError(await call('GET', '/api/admin/user/tokens'), 403, 'NoAccessError');
   });
 });
 
 describe('a personal access token in Authorization', () => {
-  it('acts as its user, with the user\'s permissions', async () => {
+  it("acts as its user, with the user's permissions", async () => {
     const viewer = await signedInUser(3);
     const pat = await createPersonalToken(viewer.cookie);
     const me = await bodyOf(await call('GET', '/api/admin/user', { token: pat }));
@@ -143,11 +157,15 @@ describe('DELETE /api/admin/user/tokens/:id', () => {
     expect(await bodyOf(await call('GET', '/api/admin/user/tokens', withSession(user.cookie)))).toEqual({ pats: [] });
   });
 
-  it('404 for an unknown id or another user\'s token, 400 for a non-integer id', async () => {
+  it("404 for an unknown id or another user's token, 400 for a non-integer id", async () => {
     const owner = await signedInUser(3);
     const { id } = await bodyOf(await createPat(owner.cookie, { description: 'mine', expiresAt: FUTURE }));
     const stranger = await signedInUser(1);
-    const body = await expectError(await call('DELETE', `/api/admin/user/tokens/${id}`, withSession(stranger.cookie)), 404, 'NotFoundError');
+    const body = await expectError(
+      await call('DELETE', `/api/admin/user/tokens/${id}`, withSession(stranger.cookie)),
+      404,
+      'NotFoundError',
+    );
     expect(body.message).toBe('No PAT found.');
     await expectError(await call('DELETE', '/api/admin/user/tokens/999999', withSession(owner.cookie)), 404, 'NotFoundError');
     const bad = await expectError(await call('DELETE', '/api/admin/user/tokens/abc', withSession(owner.cookie)), 400, 'ValidationError');
@@ -171,7 +189,7 @@ describe('GET /api/admin/user', () => {
     expect(body.splash).toEqual({});
   });
 
-  it('an Editor\'s root permissions carry no project; project roles name theirs', async () => {
+  it("an Editor's root permissions carry no project; project roles name theirs", async () => {
     const editor = await signedInUser(2);
     const { permissions } = await bodyOf(await call('GET', '/api/admin/user', withSession(editor.cookie)));
     expect(permissions.length).toBeGreaterThan(0);
@@ -203,7 +221,7 @@ describe('GET /api/admin/user', () => {
 });
 
 describe('GET /api/admin/user/profile', () => {
-  it('the caller\'s root role, projects and subscriptions', async () => {
+  it("the caller's root role, projects and subscriptions", async () => {
     const editor = await signedInUser(2);
     const body = await bodyOf(await call('GET', '/api/admin/user/profile', withSession(editor.cookie)));
     expect(body).toEqual({

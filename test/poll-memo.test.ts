@@ -17,7 +17,13 @@ import { seedFlag, seedSegment } from './sdk-seed';
 
 const slowTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: '60000' };
 
-async function send(method: string, path: string, headers: Record<string, string>, body?: unknown, workerEnv: Env = slowTick): Promise<Response> {
+async function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+  workerEnv: Env = slowTick,
+): Promise<Response> {
   const all = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
   const request = new Request(`${BASE}${path}`, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
   return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, workerEnv, createExecutionContext());
@@ -137,7 +143,12 @@ describe('memoised /api/client/features', () => {
   });
 
   it('stops answering for a key once it expires', async () => {
-    const key = await createToken({ tokenName: 'memo-expiring', type: 'client', environment: 'development', expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const key = await createToken({
+      tokenName: 'memo-expiring',
+      type: 'client',
+      environment: 'development',
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    });
     expect((await send('GET', '/api/client/features', { authorization: key })).status).toBe(200);
     expect((await hitOf(() => send('GET', '/api/client/features', { authorization: key }))).memo).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 1600));
@@ -198,7 +209,13 @@ describe('memoised /api/frontend', () => {
     const first = await answer(full.response);
     expect(first.status).toBe(200);
     expect(toggles(first.body)).toContain('fmemo.same');
-    expect(first.headers).toEqual(expect.arrayContaining([['access-control-allow-origin', '*'], ['access-control-expose-headers', 'ETag'], ['cache-control', 'no-cache']]));
+    expect(first.headers).toEqual(
+      expect.arrayContaining([
+        ['access-control-allow-origin', '*'],
+        ['access-control-expose-headers', 'ETag'],
+        ['cache-control', 'no-cache'],
+      ]),
+    );
     // Kept once it has come twice: a request seen once is not worth keeping.
     const second = await hitOf(() => send('GET', path, headers));
     expect(second.memo).toBe(false);
@@ -253,7 +270,11 @@ describe('memoised /api/frontend', () => {
     const firsts = [];
     for (const [path, headers, expected] of cases) {
       const full = await answer(await send('GET', path, headers, undefined, restricted));
-      expect(toggles(full.body).filter((name) => name === 'fmemo.office' || name === 'fmemo.user').sort()).toEqual(expected);
+      expect(
+        toggles(full.body)
+          .filter((name) => name === 'fmemo.office' || name === 'fmemo.user')
+          .sort(),
+      ).toEqual(expected);
       expect(await answer(await send('GET', path, headers, undefined, restricted))).toEqual(full);
       firsts.push(full);
     }
@@ -284,7 +305,9 @@ describe('memoised /api/frontend', () => {
     expect((await hitOf(() => send('GET', path, { authorization: key }))).memo).toBe(true);
     const created = await send('POST', '/api/admin/projects/default/features', { authorization: ADMIN_TOKEN }, { name: 'fmemo.written' });
     expect(created.status).toBe(201);
-    const enabled = await send('POST', '/api/admin/projects/default/features/fmemo.written/environments/development/on', { authorization: ADMIN_TOKEN });
+    const enabled = await send('POST', '/api/admin/projects/default/features/fmemo.written/environments/development/on', {
+      authorization: ADMIN_TOKEN,
+    });
     expect(enabled.status).toBe(200);
     const after = await hitOf(() => send('GET', path, { authorization: key }));
     expect(after.memo).toBe(false);

@@ -25,13 +25,17 @@ async function createProject(): Promise<string> {
 }
 
 async function createProjectRole(permissions: { name: string; environment?: string }[]): Promise<number> {
-  const response = await call('POST', '/api/admin/roles', { body: { name: unique('role'), description: 'test', type: 'custom', permissions } });
+  const response = await call('POST', '/api/admin/roles', {
+    body: { name: unique('role'), description: 'test', type: 'custom', permissions },
+  });
   expect(response.status).toBe(201);
   return (await bodyOf<{ id: number }>(response)).id;
 }
 
 async function roleRows(project: string, userId: number): Promise<number[]> {
-  const rows = await env.DB.prepare('SELECT role_id FROM role_user WHERE project = ? AND user_id = ? ORDER BY role_id').bind(project, userId).all<{ role_id: number }>();
+  const rows = await env.DB.prepare('SELECT role_id FROM role_user WHERE project = ? AND user_id = ? ORDER BY role_id')
+    .bind(project, userId)
+    .all<{ role_id: number }>();
   return rows.results.map((row) => row.role_id);
 }
 
@@ -67,7 +71,9 @@ describe('GET /api/admin/projects/:projectId/access', () => {
   it('lists the project roles and each user with their roles', async () => {
     const project = await createProject();
     const user = await createUser('Viewer');
-    expect((await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4, 5], users: [user], groups: [] } })).status).toBe(200);
+    expect(
+      (await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4, 5], users: [user], groups: [] } })).status,
+    ).toBe(200);
     const response = await call('GET', `/api/admin/projects/${project}/access`);
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
@@ -89,22 +95,42 @@ describe('POST /api/admin/projects/:projectId/access', () => {
   it('refuses a root role or an unknown role with 400 and writes nothing', async () => {
     const project = await createProject();
     const user = await createUser('Viewer');
-    await expectError(await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [1], users: [user] } }), 400, 'ValidationError');
-    await expectError(await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4, 999999], users: [user] } }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [1], users: [user] } }),
+      400,
+      'ValidationError',
+    );
+    await expectError(
+      await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4, 999999], users: [user] } }),
+      400,
+      'ValidationError',
+    );
     expect(await roleRows(project, user)).toEqual([]);
   });
 
   it('refuses an unknown user and groups with 400', async () => {
     const project = await createProject();
-    await expectError(await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4], users: [987654] } }), 400, 'ValidationError');
-    await expectError(await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4], groups: [1] } }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4], users: [987654] } }),
+      400,
+      'ValidationError',
+    );
+    await expectError(
+      await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4], groups: [1] } }),
+      400,
+      'ValidationError',
+    );
   });
 
   it('records who granted the access', async () => {
     const project = await createProject();
     const user = await createUser('Viewer');
     await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [5], users: [user] } });
-    const event = await env.DB.prepare("SELECT created_by, created_by_user_id, data FROM events WHERE type = 'project-access-added' AND project = ?").bind(project).first<{ created_by: string; created_by_user_id: number; data: string }>();
+    const event = await env.DB.prepare(
+      "SELECT created_by, created_by_user_id, data FROM events WHERE type = 'project-access-added' AND project = ?",
+    )
+      .bind(project)
+      .first<{ created_by: string; created_by_user_id: number; data: string }>();
     expect(event).toMatchObject({ created_by: 'admin', created_by_user_id: -42 });
     expect(JSON.parse(event!.data)).toEqual({ roles: [{ roleId: 5, groupIds: [], userIds: [user] }] });
   });
@@ -114,9 +140,15 @@ describe('POST /api/admin/projects/:projectId/role/:roleId/access', () => {
   it('grants one role to the listed users (the older form)', async () => {
     const project = await createProject();
     const user = await createUser('Viewer');
-    expect((await call('POST', `/api/admin/projects/${project}/role/5/access`, { body: { users: [{ id: user }], groups: [] } })).status).toBe(200);
+    expect(
+      (await call('POST', `/api/admin/projects/${project}/role/5/access`, { body: { users: [{ id: user }], groups: [] } })).status,
+    ).toBe(200);
     expect(await roleRows(project, user)).toEqual([5]);
-    await expectError(await call('POST', `/api/admin/projects/${project}/role/2/access`, { body: { users: [{ id: user }] } }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', `/api/admin/projects/${project}/role/2/access`, { body: { users: [{ id: user }] } }),
+      400,
+      'ValidationError',
+    );
     expect(await roleRows(project, user)).toEqual([5]);
   });
 });
@@ -149,7 +181,9 @@ describe('role assignment is conditional on the role still existing', () => {
       store.guardedEvent(db, actor, { type: 'project-access-added', project, data: { roles: [role] } }, [role]),
     ]);
     expect(await roleRows(project, user)).toEqual([]);
-    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'project-access-added' AND project = ?").bind(project).first<{ n: number }>();
+    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'project-access-added' AND project = ?")
+      .bind(project)
+      .first<{ n: number }>();
     expect(events?.n).toBe(0);
     // With the role present the same statements do write.
     await runBatch(db, [store.grantStatement(db, project, 5, user, [5], actor)]);
@@ -178,12 +212,21 @@ describe('GET /api/admin/user-admin/:id/permissions', () => {
     expect(Object.keys(body.overview)).toEqual(['root', 'project', 'environment']);
     expect(body.overview.root[0]).toEqual({ id: 1, name: 'ADMIN', displayName: 'Admin', type: 'root', hasPermission: false });
     const toggle = body.overview.environment.find((entry: { name: string }) => entry.name === 'UPDATE_FEATURE_ENVIRONMENT');
-    expect(toggle).toEqual({ environment: 'production', id: 28, name: 'UPDATE_FEATURE_ENVIRONMENT', displayName: 'Enable/disable flags', type: 'environment', hasPermission: true });
+    expect(toggle).toEqual({
+      environment: 'production',
+      id: 28,
+      name: 'UPDATE_FEATURE_ENVIRONMENT',
+      displayName: 'Enable/disable flags',
+      type: 'environment',
+      hasPermission: true,
+    });
     expect(body.overview.project.find((entry: { name: string }) => entry.name === 'UPDATE_FEATURE').hasPermission).toBe(false);
     expect(body.user).toMatchObject({ id: user, rootRole: 3 });
     expect(body.rootRole).toEqual({ id: 3, name: 'Viewer', type: 'root', description: expect.any(String) });
     expect(body.projectRoles.map((entry: { id: number }) => entry.id)).toEqual([role]);
-    expect(body.projectRoles[0].permissions).toEqual([expect.objectContaining({ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' })]);
+    expect(body.projectRoles[0].permissions).toEqual([
+      expect.objectContaining({ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }),
+    ]);
   });
 
   it('has an empty environment list without an environment', async () => {

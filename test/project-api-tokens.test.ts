@@ -13,7 +13,9 @@ async function createProject(): Promise<string> {
 describe('/api/admin/projects/:projectId/api-tokens', () => {
   it('creates a client token scoped to the project, lists it and deletes it by secret', async () => {
     const project = await createProject();
-    const created = await call('POST', `/api/admin/projects/${project}/api-tokens`, { body: { tokenName: 'ci', type: 'client', environment: 'development' } });
+    const created = await call('POST', `/api/admin/projects/${project}/api-tokens`, {
+      body: { tokenName: 'ci', type: 'client', environment: 'development' },
+    });
     expect(created.status).toBe(201);
     const token = await bodyOf(created);
     expect(token).toMatchObject({ tokenName: 'ci', type: 'client', environment: 'development', project, projects: [project] });
@@ -31,8 +33,18 @@ describe('/api/admin/projects/:projectId/api-tokens', () => {
 
   it('refuses tokens for other projects and admin tokens with 400, writing nothing', async () => {
     const project = await createProject();
-    await expectError(await call('POST', `/api/admin/projects/${project}/api-tokens`, { body: { tokenName: 'x', type: 'client', environment: 'development', projects: ['default'] } }), 400, 'ValidationError');
-    await expectError(await call('POST', `/api/admin/projects/${project}/api-tokens`, { body: { tokenName: 'x', type: 'admin' } }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', `/api/admin/projects/${project}/api-tokens`, {
+        body: { tokenName: 'x', type: 'client', environment: 'development', projects: ['default'] },
+      }),
+      400,
+      'ValidationError',
+    );
+    await expectError(
+      await call('POST', `/api/admin/projects/${project}/api-tokens`, { body: { tokenName: 'x', type: 'admin' } }),
+      400,
+      'ValidationError',
+    );
     expect((await bodyOf(await call('GET', `/api/admin/projects/${project}/api-tokens`))).tokens).toEqual([]);
   });
 
@@ -40,7 +52,15 @@ describe('/api/admin/projects/:projectId/api-tokens', () => {
     await expectError(await call('GET', '/api/admin/projects/no-such/api-tokens'), 404, 'NotFoundError');
     const project = await createProject();
     const other = await createProject();
-    const token = await bodyOf(await call('POST', `/api/admin/projects/${other}/api-tokens`, { body: { tokenName: 'o', type: 'frontend', environment: 'development' } }));
-    await expectError(await call('DELETE', `/api/admin/projects/${project}/api-tokens/${encodeURIComponent(token.secret)}`), 404, 'NotFoundError');
+    const token = await bodyOf(
+      await call('POST', `/api/admin/projects/${other}/api-tokens`, {
+        body: { tokenName: 'o', type: 'frontend', environment: 'development' },
+      }),
+    );
+    await expectError(
+      await call('DELETE', `/api/admin/projects/${project}/api-tokens/${encodeURIComponent(token.secret)}`),
+      404,
+      'NotFoundError',
+    );
   });
 });

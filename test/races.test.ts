@@ -19,7 +19,9 @@ const P = '/api/admin/projects/default/features';
 const ACTOR: Actor = { actorName: 'admin', userId: -1337 };
 
 async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql).bind(...params).first<{ n: number }>())!.n;
+  return (await env.DB.prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>())!.n;
 }
 
 async function createFeatures(...names: string[]) {
@@ -33,13 +35,21 @@ describe('segment delete vs a strategy added with that segment', () => {
     // The handler's check passes: the segment exists and no strategy uses it.
     expect(await count('SELECT count(*) AS n FROM feature_strategy_segment WHERE segment_id = ?', id)).toBe(0);
     // Meanwhile another request adds a strategy limited to the segment.
-    expect((await call('POST', `${P}/race-seg/environments/development/strategies`, { body: { name: 'default', segments: [id] } })).status).toBe(200);
+    expect(
+      (await call('POST', `${P}/race-seg/environments/development/strategies`, { body: { name: 'default', segments: [id] } })).status,
+    ).toBe(200);
 
     const [segment] = await getDb(env).select().from(segments).where(eq(segments.id, id));
     expect(await deleteIfUnused(getDb(env), ACTOR, segment!)).toBe(false);
     expect(await count('SELECT count(*) AS n FROM segments WHERE id = ?', id)).toBe(1);
-    expect(await count("SELECT count(*) AS n FROM feature_strategy_segment l JOIN feature_strategies s ON s.id = l.feature_strategy_id WHERE s.feature_name = 'race-seg'")).toBe(1);
-    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'segment-deleted' AND json_extract(pre_data, '$.id') = ?", id)).toBe(0);
+    expect(
+      await count(
+        "SELECT count(*) AS n FROM feature_strategy_segment l JOIN feature_strategies s ON s.id = l.feature_strategy_id WHERE s.feature_name = 'race-seg'",
+      ),
+    ).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'segment-deleted' AND json_extract(pre_data, '$.id') = ?", id)).toBe(
+      0,
+    );
     // Through the API the same state is a 409.
     await expectError(await call('DELETE', `/api/admin/segments/${id}`), 409, 'SegmentInUseError');
   });
@@ -48,7 +58,9 @@ describe('segment delete vs a strategy added with that segment', () => {
     const id = await seedSegment('race-unused', []);
     expect((await call('DELETE', `/api/admin/segments/${id}`)).status).toBe(200);
     expect(await count('SELECT count(*) AS n FROM segments WHERE id = ?', id)).toBe(0);
-    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'segment-deleted' AND json_extract(pre_data, '$.id') = ?", id)).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'segment-deleted' AND json_extract(pre_data, '$.id') = ?", id)).toBe(
+      1,
+    );
     await expectError(await call('DELETE', `/api/admin/segments/${id}`), 404, 'NotFoundError');
   });
 });
@@ -74,26 +86,50 @@ describe('archive vs adding a dependency', () => {
     // The handler's checks pass for race-new-parent; meanwhile it is archived.
     expect((await call('DELETE', `${P}/race-new-parent`)).status).toBe(202);
 
-    const linked = await linkIfAllowed(getDb(env), ACTOR, { parent: 'race-new-parent', child: { name: 'race-dependent', project: 'default' }, enabled: true, variants: [] });
+    const linked = await linkIfAllowed(getDb(env), ACTOR, {
+      parent: 'race-new-parent',
+      child: { name: 'race-dependent', project: 'default' },
+      enabled: true,
+      variants: [],
+    });
     expect(linked).toBe(false);
-    const { results } = await env.DB.prepare("SELECT parent FROM dependent_features WHERE child = 'race-dependent'").all<{ parent: string }>();
+    const { results } = await env.DB.prepare("SELECT parent FROM dependent_features WHERE child = 'race-dependent'").all<{
+      parent: string;
+    }>();
     expect(results).toEqual([{ parent: 'race-old-parent' }]);
-    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'feature-dependency-added' AND feature_name = 'race-dependent'")).toBe(1);
-    await expectError(await call('POST', `${P}/race-dependent/dependencies`, { body: { feature: 'race-new-parent' } }), 404, 'NotFoundError');
+    expect(
+      await count("SELECT count(*) AS n FROM events WHERE type = 'feature-dependency-added' AND feature_name = 'race-dependent'"),
+    ).toBe(1);
+    await expectError(
+      await call('POST', `${P}/race-dependent/dependencies`, { body: { feature: 'race-new-parent' } }),
+      404,
+      'NotFoundError',
+    );
   });
 
   it('a child made a parent meanwhile is not linked (no transitive chain)', async () => {
     await createFeatures('race-a', 'race-b', 'race-c');
     // Checks for race-b -> race-a pass; meanwhile race-c comes to depend on race-b.
     expect((await call('POST', `${P}/race-c/dependencies`, { body: { feature: 'race-b' } })).status).toBe(200);
-    expect(await linkIfAllowed(getDb(env), ACTOR, { parent: 'race-a', child: { name: 'race-b', project: 'default' }, enabled: true, variants: [] })).toBe(false);
+    expect(
+      await linkIfAllowed(getDb(env), ACTOR, {
+        parent: 'race-a',
+        child: { name: 'race-b', project: 'default' },
+        enabled: true,
+        variants: [],
+      }),
+    ).toBe(false);
     expect(await count("SELECT count(*) AS n FROM dependent_features WHERE child = 'race-b'")).toBe(0);
   });
 
   it('the ordinary paths still write their rows and events', async () => {
     await createFeatures('race-seq-parent', 'race-seq-child');
-    expect((await call('POST', `${P}/race-seq-child/dependencies`, { body: { feature: 'race-seq-parent', enabled: false } })).status).toBe(200);
-    expect(await bodyOf(await call('GET', `${P}/race-seq-child`))).toMatchObject({ dependencies: [{ feature: 'race-seq-parent', enabled: false, variants: [] }] });
+    expect((await call('POST', `${P}/race-seq-child/dependencies`, { body: { feature: 'race-seq-parent', enabled: false } })).status).toBe(
+      200,
+    );
+    expect(await bodyOf(await call('GET', `${P}/race-seq-child`))).toMatchObject({
+      dependencies: [{ feature: 'race-seq-parent', enabled: false, variants: [] }],
+    });
     expect((await call('DELETE', `${P}/race-seq-child`)).status).toBe(202);
     expect(await count("SELECT count(*) AS n FROM dependent_features WHERE child = 'race-seq-child'")).toBe(0);
     expect((await call('DELETE', `${P}/race-seq-parent`)).status).toBe(202);

@@ -20,7 +20,12 @@ async function withinOneWindow(seconds: number): Promise<void> {
 async function expectTooMany(response: Response) {
   expect(response.headers.get('retry-after')).toBe('60');
   const body = await expectError(response, 429, 'TooManyRequestsError');
-  expect(body).toEqual({ id: body.id, name: 'TooManyRequestsError', message: 'Too many requests, please try again later.', details: [{ message: 'Too many requests, please try again later.' }] });
+  expect(body).toEqual({
+    id: body.id,
+    name: 'TooManyRequestsError',
+    message: 'Too many requests, please try again later.',
+    details: [{ message: 'Too many requests, please try again later.' }],
+  });
 }
 
 describe('invite routes: 20 a minute per client address', () => {
@@ -28,14 +33,23 @@ describe('invite routes: 20 a minute per client address', () => {
     await withinOneWindow(10);
     const ip = address();
     for (let i = 0; i < 20; i++) {
-      const response = i % 2 === 0
-        ? await call('GET', '/invite/unknown-secret/validate', { token: null, headers: { 'cf-connecting-ip': ip } })
-        : await call('POST', '/invite/unknown-secret/signup', { token: null, headers: { 'cf-connecting-ip': ip }, body: { email: 'a@example.com', name: 'A' } });
+      const response =
+        i % 2 === 0
+          ? await call('GET', '/invite/unknown-secret/validate', { token: null, headers: { 'cf-connecting-ip': ip } })
+          : await call('POST', '/invite/unknown-secret/signup', {
+              token: null,
+              headers: { 'cf-connecting-ip': ip },
+              body: { email: 'a@example.com', name: 'A' },
+            });
       expect(response.status).toBe(400);
     }
     await expectTooMany(await call('GET', '/invite/unknown-secret/validate', { token: null, headers: { 'cf-connecting-ip': ip } }));
-    await expectTooMany(await call('POST', '/invite/unknown-secret/signup', { token: null, headers: { 'cf-connecting-ip': ip }, body: {} }));
-    expect((await call('GET', '/invite/unknown-secret/validate', { token: null, headers: { 'cf-connecting-ip': address() } })).status).toBe(400);
+    await expectTooMany(
+      await call('POST', '/invite/unknown-secret/signup', { token: null, headers: { 'cf-connecting-ip': ip }, body: {} }),
+    );
+    expect((await call('GET', '/invite/unknown-secret/validate', { token: null, headers: { 'cf-connecting-ip': address() } })).status).toBe(
+      400,
+    );
   });
 
   it('does not read the body of a refused request', async () => {
@@ -53,14 +67,16 @@ describe('POST /edge/validate: 30 a minute per client address and per key', () =
   it('per address', async () => {
     await withinOneWindow(10);
     const ip = address();
-    for (let i = 0; i < 30; i++) expect((await call('POST', '/edge/validate', { token: null, headers: { 'cf-connecting-ip': ip }, body })).status).toBe(200);
+    for (let i = 0; i < 30; i++)
+      expect((await call('POST', '/edge/validate', { token: null, headers: { 'cf-connecting-ip': ip }, body })).status).toBe(200);
     await expectTooMany(await call('POST', '/edge/validate', { token: null, headers: { 'cf-connecting-ip': ip }, body }));
   });
 
   it('per key, whatever the address', async () => {
     await withinOneWindow(10);
     const key = `*:development.${crypto.randomUUID()}`;
-    for (let i = 0; i < 30; i++) expect((await call('POST', '/edge/validate', { token: key, headers: { 'cf-connecting-ip': address() }, body })).status).toBe(200);
+    for (let i = 0; i < 30; i++)
+      expect((await call('POST', '/edge/validate', { token: key, headers: { 'cf-connecting-ip': address() }, body })).status).toBe(200);
     await expectTooMany(await call('POST', '/edge/validate', { token: key, headers: { 'cf-connecting-ip': address() }, body }));
     // Other keys from new addresses are unaffected.
     expect((await call('POST', '/edge/validate', { token: `${key}-other`, body })).status).toBe(200);
@@ -71,12 +87,25 @@ describe('frontend writes: 300 a minute per client address (and 10,000 per key)'
   it('register and metrics share the count; the 429 carries CORS headers so the browser can read it', async () => {
     const frontend = await createToken({ tokenName: `fe-rl-${crypto.randomUUID()}`, type: 'frontend', environment: 'development' });
     const ip = address();
-    const register = { appName: 'web', instanceId: 'browser-1', sdkVersion: 'unleash-client-js:3.8.2', strategies: [], started: new Date().toISOString(), interval: 30000 };
-    const metrics = { appName: 'web', instanceId: 'browser-1', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} } };
+    const register = {
+      appName: 'web',
+      instanceId: 'browser-1',
+      sdkVersion: 'unleash-client-js:3.8.2',
+      strategies: [],
+      started: new Date().toISOString(),
+      interval: 30000,
+    };
+    const metrics = {
+      appName: 'web',
+      instanceId: 'browser-1',
+      bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} },
+    };
     const headers = { 'cf-connecting-ip': ip, origin: 'https://app.example.com' };
     await withinOneWindow(20);
     // 299 registrations (cheap: nothing is stored) and one metrics report use up the 300.
-    const sent = await Promise.all(Array.from({ length: 299 }, () => call('POST', '/api/frontend/client/register', { token: frontend, headers, body: register })));
+    const sent = await Promise.all(
+      Array.from({ length: 299 }, () => call('POST', '/api/frontend/client/register', { token: frontend, headers, body: register })),
+    );
     sent.push(await call('POST', '/api/frontend/client/metrics', { token: frontend, headers, body: metrics }));
     expect(sent.filter((response) => response.status !== 200).map((response) => response.status)).toEqual([]);
     const refused = await call('POST', '/api/frontend/client/metrics', { token: frontend, headers, body: metrics });
@@ -90,7 +119,11 @@ describe('sign-in: 10 a minute per client address, as Unleash', () => {
     await withinOneWindow(15);
     const ip = address();
     const attempt = (from: string) =>
-      call('POST', '/auth/simple/login', { token: null, headers: { 'cf-connecting-ip': from }, body: { username: 'nobody@example.com', password: 'wrong' } });
+      call('POST', '/auth/simple/login', {
+        token: null,
+        headers: { 'cf-connecting-ip': from },
+        body: { username: 'nobody@example.com', password: 'wrong' },
+      });
     for (let i = 0; i < 10; i++) expect((await attempt(ip)).status).toBe(401);
     await expectTooMany(await attempt(ip));
     expect((await attempt(address())).status).toBe(401);
@@ -99,7 +132,12 @@ describe('sign-in: 10 a minute per client address, as Unleash', () => {
   it('limits the password check the signup page calls, at 60 a minute', async () => {
     await withinOneWindow(15);
     const ip = address();
-    const check = () => call('POST', '/auth/reset/validate-password', { token: null, headers: { 'cf-connecting-ip': ip }, body: { password: 'Str0ng-enough-pass!' } });
+    const check = () =>
+      call('POST', '/auth/reset/validate-password', {
+        token: null,
+        headers: { 'cf-connecting-ip': ip },
+        body: { password: 'Str0ng-enough-pass!' },
+      });
     for (let i = 0; i < 60; i++) expect((await check()).status).toBe(200);
     await expectTooMany(await check());
   });

@@ -45,7 +45,9 @@ describe('read-your-writes within an isolate (default revision tick)', () => {
     expect((await send('POST', '/api/admin/projects/default/features', ADMIN_TOKEN, { name: 'ryw.toggle' })).status).toBe(201);
     const before = (await (await send('GET', '/api/frontend', frontend)).json()) as { toggles: { name: string }[] };
     expect(before.toggles.map((toggle) => toggle.name)).not.toContain('ryw.toggle');
-    expect((await send('POST', '/api/admin/projects/default/features/ryw.toggle/environments/development/on', ADMIN_TOKEN)).status).toBe(200);
+    expect((await send('POST', '/api/admin/projects/default/features/ryw.toggle/environments/development/on', ADMIN_TOKEN)).status).toBe(
+      200,
+    );
     const after = (await (await send('GET', '/api/frontend', frontend)).json()) as { toggles: { name: string }[] };
     expect(after.toggles.map((toggle) => toggle.name)).toContain('ryw.toggle');
   });

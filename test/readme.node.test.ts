@@ -13,7 +13,16 @@ describe('README examples', () => {
   it('has runnable blocks for every API section', () => {
     const blocks = readmeBlocks();
     const code = blocks.map((block) => block.code).join('\n');
-    for (const path of ['/api-tokens', '/roles', '/user-admin', '/invite/', '/search/features', '/features-batch/import', '/api/client/features', '/api/frontend']) {
+    for (const path of [
+      '/api-tokens',
+      '/roles',
+      '/user-admin',
+      '/invite/',
+      '/search/features',
+      '/features-batch/import',
+      '/api/client/features',
+      '/api/frontend',
+    ]) {
       expect(code).toContain(path);
     }
     expect(blocks.some((block) => block.lang === 'js')).toBe(true);

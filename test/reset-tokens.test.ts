@@ -40,7 +40,9 @@ describe('GET /auth/reset/validate', () => {
 
   it('stores only the hash of the secret', async () => {
     const user = await newUser();
-    const rows = await env.DB.prepare('SELECT secret_hash FROM reset_tokens WHERE user_id = ?').bind(user.id).all<{ secret_hash: string }>();
+    const rows = await env.DB.prepare('SELECT secret_hash FROM reset_tokens WHERE user_id = ?')
+      .bind(user.id)
+      .all<{ secret_hash: string }>();
     expect(rows.results).toHaveLength(1);
     expect(rows.results[0]!.secret_hash).not.toContain(user.token);
     expect(rows.results[0]!.secret_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -51,7 +53,9 @@ describe('GET /auth/reset/validate', () => {
     for (const token of ['nope', '', 'x'.repeat(300)]) {
       expect(await expectError(await validate(token), 401, INVALID.name)).toMatchObject({ message: INVALID.message });
     }
-    await env.DB.prepare('UPDATE reset_tokens SET expires_at = ? WHERE user_id = ?').bind(new Date(Date.now() - 1000).toISOString(), user.id).run();
+    await env.DB.prepare('UPDATE reset_tokens SET expires_at = ? WHERE user_id = ?')
+      .bind(new Date(Date.now() - 1000).toISOString(), user.id)
+      .run();
     await expectError(await validate(user.token), 401, INVALID.name);
   });
 });
@@ -69,7 +73,9 @@ describe('POST /auth/reset/password', () => {
   it('refuses a weak password with the password rule, and writes nothing', async () => {
     const user = await newUser();
     const body = await expectError(await setPassword(user.token, 'weak'), 400, 'ValidationError');
-    expect((body.details[0] as { validationErrors?: string[] } | undefined)?.validationErrors).toContain('The password must be at least 10 characters long.');
+    expect((body.details[0] as { validationErrors?: string[] } | undefined)?.validationErrors).toContain(
+      'The password must be at least 10 characters long.',
+    );
     expect(await passwordHashOf(user.id)).toBeNull();
     expect((await validate(user.token)).status).toBe(200);
   });

@@ -3,12 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 
 async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql).bind(...params).first<{ n: number }>();
+  const row = await env.DB.prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>();
   return row!.n;
 }
 
 async function storedRows(): Promise<number> {
-  return (await count('SELECT count(*) AS n FROM roles')) + (await count('SELECT count(*) AS n FROM role_permission')) + (await count('SELECT count(*) AS n FROM events'));
+  return (
+    (await count('SELECT count(*) AS n FROM roles')) +
+    (await count('SELECT count(*) AS n FROM role_permission')) +
+    (await count('SELECT count(*) AS n FROM events'))
+  );
 }
 
 async function validate(body: unknown) {
@@ -25,9 +31,18 @@ describe('POST /api/admin/roles/validate', () => {
   it('answers 200 with an empty body for a valid definition of either variant, and stores nothing', async () => {
     const before = await storedRows();
     const valid = [
-      { name: 'Release managers', description: 'Ship things', type: 'custom', permissions: [{ name: 'UPDATE_FEATURE' }, { name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }] },
+      {
+        name: 'Release managers',
+        description: 'Ship things',
+        type: 'custom',
+        permissions: [{ name: 'UPDATE_FEATURE' }, { name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }],
+      },
       { name: 'Auditors', type: 'root-custom', permissions: [{ name: 'READ_ROLE' }, { name: 'CREATE_SEGMENT', environment: '' }] },
-      { name: 'By id', type: 'custom', permissions: [{ id: 7 }, { id: 28, environment: 'development' }, { id: 2, name: 'CREATE_FEATURE' }] },
+      {
+        name: 'By id',
+        type: 'custom',
+        permissions: [{ id: 7 }, { id: 28, environment: 'development' }, { id: 2, name: 'CREATE_FEATURE' }],
+      },
       { name: 'Bare' },
       { name: 'Null lists', description: null, permissions: null },
       { name: 'Empty list', permissions: [] },
@@ -67,13 +82,18 @@ describe('POST /api/admin/roles/validate', () => {
       ],
     });
     const error = await expectError(response, 400, 'ValidationError');
-    expect(error.message).toBe('Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.');
+    expect(error.message).toBe(
+      'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.',
+    );
     expect(error.details).toEqual([
       { path: '/body/name', message: 'There already exists a role with the name Viewer' },
       { path: '/body/permissions/0/name', message: 'The permission "NO_SUCH_PERMISSION" does not exist.' },
       { path: '/body/permissions/1/id', message: 'No permission has the id 9999.' },
       { path: '/body/permissions/2/environment', message: 'The environment "staging" does not exist.' },
-      { path: '/body/permissions/3/environment', message: '"UPDATE_FEATURE_ENVIRONMENT" is an environment permission: name the environment it applies to.' },
+      {
+        path: '/body/permissions/3/environment',
+        message: '"UPDATE_FEATURE_ENVIRONMENT" is an environment permission: name the environment it applies to.',
+      },
       {
         path: '/body/permissions/4/name',
         message: '"CREATE_PROJECT" is a root permission, but a `custom` (project) role takes only project and environment permissions.',
@@ -87,14 +107,27 @@ describe('POST /api/admin/roles/validate', () => {
 
   it('keeps root-custom roles to root permissions named by name (variant B is custom only)', async () => {
     const error = await expectError(
-      await validate({ name: 'Root mix', type: 'root-custom', permissions: [{ name: 'UPDATE_FEATURE' }, { id: 20 }, { name: 'CREATE_FEATURE_STRATEGY', environment: 'development' }] }),
+      await validate({
+        name: 'Root mix',
+        type: 'root-custom',
+        permissions: [{ name: 'UPDATE_FEATURE' }, { id: 20 }, { name: 'CREATE_FEATURE_STRATEGY', environment: 'development' }],
+      }),
       400,
       'ValidationError',
     );
     expect(error.details).toEqual([
-      { path: '/body/permissions/0/name', message: '"UPDATE_FEATURE" is a project permission, but a `root-custom` role takes only root permissions.' },
-      { path: '/body/permissions/1/id', message: 'Permissions given by `id` are only accepted for `custom` roles; name them with `name` in a `root-custom` role.' },
-      { path: '/body/permissions/2/name', message: '"CREATE_FEATURE_STRATEGY" is an environment permission, but a `root-custom` role takes only root permissions.' },
+      {
+        path: '/body/permissions/0/name',
+        message: '"UPDATE_FEATURE" is a project permission, but a `root-custom` role takes only root permissions.',
+      },
+      {
+        path: '/body/permissions/1/id',
+        message: 'Permissions given by `id` are only accepted for `custom` roles; name them with `name` in a `root-custom` role.',
+      },
+      {
+        path: '/body/permissions/2/name',
+        message: '"CREATE_FEATURE_STRATEGY" is an environment permission, but a `root-custom` role takes only root permissions.',
+      },
     ]);
   });
 
@@ -102,16 +135,44 @@ describe('POST /api/admin/roles/validate', () => {
     const cases: [unknown, { path: string; message: string }[]][] = [
       [{}, [{ path: '/body/name', message: 'The `/body/name` property is required. It was not present on the data you sent.' }]],
       [{ name: '   ' }, [{ path: '/body/name', message: 'The `/body/name` property must not be empty. You sent "".' }]],
-      [{ name: 'T', type: 'root' }, [{ path: '/body/type', message: 'The `/body/type` property must be one of "root-custom", "custom". You sent "root".' }]],
+      [
+        { name: 'T', type: 'root' },
+        [{ path: '/body/type', message: 'The `/body/type` property must be one of "root-custom", "custom". You sent "root".' }],
+      ],
       [{ name: 'T', type: 7 }, [{ path: '/body/type', message: 'The `/body/type` property must be string. You sent 7.' }]],
-      [{ name: 'T', permissions: {} }, [{ path: '/body/permissions', message: 'The `/body/permissions` property must be array. You sent {}.' }]],
-      [{ name: 'T', permissions: [{ id: 1.5 }] }, [{ path: '/body/permissions/0/id', message: 'The `/body/permissions/0/id` property must be integer. You sent 1.5.' }]],
-      [{ name: 'T', permissions: [{ id: 2 ** 63 }] }, [{ path: '/body/permissions/0/id', message: 'The `/body/permissions/0/id` property must be <= 2147483647. You sent 9223372036854776000.' }]],
-      [{ name: 'x'.repeat(256) }, [{ path: '/body/name', message: `The \`/body/name\` property must be at most 255 characters long. You sent "${'x'.repeat(96)}....` }]],
-      [{ name: '__proto__', permissions: [{ name: '__proto__' }, { name: 'constructor' }] }, [
-        { path: '/body/permissions/0/name', message: 'The permission "__proto__" does not exist.' },
-        { path: '/body/permissions/1/name', message: 'The permission "constructor" does not exist.' },
-      ]],
+      [
+        { name: 'T', permissions: {} },
+        [{ path: '/body/permissions', message: 'The `/body/permissions` property must be array. You sent {}.' }],
+      ],
+      [
+        { name: 'T', permissions: [{ id: 1.5 }] },
+        [{ path: '/body/permissions/0/id', message: 'The `/body/permissions/0/id` property must be integer. You sent 1.5.' }],
+      ],
+      [
+        { name: 'T', permissions: [{ id: 2 ** 63 }] },
+        [
+          {
+            path: '/body/permissions/0/id',
+            message: 'The `/body/permissions/0/id` property must be <= 2147483647. You sent 9223372036854776000.',
+          },
+        ],
+      ],
+      [
+        { name: 'x'.repeat(256) },
+        [
+          {
+            path: '/body/name',
+            message: `The \`/body/name\` property must be at most 255 characters long. You sent "${'x'.repeat(96)}....`,
+          },
+        ],
+      ],
+      [
+        { name: '__proto__', permissions: [{ name: '__proto__' }, { name: 'constructor' }] },
+        [
+          { path: '/body/permissions/0/name', message: 'The permission "__proto__" does not exist.' },
+          { path: '/body/permissions/1/name', message: 'The permission "constructor" does not exist.' },
+        ],
+      ],
     ];
     for (const [body, details] of cases) {
       const error = await expectError(await validate(body), 400, 'ValidationError');
@@ -131,17 +192,29 @@ describe('POST /api/admin/roles/validate', () => {
 
   it('answers 401 without a valid key, 403 for client keys, 415 for non-JSON', async () => {
     await expectError(await call('POST', '/api/admin/roles/validate', { token: null, body: { name: 'x' } }), 401, 'AuthenticationRequired');
-    await expectError(await call('POST', '/api/admin/roles/validate', { token: 'nope', body: { name: 'x' } }), 401, 'AuthenticationRequired');
+    await expectError(
+      await call('POST', '/api/admin/roles/validate', { token: 'nope', body: { name: 'x' } }),
+      401,
+      'AuthenticationRequired',
+    );
     const client = await createToken({ tokenName: 'roles-client', type: 'client', environment: 'development' });
     await expectError(await call('POST', '/api/admin/roles/validate', { token: client, body: { name: 'x' } }), 403, 'NoAccessError');
-    await expectError(await call('POST', '/api/admin/roles/validate', { rawBody: 'name=x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
+    await expectError(
+      await call('POST', '/api/admin/roles/validate', { rawBody: 'name=x', contentType: 'text/plain' }),
+      415,
+      'ContentTypeerror',
+    );
   });
 });
 
 describe('POST /api/admin/roles', () => {
   it('creates a custom role with its permissions: 201, a location, an audit event', async () => {
     const response = await call('POST', '/api/admin/roles', {
-      body: { name: ' Flag editors ', description: 'Edit flags', permissions: [{ name: 'UPDATE_FEATURE' }, { id: 28, environment: 'production' }, { name: 'UPDATE_FEATURE' }] },
+      body: {
+        name: ' Flag editors ',
+        description: 'Edit flags',
+        permissions: [{ name: 'UPDATE_FEATURE' }, { id: 28, environment: 'production' }, { name: 'UPDATE_FEATURE' }],
+      },
     });
     expect(response.status).toBe(201);
     const role = await bodyOf(response);
@@ -158,7 +231,9 @@ describe('POST /api/admin/roles', () => {
     });
     expect(role.id).toBeGreaterThan(5);
     expect(response.headers.get('location')).toBe(`/api/admin/roles/${role.id}`);
-    const event = await env.DB.prepare("SELECT data FROM events WHERE type = 'role-created' ORDER BY id DESC LIMIT 1").first<{ data: string }>();
+    const event = await env.DB.prepare("SELECT data FROM events WHERE type = 'role-created' ORDER BY id DESC LIMIT 1").first<{
+      data: string;
+    }>();
     expect(JSON.parse(event!.data)).toEqual({
       id: role.id,
       type: 'custom',
@@ -174,7 +249,11 @@ describe('POST /api/admin/roles', () => {
     const before = await storedRows();
     const taken = await expectError(await call('POST', '/api/admin/roles', { body: { name: 'Admin' } }), 409, 'NameExistsError');
     expect(taken.message).toBe('There already exists a role with the name Admin');
-    await expectError(await call('POST', '/api/admin/roles', { body: { name: 'Bad perms', permissions: [{ name: 'NOPE' }] } }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', '/api/admin/roles', { body: { name: 'Bad perms', permissions: [{ name: 'NOPE' }] } }),
+      400,
+      'ValidationError',
+    );
     expect(await storedRows()).toBe(before);
   });
 });
@@ -197,8 +276,16 @@ describe('GET /api/admin/roles', () => {
 describe('GET /api/admin/roles/:id', () => {
   it('returns a built-in role with its permissions, 404 for an unknown id and 400 for a non-integer', async () => {
     const admin = await bodyOf(await call('GET', '/api/admin/roles/1'));
-    expect(admin).toMatchObject({ id: 1, type: 'root', name: 'Admin', project: null, permissions: [{ id: 1, name: 'ADMIN', displayName: 'Admin', type: 'root' }] });
-    expect((await expectError(await call('GET', '/api/admin/roles/4242'), 404, 'NotFoundError')).message).toBe('Could not find role with id: 4242');
+    expect(admin).toMatchObject({
+      id: 1,
+      type: 'root',
+      name: 'Admin',
+      project: null,
+      permissions: [{ id: 1, name: 'ADMIN', displayName: 'Admin', type: 'root' }],
+    });
+    expect((await expectError(await call('GET', '/api/admin/roles/4242'), 404, 'NotFoundError')).message).toBe(
+      'Could not find role with id: 4242',
+    );
     await expectError(await call('GET', '/api/admin/roles/99999999999'), 404, 'NotFoundError');
     const bad = await expectError(await call('GET', '/api/admin/roles/abc'), 400, 'ValidationError');
     expect(bad.details[0]!.path).toBe('/params/id');
@@ -208,10 +295,20 @@ describe('GET /api/admin/roles/:id', () => {
 describe('PUT /api/admin/roles/:id', () => {
   it('updates a custom role, replacing its permissions, with before and after in the audit event', async () => {
     const role = await createRole({ name: 'To update', permissions: [{ name: 'CREATE_FEATURE' }] });
-    const response = await call('PUT', `/api/admin/roles/${role.id}`, { body: { name: 'Updated', description: 'now', permissions: [{ name: 'DELETE_FEATURE' }] } });
+    const response = await call('PUT', `/api/admin/roles/${role.id}`, {
+      body: { name: 'Updated', description: 'now', permissions: [{ name: 'DELETE_FEATURE' }] },
+    });
     expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toMatchObject({ id: role.id, name: 'Updated', description: 'now', permissions: [{ name: 'DELETE_FEATURE' }] });
-    const event = await env.DB.prepare("SELECT data, pre_data FROM events WHERE type = 'role-updated' ORDER BY id DESC LIMIT 1").first<{ data: string; pre_data: string }>();
+    expect(await bodyOf(response)).toMatchObject({
+      id: role.id,
+      name: 'Updated',
+      description: 'now',
+      permissions: [{ name: 'DELETE_FEATURE' }],
+    });
+    const event = await env.DB.prepare("SELECT data, pre_data FROM events WHERE type = 'role-updated' ORDER BY id DESC LIMIT 1").first<{
+      data: string;
+      pre_data: string;
+    }>();
     expect(JSON.parse(event!.pre_data)).toMatchObject({ name: 'To update', permissions: [{ name: 'CREATE_FEATURE' }] });
     expect(JSON.parse(event!.data)).toMatchObject({ name: 'Updated', permissions: [{ name: 'DELETE_FEATURE' }] });
     // Keeping its own name is not a conflict; leaving out permissions keeps them.
@@ -226,8 +323,17 @@ describe('PUT /api/admin/roles/:id', () => {
     expect(await bodyOf(kept)).toMatchObject({ id: role.id, type: 'root-custom', permissions: [{ name: 'READ_ROLE' }] });
     expect((await bodyOf(await call('GET', `/api/admin/roles/${role.id}`))).type).toBe('root-custom');
     // Permissions sent without `type` are checked against the stored type (root permissions only here).
-    const mismatch = await expectError(await call('PUT', `/api/admin/roles/${role.id}`, { body: { name: 'Root auditors', permissions: [{ name: 'UPDATE_FEATURE' }] } }), 400, 'ValidationError');
-    expect(mismatch.details).toEqual([{ path: '/body/permissions/0/name', message: '"UPDATE_FEATURE" is a project permission, but a `root-custom` role takes only root permissions.' }]);
+    const mismatch = await expectError(
+      await call('PUT', `/api/admin/roles/${role.id}`, { body: { name: 'Root auditors', permissions: [{ name: 'UPDATE_FEATURE' }] } }),
+      400,
+      'ValidationError',
+    );
+    expect(mismatch.details).toEqual([
+      {
+        path: '/body/permissions/0/name',
+        message: '"UPDATE_FEATURE" is a project permission, but a `root-custom` role takes only root permissions.',
+      },
+    ]);
     const changed = await call('PUT', `/api/admin/roles/${role.id}`, { body: { name: 'Root auditors', type: 'custom', permissions: [] } });
     expect(await bodyOf(changed)).toMatchObject({ id: role.id, type: 'custom', permissions: [] });
   });

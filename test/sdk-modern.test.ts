@@ -33,12 +33,18 @@ describe('POST /api/client/metrics/edge', () => {
     const response = await call('POST', '/api/client/metrics/edge', { token: backendToken, body: report });
     expect(response.status).toBe(202);
     expect(await response.text()).toBe('');
-    const row = await env.DB.prepare('SELECT sdk_version, environment FROM client_instances WHERE app_name = ? AND instance_id = ?').bind('unleash-edge', 'edge-1').first();
+    const row = await env.DB.prepare('SELECT sdk_version, environment FROM client_instances WHERE app_name = ? AND instance_id = ?')
+      .bind('unleash-edge', 'edge-1')
+      .first();
     expect(row).toEqual({ sdk_version: 'unleash-edge:20.4.1', environment: 'development' });
   });
 
   it('answers 400 without an identifier, 403 to frontend keys and 401 without a key', async () => {
-    await expectError(await call('POST', '/api/client/metrics/edge', { token: backendToken, body: { appName: 'x' } }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', '/api/client/metrics/edge', { token: backendToken, body: { appName: 'x' } }),
+      400,
+      'ValidationError',
+    );
     await expectError(await call('POST', '/api/client/metrics/edge', { token: frontendToken, body: report }), 403, 'NoAccessError');
     await expectError(await call('POST', '/api/client/metrics/edge', { token: null, body: report }), 401, 'AuthenticationRequired');
   });
@@ -125,15 +131,23 @@ describe('spec 6.x constraint operators in the admin API', () => {
 
   it('refuses an invalid or inverted REGEX and IN_CIDR (not in Unleash 8) with 400, writing nothing', async () => {
     await flagWith('modern.bad-ops');
-    const before = await env.DB.prepare('SELECT count(*) AS n FROM feature_strategies WHERE feature_name = ?').bind('modern.bad-ops').first('n');
+    const before = await env.DB.prepare('SELECT count(*) AS n FROM feature_strategies WHERE feature_name = ?')
+      .bind('modern.bad-ops')
+      .first('n');
     for (const constraint of [
       { contextName: 'userId', operator: 'REGEX', value: '(unclosed' },
       { contextName: 'userId', operator: 'REGEX', value: '^a', inverted: true },
       { contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/8'] },
     ]) {
-      const error = await expectError(await call('POST', strategyPath('modern.bad-ops'), { body: { name: 'default', constraints: [constraint] } }), 400, 'ValidationError');
+      const error = await expectError(
+        await call('POST', strategyPath('modern.bad-ops'), { body: { name: 'default', constraints: [constraint] } }),
+        400,
+        'ValidationError',
+      );
       expect(JSON.stringify(error.details), JSON.stringify(error.details)).toMatch(/regex|inverted|must be \(/);
     }
-    expect(await env.DB.prepare('SELECT count(*) AS n FROM feature_strategies WHERE feature_name = ?').bind('modern.bad-ops').first('n')).toBe(before);
+    expect(
+      await env.DB.prepare('SELECT count(*) AS n FROM feature_strategies WHERE feature_name = ?').bind('modern.bad-ops').first('n'),
+    ).toBe(before);
   });
 });

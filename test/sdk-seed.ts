@@ -88,14 +88,18 @@ export async function seedFlag(flag: SeedFlag): Promise<void> {
         ),
       );
       for (const segment of strategy.segments ?? []) {
-        statements.push(env.DB.prepare('INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id) VALUES (?, ?)').bind(id, segment));
+        statements.push(
+          env.DB.prepare('INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id) VALUES (?, ?)').bind(id, segment),
+        );
       }
     });
   }
   for (const [type, value] of flag.tags ?? []) {
     statements.push(env.DB.prepare('INSERT OR IGNORE INTO tag_types (name) VALUES (?)').bind(type));
     statements.push(env.DB.prepare('INSERT OR IGNORE INTO tags (type, value) VALUES (?, ?)').bind(type, value));
-    statements.push(env.DB.prepare('INSERT INTO feature_tag (feature_name, tag_type, tag_value) VALUES (?, ?, ?)').bind(flag.name, type, value));
+    statements.push(
+      env.DB.prepare('INSERT INTO feature_tag (feature_name, tag_type, tag_value) VALUES (?, ?, ?)').bind(flag.name, type, value),
+    );
   }
   for (const dependency of flag.dependencies ?? []) {
     statements.push(

@@ -43,9 +43,27 @@ describe('POST /auth/simple/login', () => {
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
     expect(Object.keys(body)).toEqual([
-      'isAPI', 'accountType', 'id', 'username', 'imageUrl', 'seenAt', 'loginAttempts', 'createdAt', 'scimId', 'deletedSessions', 'activeSessions',
+      'isAPI',
+      'accountType',
+      'id',
+      'username',
+      'imageUrl',
+      'seenAt',
+      'loginAttempts',
+      'createdAt',
+      'scimId',
+      'deletedSessions',
+      'activeSessions',
     ]);
-    expect(body).toMatchObject({ isAPI: false, accountType: 'User', id: user.id, username: user.username, loginAttempts: 0, deletedSessions: 0, activeSessions: 1 });
+    expect(body).toMatchObject({
+      isAPI: false,
+      accountType: 'User',
+      id: user.id,
+      username: user.username,
+      loginAttempts: 0,
+      deletedSessions: 0,
+      activeSessions: 1,
+    });
     expect(Date.parse(body.seenAt)).toBeGreaterThan(Date.now() - 60_000);
     expect((await userRow(user.id))!.seen_at).toBe(body.seenAt);
   });
@@ -121,7 +139,11 @@ describe('POST /auth/simple/login', () => {
   });
 
   it('400 when username or password is missing', async () => {
-    const missing = await expectError(await call('POST', '/auth/simple/login', { token: null, body: { username: 'x' } }), 400, 'ValidationError');
+    const missing = await expectError(
+      await call('POST', '/auth/simple/login', { token: null, body: { username: 'x' } }),
+      400,
+      'ValidationError',
+    );
     expect(missing.details[0]!.path).toBe('/body/password');
   });
 
@@ -158,20 +180,31 @@ describe('POST /auth/simple/login', () => {
   it('an admin setting a new password lifts the lock', async () => {
     const user = await createUser();
     for (let i = 0; i < 10; i++) await login(user.username, 'Wrong-Password-1');
-    expect((await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'Another-Pass-77' } })).status).toBe(200);
+    expect((await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'Another-Pass-77' } })).status).toBe(
+      200,
+    );
     expect((await login(user.username, 'Another-Pass-77')).status).toBe(200);
   });
 });
 
 describe('session cookie on admin routes', () => {
-  it('a session acts as its user with the user\'s permissions', async () => {
+  it("a session acts as its user with the user's permissions", async () => {
     const viewer = await signedInUser(3);
     expect((await call('GET', '/api/admin/projects', withSession(viewer.cookie))).status).toBe(200);
-    await expectError(await call('POST', '/api/admin/api-tokens', withSession(viewer.cookie, { body: { tokenName: 'x', type: 'client' } })), 403, 'NoAccessError');
+    await expectError(
+      await call('POST', '/api/admin/api-tokens', withSession(viewer.cookie, { body: { tokenName: 'x', type: 'client' } })),
+      403,
+      'NoAccessError',
+    );
   });
 
-  it('401 with Unleash\'s login hint for an unknown, malformed or foreign cookie', async () => {
-    for (const cookie of [`unleash-session=${'ab'.repeat(32)}`, 'unleash-session=s%3Abogus.signature', 'other=1', `unleash-session=${'AB'.repeat(32)}`]) {
+  it("401 with Unleash's login hint for an unknown, malformed or foreign cookie", async () => {
+    for (const cookie of [
+      `unleash-session=${'ab'.repeat(32)}`,
+      'unleash-session=s%3Abogus.signature',
+      'other=1',
+      `unleash-session=${'AB'.repeat(32)}`,
+    ]) {
       const body = await expectError(await call('GET', '/api/admin/user', withSession(cookie)), 401, 'AuthenticationRequired');
       expect(body).toMatchObject({ message: LOGIN_HINT, path: '/auth/simple/login', type: 'password', defaultHidden: false });
     }
@@ -209,7 +242,7 @@ describe('session cookie on admin routes', () => {
     expect(await sessionCount(user.id)).toBe(1);
   });
 
-  it('a deleted user\'s session ends with the user', async () => {
+  it("a deleted user's session ends with the user", async () => {
     const user = await signedInUser(2);
     expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
     expect((await call('DELETE', `/api/admin/user-admin/${user.id}`)).status).toBe(200);
@@ -230,7 +263,9 @@ describe('POST /logout', () => {
     );
     expect(response.status).toBe(302);
     expect(response.headers.get('location')).toBe('/');
-    expect(response.headers.get('set-cookie')).toBe('unleash-session=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly; SameSite=Lax');
+    expect(response.headers.get('set-cookie')).toBe(
+      'unleash-session=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; HttpOnly; SameSite=Lax',
+    );
     expect(response.headers.get('clear-site-data')).toBe('"cookies", "storage"');
 
     for (const cookie of [user.cookie, other]) {
@@ -252,7 +287,7 @@ describe('POST /logout', () => {
 });
 
 describe('a root role change', () => {
-  it('applies to the user\'s session at once', async () => {
+  it("applies to the user's session at once", async () => {
     const user = await signedInUser(3);
     await expectError(await call('GET', '/api/admin/user-admin', withSession(user.cookie)), 403, 'NoAccessError');
     expect((await call('PUT', `/api/admin/user-admin/${user.id}`, { body: { rootRole: 1 } })).status).toBe(200);

@@ -14,7 +14,9 @@ const child = unique('ui-child');
 beforeAll(async () => {
   await createProject(PROJECT, ['development', 'production']);
   for (const name of [flag, child]) {
-    const created = await call('POST', `/api/admin/projects/${PROJECT}/features`, { body: { name, type: name === flag ? 'experiment' : 'release' } });
+    const created = await call('POST', `/api/admin/projects/${PROJECT}/features`, {
+      body: { name, type: name === flag ? 'experiment' : 'release' },
+    });
     expect(created.status).toBe(201);
   }
   const strategy = await call('POST', `/api/admin/projects/${PROJECT}/features/${flag}/environments/development/strategies`, {
@@ -35,12 +37,37 @@ describe('GET /api/admin/ui-config', () => {
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
     expect(Object.keys(body)).toEqual([
-      'environment', 'flags', 'version', 'emailEnabled', 'unleashUrl', 'baseUriPath', 'authenticationType', 'segmentValuesLimit',
-      'strategySegmentsLimit', 'frontendApiOrigins', 'versionInfo', 'prometheusAPIAvailable', 'resourceLimits', 'disablePasswordAuth',
-      'maintenanceMode', 'maxSessionsCount', 'unleashContext',
+      'environment',
+      'flags',
+      'version',
+      'emailEnabled',
+      'unleashUrl',
+      'baseUriPath',
+      'authenticationType',
+      'segmentValuesLimit',
+      'strategySegmentsLimit',
+      'frontendApiOrigins',
+      'versionInfo',
+      'prometheusAPIAvailable',
+      'resourceLimits',
+      'disablePasswordAuth',
+      'maintenanceMode',
+      'maxSessionsCount',
+      'unleashContext',
     ]);
-    expect(body).toMatchObject({ environment: 'Open Source', version: '6.10.1', unleashUrl: 'http://localhost', baseUriPath: '', authenticationType: 'open-source' });
-    expect(body.versionInfo).toEqual({ current: { oss: '6.10.1', enterprise: '' }, latest: {}, isLatest: true, instanceId: expect.stringMatching(UUID) });
+    expect(body).toMatchObject({
+      environment: 'Open Source',
+      version: '6.10.1',
+      unleashUrl: 'http://localhost',
+      baseUriPath: '',
+      authenticationType: 'open-source',
+    });
+    expect(body.versionInfo).toEqual({
+      current: { oss: '6.10.1', enterprise: '' },
+      latest: {},
+      isLatest: true,
+      instanceId: expect.stringMatching(UUID),
+    });
     // No Enterprise-only UI: licence, change requests, release plans stay off.
     expect(body.flags).toMatchObject({ enableLicense: false, enableLicenseChecker: false, releasePlans: false, 'enterprise-payg': false });
     expect(body.flags.messageBanner).toEqual({ name: 'disabled', enabled: false, feature_enabled: false });
@@ -58,11 +85,28 @@ describe('GET /api/admin/projects/:id/overview', () => {
   it('the project page header: environments, type counts, onboarding, in Unleash key order', async () => {
     const body = await bodyOf(await call('GET', `/api/admin/projects/${PROJECT}/overview`));
     expect(Object.keys(body)).toEqual([
-      'stats', 'name', 'description', 'mode', 'featureLimit', 'featureNaming', 'defaultStickiness', 'health', 'favorite', 'updatedAt',
-      'createdAt', 'onboardingStatus', 'environments', 'featureTypeCounts', 'members', 'version',
+      'stats',
+      'name',
+      'description',
+      'mode',
+      'featureLimit',
+      'featureNaming',
+      'defaultStickiness',
+      'health',
+      'favorite',
+      'updatedAt',
+      'createdAt',
+      'onboardingStatus',
+      'environments',
+      'featureTypeCounts',
+      'members',
+      'version',
     ]);
     expect(body.environments).toEqual([{ environment: 'development' }, { environment: 'production' }]);
-    expect(body.featureTypeCounts).toEqual([{ type: 'experiment', count: 1 }, { type: 'release', count: 1 }]);
+    expect(body.featureTypeCounts).toEqual([
+      { type: 'experiment', count: 1 },
+      { type: 'release', count: 1 },
+    ]);
     expect(body.onboardingStatus).toEqual({ status: 'first-flag-created', feature: flag });
     expect(body.featureNaming).toEqual({ pattern: null, example: null, description: null });
     expect(body.stats.createdCurrentWindow).toBe(2);
@@ -90,10 +134,12 @@ describe('GET /api/admin/projects?archived=true', () => {
 
 describe('project flag creators and dependencies', () => {
   it('flag-creators names who created live flags (the admin token acts as user -42)', async () => {
-    expect(await bodyOf(await call('GET', `/api/admin/projects/${PROJECT}/flag-creators`))).toEqual([{ id: -42, name: 'Unleash Admin Token User' }]);
+    expect(await bodyOf(await call('GET', `/api/admin/projects/${PROJECT}/flag-creators`))).toEqual([
+      { id: -42, name: 'Unleash Admin Token User' },
+    ]);
   });
 
-  it('dependencies says whether any flag depends on another; parent-variants lists the parent\'s variant names', async () => {
+  it("dependencies says whether any flag depends on another; parent-variants lists the parent's variant names", async () => {
     await env.DB.prepare('DELETE FROM dependent_features').run();
     expect(await (await call('GET', `/api/admin/projects/${PROJECT}/dependencies`)).text()).toBe('false');
     expect(await bodyOf(await call('GET', `/api/admin/projects/${PROJECT}/features/${flag}/parent-variants`))).toEqual(['blue']);
@@ -104,16 +150,33 @@ describe('project flag creators and dependencies', () => {
 });
 
 describe('catalogues: feature types, strategies, context fields, tags', () => {
-  it('feature types in Unleash\'s order', async () => {
+  it("feature types in Unleash's order", async () => {
     const body = await bodyOf(await call('GET', '/api/admin/feature-types'));
     expect(body.version).toBe(1);
-    expect(body.types.map((type: { id: string }) => type.id)).toEqual(['release', 'experiment', 'operational', 'kill-switch', 'permission']);
-    expect(body.types[0]).toEqual({ id: 'release', name: 'Release', description: 'Release feature toggles are used to release new features.', lifetimeDays: 40 });
+    expect(body.types.map((type: { id: string }) => type.id)).toEqual([
+      'release',
+      'experiment',
+      'operational',
+      'kill-switch',
+      'permission',
+    ]);
+    expect(body.types[0]).toEqual({
+      id: 'release',
+      name: 'Release',
+      description: 'Release feature toggles are used to release new features.',
+      lifetimeDays: 40,
+    });
   });
 
   it('strategies: the list and one, with parameters (the add-strategy form is built from them); 404 otherwise', async () => {
     const list = await bodyOf(await call('GET', '/api/admin/strategies'));
-    expect(list.strategies.map((strategy: { name: string }) => strategy.name)).toEqual(['flexibleRollout', 'default', 'userWithId', 'remoteAddress', 'applicationHostname']);
+    expect(list.strategies.map((strategy: { name: string }) => strategy.name)).toEqual([
+      'flexibleRollout',
+      'default',
+      'userWithId',
+      'remoteAddress',
+      'applicationHostname',
+    ]);
     const one = await bodyOf(await call('GET', '/api/admin/strategies/flexibleRollout'));
     expect(Object.keys(one)).toEqual(['displayName', 'name', 'editable', 'description', 'parameters', 'deprecated', 'title']);
     expect(one).toMatchObject({ displayName: 'Gradual rollout', editable: false, deprecated: false, title: null });
@@ -126,7 +189,16 @@ describe('catalogues: feature types, strategies, context fields, tags', () => {
     const fields = await bodyOf(await call('GET', '/api/admin/context'));
     expect(fields.map((field: { name: string }) => field.name).slice(0, 4)).toEqual(['appName', 'currentTime', 'environment', 'sessionId']);
     const userId = fields.find((field: { name: string }) => field.name === 'userId');
-    expect(Object.keys(userId)).toEqual(['name', 'description', 'stickiness', 'sortOrder', 'legalValues', 'createdAt', 'usedInProjects', 'usedInFeatures']);
+    expect(Object.keys(userId)).toEqual([
+      'name',
+      'description',
+      'stickiness',
+      'sortOrder',
+      'legalValues',
+      'createdAt',
+      'usedInProjects',
+      'usedInFeatures',
+    ]);
     expect(userId).toMatchObject({ usedInProjects: 1, usedInFeatures: 1 });
     expect(await bodyOf(await call('GET', '/api/admin/context/userId'))).toMatchObject({ name: 'userId', stickiness: false });
     const missing = await expectError(await call('GET', '/api/admin/context/nope'), 404, 'NotFoundError');
@@ -156,18 +228,30 @@ describe('POST /api/admin/features/validate', () => {
     const archived = unique('archived');
     await call('POST', `/api/admin/projects/${PROJECT}/features`, { body: { name: archived } });
     expect((await call('DELETE', `/api/admin/projects/${PROJECT}/features/${archived}`)).status).toBe(202);
-    const error = await expectError(await call('POST', '/api/admin/features/validate', { body: { name: archived } }), 409, 'NameExistsError');
+    const error = await expectError(
+      await call('POST', '/api/admin/features/validate', { body: { name: archived } }),
+      409,
+      'NameExistsError',
+    );
     expect(error.message).toBe('An archived flag with that name already exists');
   });
 
-  it('400 for a name that is not URL friendly or missing; a project\'s naming pattern is checked', async () => {
+  it("400 for a name that is not URL friendly or missing; a project's naming pattern is checked", async () => {
     await expectError(await call('POST', '/api/admin/features/validate', { body: { name: 'bad name' } }), 400, 'ValidationError');
     await expectError(await call('POST', '/api/admin/features/validate', { body: {} }), 400, 'ValidationError');
     const patterned = unique('patterned');
     await createProject(patterned);
-    await env.DB.prepare("UPDATE projects SET feature_naming_pattern = 'team-.+', feature_naming_example = 'team-x' WHERE id = ?").bind(patterned).run();
-    const error = await expectError(await call('POST', '/api/admin/features/validate', { body: { name: 'other', projectId: patterned } }), 400, 'PatternError');
-    expect(error.message).toBe(`The feature flag name "other" does not match the project's naming pattern: "team-.+". Here's an example of a name that does match the pattern: "team-x"."`);
+    await env.DB.prepare("UPDATE projects SET feature_naming_pattern = 'team-.+', feature_naming_example = 'team-x' WHERE id = ?")
+      .bind(patterned)
+      .run();
+    const error = await expectError(
+      await call('POST', '/api/admin/features/validate', { body: { name: 'other', projectId: patterned } }),
+      400,
+      'PatternError',
+    );
+    expect(error.message).toBe(
+      `The feature flag name "other" does not match the project's naming pattern: "team-.+". Here's an example of a name that does match the pattern: "team-x"."`,
+    );
     expect((await call('POST', '/api/admin/features/validate', { body: { name: 'team-ok', projectId: patterned } })).status).toBe(200);
   });
 });
@@ -175,7 +259,9 @@ describe('POST /api/admin/features/validate', () => {
 describe('client metrics of a flag', () => {
   it('summary: last hour per environment and the applications seen; raw: the window filled with zeros, oldest first', async () => {
     const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
-    await env.DB.prepare('INSERT INTO client_metrics_env (feature_name, app_name, environment, timestamp, yes, no) VALUES (?, ?, ?, ?, ?, ?)')
+    await env.DB.prepare(
+      'INSERT INTO client_metrics_env (feature_name, app_name, environment, timestamp, yes, no) VALUES (?, ?, ?, ?, ?, ?)',
+    )
       .bind(flag, 'web', 'development', hour, 3, 1)
       .run();
     const summary = await bodyOf(await call('GET', `/api/admin/client-metrics/features/${flag}`));
@@ -191,18 +277,23 @@ describe('client metrics of a flag', () => {
     expect(raw.data).toHaveLength(3);
     expect(raw.data[2]).toEqual({ featureName: flag, appName: 'web', environment: 'development', timestamp: hour, yes: 3, no: 1 });
     expect(raw.data[0]).toMatchObject({ yes: 0, no: 0, appName: 'web', environment: 'development' });
-    expect(await bodyOf(await call('GET', `/api/admin/client-metrics/features/${unique('none')}`))).toMatchObject({ lastHourUsage: [], seenApplications: [] });
+    expect(await bodyOf(await call('GET', `/api/admin/client-metrics/features/${unique('none')}`))).toMatchObject({
+      lastHourUsage: [],
+      seenApplications: [],
+    });
   });
 
   it('applications: paged list with a total', async () => {
     await env.DB.prepare("INSERT INTO client_applications (app_name) VALUES ('ui-app-b'), ('ui-app-a')").run();
-    const body = await bodyOf(await call('GET', '/api/admin/metrics/applications?offset=0&limit=1&sortBy=appName&sortOrder=asc&query=ui-app'));
+    const body = await bodyOf(
+      await call('GET', '/api/admin/metrics/applications?offset=0&limit=1&sortBy=appName&sortOrder=asc&query=ui-app'),
+    );
     expect(body).toEqual({ applications: [{ appName: 'ui-app-a', usage: [] }], total: 2 });
   });
 });
 
 describe('personal dashboard, splash, instance statistics', () => {
-  it('personal dashboard: the caller\'s projects and flags, and the admins', async () => {
+  it("personal dashboard: the caller's projects and flags, and the admins", async () => {
     const body = await bodyOf(await call('GET', '/api/admin/personal-dashboard'));
     expect(Object.keys(body)).toEqual(['projects', 'flags', 'projectOwners', 'admins']);
     // The admin token (user -42) created the flags.
@@ -227,13 +318,22 @@ describe('personal dashboard, splash, instance statistics', () => {
     const response = await call('POST', '/api/admin/splash/personalDashboardKeyConcepts');
     expect(response.status).toBe(200);
     expect(await bodyOf(response)).toEqual({ userId: -42, splashId: 'personalDashboardKeyConcepts', seen: true });
-    const row = await env.DB.prepare("SELECT seen FROM user_splash WHERE user_id = -42 AND splash_id = 'personalDashboardKeyConcepts'").first<{ seen: number }>();
+    const row = await env.DB.prepare(
+      "SELECT seen FROM user_splash WHERE user_id = -42 AND splash_id = 'personalDashboardKeyConcepts'",
+    ).first<{ seen: number }>();
     expect(row?.seen).toBe(1);
   });
 
   it('instance statistics: counts, the OSS version and a checksum', async () => {
     const body = await bodyOf(await call('GET', '/api/admin/instance-admin/statistics'));
-    expect(body).toMatchObject({ versionOSS: '6.10.1', versionEnterprise: '', instanceId: expect.stringMatching(UUID), environments: 3, strategies: 5, groups: 0 });
+    expect(body).toMatchObject({
+      versionOSS: '6.10.1',
+      versionEnterprise: '',
+      instanceId: expect.stringMatching(UUID),
+      environments: 3,
+      strategies: 5,
+      groups: 0,
+    });
     expect(body.featureToggles).toBeGreaterThanOrEqual(2);
     expect(body.maxConstraints).toBeGreaterThanOrEqual(1);
     expect(body.sum).toMatch(/^[0-9a-f]{64}$/);
@@ -244,7 +344,13 @@ describe('POST /api/admin/constraints/validate', () => {
   const validate = (body: unknown) => call('POST', '/api/admin/constraints/validate', { body });
 
   it('204 for a constraint the strategy form may save', async () => {
-    const response = await validate({ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'], caseInsensitive: false, inverted: false });
+    const response = await validate({
+      contextName: 'userId',
+      operator: 'IN',
+      values: ['alice', 'bob'],
+      caseInsensitive: false,
+      inverted: false,
+    });
     expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
   });
@@ -260,13 +366,17 @@ describe('POST /api/admin/constraints/validate', () => {
 });
 
 describe('search newest-seen first', () => {
-  it('follows the environments\' last-seen times however they are written (triggers keep the flag\'s own)', async () => {
+  it("follows the environments' last-seen times however they are written (triggers keep the flag's own)", async () => {
     const prefix = unique('seen');
     const names = [`${prefix}-old`, `${prefix}-new`, `${prefix}-never`];
     for (const name of names) expect((await call('POST', `/api/admin/projects/${PROJECT}/features`, { body: { name } })).status).toBe(201);
     await env.DB.batch([
-      env.DB.prepare("UPDATE feature_environments SET last_seen_at = '2026-01-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'development'").bind(names[0]),
-      env.DB.prepare("UPDATE feature_environments SET last_seen_at = '2026-03-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'production'").bind(names[1]),
+      env.DB.prepare(
+        "UPDATE feature_environments SET last_seen_at = '2026-01-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'development'",
+      ).bind(names[0]),
+      env.DB.prepare(
+        "UPDATE feature_environments SET last_seen_at = '2026-03-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'production'",
+      ).bind(names[1]),
     ]);
     const body = await bodyOf(await call('GET', `/api/admin/search/features?query=${prefix}&sortBy=lastSeenAt&sortOrder=desc`));
     expect(body.features.map((feature: { name: string }) => feature.name)).toEqual([names[1], names[0], names[2]]);
@@ -274,7 +384,11 @@ describe('search newest-seen first', () => {
     const own = await env.DB.prepare('SELECT last_seen_at FROM features WHERE name = ?').bind(names[1]).first<{ last_seen_at: string }>();
     expect(own?.last_seen_at).toBe('2026-03-01T00:00:00.000Z');
     // An older sighting never moves it back.
-    await env.DB.prepare("UPDATE feature_environments SET last_seen_at = '2025-01-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'development'").bind(names[1]).run();
+    await env.DB.prepare(
+      "UPDATE feature_environments SET last_seen_at = '2025-01-01T00:00:00.000Z' WHERE feature_name = ? AND environment = 'development'",
+    )
+      .bind(names[1])
+      .run();
     const after = await env.DB.prepare('SELECT last_seen_at FROM features WHERE name = ?').bind(names[1]).first<{ last_seen_at: string }>();
     expect(after?.last_seen_at).toBe('2026-03-01T00:00:00.000Z');
   });

@@ -12,7 +12,9 @@ async function sha256(text: string): Promise<string> {
 }
 
 async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql).bind(...params).first<{ n: number }>();
+  const row = await env.DB.prepare(sql)
+    .bind(...params)
+    .first<{ n: number }>();
   return row!.n;
 }
 
@@ -132,7 +134,9 @@ describe('GET /api/admin/user-admin/:id', () => {
 describe('POST /api/admin/user-admin', () => {
   it('creates a user: 201, the User plus inviteLink and emailSent, a location, an audit event', async () => {
     const before = await count("SELECT count(*) AS n FROM events WHERE type = 'user-created'");
-    const response = await call('POST', '/api/admin/user-admin', { body: { email: '  New.Person@Example.COM ', name: ' New Person ', rootRole: 3 } });
+    const response = await call('POST', '/api/admin/user-admin', {
+      body: { email: '  New.Person@Example.COM ', name: ' New Person ', rootRole: 3 },
+    });
     expect(response.status).toBe(201);
     const body = await bodyOf(response);
     expect(Object.keys(body)).toEqual([
@@ -157,11 +161,15 @@ describe('POST /api/admin/user-admin', () => {
     expect(body.imageUrl).toBe(`https://gravatar.com/avatar/${await sha256('new.person@example.com')}?s=42&d=retro&r=g`);
     expect(response.headers.get('location')).toBe(`/api/admin/user-admin/${body.id}`);
     expect(await count("SELECT count(*) AS n FROM events WHERE type = 'user-created'")).toBe(before + 1);
-    const event = await env.DB.prepare("SELECT created_by, created_by_user_id, data FROM events WHERE type = 'user-created' ORDER BY id DESC LIMIT 1").first<{ created_by: string; created_by_user_id: number; data: string }>();
+    const event = await env.DB.prepare(
+      "SELECT created_by, created_by_user_id, data FROM events WHERE type = 'user-created' ORDER BY id DESC LIMIT 1",
+    ).first<{ created_by: string; created_by_user_id: number; data: string }>();
     expect(event!.created_by).toBe('admin');
     expect(event!.created_by_user_id).toBe(-42);
     expect(JSON.parse(event!.data)).toEqual({ id: body.id, name: 'New Person', email: 'new.person@example.com', rootRole: 3 });
-    const roleRow = await env.DB.prepare("SELECT role_id FROM role_user WHERE user_id = ? AND project = 'default'").bind(body.id).first<{ role_id: number }>();
+    const roleRow = await env.DB.prepare("SELECT role_id FROM role_user WHERE user_id = ? AND project = 'default'")
+      .bind(body.id)
+      .first<{ role_id: number }>();
     expect(roleRow!.role_id).toBe(3);
   });
 
@@ -187,7 +195,10 @@ describe('POST /api/admin/user-admin', () => {
   it('refuses a duplicate email (any case) or username with 400 "User already exists", storing nothing', async () => {
     await createUser({ email: 'dup@example.com', username: 'dup-user', rootRole: 3 });
     const users = await count('SELECT count(*) AS n FROM users');
-    for (const body of [{ email: 'DUP@example.com', rootRole: 3 }, { username: 'dup-user', rootRole: 3 }]) {
+    for (const body of [
+      { email: 'DUP@example.com', rootRole: 3 },
+      { username: 'dup-user', rootRole: 3 },
+    ]) {
       const error = await expectError(await call('POST', '/api/admin/user-admin', { body }), 400, 'ValidationError');
       expect(error.message).toBe('Request validation failed: your request body or params contain invalid data: User already exists');
       expect(error.details[0]!.message).toBe('User already exists');
@@ -209,11 +220,23 @@ describe('POST /api/admin/user-admin', () => {
       [{ username: 'rr-owner', rootRole: 'Owner' }, 'Could not find rootRole=Owner'],
       [{ username: 'rr-frac', rootRole: 1.5 }, 'The `/body/rootRole` property must be integer. You sent 1.5.'],
       [{ username: 'rr-big', rootRole: 2 ** 63 }, 'The `/body/rootRole` property must be <= 2147483647. You sent 9223372036854776000.'],
-      [{ username: 'extra', rootRole: 3, isAdmin: true }, 'The `/body` object of the request body does not allow additional properties. Your request included the `/body/isAdmin` property.'],
-      [{ username: 'nul\u0000byte', rootRole: 3 }, 'The `/body/username` property must be well-formed text without NUL characters. You sent "nul\\u0000byte".'],
-      [{ username: 'lone\ud800', rootRole: 3 }, 'The `/body/username` property must be well-formed text without NUL characters. You sent "lone\\ud800".'],
+      [
+        { username: 'extra', rootRole: 3, isAdmin: true },
+        'The `/body` object of the request body does not allow additional properties. Your request included the `/body/isAdmin` property.',
+      ],
+      [
+        { username: 'nul\u0000byte', rootRole: 3 },
+        'The `/body/username` property must be well-formed text without NUL characters. You sent "nul\\u0000byte".',
+      ],
+      [
+        { username: 'lone\ud800', rootRole: 3 },
+        'The `/body/username` property must be well-formed text without NUL characters. You sent "lone\\ud800".',
+      ],
       [{ username: '   ', rootRole: 3 }, 'The `/body/username` property must not be empty. You sent "".'],
-      [{ username: 'x'.repeat(256), rootRole: 3 }, `The \`/body/username\` property must be at most 255 characters long. You sent "${'x'.repeat(96)}...`],
+      [
+        { username: 'x'.repeat(256), rootRole: 3 },
+        `The \`/body/username\` property must be at most 255 characters long. You sent "${'x'.repeat(96)}...`,
+      ],
     ];
     for (const [body, message] of cases) {
       const response = await call('POST', '/api/admin/user-admin', { body });
@@ -229,8 +252,16 @@ describe('POST /api/admin/user-admin', () => {
   });
 
   it('answers 415 for a non-JSON body after checking the key', async () => {
-    await expectError(await call('POST', '/api/admin/user-admin', { rawBody: 'email=x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
-    await expectError(await call('POST', '/api/admin/user-admin', { rawBody: 'email=x', contentType: 'text/plain', token: null }), 401, 'AuthenticationRequired');
+    await expectError(
+      await call('POST', '/api/admin/user-admin', { rawBody: 'email=x', contentType: 'text/plain' }),
+      415,
+      'ContentTypeerror',
+    );
+    await expectError(
+      await call('POST', '/api/admin/user-admin', { rawBody: 'email=x', contentType: 'text/plain', token: null }),
+      401,
+      'AuthenticationRequired',
+    );
   });
 });
 
@@ -258,19 +289,24 @@ describe('GET /api/admin/user-admin', () => {
 describe('PUT /api/admin/user-admin/:id', () => {
   it('changes name, email and root role, and records before and after', async () => {
     const created = await createUser({ email: 'edit-me@example.com', name: 'Before', rootRole: 3 });
-    const response = await call('PUT', `/api/admin/user-admin/${created.id}`, { body: { name: 'After', email: ' Edited@Example.com', rootRole: 'Editor' } });
+    const response = await call('PUT', `/api/admin/user-admin/${created.id}`, {
+      body: { name: 'After', email: ' Edited@Example.com', rootRole: 'Editor' },
+    });
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
     expect(body).toMatchObject({ id: created.id, name: 'After', email: 'edited@example.com', rootRole: 2 });
     expect(body.imageUrl).toMatch(GRAVATAR);
     expect(await bodyOf(await call('GET', `/api/admin/user-admin/${created.id}`))).toEqual(body);
     expect(await count("SELECT count(*) AS n FROM role_user WHERE user_id = ? AND project = 'default'", created.id)).toBe(1);
-    const event = await env.DB.prepare("SELECT data, pre_data FROM events WHERE type = 'user-updated' ORDER BY id DESC LIMIT 1").first<{ data: string; pre_data: string }>();
+    const event = await env.DB.prepare("SELECT data, pre_data FROM events WHERE type = 'user-updated' ORDER BY id DESC LIMIT 1").first<{
+      data: string;
+      pre_data: string;
+    }>();
     expect(JSON.parse(event!.pre_data)).toEqual({ id: created.id, name: 'Before', email: 'edit-me@example.com', rootRole: 3 });
     expect(JSON.parse(event!.data)).toEqual({ id: created.id, name: 'After', email: 'edited@example.com', rootRole: 2 });
   });
 
-  it('refuses another user\'s email, a bad email or an unknown role with 400 and changes nothing', async () => {
+  it("refuses another user's email, a bad email or an unknown role with 400 and changes nothing", async () => {
     const taken = await createUser({ email: 'taken@example.com', rootRole: 3 });
     const user = await createUser({ email: 'mine@example.com', rootRole: 3 });
     const cases: [unknown, string][] = [
@@ -300,12 +336,22 @@ describe('DELETE /api/admin/user-admin/:id', () => {
     expect(await response.text()).toBe('');
     await expectError(await call('GET', `/api/admin/user-admin/${created.id}`), 404, 'NotFoundError');
     await expectError(await call('DELETE', `/api/admin/user-admin/${created.id}`), 404, 'NotFoundError');
-    const row = await env.DB.prepare('SELECT name, username, email, deleted_at FROM users WHERE id = ?').bind(created.id).first<Record<string, string | null>>();
+    const row = await env.DB.prepare('SELECT name, username, email, deleted_at FROM users WHERE id = ?')
+      .bind(created.id)
+      .first<Record<string, string | null>>();
     expect(row).toMatchObject({ name: null, username: null, email: null });
     expect(row!.deleted_at).toMatch(ISO);
     expect(await count('SELECT count(*) AS n FROM role_user WHERE user_id = ?', created.id)).toBe(0);
-    const event = await env.DB.prepare("SELECT pre_data FROM events WHERE type = 'user-deleted' ORDER BY id DESC LIMIT 1").first<{ pre_data: string }>();
-    expect(JSON.parse(event!.pre_data)).toEqual({ id: created.id, name: 'Leaving', username: 'leaving', email: 'leaving@example.com', rootRole: 2 });
+    const event = await env.DB.prepare("SELECT pre_data FROM events WHERE type = 'user-deleted' ORDER BY id DESC LIMIT 1").first<{
+      pre_data: string;
+    }>();
+    expect(JSON.parse(event!.pre_data)).toEqual({
+      id: created.id,
+      name: 'Leaving',
+      username: 'leaving',
+      email: 'leaving@example.com',
+      rootRole: 2,
+    });
     const again = await createUser({ email: 'leaving@example.com', username: 'leaving', rootRole: 3 });
     expect(again.id).toBeGreaterThan(created.id);
   });

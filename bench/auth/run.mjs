@@ -120,7 +120,10 @@ try {
     `A personal access token costs ${fmt(patCost.rpsCost)}% of throughput and ${fmt(patCost.p50Cost)}% of p50 latency against the admin key (target: under 10%).`,
   ];
   console.log(lines.join('\n'));
-  writeFileSync(path.join(ROOT, 'bench', 'auth', 'latest.json'), JSON.stringify({ machine: info, results, summary, rpsCost, p50Cost, sessionCost, patCost }, null, 2));
+  writeFileSync(
+    path.join(ROOT, 'bench', 'auth', 'latest.json'),
+    JSON.stringify({ machine: info, results, summary, rpsCost, p50Cost, sessionCost, patCost }, null, 2),
+  );
 } finally {
   await worker.stop();
 }

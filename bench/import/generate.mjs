@@ -40,11 +40,21 @@ export function generate(n, run, offset = 0) {
         { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default' },
       ],
     });
-    featureTags.push({ featureName: name, tagType: 'simple', tagValue: `tag-${i % 20}` }, { featureName: name, tagType: 'team', tagValue: `team-${i % 10}` });
+    featureTags.push(
+      { featureName: name, tagType: 'simple', tagValue: `tag-${i % 20}` },
+      { featureName: name, tagType: 'team', tagValue: `team-${i % 10}` },
+    );
   }
   return {
     project: 'default',
     environment: 'development',
-    data: { features, featureStrategies, featureEnvironments, featureTags, tagTypes: [{ name: 'simple' }, { name: 'team', description: 'Teams' }], contextFields: [] },
+    data: {
+      features,
+      featureStrategies,
+      featureEnvironments,
+      featureTags,
+      tagTypes: [{ name: 'simple' }, { name: 'team', description: 'Teams' }],
+      contextFields: [],
+    },
   };
 }

@@ -17,12 +17,26 @@ const n = Number(process.argv[2] ?? 100_000);
 const staged = { parts: 0, bytes: 0 };
 const fakeD1 = {
   prepare(sql: string) {
-    const rows = sql.includes('FROM projects') ? [{ id: 'default', archived_at: null, default_stickiness: 'default', feature_limit: null }]
-      : sql.includes('FROM environments') ? [{ name: 'development' }]
-      : sql.includes('FROM project_environments') ? [{ default_strategy: null }]
-      : sql.includes('FROM strategies') ? [{ name: 'default', built_in: 1 }, { name: 'flexibleRollout', built_in: 1 }]
-      : sql.includes('FROM context_fields') ? [{ name: 'userId', legal_values: '[]', project: null }, { name: 'appName', legal_values: '[]', project: null }, { name: 'currentTime', legal_values: '[]', project: null }]
-      : sql.includes('FROM tag_types') ? [{ name: 'simple' }] : [];
+    const rows = sql.includes('FROM projects')
+      ? [{ id: 'default', archived_at: null, default_stickiness: 'default', feature_limit: null }]
+      : sql.includes('FROM environments')
+        ? [{ name: 'development' }]
+        : sql.includes('FROM project_environments')
+          ? [{ default_strategy: null }]
+          : sql.includes('FROM strategies')
+            ? [
+                { name: 'default', built_in: 1 },
+                { name: 'flexibleRollout', built_in: 1 },
+              ]
+            : sql.includes('FROM context_fields')
+              ? [
+                  { name: 'userId', legal_values: '[]', project: null },
+                  { name: 'appName', legal_values: '[]', project: null },
+                  { name: 'currentTime', legal_values: '[]', project: null },
+                ]
+              : sql.includes('FROM tag_types')
+                ? [{ name: 'simple' }]
+                : [];
     return {
       bind(...params: unknown[]) {
         if (sql.includes('INSERT INTO import_job_parts')) {
@@ -42,8 +56,11 @@ const fakeD1 = {
 const file = path.join(tmpdir(), `unleash-import-bench-${n}.json`);
 if (!existsSync(file)) {
   const generator = path.join(path.dirname(fileURLToPath(import.meta.url)), 'generate.mjs');
-  execFileSync(process.execPath, ['--input-type=module', '-e',
-    `import { generate } from ${JSON.stringify(generator)}; import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(file)}, JSON.stringify(generate(${n}, 1)));`]);
+  execFileSync(process.execPath, [
+    '--input-type=module',
+    '-e',
+    `import { generate } from ${JSON.stringify(generator)}; import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(file)}, JSON.stringify(generate(${n}, 1)));`,
+  ]);
 }
 const body = { length: statSync(file).size };
 const stream = Readable.toWeb(createReadStream(file, { highWaterMark: 65_536 })) as ReadableStream<Uint8Array>;
@@ -57,17 +74,24 @@ let peak = 0;
 const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
 const principal = { permissions: new Set(['ADMIN']), actorName: 'bench', userId: -42 } as unknown as Principal;
 const started = performance.now();
-const analysis = await readImport(request, fakeD1 as unknown as D1Database, principal, new ImportStager(fakeD1 as unknown as D1Database, principal));
+const analysis = await readImport(
+  request,
+  fakeD1 as unknown as D1Database,
+  principal,
+  new ImportStager(fakeD1 as unknown as D1Database, principal),
+);
 const ms = performance.now() - started;
 clearInterval(timer);
 peak = Math.max(peak, process.memoryUsage().heapUsed);
-console.log(JSON.stringify({
-  n,
-  bodyMB: +(body.length / 1e6).toFixed(1),
-  ms: Math.round(ms),
-  msPer1000: +((ms / n) * 1000).toFixed(1),
-  peakHeapMB: +(peak / 1e6).toFixed(0),
-  stagedParts: staged.parts,
-  stagedMB: +(staged.bytes / 1e6).toFixed(1),
-  errors: analysis.errors.length,
-}));
+console.log(
+  JSON.stringify({
+    n,
+    bodyMB: +(body.length / 1e6).toFixed(1),
+    ms: Math.round(ms),
+    msPer1000: +((ms / n) * 1000).toFixed(1),
+    peakHeapMB: +(peak / 1e6).toFixed(0),
+    stagedParts: staged.parts,
+    stagedMB: +(staged.bytes / 1e6).toFixed(1),
+    errors: analysis.errors.length,
+  }),
+);

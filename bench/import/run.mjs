@@ -69,10 +69,19 @@ async function importOnce(base, token, n, run) {
     })
   ).json();
   if (check.features.length !== 1 || check.featureStrategies.length !== 2) throw new Error(`spot check failed for ${last}`);
-  return { n, bytes, requests: parts.length, status: [...statuses].join('/'), chunks, acceptedMs, totalMs, featuresPerSecond: n / (totalMs / 1000) };
+  return {
+    n,
+    bytes,
+    requests: parts.length,
+    status: [...statuses].join('/'),
+    chunks,
+    acceptedMs,
+    totalMs,
+    featuresPerSecond: n / (totalMs / 1000),
+  };
 }
 
-const worker = await startWorker({ port: PORT, log: process.env.LOG === "1" });
+const worker = await startWorker({ port: PORT, log: process.env.LOG === '1' });
 const results = [];
 try {
   let run = 0;

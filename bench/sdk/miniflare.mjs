@@ -56,7 +56,13 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-mf-state-'));
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-mf-bundle-'));
   // wrangler's launcher runs on the `node` found on PATH; make it this (>= 22) one.
-  const env = { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' };
+  const env = {
+    ...process.env,
+    PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+    WRANGLER_SEND_METRICS: 'false',
+    CI: '1',
+  };
   const quiet = { cwd: ROOT, env, stdio: log ? 'inherit' : 'ignore' };
   execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], quiet);
   execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', outdir], quiet);
@@ -79,7 +85,10 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
       // limits no bench client reaches: all local callers share one address, and a refused
       // /edge/validate would time the 429 instead of the lookups.
       ratelimits: Object.fromEntries(
-        Object.entries(workerOptions.ratelimits ?? {}).map(([name, options]) => [name, { ...options, simple: { ...options.simple, limit: 1_000_000_000 } }]),
+        Object.entries(workerOptions.ratelimits ?? {}).map(([name, options]) => [
+          name,
+          { ...options, simple: { ...options.simple, limit: 1_000_000_000 } },
+        ]),
       ),
       modules: true,
       // The bundle is one ES module; passed as text (a scriptPath fails to load in this

@@ -6,7 +6,8 @@
 export async function connectProfiler(inspectorPort, workerName) {
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json();
   const target = targets.find((candidate) => candidate.webSocketDebuggerUrl.endsWith(`/core:user:${workerName}`));
-  if (!target) throw new Error(`no inspector target for ${workerName}: ${targets.map((candidate) => candidate.webSocketDebuggerUrl).join(', ')}`);
+  if (!target)
+    throw new Error(`no inspector target for ${workerName}: ${targets.map((candidate) => candidate.webSocketDebuggerUrl).join(', ')}`);
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;

@@ -33,7 +33,8 @@ const ROUNDS = Number(process.env.SDK_BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.SDK_BENCH_SECONDS ?? 4);
 const SLICES = Number(process.env.SDK_BENCH_SLICES ?? 4);
 const SLICE_SECONDS = SECONDS / SLICES;
-if (!Number.isInteger(SLICE_SECONDS) || SLICE_SECONDS < 1) throw new Error('SDK_BENCH_SECONDS must be a whole multiple of SDK_BENCH_SLICES');
+if (!Number.isInteger(SLICE_SECONDS) || SLICE_SECONDS < 1)
+  throw new Error('SDK_BENCH_SECONDS must be a whole multiple of SDK_BENCH_SLICES');
 const CONNECTIONS = Number(process.env.SDK_BENCH_CONNECTIONS ?? 16);
 const PROFILE = process.env.SDK_BENCH_PROFILE;
 const INSPECTOR_PORT = PORT + 20;
@@ -59,15 +60,29 @@ function dataset() {
   const featureEnvironments = [];
   for (let i = 0; i < LARGE_COUNT; i++) {
     const name = `${PREFIX}large.${String(i).padStart(4, '0')}`;
-    features.push({ name, description: i % 2 === 0 ? `Benchmark flag ${i}` : null, type: i % 5 === 0 ? 'experiment' : 'release', project: PROJECT });
+    features.push({
+      name,
+      description: i % 2 === 0 ? `Benchmark flag ${i}` : null,
+      type: i % 5 === 0 ? 'experiment' : 'release',
+      project: PROJECT,
+    });
     // About 200 strategies over 350 flags, as in Edge's demo-instance data set.
     if (i % 7 < 4) {
       featureStrategies.push({
         name: 'flexibleRollout',
         featureName: name,
         parameters: { rollout: String((i * 13) % 101), stickiness: 'default', groupId: name },
-        constraints: i % 6 === 0 ? [{ contextName: 'region', operator: 'IN', values: ['eu', 'us', 'apac'], caseInsensitive: false, inverted: false }] : [],
-        variants: i % 8 === 0 ? [{ name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' }, { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"b":true}' } }] : [],
+        constraints:
+          i % 6 === 0
+            ? [{ contextName: 'region', operator: 'IN', values: ['eu', 'us', 'apac'], caseInsensitive: false, inverted: false }]
+            : [],
+        variants:
+          i % 8 === 0
+            ? [
+                { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' },
+                { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"b":true}' } },
+              ]
+            : [],
       });
     }
     featureEnvironments.push({ name, featureName: name, environment: ENVIRONMENT, enabled: i % 6 !== 0 });
@@ -75,7 +90,11 @@ function dataset() {
   for (let i = 0; i < 5; i++) {
     const name = `${PREFIX}small.${i}`;
     features.push({ name, description: 'small', type: 'release', project: PROJECT });
-    featureStrategies.push({ name: 'flexibleRollout', featureName: name, parameters: { rollout: '50', stickiness: 'default', groupId: name } });
+    featureStrategies.push({
+      name: 'flexibleRollout',
+      featureName: name,
+      parameters: { rollout: '50', stickiness: 'default', groupId: name },
+    });
     featureEnvironments.push({ name, featureName: name, environment: ENVIRONMENT, enabled: true });
   }
   return { features, featureStrategies, featureEnvironments, tagTypes: [] };
@@ -96,9 +115,20 @@ function adminClient(base, token) {
 }
 
 async function seed(admin, tokenPrefix, importer = admin) {
-  await must(await importer('POST', '/api/admin/features-batch/import', { project: PROJECT, environment: ENVIRONMENT, data: dataset() }), 200);
+  await must(
+    await importer('POST', '/api/admin/features-batch/import', { project: PROJECT, environment: ENVIRONMENT, data: dataset() }),
+    200,
+  );
   const token = async (suffix, type) => {
-    const response = await must(await admin('POST', '/api/admin/api-tokens', { tokenName: `${tokenPrefix}-${suffix}`, type, environment: ENVIRONMENT, projects: [PROJECT] }), 201);
+    const response = await must(
+      await admin('POST', '/api/admin/api-tokens', {
+        tokenName: `${tokenPrefix}-${suffix}`,
+        type,
+        environment: ENVIRONMENT,
+        projects: [PROJECT],
+      }),
+      201,
+    );
     return (await response.json()).secret;
   };
   return { client: await token('client', 'client'), frontend: await token('frontend', 'frontend') };
@@ -125,12 +155,23 @@ async function unleashSessionClient() {
   // 401 seen on this shared instance): check it, and sign in again if need be.
   for (let attempt = 1; ; attempt++) {
     const login = await must(
-      await fetch(`${UNLEASH}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: UNLEASH_USER, password: UNLEASH_PASSWORD }) }),
+      await fetch(`${UNLEASH}/auth/simple/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: UNLEASH_USER, password: UNLEASH_PASSWORD }),
+      }),
       200,
     );
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const client = (method, urlPath, body) =>
-      fetch(`${UNLEASH}${urlPath}`, { method, headers: { cookie, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      fetch(`${UNLEASH}${urlPath}`, {
+        method,
+        headers: { cookie, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
     const check = await client('GET', '/api/admin/user');
     await check.arrayBuffer();
     if (check.status === 200) return client;
@@ -145,7 +186,10 @@ async function unleashSessionClient() {
 // A distinct userId on every request: the frontend answer cannot be reused. Each wrk run
 // starts its numbers where the previous one's could not have reached, so no run repeats an id.
 const DISTINCT_SCRIPT = path.join(os.tmpdir(), `sdkbench-distinct-${process.pid}.lua`);
-writeFileSync(DISTINCT_SCRIPT, 'local n = 0\ninit = function(args)\n  n = tonumber(args[1])\nend\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, wrk.path .. n)\nend\n');
+writeFileSync(
+  DISTINCT_SCRIPT,
+  'local n = 0\ninit = function(args)\n  n = tonumber(args[1])\nend\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, wrk.path .. n)\nend\n',
+);
 let distinctRuns = 0;
 
 function wrk(url, headers, distinct = false, seconds = SLICE_SECONDS) {
@@ -215,7 +259,12 @@ function get(request) {
 async function expectStatus(request, status) {
   const response = await get(request);
   if (response.status !== status) throw new Error(`${request.url}: expected ${status}, got ${response.status}`);
-  return { etag: response.headers.etag ?? null, bytes: response.body.byteLength, body: response.body.toString('utf8'), contentType: response.headers['content-type'] };
+  return {
+    etag: response.headers.etag ?? null,
+    bytes: response.body.byteLength,
+    body: response.body.toString('utf8'),
+    contentType: response.headers['content-type'],
+  };
 }
 
 const median = (values) => {
@@ -242,11 +291,22 @@ try {
   // If-None-Match); kept first so that no run depends on it.
   const edgeKeys = [];
   for (let i = 0; i < EDGE_KEYS; i++) {
-    const response = await must(await oursAdmin('POST', '/api/admin/api-tokens', { tokenName: `edge-${i}`, type: i % 2 ? 'frontend' : 'client', environment: ENVIRONMENT, projects: [PROJECT] }), 201);
+    const response = await must(
+      await oursAdmin('POST', '/api/admin/api-tokens', {
+        tokenName: `edge-${i}`,
+        type: i % 2 ? 'frontend' : 'client',
+        environment: ENVIRONMENT,
+        projects: [PROJECT],
+      }),
+      201,
+    );
     edgeKeys.push((await response.json()).secret);
   }
   // The shared Unleash may be down (it is not ours to start): then the run goes on without it.
-  const unleashUp = await fetch(`${UNLEASH}/health`, { signal: AbortSignal.timeout(5000) }).then((r) => r.ok, () => false);
+  const unleashUp = await fetch(`${UNLEASH}/health`, { signal: AbortSignal.timeout(5000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (!unleashUp) console.log(`Unleash is not answering on ${UNLEASH}: measuring without it`);
   if (unleashUp) await cleanUnleash(unleashAdmin);
   // The constraints use a `region` context field, which Unleash wants to exist; removed
@@ -262,18 +322,39 @@ try {
   const frontendQuery = 'appName=bench&environment=default&userId=123&sessionId=417392&properties%5Bregion%5D=eu';
   // What each scenario asks; the floor answers the same paths with ours' bytes.
   const scenarios = [
-    { id: 'client-small', label: 'client/features ~2 kB', path: `/api/client/features?namePrefix=${PREFIX}small.`, key: 'client', headers: spec },
-    { id: 'client-large', label: 'client/features ~100 kB', path: `/api/client/features?namePrefix=${PREFIX}large.`, key: 'client', headers: spec },
+    {
+      id: 'client-small',
+      label: 'client/features ~2 kB',
+      path: `/api/client/features?namePrefix=${PREFIX}small.`,
+      key: 'client',
+      headers: spec,
+    },
+    {
+      id: 'client-large',
+      label: 'client/features ~100 kB',
+      path: `/api/client/features?namePrefix=${PREFIX}large.`,
+      key: 'client',
+      headers: spec,
+    },
     { id: 'frontend', label: `frontend, ${LARGE_COUNT} flags`, path: `/api/frontend?${frontendQuery}`, key: 'frontend', headers: {} },
   ];
   // Every request another user (the path ends in `userId=`, wrk appends a counter).
-  const distinct = { id: 'frontend-distinct', label: `frontend, ${LARGE_COUNT} flags, another userId on every request`, path: `/api/frontend?appName=bench&environment=default&sessionId=417392&properties%5Bregion%5D=eu&userId=`, key: 'frontend', headers: {} };
+  const distinct = {
+    id: 'frontend-distinct',
+    label: `frontend, ${LARGE_COUNT} flags, another userId on every request`,
+    path: `/api/frontend?appName=bench&environment=default&sessionId=417392&properties%5Bregion%5D=eu&userId=`,
+    key: 'frontend',
+    headers: {},
+  };
   const bodies = {};
   const requests = { ours: {}, floor: {}, unleash: {} };
   const sizes = {};
   for (const scenario of scenarios) {
     const oursRequest = { url: `${ours.base}${scenario.path}`, headers: { authorization: oursKeys[scenario.key], ...scenario.headers } };
-    const unleashRequest = { url: `${UNLEASH}${scenario.path}`, headers: { authorization: unleashKeys?.[scenario.key], ...scenario.headers } };
+    const unleashRequest = {
+      url: `${UNLEASH}${scenario.path}`,
+      headers: { authorization: unleashKeys?.[scenario.key], ...scenario.headers },
+    };
     const o = await expectStatus(oursRequest, 200);
     // Unleash's frontend API serves from an SDK cache that catches up with the import a few
     // seconds later: wait until it answers what we answer, or its answer stays the same for 5 s.
@@ -290,7 +371,8 @@ try {
     requests.ours[scenario.id] = oursRequest;
     requests.ours[`${scenario.id}-304`] = { ...oursRequest, headers: { ...oursRequest.headers, 'if-none-match': o.etag } };
     if (unleashUp) requests.unleash[scenario.id] = unleashRequest;
-    if (unleashUp && u.etag) requests.unleash[`${scenario.id}-304`] = { ...unleashRequest, headers: { ...unleashRequest.headers, 'if-none-match': u.etag } };
+    if (unleashUp && u.etag)
+      requests.unleash[`${scenario.id}-304`] = { ...unleashRequest, headers: { ...unleashRequest.headers, 'if-none-match': u.etag } };
     console.log(`${scenario.id}: ours ${o.bytes} B, Unleash ${u.bytes} B (ETag ${u.etag ?? 'none'})`);
   }
   floor = await startTrivialWorker({ port: PORT + 1, bodies, instance: PROFILE ? { inspectorPort: INSPECTOR_PORT + 1 } : {} });
@@ -311,11 +393,19 @@ try {
     }
   }
   requests.ours[distinct.id] = { url: `${ours.base}${distinct.path}`, headers: { authorization: oursKeys.frontend }, distinct: true };
-  if (unleashUp) requests.unleash[distinct.id] = { url: `${UNLEASH}${distinct.path}`, headers: { authorization: unleashKeys?.frontend }, distinct: true };
+  if (unleashUp)
+    requests.unleash[distinct.id] = {
+      url: `${UNLEASH}${distinct.path}`,
+      headers: { authorization: unleashKeys?.frontend },
+      distinct: true,
+    };
   requests.floor[distinct.id] = { ...requests.floor.frontend, url: `${requests.floor.frontend.url}?userId=`, distinct: true };
   // Every request answers as expected before timing starts (wrk counts only non-2xx/3xx).
   for (const [system, table] of Object.entries(requests)) {
-    for (const [id, request] of Object.entries(table)) await expectStatus(request, id.endsWith('-304') ? 304 : 200).catch((error) => { throw new Error(`${system} ${id}: ${error.message}`); });
+    for (const [id, request] of Object.entries(table))
+      await expectStatus(request, id.endsWith('-304') ? 304 : 200).catch((error) => {
+        throw new Error(`${system} ${id}: ${error.message}`);
+      });
   }
 
   // /edge/validate with EDGE_KEYS keys on a warm isolate: sequential calls, p95 latency per
@@ -325,12 +415,20 @@ try {
   const edgeBody = JSON.stringify({ tokens: edgeKeys });
   const post = () =>
     new Promise((resolve, reject) => {
-      const request = http.request(`${ours.base}/edge/validate`, { method: 'POST', agent: edgeAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(edgeBody) } }, (response) => {
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', reject);
-      });
+      const request = http.request(
+        `${ours.base}/edge/validate`,
+        {
+          method: 'POST',
+          agent: edgeAgent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(edgeBody) },
+        },
+        (response) => {
+          const chunks = [];
+          response.on('data', (chunk) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+          response.on('error', reject);
+        },
+      );
       request.on('error', reject);
       request.end(edgeBody);
     });
@@ -344,7 +442,8 @@ try {
     if (response === undefined) return validate(false);
     const elapsed = performance.now() - t0;
     const body = JSON.parse(response.body);
-    if (response.status !== 200 || body.tokens.length !== EDGE_KEYS) throw new Error(`/edge/validate: ${response.status}, ${body.tokens?.length} valid`);
+    if (response.status !== 200 || body.tokens.length !== EDGE_KEYS)
+      throw new Error(`/edge/validate: ${response.status}, ${body.tokens?.length} valid`);
     return elapsed;
   };
   for (let i = 0; i < 20; i++) await validate();
@@ -354,16 +453,29 @@ try {
     const times = [];
     for (let i = 0; i < EDGE_SAMPLES; i++) times.push(await validate());
     times.sort((a, b) => a - b);
-    const result = { p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), cpu: (ours.cpuMs() - cpuBefore) / EDGE_SAMPLES };
+    const result = {
+      p50: percentile(times, 50),
+      p95: percentile(times, 95),
+      p99: percentile(times, 99),
+      cpu: (ours.cpuMs() - cpuBefore) / EDGE_SAMPLES,
+    };
     edgeRounds.push(result);
-    console.log(`/edge/validate ${EDGE_KEYS} keys: p50 ${fmt(result.p50, 2)} ms, p95 ${fmt(result.p95, 2)} ms, ${fmt(result.cpu, 2)} ms CPU`);
+    console.log(
+      `/edge/validate ${EDGE_KEYS} keys: p50 ${fmt(result.p50, 2)} ms, p95 ${fmt(result.p95, 2)} ms, ${fmt(result.cpu, 2)} ms CPU`,
+    );
   };
 
-  const systems = { ours: { name: 'ours', ...ours }, floor: { name: 'floor', ...floor }, ...(unleashSystem ? { unleash: unleashSystem } : {}) };
+  const systems = {
+    ours: { name: 'ours', ...ours },
+    floor: { name: 'floor', ...floor },
+    ...(unleashSystem ? { unleash: unleashSystem } : {}),
+  };
   const ids = [...scenarios.flatMap((s) => [s.id, `${s.id}-304`]), distinct.id].filter((id) => !ONLY || ONLY.has(id));
   const samples = {};
   // Warm-up: one short pass over everything, not recorded.
-  for (const id of ids) for (const system of Object.keys(systems)) if (requests[system][id]) wrk(requests[system][id].url, requests[system][id].headers, requests[system][id].distinct);
+  for (const id of ids)
+    for (const system of Object.keys(systems))
+      if (requests[system][id]) wrk(requests[system][id].url, requests[system][id].headers, requests[system][id].distinct);
   // What each server process burns with no requests: CPU per request is only ours if this is small.
   const idle = {};
   {
@@ -399,15 +511,20 @@ try {
         // A 304 run that got 200s (an ETag gone stale) would time the wrong answer.
         if (id.endsWith('-304') && !(result.bytesPerRequest < 1024)) {
           // Unleash is shared: another agent's flag write there moves its ETag; say so, go on.
-          if (system === 'unleash') console.log(`warning: unleash ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response, not all 304s`);
+          if (system === 'unleash')
+            console.log(`warning: unleash ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response, not all 304s`);
           else throw new Error(`${system} ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response; not 304s`);
         }
         if (profilers[system]) {
           const heap = await profilers[system].heapUsage();
-          console.log(`  heap after ${system} ${id}: V8 ${fmt(heap.usedSize / 1e6, 1)} MB used of ${fmt(heap.totalSize / 1e6, 1)} MB, embedder ${fmt(heap.embedderHeapUsedSize / 1e6, 1)} MB`);
+          console.log(
+            `  heap after ${system} ${id}: V8 ${fmt(heap.usedSize / 1e6, 1)} MB used of ${fmt(heap.totalSize / 1e6, 1)} MB, embedder ${fmt(heap.embedderHeapUsedSize / 1e6, 1)} MB`,
+          );
         }
         (samples[`${system}/${id}`] ??= []).push(result);
-        console.log(`round ${round + 1} ${system} ${id}: ${fmt(result.rps, 0)} rps, ${fmt(result.cpuMsPerRequest, 3)} ms CPU/req, p99 ${fmt(result.p99, 2)} ms`);
+        console.log(
+          `round ${round + 1} ${system} ${id}: ${fmt(result.rps, 0)} rps, ${fmt(result.cpuMsPerRequest, 3)} ms CPU/req, p99 ${fmt(result.p99, 2)} ms`,
+        );
       }
     }
     await edgeRound();
@@ -462,7 +579,12 @@ try {
 
   // -------------------------------------------------------------------------------------
   const targets = {
-    'client-small': 0.9, 'client-small-304': 0.9, 'client-large': 0.9, 'client-large-304': 0.9, frontend: 0.7, 'frontend-304': 0.7,
+    'client-small': 0.9,
+    'client-small-304': 0.9,
+    'client-large': 0.9,
+    'client-large-304': 0.9,
+    frontend: 0.7,
+    'frontend-304': 0.7,
   };
   const labelOf = (id) => {
     if (id === distinct.id) return `${distinct.label} (200)`;
@@ -487,7 +609,12 @@ try {
     const met = (target === undefined || ofFloor >= target) && (!u || vsUnleash > 1) && unleashUp;
     return `| ${labelOf(id)} | ${fmt(o.rps, 0)} | ${fmt(o.cpu, 3)} | ${fmt(o.perCpu, 0)} | ${fmt(o.p99, 2)} | ${fmt(f.rps, 0)} | ${fmt(f.cpu, 3)} | ${fmt(floorCpuShare * 100, 0)} % | ${fmt(ofFloor * 100, 0)} %${target === undefined ? ' (no target)' : ` (≥ ${target * 100} %)`} | ${u ? fmt(u.rps, 0) : unleashUp ? 'no 304' : 'down'} | ${u ? fmt(u.cpu, 3) : '—'} | ${u ? fmt(u.perCpu, 0) : '—'} | ${u ? `${fmt(vsUnleash, 2)}x` : '—'} | ${met ? 'yes' : '**no**'} |`;
   });
-  const roundRows = ids.map((id) => `${labelOf(id)}: ${perRound(id, 'ours', 'floor', (r) => r.rps).map((ratio) => `${fmt(ratio * 100, 0)} %`).join(' / ')}`);
+  const roundRows = ids.map(
+    (id) =>
+      `${labelOf(id)}: ${perRound(id, 'ours', 'floor', (r) => r.rps)
+        .map((ratio) => `${fmt(ratio * 100, 0)} %`)
+        .join(' / ')}`,
+  );
   const asideRows = aside.map((r) => `| ${r.label} (200) | ${fmt(r.rps, 0)} | ${fmt(r.cpuMsPerRequest, 3)} | ${fmt(r.p99, 2)} |`);
   const text = `# SDK-side benchmark
 
@@ -496,7 +623,13 @@ Run: \`npm run bench -- sdk\`. Our Worker (the bundle \`wrangler deploy --dry-ru
 - Date: ${m.date}
 - Machine: ${m.cpu}, ${m.memoryGiB} GiB RAM, Node ${m.node}. The 2 cores are shared with other agents working at the same time: load average before the run ${m.loadAvg}; at the start of each round ${loadAverages.join(' / ')}.
 - Load: \`wrk -t1 -c${CONNECTIONS}\` on the same machine, ${SECONDS} s per system, scenario and round, cut into ${SLICES} runs of ${SLICE_SECONDS} s (\`-d${SLICE_SECONDS}s\`) in which the three systems take turns (who goes first moves on every slice and every round), so that a burst of other work on the shared machine falls on all three rather than on whichever ran then; ${ROUNDS} rounds, after one unrecorded warm-up pass. A system's figures for a round are its totals over its slices (requests, CPU, time; p99 of the median slice); the table gives the **median of the ${ROUNDS} rounds**, and each ratio ("% of floor", "floor CPU ÷ ours CPU", "ours ÷ Unleash") is the median of that ratio taken round by round.
-- CPU: user + system time of the workerd process (ours, floor) or of Unleash's node process, from /proc, divided by the requests wrk completed. With no requests these processes used ${Object.entries(idle).map(([name, ms]) => `${name} ${fmt(ms, 1)}`).join(', ')} ms CPU per second (measured over 5 s before the rounds), so the per-request figures are the requests' own. "rps per CPU s" is requests per CPU second of the server process: what one core would serve if the server had it alone. This is the fair comparison on a shared machine.
+- CPU: user + system time of the workerd process (ours, floor) or of Unleash's node process, from /proc, divided by the requests wrk completed. With no requests these processes used ${Object.entries(
+    idle,
+  )
+    .map(([name, ms]) => `${name} ${fmt(ms, 1)}`)
+    .join(
+      ', ',
+    )} ms CPU per second (measured over 5 s before the rounds), so the per-request figures are the requests' own. "rps per CPU s" is requests per CPU second of the server process: what one core would serve if the server had it alone. This is the fair comparison on a shared machine.
 - Data: ${LARGE_COUNT} flags (200 strategies; some constraints and strategy variants) plus 5 small flags, in project \`${PROJECT}\`, environment \`${ENVIRONMENT}\`, imported through \`POST /api/admin/features-batch/import\` on both servers. Client requests send \`Unleash-Client-Spec: 5.2.0\` and \`namePrefix\` to pick the set (so flags other agents put in the shared Unleash are not served). Frontend: \`GET /api/frontend?${frontendQuery.replace('%5B', '[').replace('%5D', ']')}\`.
 - Payload sizes (ours / Unleash): client ~2 kB ${sizes['client-small'].ours} / ${fmt(sizes['client-small'].unleash, 0)} B, client ~100 kB ${sizes['client-large'].ours} / ${fmt(sizes['client-large'].unleash, 0)} B, frontend ${sizes.frontend.ours} / ${fmt(sizes.frontend.unleash, 0)} B.
 
@@ -508,12 +641,16 @@ ${rows.join('\n')}
 
 \`POST /edge/validate\` with ${EDGE_KEYS} valid keys (client and frontend), warm isolate, ${EDGE_SAMPLES} sequential calls after each round's load runs; medians of the ${ROUNDS} rounds: p50 ${fmt(edge.p50, 2)} ms, **p95 ${fmt(edge.p95, 2)} ms** (target < 10 ms; p95 of each round: ${edge.p95s} ms), p99 ${fmt(edge.p99, 2)} ms; ${fmt(edge.cpu, 2)} ms workerd CPU per call.
 
-${aside.length > 0 ? `Aside, not comparable: the same Worker under \`wrangler dev\` (one ${SECONDS} s run each, after a warm-up run). wrangler dev's local proxy sits in front of workerd; CPU here is workerd's alone, and the rps is capped by the proxy, which is why these figures were dropped as the measure of our code.
+${
+  aside.length > 0
+    ? `Aside, not comparable: the same Worker under \`wrangler dev\` (one ${SECONDS} s run each, after a warm-up run). wrangler dev's local proxy sits in front of workerd; CPU here is workerd's alone, and the rps is capped by the proxy, which is why these figures were dropped as the measure of our code.
 
 | Scenario under wrangler dev | rps | workerd CPU ms/req | p99 ms |
 |---|---|---|---|
 ${asideRows.join('\n')}
-` : ''}
+`
+    : ''
+}
 Reading it:
 - "ours rps % of floor" is the target's measure; "floor CPU ÷ ours CPU" says the same from CPU time, which the machine's other work disturbs less than rps (a run that loses the cores to someone else loses rps, not CPU per request). Where the two disagree by much, the rps figure is the noisy one.
 - The client API answers a 200 from a body built once per data revision and query and kept in the isolate, a 304 from the revision and query alone; the work left per request is routing (exact paths go straight to their handler, \`src/direct-routes.ts\`), the key check (the key's hash is remembered per isolate for 10 s) and the answer.
@@ -527,7 +664,9 @@ ${unleashUp ? '' : `- **Unleash was not answering on ${UNLEASH} during this run*
   if (!ONLY && !PROFILE) writeFileSync(path.join(HERE, 'RESULTS.md'), text);
   console.log(text);
   for (const [system, profiler] of Object.entries(profilers)) {
-    console.log(`Where ${system} spent its JavaScript thread's time in ${PROFILE} (${profiles[system].length} runs, self time, µs per request):`);
+    console.log(
+      `Where ${system} spent its JavaScript thread's time in ${PROFILE} (${profiles[system].length} runs, self time, µs per request):`,
+    );
     if (profiles[system].length > 0) console.log(summariseProfiles(profiles[system]));
     // Whole profiles, for Chrome DevTools (Performance → load profile) or a closer look.
     profiles[system].forEach(({ profile }, index) => {

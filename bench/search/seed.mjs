@@ -41,4 +41,3 @@ ${seq} INSERT INTO dependent_features (parent, child) SELECT 'flag-' || printf('
 ${seq} INSERT INTO client_metrics_env (feature_name, app_name, environment, timestamp, yes, no) SELECT ${name}, 'bench-app', 'development', '${hour.toISOString()}', i % 97, i % 13 FROM seq WHERE i % 10 = 0;
 `;
 }
-

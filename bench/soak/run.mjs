@@ -87,7 +87,10 @@ const ok = (status) => status >= 200 && status < 300;
 // Setup: tokens and a starting set of flags
 
 async function apiToken(tokenName, type, projects) {
-  const response = await request('setup', 'POST', '/api/admin/api-tokens', { body: { tokenName, type, environment: 'development', projects }, expect: [201] });
+  const response = await request('setup', 'POST', '/api/admin/api-tokens', {
+    body: { tokenName, type, environment: 'development', projects },
+    expect: [201],
+  });
   return JSON.parse(response.text).secret;
 }
 const clientToken = await apiToken('soak-client', 'client', ['*']);
@@ -100,12 +103,20 @@ function importBody(prefix, count, description) {
   for (let i = 0; i < count; i++) {
     const name = `${prefix}.${String(i).padStart(4, '0')}`;
     features.push({ name, description });
-    if (i % 3 === 0) featureStrategies.push({ name: 'flexibleRollout', featureName: name, parameters: { rollout: String(i % 101), stickiness: 'default', groupId: name } });
+    if (i % 3 === 0)
+      featureStrategies.push({
+        name: 'flexibleRollout',
+        featureName: name,
+        parameters: { rollout: String(i % 101), stickiness: 'default', groupId: name },
+      });
     featureEnvironments.push({ name: 'development', featureName: name, enabled: i % 2 === 0 });
   }
   return { project: 'default', environment: 'development', data: { features, featureStrategies, featureEnvironments, tagTypes: [] } };
 }
-const seeded = await request('setup', 'POST', '/api/admin/features-batch/import', { body: importBody('soak.seed', 300, 'seed'), expect: [200] });
+const seeded = await request('setup', 'POST', '/api/admin/features-batch/import', {
+  body: importBody('soak.seed', 300, 'seed'),
+  expect: [200],
+});
 if (!ok(seeded.status)) throw new Error(`seed import failed: ${seeded.status} ${seeded.text}`);
 
 // D1, read directly from the persisted state (SQLite in WAL mode: readers never block workerd).
@@ -176,7 +187,9 @@ async function writerLoop(id) {
       ledger.enabled.set(name, true);
       ledger.writes++;
     }
-    const tag = await write(() => request('write', 'POST', `/api/admin/features/${name}/tags`, { body: { type: 'simple', value: `w${id}` }, expect: [201] }));
+    const tag = await write(() =>
+      request('write', 'POST', `/api/admin/features/${name}/tags`, { body: { type: 'simple', value: `w${id}` }, expect: [201] }),
+    );
     if (ok(tag.status)) {
       ledger.tags.add(`${name}\u0000w${id}`);
       ledger.writes++;
@@ -226,7 +239,8 @@ async function importLoop() {
     // Each small import rewrites ten flags of the seed with a new description.
     const small = importBody('soak.seed', 10, `small import ${n}`);
     const offset = (n * 10) % 300;
-    for (const feature of small.data.features) feature.name = `soak.seed.${String(offset + Number(feature.name.slice(-4))).padStart(4, '0')}`;
+    for (const feature of small.data.features)
+      feature.name = `soak.seed.${String(offset + Number(feature.name.slice(-4))).padStart(4, '0')}`;
     for (const list of [small.data.featureStrategies, small.data.featureEnvironments]) {
       for (const item of list) item.featureName = `soak.seed.${String(offset + Number(item.featureName.slice(-4))).padStart(4, '0')}`;
     }
@@ -253,7 +267,8 @@ async function importLoop() {
 async function searchLoop() {
   const queries = ['soak', 'soak.w0', 'soak.bulk', 'seed.01', 'w1'];
   let n = 0;
-  while (running()) await request('search', 'GET', `/api/admin/search/features?query=${encodeURIComponent(queries[n++ % queries.length])}&limit=50`);
+  while (running())
+    await request('search', 'GET', `/api/admin/search/features?query=${encodeURIComponent(queries[n++ % queries.length])}&limit=50`);
 }
 
 /** ETag -> hash of the body served under it; every 200 body is recorded. */
@@ -289,7 +304,10 @@ async function sdkLoop() {
 async function frontendLoop(id) {
   let n = 0;
   while (running()) {
-    await request('frontend', 'GET', `/api/frontend?userId=${id}-${n++ % 1000}&properties%5Bregion%5D=eu`, { token: frontendToken, expect: [200, 304] });
+    await request('frontend', 'GET', `/api/frontend?userId=${id}-${n++ % 1000}&properties%5Bregion%5D=eu`, {
+      token: frontendToken,
+      expect: [200, 304],
+    });
   }
 }
 
@@ -300,7 +318,12 @@ async function metricsLoop() {
     for (let i = 0; i < 20; i++) toggles[`soak.seed.${String(i).padStart(4, '0')}`] = { yes: i, no: 20 - i, variants: {} };
     await request('metrics', 'POST', '/api/client/metrics', {
       token: clientToken,
-      body: { appName: 'soak', instanceId: 'soak-1', environment: 'development', bucket: { start: new Date(now.getTime() - 10_000).toISOString(), stop: now.toISOString(), toggles } },
+      body: {
+        appName: 'soak',
+        instanceId: 'soak-1',
+        environment: 'development',
+        bucket: { start: new Date(now.getTime() - 10_000).toISOString(), stop: now.toISOString(), toggles },
+      },
       expect: [202, 200],
     });
   }
@@ -313,11 +336,19 @@ const checkpoints = [];
 
 function d1Flags() {
   const flags = new Map();
-  for (const row of d1.prepare(`SELECT f.name, f.description, coalesce(fe.enabled, 0) AS enabled FROM features f
-      LEFT JOIN feature_environments fe ON fe.feature_name = f.name AND fe.environment = 'development' WHERE f.archived_at IS NULL`).all()) {
+  for (const row of d1
+    .prepare(
+      `SELECT f.name, f.description, coalesce(fe.enabled, 0) AS enabled FROM features f
+      LEFT JOIN feature_environments fe ON fe.feature_name = f.name AND fe.environment = 'development' WHERE f.archived_at IS NULL`,
+    )
+    .all()) {
     flags.set(row.name, { enabled: row.enabled === 1, description: row.description, strategies: [] });
   }
-  for (const row of d1.prepare(`SELECT feature_name, strategy_name, parameters FROM feature_strategies WHERE environment = 'development' ORDER BY feature_name, sort_order, created_at, id`).all()) {
+  for (const row of d1
+    .prepare(
+      `SELECT feature_name, strategy_name, parameters FROM feature_strategies WHERE environment = 'development' ORDER BY feature_name, sort_order, created_at, id`,
+    )
+    .all()) {
     flags.get(row.feature_name)?.strategies.push(`${row.strategy_name}:${JSON.parse(row.parameters).rollout ?? ''}`);
   }
   return flags;
@@ -353,12 +384,25 @@ async function checkpoint() {
       continue;
     }
     const strategies = feature.strategies.map((strategy) => `${strategy.name}:${strategy.parameters.rollout ?? ''}`);
-    if (feature.enabled !== flag.enabled || feature.description !== flag.description || strategies.join('|') !== flag.strategies.join('|')) {
-      mismatches.push(`${name}: served ${JSON.stringify([feature.enabled, feature.description, strategies])}, D1 ${JSON.stringify([flag.enabled, flag.description, flag.strategies])}`);
+    if (
+      feature.enabled !== flag.enabled ||
+      feature.description !== flag.description ||
+      strategies.join('|') !== flag.strategies.join('|')
+    ) {
+      mismatches.push(
+        `${name}: served ${JSON.stringify([feature.enabled, feature.description, strategies])}, D1 ${JSON.stringify([flag.enabled, flag.description, flag.strategies])}`,
+      );
     }
   }
   for (const name of served.keys()) if (!expected.has(name)) mismatches.push(`${name} served but not in D1`);
-  checkpoints.push({ at: Math.round((Date.now() - (deadline - SECONDS * 1000)) / 1000), revision, flags: expected.size, pauseMs: performance.now() - started, mismatches: mismatches.slice(0, 20), mismatchCount: mismatches.length });
+  checkpoints.push({
+    at: Math.round((Date.now() - (deadline - SECONDS * 1000)) / 1000),
+    revision,
+    flags: expected.size,
+    pauseMs: performance.now() - started,
+    mismatches: mismatches.slice(0, 20),
+    mismatchCount: mismatches.length,
+  });
 }
 
 async function checkpointLoop() {
@@ -394,21 +438,29 @@ await checkpoint();
 
 const missing = [];
 const has = (query, ...params) => d1.prepare(query).get(...params) !== undefined;
-for (const name of ledger.created) if (!has('SELECT 1 FROM features WHERE name = ? AND archived_at IS NULL', name)) missing.push(`feature ${name}`);
-for (const [id, name] of ledger.strategies) if (!has('SELECT 1 FROM feature_strategies WHERE id = ? AND feature_name = ?', id, name)) missing.push(`strategy ${id} of ${name}`);
+for (const name of ledger.created)
+  if (!has('SELECT 1 FROM features WHERE name = ? AND archived_at IS NULL', name)) missing.push(`feature ${name}`);
+for (const [id, name] of ledger.strategies)
+  if (!has('SELECT 1 FROM feature_strategies WHERE id = ? AND feature_name = ?', id, name)) missing.push(`strategy ${id} of ${name}`);
 for (const [name, enabled] of ledger.enabled) {
   const row = d1.prepare("SELECT enabled FROM feature_environments WHERE feature_name = ? AND environment = 'development'").get(name);
   if (!row || (row.enabled === 1) !== enabled) missing.push(`${name} enabled=${enabled}`);
 }
 for (const key of ledger.tags) {
   const [name, value] = key.split('\u0000');
-  if (!has("SELECT 1 FROM feature_tag WHERE feature_name = ? AND tag_type = 'simple' AND tag_value = ?", name, value)) missing.push(`tag ${value} of ${name}`);
+  if (!has("SELECT 1 FROM feature_tag WHERE feature_name = ? AND tag_type = 'simple' AND tag_value = ?", name, value))
+    missing.push(`tag ${value} of ${name}`);
 }
 for (const [name, description] of ledger.imported) {
   const row = d1.prepare('SELECT description FROM features WHERE name = ?').get(name);
   if (!row || row.description !== description) missing.push(`imported ${name} (${description})`);
 }
-const jobStatuses = ledger.jobs.length === 0 ? [] : d1.prepare(`SELECT status, count(*) AS n FROM import_jobs WHERE id IN (SELECT value FROM json_each(?)) GROUP BY status`).all(JSON.stringify(ledger.jobs));
+const jobStatuses =
+  ledger.jobs.length === 0
+    ? []
+    : d1
+        .prepare(`SELECT status, count(*) AS n FROM import_jobs WHERE id IN (SELECT value FROM json_each(?)) GROUP BY status`)
+        .all(JSON.stringify(ledger.jobs));
 const eventCount = d1.prepare('SELECT count(*) AS n FROM events').get().n;
 d1.close();
 await worker.stop();
@@ -418,7 +470,13 @@ await worker.stop();
 
 const totalRequests = [...stats.values()].reduce((sum, entry) => sum + entry.count, 0);
 const checkpointMismatches = checkpoints.reduce((sum, entry) => sum + entry.mismatchCount, 0);
-const passed = fiveHundreds.length === 0 && missing.length === 0 && etagConflicts.length === 0 && checkpointMismatches === 0 && imports.failed.length === 0 && unexpected.length === 0;
+const passed =
+  fiveHundreds.length === 0 &&
+  missing.length === 0 &&
+  etagConflicts.length === 0 &&
+  checkpointMismatches === 0 &&
+  imports.failed.length === 0 &&
+  unexpected.length === 0;
 const rows = [...stats.entries()]
   .filter(([kind]) => kind !== 'setup')
   .sort(([a], [b]) => a.localeCompare(b))
@@ -436,7 +494,13 @@ const summary = {
   acknowledgedWrites: ledger.writes,
   imports,
   jobStatuses,
-  sdk: { bodies: sdk.bodies, notModified: sdk.notModified, distinctRevisions: sdk.revisions.size, etags: bodiesByEtag.size, etagConflicts: etagConflicts.length },
+  sdk: {
+    bodies: sdk.bodies,
+    notModified: sdk.notModified,
+    distinctRevisions: sdk.revisions.size,
+    etags: bodiesByEtag.size,
+    etagConflicts: etagConflicts.length,
+  },
   checkpoints: checkpoints.length,
   checkpointMismatches,
   missing: missing.length,

@@ -21,7 +21,10 @@ const lastSeenWrite = new Map<string, number>();
 export function keyFromHeader(request: Request): string | null {
   const header = request.headers.get('authorization');
   if (header === null) return null;
-  const key = header.trim().replace(/^bearer\s+/i, '').trim();
+  const key = header
+    .trim()
+    .replace(/^bearer\s+/i, '')
+    .trim();
   return key === '' ? null : key;
 }
 
@@ -37,7 +40,10 @@ export function touchSeenAt(env: Env, ctx: ExecutionContext, kind: 'apikey' | 'p
   const update =
     kind === 'apikey'
       ? db.update(apiTokens).set({ seenAt }).where(eq(apiTokens.id, tokenId))
-      : db.update(personalAccessTokens).set({ seenAt }).where(eq(personalAccessTokens.id, Number(tokenId)));
+      : db
+          .update(personalAccessTokens)
+          .set({ seenAt })
+          .where(eq(personalAccessTokens.id, Number(tokenId)));
   ctx.waitUntil(
     update
       .run()

@@ -4,4 +4,3 @@ export const EDITOR_ROLE_ID = 2;
 export const VIEWER_ROLE_ID = 3;
 export const OWNER_ROLE_ID = 4;
 export const MEMBER_ROLE_ID = 5;
-

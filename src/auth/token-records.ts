@@ -258,7 +258,12 @@ function isRecordOf(kind: CredentialKind, value: unknown, hash: string): boolean
  * credential; unknown answers are cached in the isolate too, so guessing does not reach D1
  * on every request.
  */
-export async function findRecord<K extends CredentialKind>(env: Env, ctx: ExecutionContext, kind: K, hash: string): Promise<Records[K] | null> {
+export async function findRecord<K extends CredentialKind>(
+  env: Env,
+  ctx: ExecutionContext,
+  kind: K,
+  hash: string,
+): Promise<Records[K] | null> {
   const key = cacheKey(kind, hash);
   const now = Date.now();
   const cached = known.get(key);

@@ -39,11 +39,7 @@ async function loadUser(env: Env, userId: number): Promise<CachedUser | null> {
 }
 
 /** The principal of a valid, unexpired credential; null when its user no longer exists. */
-export async function userPrincipalFor(
-  env: Env,
-  record: UserCredentialRecord,
-  via: UserPrincipal['via'],
-): Promise<UserPrincipal | null> {
+export async function userPrincipalFor(env: Env, record: UserCredentialRecord, via: UserPrincipal['via']): Promise<UserPrincipal | null> {
   let user = cachedUsers.get(record.userId);
   if (!user || user.until <= Date.now()) {
     user = (await loadUser(env, record.userId)) ?? undefined;

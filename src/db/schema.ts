@@ -191,7 +191,10 @@ export const featureEnvironments = sqliteTable(
       .notNull()
       .references(() => environments.name, { onDelete: 'cascade' }),
     enabled: bool('enabled').notNull().default(false),
-    variants: text('variants', { mode: 'json' }).$type<VariantDoc[]>().notNull().default(sql`'[]'`),
+    variants: text('variants', { mode: 'json' })
+      .$type<VariantDoc[]>()
+      .notNull()
+      .default(sql`'[]'`),
     lastSeenAt: text('last_seen_at'),
   },
   (t) => [
@@ -209,7 +212,10 @@ export const strategies = sqliteTable('strategies', {
   builtIn: bool('built_in').notNull().default(false),
   deprecated: bool('deprecated').notNull().default(false),
   sortOrder: integer('sort_order').notNull().default(9999),
-  parameters: text('parameters', { mode: 'json' }).$type<StrategyParameterDoc[]>().notNull().default(sql`'[]'`),
+  parameters: text('parameters', { mode: 'json' })
+    .$type<StrategyParameterDoc[]>()
+    .notNull()
+    .default(sql`'[]'`),
   createdAt: createdAt(),
 });
 
@@ -224,9 +230,18 @@ export const featureStrategies = sqliteTable(
     environment: text('environment').notNull(),
     strategyName: text('strategy_name').notNull(),
     title: text('title'),
-    parameters: text('parameters', { mode: 'json' }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
-    constraints: text('constraints', { mode: 'json' }).$type<ConstraintDoc[]>().notNull().default(sql`'[]'`),
-    variants: text('variants', { mode: 'json' }).$type<StrategyVariantDoc[]>().notNull().default(sql`'[]'`),
+    parameters: text('parameters', { mode: 'json' })
+      .$type<Record<string, string>>()
+      .notNull()
+      .default(sql`'{}'`),
+    constraints: text('constraints', { mode: 'json' })
+      .$type<ConstraintDoc[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    variants: text('variants', { mode: 'json' })
+      .$type<StrategyVariantDoc[]>()
+      .notNull()
+      .default(sql`'[]'`),
     sortOrder: integer('sort_order').notNull().default(9999),
     disabled: bool('disabled').notNull().default(false),
     createdAt: createdAt(),
@@ -244,7 +259,10 @@ export const segments = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     name: text('name').notNull(),
     description: text('description'),
-    constraints: text('constraints', { mode: 'json' }).$type<ConstraintDoc[]>().notNull().default(sql`'[]'`),
+    constraints: text('constraints', { mode: 'json' })
+      .$type<ConstraintDoc[]>()
+      .notNull()
+      .default(sql`'[]'`),
     /** NULL means a global segment. */
     segmentProjectId: text('segment_project_id').references(() => projects.id, { onDelete: 'cascade' }),
     createdBy: text('created_by'),
@@ -264,10 +282,7 @@ export const featureStrategySegment = sqliteTable(
       .references(() => segments.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
-  (t) => [
-    primaryKey({ columns: [t.featureStrategyId, t.segmentId] }),
-    index('feature_strategy_segment_segment_idx').on(t.segmentId),
-  ],
+  (t) => [primaryKey({ columns: [t.featureStrategyId, t.segmentId] }), index('feature_strategy_segment_segment_idx').on(t.segmentId)],
 );
 
 export const tagTypes = sqliteTable('tag_types', {
@@ -311,7 +326,10 @@ export const contextFields = sqliteTable('context_fields', {
   name: text('name').primaryKey(),
   description: text('description'),
   sortOrder: integer('sort_order').notNull().default(10),
-  legalValues: text('legal_values', { mode: 'json' }).$type<LegalValueDoc[]>().notNull().default(sql`'[]'`),
+  legalValues: text('legal_values', { mode: 'json' })
+    .$type<LegalValueDoc[]>()
+    .notNull()
+    .default(sql`'[]'`),
   stickiness: bool('stickiness').notNull().default(false),
   /** NULL means a global context field. */
   project: text('project').references(() => projects.id, { onDelete: 'cascade' }),
@@ -329,7 +347,10 @@ export const dependentFeatures = sqliteTable(
       .notNull()
       .references(() => features.name, { onDelete: 'cascade' }),
     enabled: bool('enabled').notNull().default(true),
-    variants: text('variants', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    variants: text('variants', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
   },
   (t) => [primaryKey({ columns: [t.parent, t.child] }), index('dependent_features_child_idx').on(t.child)],
 );
@@ -375,7 +396,10 @@ export const clientMetricsEnv = sqliteTable(
     yes: integer('yes').notNull().default(0),
     no: integer('no').notNull().default(0),
     /** Per-variant counts for the bucket, `{variantName: count}`. */
-    variants: text('variants', { mode: 'json' }).$type<Record<string, number>>().notNull().default(sql`'{}'`),
+    variants: text('variants', { mode: 'json' })
+      .$type<Record<string, number>>()
+      .notNull()
+      .default(sql`'{}'`),
   },
   (t) => [
     primaryKey({ columns: [t.featureName, t.appName, t.environment, t.timestamp] }),
@@ -389,7 +413,10 @@ export const clientApplications = sqliteTable('client_applications', {
   url: text('url'),
   color: text('color'),
   icon: text('icon'),
-  strategies: text('strategies', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  strategies: text('strategies', { mode: 'json' })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
   createdAt: createdAt(),
   updatedAt: text('updated_at'),
   seenAt: text('seen_at'),
@@ -600,7 +627,11 @@ export const sessions = sqliteTable(
     createdAt: createdAt(),
     expiresAt: text('expires_at').notNull(),
   },
-  (t) => [uniqueIndex('sessions_id_unique').on(t.id), index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
+  (t) => [
+    uniqueIndex('sessions_id_unique').on(t.id),
+    index('sessions_user_idx').on(t.userId),
+    index('sessions_expires_idx').on(t.expiresAt),
+  ],
 );
 
 export const personalAccessTokens = sqliteTable(
@@ -659,7 +690,10 @@ export const importJobs = sqliteTable(
     totalChunks: integer('total_chunks').notNull(),
     doneChunks: integer('done_chunks').notNull().default(0),
     totalFeatures: integer('total_features').notNull().default(0),
-    errors: text('errors', { mode: 'json' }).$type<{ message: string; chunk?: number }[]>().notNull().default(sql`'[]'`),
+    errors: text('errors', { mode: 'json' })
+      .$type<{ message: string; chunk?: number }[]>()
+      .notNull()
+      .default(sql`'[]'`),
     createdBy: text('created_by').notNull(),
     createdByUserId: integer('created_by_user_id'),
     createdAt: createdAt(),

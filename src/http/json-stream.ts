@@ -512,7 +512,9 @@ class SplitScanner {
     } catch (error) {
       const reason = error instanceof Error ? error.message : 'parse error';
       const path = this.capturePath();
-      throw validationError([{ path, message: `${NOT_JSON}: ${reason} (in \`${path}\`, which starts at byte ${this.captureOffset(bytes.length)})` }]);
+      throw validationError([
+        { path, message: `${NOT_JSON}: ${reason} (in \`${path}\`, which starts at byte ${this.captureOffset(bytes.length)})` },
+      ]);
     }
   }
 

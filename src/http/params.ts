@@ -8,7 +8,9 @@ export function pathParam(request: IRequest, name: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw validationError([{ path: `/params/${name}`, message: `The \`/params/${name}\` property is not a valid percent-encoded string.` }]);
+    throw validationError([
+      { path: `/params/${name}`, message: `The \`/params/${name}\` property is not a valid percent-encoded string.` },
+    ]);
   }
 }
 
@@ -25,7 +27,10 @@ export function invalidQueryParam(name: string, what: string, sent: unknown): ne
  * The query parameters of `names` that may appear once: each repeated one, each longer than
  * MAX_QUERY_PARAM_LENGTH and each that is not well-formed text (lone surrogates, NUL) is a 400.
  */
-export function singleQueryParams<Name extends string>(searchParams: URLSearchParams, names: readonly Name[]): Partial<Record<Name, string>> {
+export function singleQueryParams<Name extends string>(
+  searchParams: URLSearchParams,
+  names: readonly Name[],
+): Partial<Record<Name, string>> {
   const single: Partial<Record<Name, string>> = {};
   for (const name of names) {
     const values = searchParams.getAll(name);
@@ -33,7 +38,8 @@ export function singleQueryParams<Name extends string>(searchParams: URLSearchPa
     const value = values[0];
     if (value === undefined) continue;
     if (value.length > MAX_QUERY_PARAM_LENGTH) invalidQueryParam(name, `must be at most ${MAX_QUERY_PARAM_LENGTH} characters long`, value);
-    if (!value.isWellFormed() || value.includes('\u0000')) invalidQueryParam(name, 'must be well-formed text without NUL characters', value);
+    if (!value.isWellFormed() || value.includes('\u0000'))
+      invalidQueryParam(name, 'must be well-formed text without NUL characters', value);
     single[name] = value;
   }
   return single;

@@ -47,7 +47,10 @@ export function clientKey(request: Request): string {
   const groups = head === '' ? [] : head.split(':');
   const missing = address.includes('::') ? 8 - groups.length - (tail === '' ? 0 : tail.split(':').length) : 0;
   const full = [...groups, ...Array<string>(Math.max(missing, 0)).fill('0'), ...(tail === '' ? [] : tail.split(':'))];
-  return `${full.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${full
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 export function tooManyRequests(periodSeconds: number): Response {

@@ -50,19 +50,21 @@ function describeIssue(root: Location, issue: v.BaseIssue<unknown>): ErrorDetail
  * Unleash-style details for issues found in a part of the input, `prefix` being that part's
  * path (e.g. `['data', 'features', 3]` for one element of a streamed body).
  */
-export function describeIssues(root: Location, issues: readonly v.BaseIssue<unknown>[], prefix: readonly (string | number)[] = []): ErrorDetail[] {
+export function describeIssues(
+  root: Location,
+  issues: readonly v.BaseIssue<unknown>[],
+  prefix: readonly (string | number)[] = [],
+): ErrorDetail[] {
   const head = prefix.map((key) => ({ key }) as unknown as v.IssuePathItem);
-  return issues.map((issue) => describeIssue(root, prefix.length === 0 ? issue : { ...issue, path: [...head, ...(issue.path ?? [])] as typeof issue.path }));
+  return issues.map((issue) =>
+    describeIssue(root, prefix.length === 0 ? issue : { ...issue, path: [...head, ...(issue.path ?? [])] as typeof issue.path }),
+  );
 }
 
 const OBJECT_SCHEMAS = new Set(['object', 'strict_object', 'loose_object', 'object_with_rest']);
 
 /** Parses `input` with `schema` or throws a 400 ValidationError naming every problem. */
-export function parseInput<TSchema extends v.GenericSchema>(
-  schema: TSchema,
-  input: unknown,
-  root: Location,
-): v.InferOutput<TSchema> {
+export function parseInput<TSchema extends v.GenericSchema>(schema: TSchema, input: unknown, root: Location): v.InferOutput<TSchema> {
   // valibot's object schemas take arrays for objects; JSON arrays are never objects here.
   if (Array.isArray(input) && OBJECT_SCHEMAS.has(schema.type)) {
     throw validationError([{ path: root, message: `The \`${root}\` property must be object. You sent ${preview(input)}.` }]);
@@ -94,8 +96,7 @@ export function nonBlank(max = 255) {
   return v.pipe(text(max), v.trim(), v.nonEmpty('must not be empty'));
 }
 
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
 
 /** Parses an RFC 3339 date-time (a missing zone means UTC, as Unleash reads it). */
 export function parseDateTime(input: string): Date | undefined {

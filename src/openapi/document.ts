@@ -20,7 +20,11 @@ const METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PAT
 export function jsonSchemaOf(schema: v.GenericSchema): JsonObject {
   // errorMode 'ignore': checks and transforms that JSON Schema cannot express are left out
   // (the handler still enforces them); everything it can express is kept.
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }) as JsonObject;
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode: 'input',
+    errorMode: 'ignore',
+  }) as JsonObject;
   return rest;
 }
 
@@ -78,7 +82,14 @@ function tagOf(path: string): string {
   const parts = path.split('/').filter(Boolean);
   if (parts[0] === 'api' && parts[1] === 'admin') {
     // Feature routes live under projects/:id/{features,stale,revive} and archive/.
-    const area = parts[2] === 'projects' && parts[4] ? (parts[4] === 'environments' ? 'projects' : 'features') : parts[2] === 'archive' ? 'features' : parts[2];
+    const area =
+      parts[2] === 'projects' && parts[4]
+        ? parts[4] === 'environments'
+          ? 'projects'
+          : 'features'
+        : parts[2] === 'archive'
+          ? 'features'
+          : parts[2];
     return `admin: ${area ?? ''}`;
   }
   if (parts[0] === 'api') return `sdk: ${parts[1]}`;
@@ -120,7 +131,10 @@ function operation(method: string, path: string, meta: OperationMeta | undefined
     errors.add(403);
   }
   for (const status of [...errors].sort()) {
-    responses[String(status)] = { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: ERROR_REF } } };
+    responses[String(status)] = {
+      description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+      content: { 'application/json': { schema: ERROR_REF } },
+    };
   }
 
   const out: JsonObject = {
@@ -150,7 +164,8 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[], registry: Re
     info: {
       title: 'Unleash on Cloudflare Workers',
       version: '0.1.0',
-      description: 'An Unleash-compatible feature-flag service. Send an API key in the `Authorization` header (a `Bearer ` prefix works too).',
+      description:
+        'An Unleash-compatible feature-flag service. Send an API key in the `Authorization` header (a `Bearer ` prefix works too).',
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } },

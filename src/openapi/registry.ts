@@ -82,11 +82,20 @@ export const OPERATIONS: Record<string, OperationMeta> = {
     summary: 'Create an API token (seed operation 4)',
     description: 'The secret is shown once. The token id is in the `location` header and in the list.',
     body: CreateApiTokenSchema,
-    responses: { 201: { description: 'The new token', schema: CreatedApiTokenSchema, headers: { location: '/api/admin/api-tokens/<id>' } } },
+    responses: {
+      201: { description: 'The new token', schema: CreatedApiTokenSchema, headers: { location: '/api/admin/api-tokens/<id>' } },
+    },
     permission: ['ADMIN', 'CREATE_CLIENT_API_TOKEN', 'CREATE_FRONTEND_API_TOKEN'],
   },
-  'GET /api/admin/api-tokens': { summary: 'List API tokens (secrets masked)', permission: ['ADMIN', 'READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN'] },
-  'GET /api/admin/api-tokens/:token': { summary: 'One API token, by id or full secret', errors: [404], permission: ['ADMIN', 'READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN'] },
+  'GET /api/admin/api-tokens': {
+    summary: 'List API tokens (secrets masked)',
+    permission: ['ADMIN', 'READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN'],
+  },
+  'GET /api/admin/api-tokens/:token': {
+    summary: 'One API token, by id or full secret',
+    errors: [404],
+    permission: ['ADMIN', 'READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN'],
+  },
   'PUT /api/admin/api-tokens/:token': {
     summary: "Change a token's expiry",
     body: UpdateApiTokenSchema,
@@ -94,7 +103,11 @@ export const OPERATIONS: Record<string, OperationMeta> = {
     errors: [404],
     permission: ['ADMIN', 'UPDATE_CLIENT_API_TOKEN', 'UPDATE_FRONTEND_API_TOKEN'],
   },
-  'DELETE /api/admin/api-tokens/:token': { summary: 'Revoke a token (idempotent)', responses: { 200: ok('Revoked') }, permission: ['ADMIN', 'DELETE_CLIENT_API_TOKEN', 'DELETE_FRONTEND_API_TOKEN'] },
+  'DELETE /api/admin/api-tokens/:token': {
+    summary: 'Revoke a token (idempotent)',
+    responses: { 200: ok('Revoked') },
+    permission: ['ADMIN', 'DELETE_CLIENT_API_TOKEN', 'DELETE_FRONTEND_API_TOKEN'],
+  },
 
   // Seed operations 1-3 and their flow
   'POST /api/admin/roles/validate': {
@@ -104,17 +117,43 @@ export const OPERATIONS: Record<string, OperationMeta> = {
     permission: ['ADMIN'],
   },
   'POST /api/admin/roles': { summary: 'Create a custom role', body: RoleDefinitionSchema, errors: [409], permission: ['ADMIN'] },
-  'PUT /api/admin/roles/:id': { summary: 'Update a custom role; without `type` the stored type stays', body: RoleDefinitionSchema, errors: [404, 409], permission: ['ADMIN'] },
+  'PUT /api/admin/roles/:id': {
+    summary: 'Update a custom role; without `type` the stored type stays',
+    body: RoleDefinitionSchema,
+    errors: [404, 409],
+    permission: ['ADMIN'],
+  },
   'GET /api/admin/user-admin/:id': {
     summary: 'Get a user (seed operation 2)',
     responses: { 200: ok('The user', UserSchema) },
     permission: ['ADMIN'],
     errors: [404],
   },
-  'POST /api/admin/user-admin': { summary: 'Create a user', body: CreateUserSchema, responses: { 201: ok('The new user', UserSchema) }, permission: ['ADMIN'] },
-  'PUT /api/admin/user-admin/:id': { summary: 'Update a user', body: UpdateUserSchema, responses: { 200: ok('The user', UserSchema) }, permission: ['ADMIN'], errors: [404] },
-  'POST /api/admin/invite-link/tokens': { summary: 'Create an invite link', body: CreateSignupTokenSchema, responses: { 201: ok('The invite link', SignupTokenSchema) }, permission: ['ADMIN'] },
-  'GET /api/admin/invite-link/tokens/:token': { summary: 'One invite link', responses: { 200: ok('The invite link', SignupTokenSchema) }, permission: ['ADMIN'], errors: [404] },
+  'POST /api/admin/user-admin': {
+    summary: 'Create a user',
+    body: CreateUserSchema,
+    responses: { 201: ok('The new user', UserSchema) },
+    permission: ['ADMIN'],
+  },
+  'PUT /api/admin/user-admin/:id': {
+    summary: 'Update a user',
+    body: UpdateUserSchema,
+    responses: { 200: ok('The user', UserSchema) },
+    permission: ['ADMIN'],
+    errors: [404],
+  },
+  'POST /api/admin/invite-link/tokens': {
+    summary: 'Create an invite link',
+    body: CreateSignupTokenSchema,
+    responses: { 201: ok('The invite link', SignupTokenSchema) },
+    permission: ['ADMIN'],
+  },
+  'GET /api/admin/invite-link/tokens/:token': {
+    summary: 'One invite link',
+    responses: { 200: ok('The invite link', SignupTokenSchema) },
+    permission: ['ADMIN'],
+    errors: [404],
+  },
   'PUT /api/admin/invite-link/tokens/:token': {
     summary: 'Update a public signup token (seed operation 3)',
     body: UpdateSignupTokenSchema,
@@ -123,7 +162,11 @@ export const OPERATIONS: Record<string, OperationMeta> = {
     errors: [404],
   },
   'GET /invite/:token/validate': { summary: 'Is this invite link usable? (public)', responses: { 200: ok('Usable') } },
-  'POST /invite/:token/signup': { summary: 'Sign up with an invite link (public)', body: SignupSchema, responses: { 201: ok('The new user', UserSchema) } },
+  'POST /invite/:token/signup': {
+    summary: 'Sign up with an invite link (public)',
+    body: SignupSchema,
+    responses: { 201: ok('The new user', UserSchema) },
+  },
 
   // Features and search (seed operation 5)
   'GET /api/admin/search/features': {
@@ -131,11 +174,36 @@ export const OPERATIONS: Record<string, OperationMeta> = {
     query: SearchQuery,
     responses: { 200: ok('One page of matches and the total', SearchResultSchema) },
   },
-  'POST /api/admin/projects/:projectId/features': { summary: 'Create a feature flag', body: CreateFeatureSchema, errors: [404, 409], permission: ['CREATE_FEATURE'] },
-  'PUT /api/admin/projects/:projectId/features/:featureName': { summary: 'Update a feature flag', body: UpdateFeatureSchema, errors: [404], permission: ['UPDATE_FEATURE'] },
-  'PATCH /api/admin/projects/:projectId/features/:featureName': { summary: 'Patch a feature flag (JSON Patch)', body: PatchFeatureSchema, errors: [404], permission: ['UPDATE_FEATURE'] },
-  'DELETE /api/admin/projects/:projectId/features/:featureName': { summary: 'Archive a feature flag', responses: { 202: ok('Archived') }, errors: [404], permission: ['DELETE_FEATURE'] },
-  'POST /api/admin/projects/:projectId/stale': { summary: 'Mark flags stale or not', body: StaleSchema, responses: { 202: ok('Done') }, permission: ['UPDATE_FEATURE'] },
+  'POST /api/admin/projects/:projectId/features': {
+    summary: 'Create a feature flag',
+    body: CreateFeatureSchema,
+    errors: [404, 409],
+    permission: ['CREATE_FEATURE'],
+  },
+  'PUT /api/admin/projects/:projectId/features/:featureName': {
+    summary: 'Update a feature flag',
+    body: UpdateFeatureSchema,
+    errors: [404],
+    permission: ['UPDATE_FEATURE'],
+  },
+  'PATCH /api/admin/projects/:projectId/features/:featureName': {
+    summary: 'Patch a feature flag (JSON Patch)',
+    body: PatchFeatureSchema,
+    errors: [404],
+    permission: ['UPDATE_FEATURE'],
+  },
+  'DELETE /api/admin/projects/:projectId/features/:featureName': {
+    summary: 'Archive a feature flag',
+    responses: { 202: ok('Archived') },
+    errors: [404],
+    permission: ['DELETE_FEATURE'],
+  },
+  'POST /api/admin/projects/:projectId/stale': {
+    summary: 'Mark flags stale or not',
+    body: StaleSchema,
+    responses: { 202: ok('Done') },
+    permission: ['UPDATE_FEATURE'],
+  },
   'POST /api/admin/projects/:projectId/revive': { summary: 'Revive archived flags', body: ReviveSchema, permission: ['UPDATE_FEATURE'] },
   'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies': {
     summary: 'Add a strategy',
@@ -155,8 +223,18 @@ export const OPERATIONS: Record<string, OperationMeta> = {
     errors: [404],
     permission: ['UPDATE_FEATURE_ENVIRONMENT_VARIANTS'],
   },
-  'POST /api/admin/projects/:projectId/features/:featureName/dependencies': { summary: 'Add a parent dependency', body: DependencySchema, errors: [404], permission: ['UPDATE_FEATURE_DEPENDENCY'] },
-  'POST /api/admin/projects/:projectId/features/:featureName/lifecycle/complete': { summary: 'Complete the lifecycle', body: CompleteLifecycleSchema, errors: [404], permission: ['UPDATE_FEATURE'] },
+  'POST /api/admin/projects/:projectId/features/:featureName/dependencies': {
+    summary: 'Add a parent dependency',
+    body: DependencySchema,
+    errors: [404],
+    permission: ['UPDATE_FEATURE_DEPENDENCY'],
+  },
+  'POST /api/admin/projects/:projectId/features/:featureName/lifecycle/complete': {
+    summary: 'Complete the lifecycle',
+    body: CompleteLifecycleSchema,
+    errors: [404],
+    permission: ['UPDATE_FEATURE'],
+  },
   'GET /api/admin/tag-types/:name': { summary: 'One tag type', errors: [404] },
 
   // Import and export (seed operation 6)
@@ -170,14 +248,27 @@ export const OPERATIONS: Record<string, OperationMeta> = {
     },
     errors: [404, 413],
   },
-  'GET /api/admin/features-batch/import/jobs/:id': { summary: "A queued import's progress", responses: { 200: ok('The job', ImportJobSchema) }, errors: [404] },
-  'POST /api/admin/features-batch/validate': { summary: 'Validate an import; writes nothing', body: ImportSchema, responses: { 200: ok('{errors, warnings, permissions}', anyJson) }, errors: [404, 413] },
+  'GET /api/admin/features-batch/import/jobs/:id': {
+    summary: "A queued import's progress",
+    responses: { 200: ok('The job', ImportJobSchema) },
+    errors: [404],
+  },
+  'POST /api/admin/features-batch/validate': {
+    summary: 'Validate an import; writes nothing',
+    body: ImportSchema,
+    responses: { 200: ok('{errors, warnings, permissions}', anyJson) },
+    errors: [404, 413],
+  },
   'POST /api/admin/features-batch/export': { summary: 'Export flags in the import shape', body: ExportSchema, errors: [404] },
 
   // SDK side
   'POST /api/client/register': { summary: 'SDK registration', body: registerBody, responses: { 202: ok('Accepted') } },
   'POST /api/client/metrics': { summary: 'SDK metrics', body: metricsBody, responses: { 202: ok('Accepted') } },
-  'POST /api/client/metrics/bulk': { summary: 'Metrics forwarded by Unleash Edge', body: bulkMetricsBody, responses: { 202: ok('Accepted') } },
+  'POST /api/client/metrics/bulk': {
+    summary: 'Metrics forwarded by Unleash Edge',
+    body: bulkMetricsBody,
+    responses: { 202: ok('Accepted') },
+  },
   'POST /edge/validate': { summary: "Unleash Edge's token check (no Authorization)", body: edgeValidateBody },
   'POST /api/frontend/client/metrics': { summary: 'Frontend SDK metrics', body: metricsBody },
 };

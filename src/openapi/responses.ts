@@ -101,7 +101,13 @@ const SearchFeatureSchema = v.strictObject({
   environments: v.array(SearchEnvironmentSchema),
   segments: v.array(v.string()),
   createdBy: v.strictObject({ id: v.number(), name: v.string(), imageUrl: nullable(v.string()) }),
-  lifecycle: nullable(v.strictObject({ stage: v.picklist(['initial', 'pre-live', 'live', 'completed', 'archived']), status: nullable(v.string()), enteredStageAt: dateTime })),
+  lifecycle: nullable(
+    v.strictObject({
+      stage: v.picklist(['initial', 'pre-live', 'live', 'completed', 'archived']),
+      status: nullable(v.string()),
+      enteredStageAt: dateTime,
+    }),
+  ),
   tags: v.optional(v.array(v.strictObject({ value: v.string(), type: v.string(), color: nullable(v.string()) }))),
 });
 

@@ -36,13 +36,18 @@ interface Operation {
 
 function renderOperation(method: string, path: string, op: Operation): string {
   const permission = op['x-permission'];
-  const who = op.security?.length === 0 ? 'public' : Array.isArray(permission) ? `one of ${permission.join(', ')}` : (permission ?? 'an API key');
-  const parameters = (op.parameters ?? []).map((p) => `<code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ', required' : ''})`).join(', ');
+  const who =
+    op.security?.length === 0 ? 'public' : Array.isArray(permission) ? `one of ${permission.join(', ')}` : (permission ?? 'an API key');
+  const parameters = (op.parameters ?? [])
+    .map((p) => `<code>${escapeHtml(p.name)}</code> (${p.in}${p.required ? ', required' : ''})`)
+    .join(', ');
   const responses = Object.entries(op.responses ?? {})
     .sort(([a], [b]) => a.replace('XX', '00').localeCompare(b.replace('XX', '00')))
     .map(([status, answer]) => `<li><b>${escapeHtml(status)}</b> ${escapeHtml(answer.description ?? '')}</li>`)
     .join('');
-  const body = op.requestBody ? `<details><summary>Request body schema</summary><pre>${escapeHtml(JSON.stringify(op.requestBody.content['application/json']?.schema, null, 2))}</pre></details>` : '';
+  const body = op.requestBody
+    ? `<details><summary>Request body schema</summary><pre>${escapeHtml(JSON.stringify(op.requestBody.content['application/json']?.schema, null, 2))}</pre></details>`
+    : '';
   return `<section class="op"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>
 <p>${escapeHtml(op.summary ?? '')}${op.description ? ` — ${escapeHtml(op.description)}` : ''}</p>
 <p class="meta">Who: ${escapeHtml(who)}${parameters ? ` · Parameters: ${parameters}` : ''}</p>
@@ -63,7 +68,10 @@ export function openApiPage(routes: readonly RouteEntry[]): Response {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([tag, ops]) => `<h2 id="${escapeHtml(tag)}">${escapeHtml(tag)}</h2>${ops.join('\n')}`)
     .join('\n');
-  const toc = [...byTag.keys()].sort().map((tag) => `<a href="#${escapeHtml(tag)}">${escapeHtml(tag)}</a>`).join(' · ');
+  const toc = [...byTag.keys()]
+    .sort()
+    .map((tag) => `<a href="#${escapeHtml(tag)}">${escapeHtml(tag)}</a>`)
+    .join(' · ');
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>Unleash on Cloudflare Workers — API</title>
 <style>body{font:15px/1.45 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#222}

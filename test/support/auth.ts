@@ -16,7 +16,10 @@ export interface TestUser {
 }
 
 /** Creates a user with a password (root role Admin=1, Editor=2, Viewer=3 or a role name). */
-export async function createUser(rootRole: number | string = 3, options: { username?: string; email?: string; password?: string } = {}): Promise<TestUser> {
+export async function createUser(
+  rootRole: number | string = 3,
+  options: { username?: string; email?: string; password?: string } = {},
+): Promise<TestUser> {
   const username = options.username ?? `person-${Date.now().toString(36)}-${++counter}`;
   const password = options.password ?? STRONG_PASSWORD;
   const response = await call('POST', '/api/admin/user-admin', {
@@ -48,7 +51,11 @@ export function withSession(cookie: string, options: CallOptions = {}): CallOpti
 }
 
 /** Creates a personal access token for the signed-in user and returns its secret. */
-export async function createPersonalToken(cookie: string, description = `pat-${++counter}`, expiresAt = '2099-01-01T00:00:00.000Z'): Promise<string> {
+export async function createPersonalToken(
+  cookie: string,
+  description = `pat-${++counter}`,
+  expiresAt = '2099-01-01T00:00:00.000Z',
+): Promise<string> {
   const response = await call('POST', '/api/admin/user/tokens', withSession(cookie, { body: { description, expiresAt } }));
   if (response.status !== 201) throw new Error(`PAT creation failed: ${response.status} ${await response.text()}`);
   return (await bodyOf<{ secret: string }>(response)).secret;

@@ -58,7 +58,13 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 /** Asserts the Unleash error body shape and returns it. */
 export async function expectError(response: Response, status: number, name: string) {
   const body = await bodyOf<{ id: string; name: string; message: string; details: { message: string; path?: string }[] }>(response);
-  if (response.status !== status || body.name !== name || !UUID.test(body.id) || typeof body.message !== 'string' || !Array.isArray(body.details)) {
+  if (
+    response.status !== status ||
+    body.name !== name ||
+    !UUID.test(body.id) ||
+    typeof body.message !== 'string' ||
+    !Array.isArray(body.details)
+  ) {
     throw new Error(`expected ${status} ${name}, got ${response.status} ${JSON.stringify(body)}`);
   }
   return body;

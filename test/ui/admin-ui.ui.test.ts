@@ -43,7 +43,9 @@ describe('Unleash admin UI', () => {
 
       await page.goto('/admin/api/create-token');
       await page.locator('input[name="username"]').fill(tokenName);
-      const created = page.waitForResponse((response) => response.url().endsWith('/api/admin/api-tokens') && response.request().method() === 'POST');
+      const created = page.waitForResponse(
+        (response) => response.url().endsWith('/api/admin/api-tokens') && response.request().method() === 'POST',
+      );
       await page.getByRole('button', { name: 'Create token' }).click();
       const response = await created;
       expect(response.status()).toBe(201);
@@ -85,12 +87,20 @@ describe('Unleash admin UI', () => {
       await signIn(session, ADMIN_USER, PASSWORD);
 
       await page.goto('/projects/default');
-      await page.getByRole('button', { name: /new feature flag/i }).first().click();
+      await page
+        .getByRole('button', { name: /new feature flag/i })
+        .first()
+        .click();
       const dialog = page.getByRole('dialog').last();
       await dialog.getByTestId('FORM_NAME_INPUT').locator('input').fill(flagName);
       await dialog.getByRole('button', { name: 'Release' }).click();
-      await page.locator('li').filter({ hasText: /^Experiment$/ }).click();
-      const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/projects/default/features'));
+      await page
+        .locator('li')
+        .filter({ hasText: /^Experiment$/ })
+        .click();
+      const created = page.waitForResponse(
+        (r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/projects/default/features'),
+      );
       await dialog.getByTestId('FORM_CREATE_BUTTON').click();
       expect((await created).status()).toBe(201);
       await page.waitForURL(new RegExp(`/projects/default/features/${flagName}$`));
@@ -105,17 +115,28 @@ describe('Unleash admin UI', () => {
       await page.getByTestId('CONSTRAINT_VALUES_INPUT').locator('input').fill('alice, bob');
       await page.getByTestId('CONSTRAINT_VALUES_ADD_BUTTON').click();
       await page.getByTestId('CONSTRAINT_SAVE_BUTTON').click();
-      const saved = page.waitForResponse((r) => r.request().method() === 'POST' && /\/environments\/development\/strategies$/.test(r.url()));
+      const saved = page.waitForResponse(
+        (r) => r.request().method() === 'POST' && /\/environments\/development\/strategies$/.test(r.url()),
+      );
       await page.getByTestId('STRATEGY_FORM_SUBMIT_ID').click();
       expect((await saved).status()).toBe(200);
       await page.waitForURL(new RegExp(`/projects/default/features/${flagName}$`));
 
       for (const environment of ['development', 'production']) {
-        const toggled = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(`/environments/${environment}/on`));
+        const toggled = page.waitForResponse(
+          (r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(`/environments/${environment}/on`),
+        );
         await page.getByRole('checkbox', { name: environment }).click();
         // Production has no strategy yet: the UI offers to add the default one first.
         const confirm = page.getByRole('dialog').getByRole('button', { name: /add default strategy|enable|yes/i });
-        await Promise.race([toggled, confirm.first().waitFor({ timeout: 5_000 }).then(() => confirm.first().click()).catch(() => undefined)]);
+        await Promise.race([
+          toggled,
+          confirm
+            .first()
+            .waitFor({ timeout: 5_000 })
+            .then(() => confirm.first().click())
+            .catch(() => undefined),
+        ]);
         expect((await toggled).status()).toBe(200);
         await expect.poll(() => page.getByRole('checkbox', { name: environment }).isChecked()).toBe(true);
       }
@@ -229,7 +250,9 @@ describe('Unleash admin UI', () => {
       // Disable ("Delete link" in the UI): the link stops working.
       await page.goto('/admin/invite-link');
       await page.getByRole('button', { name: 'Delete link' }).click();
-      const disabled = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes(`/api/admin/invite-link/tokens/${secret}`));
+      const disabled = page.waitForResponse(
+        (r) => r.request().method() === 'PUT' && r.url().includes(`/api/admin/invite-link/tokens/${secret}`),
+      );
       await page.getByRole('dialog').last().getByRole('button', { name: "Yes, I'm sure" }).click();
       expect((await disabled).status()).toBe(200);
       expect((await apiJson(server.base, 'GET', `/api/admin/invite-link/tokens/${secret}`)).enabled).toBe(false);
@@ -256,7 +279,10 @@ describe('Unleash admin UI', () => {
       // By name, typed into the search box.
       await page.goto('/search');
       const byName = searched((params) => params.get('query') === names[6]);
-      await page.getByPlaceholder(/search/i).first().fill(names[6]!);
+      await page
+        .getByPlaceholder(/search/i)
+        .first()
+        .fill(names[6]!);
       expect((await byName).status()).toBe(200);
       const rows = page.locator('tbody tr');
       await expect.poll(() => rows.allInnerTexts()).toEqual([expect.stringContaining(names[6]!)]);
@@ -286,10 +312,17 @@ describe('Unleash admin UI', () => {
     });
   });
 
-  it('import an export file through the project\'s import dialog and see the flags', async () => {
+  it("import an export file through the project's import dialog and see the flags", async () => {
     const names = [`ui-import-${run}-a`, `ui-import-${run}-b`];
     const file = {
-      features: names.map((name) => ({ name, type: 'release', project: 'default', description: 'imported', stale: false, impressionData: false })),
+      features: names.map((name) => ({
+        name,
+        type: 'release',
+        project: 'default',
+        description: 'imported',
+        stale: false,
+        impressionData: false,
+      })),
       featureStrategies: [{ name: 'default', featureName: names[0], parameters: {}, constraints: [], sortOrder: 0 }],
       featureEnvironments: [{ enabled: true, featureName: names[0], environment: 'development', variants: [], name: names[0] }],
       contextFields: [],
@@ -303,8 +336,12 @@ describe('Unleash admin UI', () => {
       await signIn(session, ADMIN_USER, PASSWORD);
       await page.goto('/projects/default');
       await page.getByTestId('IMPORT_BUTTON').click();
-      await page.getByTestId('import-file').setInputFiles({ name: 'export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
-      const validated = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/validate'));
+      await page
+        .getByTestId('import-file')
+        .setInputFiles({ name: 'export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+      const validated = page.waitForResponse(
+        (r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/validate'),
+      );
       await page.getByTestId('VALIDATE_BUTTON').click();
       const validation = await validated;
       expect(validation.status()).toBe(200);
@@ -315,7 +352,8 @@ describe('Unleash admin UI', () => {
       await expect.poll(() => page.locator('body').innerText()).toMatch(/import completed|imported/i);
 
       await page.goto(`/projects/default?query=ui-import-${run}`);
-      const listed = async () => (await page.locator('tbody tr').allInnerTexts()).map((row) => names.find((name) => row.includes(name))).sort();
+      const listed = async () =>
+        (await page.locator('tbody tr').allInnerTexts()).map((row) => names.find((name) => row.includes(name))).sort();
       await expect.poll(listed).toEqual([...names].sort());
       const feature = await apiJson(server.base, 'GET', `/api/admin/projects/default/features/${names[0]}`);
       expect(feature.environments.find((e: { name: string }) => e.name === 'development').enabled).toBe(true);
@@ -346,4 +384,3 @@ describe('Unleash admin UI', () => {
     });
   });
 });
-

@@ -69,7 +69,10 @@ export function resolveCreateRequest(body: CreateApiTokenRequest): NewApiToken {
   }
   const tokenName = body.tokenName ?? body.username;
   if (tokenName === undefined) {
-    details.push({ path: '/body/tokenName', message: 'The `/body/tokenName` property is required. It was not present on the data you sent.' });
+    details.push({
+      path: '/body/tokenName',
+      message: 'The `/body/tokenName` property is required. It was not present on the data you sent.',
+    });
   }
   if (body.project !== undefined && body.projects !== undefined) {
     details.push({ path: '/body/projects', message: '"project" must not exist simultaneously with [projects].' });
@@ -226,7 +229,15 @@ async function insertToken(env: Env, db: Db, principal: Principal, token: NewApi
     auditEvent(db, principal, {
       type: 'api-token-created',
       environment: token.environment,
-      data: { id, tokenName: token.tokenName, type: token.type, environment: token.environment, projects: token.projects, expiresAt: token.expiresAt, secretPrefix: row.secretPrefix },
+      data: {
+        id,
+        tokenName: token.tokenName,
+        type: token.type,
+        environment: token.environment,
+        projects: token.projects,
+        expiresAt: token.expiresAt,
+        secretPrefix: row.secretPrefix,
+      },
     }),
   ]);
   await syncKv(env, secretHash, id);

@@ -22,7 +22,10 @@ export async function environmentExists(db: Db, name: string): Promise<boolean> 
 /** The ids among `ids` that name no project. */
 export async function missingProjects(db: Db, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await db.select({ id: projects.id }).from(projects).where(inArray(projects.id, [...ids]));
+  const rows = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(inArray(projects.id, [...ids]));
   const found = new Set(rows.map((row) => row.id));
   return ids.filter((id) => !found.has(id));
 }
@@ -41,7 +44,10 @@ export async function listTokens(db: Db): Promise<StoredApiToken[]> {
   const [rows, links] = await db.batch([
     db.select().from(apiTokens).orderBy(asc(apiTokens.createdAt), asc(apiTokens.id)),
     // rowid order is insertion order: projects come back in the order they were given.
-    db.select().from(apiTokenProject).orderBy(sql`rowid`),
+    db
+      .select()
+      .from(apiTokenProject)
+      .orderBy(sql`rowid`),
   ]);
   return attachProjects(rows, links);
 }

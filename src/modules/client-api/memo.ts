@@ -183,7 +183,12 @@ export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext
   if (index === list.length) return null;
   const memo = list[index]!;
   const now = Date.now();
-  if (now >= memo.until || now >= memo.expiresAt || memo.generation !== credentialGeneration() || memo.revision !== revisionIfFresh(env, now)) {
+  if (
+    now >= memo.until ||
+    now >= memo.expiresAt ||
+    memo.generation !== credentialGeneration() ||
+    memo.revision !== revisionIfFresh(env, now)
+  ) {
     forgetAt(authorization, list, index);
     return null;
   }

@@ -53,7 +53,12 @@ interface ClientQuery {
 
 function queryText(name: string, value: string): string {
   if (value.length > MAX_QUERY_TEXT || !value.isWellFormed() || value.includes('\u0000')) {
-    throw validationError([{ path: `/query/${name}`, message: `The \`/query/${name}\` property must be text of at most ${MAX_QUERY_TEXT} characters. You sent ${preview(value)}.` }]);
+    throw validationError([
+      {
+        path: `/query/${name}`,
+        message: `The \`/query/${name}\` property must be text of at most ${MAX_QUERY_TEXT} characters. You sent ${preview(value)}.`,
+      },
+    ]);
   }
   return value;
 }
@@ -61,7 +66,9 @@ function queryText(name: string, value: string): string {
 function queryList(params: URLSearchParams, name: string): string[] {
   const values = params.getAll(name);
   if (values.length > MAX_QUERY_VALUES) {
-    throw validationError([{ path: `/query/${name}`, message: `The \`/query/${name}\` property must have at most ${MAX_QUERY_VALUES} items.` }]);
+    throw validationError([
+      { path: `/query/${name}`, message: `The \`/query/${name}\` property must have at most ${MAX_QUERY_VALUES} items.` },
+    ]);
   }
   return values.map((value) => queryText(name, value));
 }
@@ -80,7 +87,9 @@ export function effectiveQuery(params: URLSearchParams, token: ApiTokenRecord, i
     query.tag = tags.map((tag, index) => {
       const colon = tag.indexOf(':');
       if (colon <= 0 || colon === tag.length - 1) {
-        throw validationError([{ message: `"tag[${index}]" with value ${preview(tag)} fails to match the tag pattern. You provided ${preview(tag)}.` }]);
+        throw validationError([
+          { message: `"tag[${index}]" with value ${preview(tag)} fails to match the tag pattern. You provided ${preview(tag)}.` },
+        ]);
       }
       return [tag.slice(0, colon), tag.slice(colon + 1)];
     });
@@ -118,7 +127,10 @@ function rememberBody(key: string, entry: { revision: number; body: Uint8Array }
     responseCache.delete(key);
     responseCacheBytes -= previous.body.byteLength;
   }
-  while (responseCache.size > 0 && (responseCache.size >= RESPONSE_CACHE_MAX || responseCacheBytes + entry.body.byteLength > RESPONSE_CACHE_MAX_BYTES)) {
+  while (
+    responseCache.size > 0 &&
+    (responseCache.size >= RESPONSE_CACHE_MAX || responseCacheBytes + entry.body.byteLength > RESPONSE_CACHE_MAX_BYTES)
+  ) {
     const [oldestKey, oldest] = responseCache.entries().next().value!;
     responseCache.delete(oldestKey);
     responseCacheBytes -= oldest.body.byteLength;

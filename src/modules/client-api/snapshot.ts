@@ -47,7 +47,14 @@ export interface Snapshot {
 function stringParameters(parameters: Record<string, unknown> | null): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(parameters ?? {})) {
-    out[key] = typeof value === 'string' ? value : value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    out[key] =
+      typeof value === 'string'
+        ? value
+        : value === null || value === undefined
+          ? ''
+          : typeof value === 'object'
+            ? JSON.stringify(value)
+            : String(value);
   }
   return out;
 }
@@ -142,9 +149,7 @@ let writesAtCheck = 0;
 
 export function revisionCheckInterval(env: Env): number {
   const configured = Number(env.SDK_REVISION_CHECK_MS);
-  return env.SDK_REVISION_CHECK_MS !== undefined && Number.isFinite(configured) && configured >= 0
-    ? configured
-    : DEFAULT_REVISION_CHECK_MS;
+  return env.SDK_REVISION_CHECK_MS !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_REVISION_CHECK_MS;
 }
 
 /**
@@ -209,7 +214,10 @@ export function inScope(projects: readonly string[], project: string): boolean {
 }
 
 /** The evaluator over the features a project scope may see, shared by requests of that scope. */
-export function evaluatorFor(snapshot: Snapshot, projects: readonly string[]): { evaluator: Evaluator; features: readonly SnapshotFeature[] } {
+export function evaluatorFor(
+  snapshot: Snapshot,
+  projects: readonly string[],
+): { evaluator: Evaluator; features: readonly SnapshotFeature[] } {
   const key = projects.includes('*') ? '*' : [...projects].sort().join('\u0000');
   const visible = key === '*' ? snapshot.features : snapshot.features.filter((feature) => inScope(projects, feature.project));
   let evaluator = snapshot.evaluators.get(key);

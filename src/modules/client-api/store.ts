@@ -32,59 +32,62 @@ export async function readRevision(db: Db): Promise<number> {
 }
 
 export async function readEnvironmentRows(db: Db, environment: string) {
-  const [revision, featureRows, environmentRows, strategyRows, strategySegmentRows, segmentRows, dependencyRows, tagRows] =
-    await db.batch([
-      revisionQuery(db),
-      db
-        .select({
-          name: features.name,
-          type: features.type,
-          project: features.project,
-          stale: features.stale,
-          description: features.description,
-          impressionData: features.impressionData,
-        })
-        .from(features)
-        .where(sql`${features.archivedAt} IS NULL`)
-        .orderBy(asc(features.createdAt), asc(features.name)),
-      db
-        .select({ featureName: featureEnvironments.featureName, enabled: featureEnvironments.enabled, variants: featureEnvironments.variants })
-        .from(featureEnvironments)
-        .where(eq(featureEnvironments.environment, environment)),
-      db
-        .select({
-          id: featureStrategies.id,
-          featureName: featureStrategies.featureName,
-          name: featureStrategies.strategyName,
-          parameters: featureStrategies.parameters,
-          constraints: featureStrategies.constraints,
-          variants: featureStrategies.variants,
-        })
-        .from(featureStrategies)
-        .where(and(eq(featureStrategies.environment, environment), eq(featureStrategies.disabled, false)))
-        .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
-      db
-        .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
-        .from(featureStrategySegment)
-        .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
-        .where(eq(featureStrategies.environment, environment))
-        .orderBy(asc(featureStrategySegment.segmentId)),
-      // Unleash lists every segment some strategy uses, whatever its environment or project.
-      db
-        .select({ id: segments.id, name: segments.name, constraints: segments.constraints })
-        .from(segments)
-        .where(inArray(segments.id, db.selectDistinct({ id: featureStrategySegment.segmentId }).from(featureStrategySegment)))
-        .orderBy(asc(segments.id)),
-      db
-        .select({
-          parent: dependentFeatures.parent,
-          child: dependentFeatures.child,
-          enabled: dependentFeatures.enabled,
-          variants: dependentFeatures.variants,
-        })
-        .from(dependentFeatures),
-      db.select({ featureName: featureTag.featureName, type: featureTag.tagType, value: featureTag.tagValue }).from(featureTag),
-    ]);
+  const [revision, featureRows, environmentRows, strategyRows, strategySegmentRows, segmentRows, dependencyRows, tagRows] = await db.batch([
+    revisionQuery(db),
+    db
+      .select({
+        name: features.name,
+        type: features.type,
+        project: features.project,
+        stale: features.stale,
+        description: features.description,
+        impressionData: features.impressionData,
+      })
+      .from(features)
+      .where(sql`${features.archivedAt} IS NULL`)
+      .orderBy(asc(features.createdAt), asc(features.name)),
+    db
+      .select({
+        featureName: featureEnvironments.featureName,
+        enabled: featureEnvironments.enabled,
+        variants: featureEnvironments.variants,
+      })
+      .from(featureEnvironments)
+      .where(eq(featureEnvironments.environment, environment)),
+    db
+      .select({
+        id: featureStrategies.id,
+        featureName: featureStrategies.featureName,
+        name: featureStrategies.strategyName,
+        parameters: featureStrategies.parameters,
+        constraints: featureStrategies.constraints,
+        variants: featureStrategies.variants,
+      })
+      .from(featureStrategies)
+      .where(and(eq(featureStrategies.environment, environment), eq(featureStrategies.disabled, false)))
+      .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
+    db
+      .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
+      .from(featureStrategySegment)
+      .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
+      .where(eq(featureStrategies.environment, environment))
+      .orderBy(asc(featureStrategySegment.segmentId)),
+    // Unleash lists every segment some strategy uses, whatever its environment or project.
+    db
+      .select({ id: segments.id, name: segments.name, constraints: segments.constraints })
+      .from(segments)
+      .where(inArray(segments.id, db.selectDistinct({ id: featureStrategySegment.segmentId }).from(featureStrategySegment)))
+      .orderBy(asc(segments.id)),
+    db
+      .select({
+        parent: dependentFeatures.parent,
+        child: dependentFeatures.child,
+        enabled: dependentFeatures.enabled,
+        variants: dependentFeatures.variants,
+      })
+      .from(dependentFeatures),
+    db.select({ featureName: featureTag.featureName, type: featureTag.tagType, value: featureTag.tagValue }).from(featureTag),
+  ]);
   return {
     revision: revision[0]?.revision ?? 0,
     featureRows,

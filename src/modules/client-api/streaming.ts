@@ -85,7 +85,12 @@ interface Connection {
   openedAt: number;
 }
 
-async function serve(env: Env, connection: Connection, writer: WritableStreamDefaultWriter<Uint8Array>, gone: Promise<void>): Promise<void> {
+async function serve(
+  env: Env,
+  connection: Connection,
+  writer: WritableStreamDefaultWriter<Uint8Array>,
+  gone: Promise<void>,
+): Promise<void> {
   const encoder = new TextEncoder();
   let closed = false;
   void gone.then(() => (closed = true));

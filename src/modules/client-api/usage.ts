@@ -6,7 +6,15 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { chunkedInsert, chunksOf, rowsPerStatement } from '../../db/chunk';
 import { getDb, runBatch, type Db, type Statement } from '../../db/client';
-import { clientApplications, clientInstances, clientMetricsEnv, environments, featureEnvironments, featureLifecycles, features } from '../../db/schema';
+import {
+  clientApplications,
+  clientInstances,
+  clientMetricsEnv,
+  environments,
+  featureEnvironments,
+  featureLifecycles,
+  features,
+} from '../../db/schema';
 import type { BulkMetricsBody, EdgeInstanceBody, MetricsBody, RegisterBody } from './schema';
 
 /** Names per `IN (...)` list, leaving room for a statement's other values (environment, time). */
@@ -35,10 +43,27 @@ export interface SdkCaller {
 export const FRONTEND_NEW_INSTANCES_PER_DAY = 100;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function instanceUpsert(db: Db, caller: SdkCaller, appName: string, instanceId: string, sdkVersion: string | null, interval: number | null, now: string) {
+function instanceUpsert(
+  db: Db,
+  caller: SdkCaller,
+  appName: string,
+  instanceId: string,
+  sdkVersion: string | null,
+  interval: number | null,
+  now: string,
+) {
   return db
     .insert(clientInstances)
-    .values({ appName, instanceId, environment: caller.environment, sdkVersion, clientIp: caller.clientIp, interval, lastSeen: now, createdByToken: caller.frontend?.tokenId ?? null })
+    .values({
+      appName,
+      instanceId,
+      environment: caller.environment,
+      sdkVersion,
+      clientIp: caller.clientIp,
+      interval,
+      lastSeen: now,
+      createdByToken: caller.frontend?.tokenId ?? null,
+    })
     .onConflictDoUpdate({
       target: [clientInstances.appName, clientInstances.instanceId, clientInstances.environment],
       set: {
@@ -101,7 +126,8 @@ function addRecord(into: Map<string, UsageRecord>, featureName: string, appName:
   record.yes += counts.yes;
   record.no += counts.no;
   for (const [variant, value] of Object.entries(counts.variants ?? {})) {
-    if (value > 0 && isStorableName(variant)) record.variants[variant] = (Object.hasOwn(record.variants, variant) ? record.variants[variant]! : 0) + value;
+    if (value > 0 && isStorableName(variant))
+      record.variants[variant] = (Object.hasOwn(record.variants, variant) ? record.variants[variant]! : 0) + value;
   }
   into.set(key, record);
 }
@@ -118,7 +144,14 @@ function plausibleStop(stop: string, now: string): string {
  * created fewer than FRONTEND_NEW_INSTANCES_PER_DAY in the last day. (Two reports racing can
  * pass the count together; the bound holds within the number of concurrent requests.)
  */
-async function frontendMayWrite(db: Db, caller: SdkCaller & { frontend: object }, tokenId: string, appName: string, instanceId: string, now: string): Promise<boolean> {
+async function frontendMayWrite(
+  db: Db,
+  caller: SdkCaller & { frontend: object },
+  tokenId: string,
+  appName: string,
+  instanceId: string,
+  now: string,
+): Promise<boolean> {
   const since = new Date(Date.parse(now) - DAY_MS).toISOString();
   const row = await db.get<{ known: number; created: number }>(sql`SELECT
       EXISTS (SELECT 1 FROM ${clientInstances} WHERE ${clientInstances.appName} = ${appName} AND ${clientInstances.instanceId} = ${instanceId} AND ${clientInstances.environment} = ${caller.environment}) AS known,
@@ -165,11 +198,14 @@ export async function recordBulkMetrics(dbEnv: { DB: D1Database }, caller: SdkCa
   const statements: Statement[] = [];
   const seen = new Set<string>();
   for (const application of body.applications) {
-    if (application.environment !== undefined && application.environment !== null && application.environment !== caller.environment) continue;
+    if (application.environment !== undefined && application.environment !== null && application.environment !== caller.environment)
+      continue;
     const key = JSON.stringify([application.appName, application.instanceId ?? 'default']);
     if (seen.has(key)) continue;
     seen.add(key);
-    statements.push(instanceUpsert(db, caller, application.appName, application.instanceId ?? 'default', application.sdkVersion ?? null, null, now));
+    statements.push(
+      instanceUpsert(db, caller, application.appName, application.instanceId ?? 'default', application.sdkVersion ?? null, null, now),
+    );
   }
   return recordUsage(db, caller, [...records.values()], statements, now);
 }
@@ -183,7 +219,10 @@ async function recordUsage(db: Db, caller: SdkCaller, records: UsageRecord[], st
   const knownSet = new Set<string>();
   for (const part of chunksOf(names, NAMES_PER_STATEMENT)) {
     const visible = projects === undefined ? undefined : sql`${features.project} IN (SELECT value FROM json_each(${projects}))`;
-    const rows = await db.select({ name: features.name }).from(features).where(and(inArray(features.name, part), visible));
+    const rows = await db
+      .select({ name: features.name })
+      .from(features)
+      .where(and(inArray(features.name, part), visible));
     for (const row of rows) knownSet.add(row.name);
   }
   const known = [...knownSet];
@@ -211,13 +250,22 @@ async function recordUsage(db: Db, caller: SdkCaller, records: UsageRecord[], st
     const liveAt = new Date(Date.parse(now) + 1).toISOString();
     for (const part of chunksOf(known, NAMES_PER_STATEMENT)) {
       statements.push(
-        db.update(featureEnvironments).set({ lastSeenAt: now }).where(and(eq(featureEnvironments.environment, caller.environment), inArray(featureEnvironments.featureName, part))),
+        db
+          .update(featureEnvironments)
+          .set({ lastSeenAt: now })
+          .where(and(eq(featureEnvironments.environment, caller.environment), inArray(featureEnvironments.featureName, part))),
         db.update(features).set({ lastSeenAt: now }).where(inArray(features.name, part)),
         db
           .insert(featureLifecycles)
           .select(
             db
-              .select({ feature: features.name, stage: sql<string>`'pre-live'`.as('stage'), status: sql<null>`NULL`.as('status'), statusValue: sql<null>`NULL`.as('status_value'), createdAt: sql<string>`${now}`.as('created_at') })
+              .select({
+                feature: features.name,
+                stage: sql<string>`'pre-live'`.as('stage'),
+                status: sql<null>`NULL`.as('status'),
+                statusValue: sql<null>`NULL`.as('status_value'),
+                createdAt: sql<string>`${now}`.as('created_at'),
+              })
               .from(features)
               .where(and(isNull(features.archivedAt), inArray(features.name, part))),
           )
@@ -226,7 +274,13 @@ async function recordUsage(db: Db, caller: SdkCaller, records: UsageRecord[], st
           .insert(featureLifecycles)
           .select(
             db
-              .select({ feature: featureEnvironments.featureName, stage: sql<string>`'live'`.as('stage'), status: sql<null>`NULL`.as('status'), statusValue: sql<null>`NULL`.as('status_value'), createdAt: sql<string>`${liveAt}`.as('created_at') })
+              .select({
+                feature: featureEnvironments.featureName,
+                stage: sql<string>`'live'`.as('stage'),
+                status: sql<null>`NULL`.as('status'),
+                statusValue: sql<null>`NULL`.as('status_value'),
+                createdAt: sql<string>`${liveAt}`.as('created_at'),
+              })
               .from(featureEnvironments)
               .innerJoin(environments, eq(environments.name, featureEnvironments.environment))
               .innerJoin(features, eq(features.name, featureEnvironments.featureName))

@@ -59,7 +59,9 @@ export async function featureRaw({ request, env }: RequestContext): Promise<Resp
     for (const appName of applications) {
       for (let hour = 0; hour < hours; hour += 1) {
         const timestamp = new Date(startOfHour - hour * HOUR_MS).toISOString();
-        data.push(byKey.get(`${environment}\u0000${appName}\u0000${timestamp}`) ?? { timestamp, no: 0, yes: 0, appName, environment, featureName });
+        data.push(
+          byKey.get(`${environment}\u0000${appName}\u0000${timestamp}`) ?? { timestamp, no: 0, yes: 0, appName, environment, featureName },
+        );
       }
     }
   }
@@ -88,7 +90,13 @@ export async function featureSummary({ request, env }: RequestContext): Promise<
       lastHour.set(bucket.environment, { environment: bucket.environment, timestamp: bucket.timestamp, yes: bucket.yes, no: bucket.no });
     }
   }
-  return json({ version: 1, maturity: 'stable', featureName, lastHourUsage: [...lastHour.values()], seenApplications: apps.map((app) => app.appName) });
+  return json({
+    version: 1,
+    maturity: 'stable',
+    featureName,
+    lastHourUsage: [...lastHour.values()],
+    seenApplications: apps.map((app) => app.appName),
+  });
 }
 
 /** The applications page: registered applications, paged and sorted by name. */
@@ -108,7 +116,10 @@ export async function applications({ request, env }: RequestContext): Promise<Re
       .orderBy(descending ? sql`${clientApplications.appName} DESC` : asc(clientApplications.appName))
       .limit(limit)
       .offset(offset),
-    db.select({ count: sql<number>`count(*)` }).from(clientApplications).where(where),
+    db
+      .select({ count: sql<number>`count(*)` })
+      .from(clientApplications)
+      .where(where),
   ]);
   return json({
     applications: rows.map((row) => ({

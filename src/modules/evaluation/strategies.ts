@@ -45,24 +45,16 @@ const STRATEGIES: ReadonlyMap<string, StrategyImpl> = new Map<string, StrategyIm
       return inRollout(id, parameter(parameters, 'groupId') || featureName, parameter(parameters, 'rollout'));
     },
   ],
-  [
-    'userWithId',
-    (parameters, context) => context.userId !== undefined && listParameter(parameters, 'userIds').includes(context.userId),
-  ],
+  ['userWithId', (parameters, context) => context.userId !== undefined && listParameter(parameters, 'userIds').includes(context.userId)],
   [
     'gradualRolloutUserId',
-    (parameters, context) =>
-      inRollout(context.userId, parameter(parameters, 'groupId') || '', parameter(parameters, 'percentage')),
+    (parameters, context) => inRollout(context.userId, parameter(parameters, 'groupId') || '', parameter(parameters, 'percentage')),
   ],
   [
     'gradualRolloutSessionId',
-    (parameters, context) =>
-      inRollout(context.sessionId, parameter(parameters, 'groupId') || '', parameter(parameters, 'percentage')),
+    (parameters, context) => inRollout(context.sessionId, parameter(parameters, 'groupId') || '', parameter(parameters, 'percentage')),
   ],
-  [
-    'gradualRolloutRandom',
-    (parameters) => Number(parameter(parameters, 'percentage')) >= Number(randomId(100)),
-  ],
+  ['gradualRolloutRandom', (parameters) => Number(parameter(parameters, 'percentage')) >= Number(randomId(100))],
   [
     'remoteAddress',
     (parameters, context) => {

@@ -44,7 +44,8 @@ function dateParam(name: string, input: string | undefined): string | undefined 
   const date = input.startsWith('IS:') ? input.slice(3) : '';
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) invalidQueryParam(name, `must match pattern "${DATE_PATTERN}"`, input);
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) invalidQueryParam(name, 'must contain a real calendar date', input);
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
+    invalidQueryParam(name, 'must contain a real calendar date', input);
   return date;
 }
 
@@ -68,7 +69,8 @@ export function parseEventSearch(searchParams: URLSearchParams): EventSearch {
   const single = singleQueryParams(searchParams, NAMES);
   const createdBy = listParam('createdBy', single.createdBy);
   // Unleash answers a non-numeric id with a database error; we name the problem.
-  if (createdBy && !createdBy.every((value) => /^-?\d{1,10}$/.test(value))) invalidQueryParam('createdBy', 'must list numeric user ids', single.createdBy);
+  if (createdBy && !createdBy.every((value) => /^-?\d{1,10}$/.test(value)))
+    invalidQueryParam('createdBy', 'must list numeric user ids', single.createdBy);
   const to = dateParam('to', single.to);
   return {
     query: single.query === undefined || single.query.trim() === '' ? undefined : single.query,

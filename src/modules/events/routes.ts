@@ -51,7 +51,11 @@ const LEGACY_LIMIT = 100;
 export async function list({ request, env }: RequestContext): Promise<Response> {
   const project = new URL(request.url).searchParams.get('project') || undefined;
   const db = getDb(env);
-  const { rows, total } = await store.searchEvents(db, { project: project === undefined ? undefined : [project], offset: 0, limit: LEGACY_LIMIT });
+  const { rows, total } = await store.searchEvents(db, {
+    project: project === undefined ? undefined : [project],
+    offset: 0,
+    limit: LEGACY_LIMIT,
+  });
   return json({ version: 1, events: await eventBodies(db, rows), totalEvents: total });
 }
 

@@ -17,16 +17,24 @@ function conditions(search: Partial<EventSearch>): SQL | undefined {
   if (search.query) {
     // Case-insensitive substring of the event's data (Unleash: data/pre_data/tags ILIKE).
     const needle = search.query.toLowerCase();
-    parts.push(or(sql`instr(lower(coalesce(${events.data}, '')), ${needle}) > 0`, sql`instr(lower(coalesce(${events.preData}, '')), ${needle}) > 0`));
+    parts.push(
+      or(sql`instr(lower(coalesce(${events.data}, '')), ${needle}) > 0`, sql`instr(lower(coalesce(${events.preData}, '')), ${needle}) > 0`),
+    );
   }
   return and(...parts);
 }
 
-export async function searchEvents(db: Db, search: Partial<EventSearch> & { offset: number; limit: number }): Promise<{ rows: EventRow[]; total: number }> {
+export async function searchEvents(
+  db: Db,
+  search: Partial<EventSearch> & { offset: number; limit: number },
+): Promise<{ rows: EventRow[]; total: number }> {
   const where = conditions(search);
   const [rows, totals] = await db.batch([
     db.select().from(events).where(where).orderBy(desc(events.createdAt), desc(events.id)).limit(search.limit).offset(search.offset),
-    db.select({ total: sql<number>`count(*)` }).from(events).where(where),
+    db
+      .select({ total: sql<number>`count(*)` })
+      .from(events)
+      .where(where),
   ]);
   return { rows, total: totals[0]?.total ?? 0 };
 }
@@ -44,7 +52,6 @@ export async function tagsOf(db: Db, featureNames: readonly string[]): Promise<M
   }
   return byFeature;
 }
-
 
 /** Everyone who has acted, by user id: a person's name, else the name they acted under (Unleash's rule). */
 export async function creators(db: Db): Promise<{ id: number; name: string }[]> {

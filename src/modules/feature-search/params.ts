@@ -167,7 +167,8 @@ export function parseSearchParams(searchParams: URLSearchParams): SearchParams {
   if (statusItems.length > 100) invalidQueryParam('status', 'must have at most 100 items', statusItems.length);
   const status: SearchParams['status'] = [];
   for (const item of statusItems) {
-    if (item.length > 200 || !item.isWellFormed()) invalidQueryParam('status', 'items must be `<environment>:enabled` or `<environment>:disabled`', item);
+    if (item.length > 200 || !item.isWellFormed())
+      invalidQueryParam('status', 'items must be `<environment>:enabled` or `<environment>:disabled`', item);
     // As Unleash: an item that is not `env:enabled|disabled` is ignored.
     const parts = item.split(':');
     if (parts.length !== 2 || (parts[1] !== 'enabled' && parts[1] !== 'disabled')) continue;
@@ -175,17 +176,20 @@ export function parseSearchParams(searchParams: URLSearchParams): SearchParams {
   }
 
   const createdBy = listFilter('createdBy', single.createdBy);
-  if (createdBy && !createdBy.values.every((value) => /^-?\d{1,10}$/.test(value))) invalidQueryParam('createdBy', 'must list numeric user ids', single.createdBy);
+  if (createdBy && !createdBy.values.every((value) => /^-?\d{1,10}$/.test(value)))
+    invalidQueryParam('createdBy', 'must list numeric user ids', single.createdBy);
 
   const archived = single.archived;
   if (archived !== undefined && archived !== 'IS:true' && archived !== 'IS:false') patternError('archived', PATTERNS.archived, archived);
 
   const sortOrder = single.sortOrder ?? 'asc';
-  if (sortOrder !== 'asc' && sortOrder !== 'desc') invalidQueryParam('sortOrder', 'must be equal to one of the allowed values: "asc", "desc"', sortOrder);
+  if (sortOrder !== 'asc' && sortOrder !== 'desc')
+    invalidQueryParam('sortOrder', 'must be equal to one of the allowed values: "asc", "desc"', sortOrder);
 
   const query = listValues(single.query ?? '');
   // Each term costs three bound parameters; D1 allows 100 per statement.
-  if (new Set(query).size > MAX_QUERY_TERMS) invalidQueryParam('query', `must have at most ${MAX_QUERY_TERMS} comma-separated terms`, single.query);
+  if (new Set(query).size > MAX_QUERY_TERMS)
+    invalidQueryParam('query', `must have at most ${MAX_QUERY_TERMS} comma-separated terms`, single.query);
 
   const limit = integerParam('limit', single.limit);
   const offset = integerParam('offset', single.offset);

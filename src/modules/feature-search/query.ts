@@ -65,7 +65,14 @@ function included(names: Fragment, correlated?: Fragment): Condition {
 }
 
 /** Tag and segment set operators over a subquery that lists (feature, matched item). */
-function setCondition(operator: string, matches: string, distinctItem: string, params: unknown[], wanted: number, correlatedAny?: string): Condition {
+function setCondition(
+  operator: string,
+  matches: string,
+  distinctItem: string,
+  params: unknown[],
+  wanted: number,
+  correlatedAny?: string,
+): Condition {
   const any = `SELECT DISTINCT feature FROM (${matches})`;
   const all = `SELECT feature FROM (${matches}) GROUP BY feature HAVING count(DISTINCT ${distinctItem}) = ?`;
   switch (operator) {
@@ -95,7 +102,9 @@ function archivedAndLifecycle(params: SearchParams, unindexed: boolean): Fragmen
   const others = JSON.stringify(stages.filter((stage) => stage !== 'archived'));
   if (isInclusion(lifecycle.operator)) {
     if (params.archived) {
-      return mentionsArchived ? { sql: archivedOnly, params: [] } : { sql: `${archivedOnly} AND ${LATEST_STAGE} IN (${IN_LIST})`, params: [others] };
+      return mentionsArchived
+        ? { sql: archivedOnly, params: [] }
+        : { sql: `${archivedOnly} AND ${LATEST_STAGE} IN (${IN_LIST})`, params: [others] };
     }
     const active = `(${activeOnly} AND ${LATEST_STAGE} IN (${IN_LIST}))`;
     return mentionsArchived ? { sql: `(${active} OR ${archivedOnly})`, params: [others] } : { sql: active, params: [others] };
@@ -160,8 +169,14 @@ export function conditions(params: SearchParams, userId: number, unindexedArchiv
     const distinct = new Set(params.status.map((item) => item.environment)).size > 1 ? 'DISTINCT ' : '';
     parts.push(
       included(
-        { sql: `SELECT ${distinct}fe.feature_name AS feature FROM feature_environments fe WHERE (fe.environment, fe.enabled) IN (${PAIRS})`, params: [pairs] },
-        { sql: `EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND (fe.environment, fe.enabled) IN (${PAIRS}))`, params: [pairs] },
+        {
+          sql: `SELECT ${distinct}fe.feature_name AS feature FROM feature_environments fe WHERE (fe.environment, fe.enabled) IN (${PAIRS})`,
+          params: [pairs],
+        },
+        {
+          sql: `EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND (fe.environment, fe.enabled) IN (${PAIRS}))`,
+          params: [pairs],
+        },
       ),
     );
   }
@@ -316,19 +331,26 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
       sql: `EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND fe.environment = ? AND fe.enabled = ${enabled})`,
       params: [environment],
     });
-    const missing = { sql: 'NOT EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND fe.environment = ?)', params: [environment] };
-    const [first, second, last] = (params.sortOrder === 'desc' ? [state(1), state(0), missing] : [state(0), state(1), missing]).map((group) => {
-      const filtered = and([...parts, group]);
-      return db
-        .prepare(`SELECT f.name AS name FROM features f WHERE ${filtered.sql} ORDER BY f.created_at ASC, f.name ASC LIMIT ?`)
-        .bind(...filtered.params, params.offset + params.limit);
-    });
+    const missing = {
+      sql: 'NOT EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND fe.environment = ?)',
+      params: [environment],
+    };
+    const [first, second, last] = (params.sortOrder === 'desc' ? [state(1), state(0), missing] : [state(0), state(1), missing]).map(
+      (group) => {
+        const filtered = and([...parts, group]);
+        return db
+          .prepare(`SELECT f.name AS name FROM features f WHERE ${filtered.sql} ORDER BY f.created_at ASC, f.name ASC LIMIT ?`)
+          .bind(...filtered.params, params.offset + params.limit);
+      },
+    );
     // Features without a row for the environment are rare, and finding none means reading
     // every feature, so that group is only read when the first two do not fill the page.
     return { statements: [countOf(parts), first!, second!], shape: 'groups', count: () => countOf(parts), lastGroup: last };
   }
   const order = orderClause(params, userId);
-  const page = db.prepare(`SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`).bind(...where.params, ...order.params, ...paging);
+  const page = db
+    .prepare(`SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
+    .bind(...where.params, ...order.params, ...paging);
   return { statements: [countOf(parts), page], shape: 'split', count: () => countOf(parts) };
 }
 

@@ -96,7 +96,7 @@ export async function search({ request, env, principal }: RequestContext): Promi
     total = pageRows[0]?.total ?? 0;
   } else {
     // A page past the end still reports the real total (unlike Unleash, which says 0).
-    total = ((await plan.count().first<{ total: number }>())?.total ?? 0);
+    total = (await plan.count().first<{ total: number }>())?.total ?? 0;
   }
   if (names.length === 0) return json({ features: [], total });
 
@@ -143,7 +143,10 @@ export async function search({ request, env, principal }: RequestContext): Promi
     const latest = lifecycleOf.get(name)?.at(-1);
     let createdBy = creators.get(feature.created_by_user_id);
     if (!createdBy) {
-      const creator = feature.user_id === null ? undefined : { id: feature.user_id, name: feature.user_name, username: feature.user_username, email: feature.user_email };
+      const creator =
+        feature.user_id === null
+          ? undefined
+          : { id: feature.user_id, name: feature.user_name, username: feature.user_username, email: feature.user_email };
       createdBy = await creatorOf(feature.created_by_user_id, creator);
       creators.set(feature.created_by_user_id, createdBy);
     }

@@ -7,7 +7,10 @@ import { json } from '../../http/responses';
 
 export async function list({ env }: RequestContext): Promise<Response> {
   // Seed order (release, experiment, operational, kill-switch, permission), as Unleash's.
-  const rows = await getDb(env).select().from(featureTypes).orderBy(sql`rowid`);
+  const rows = await getDb(env)
+    .select()
+    .from(featureTypes)
+    .orderBy(sql`rowid`);
   return json({
     version: 1,
     types: rows.map((row) => ({ id: row.id, name: row.name, description: row.description, lifetimeDays: row.lifetimeDays })),

@@ -14,7 +14,9 @@ const environment = (request: RequestContext['request']) => pathParam(request, '
 export async function create({ request, env, principal }: RequestContext): Promise<Response> {
   const body = await readJsonBody(request);
   const created = await service.createFeature(getDb(env), principal, project(request), body);
-  return json(created, 201, { location: `/api/admin/projects/${encodeURIComponent(created.project)}/features/${encodeURIComponent(created.name)}` });
+  return json(created, 201, {
+    location: `/api/admin/projects/${encodeURIComponent(created.project)}/features/${encodeURIComponent(created.name)}`,
+  });
 }
 
 export async function get({ request, env }: RequestContext): Promise<Response> {
@@ -81,7 +83,9 @@ export async function listStrategies({ request, env }: RequestContext): Promise<
 }
 
 export async function getStrategy({ request, env }: RequestContext): Promise<Response> {
-  return json(await service.getStrategy(getDb(env), project(request), feature(request), environment(request), pathParam(request, 'strategyId')));
+  return json(
+    await service.getStrategy(getDb(env), project(request), feature(request), environment(request), pathParam(request, 'strategyId')),
+  );
 }
 
 export async function addStrategy({ request, env, principal }: RequestContext): Promise<Response> {
@@ -92,11 +96,20 @@ export async function addStrategy({ request, env, principal }: RequestContext): 
 export async function updateStrategy({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(StrategySchema, await readJsonBody(request), '/body');
   const strategyId = pathParam(request, 'strategyId');
-  return json(await service.updateStrategy(getDb(env), principal, project(request), feature(request), environment(request), strategyId, body));
+  return json(
+    await service.updateStrategy(getDb(env), principal, project(request), feature(request), environment(request), strategyId, body),
+  );
 }
 
 export async function deleteStrategy({ request, env, principal }: RequestContext): Promise<Response> {
-  await service.deleteStrategy(getDb(env), principal, project(request), feature(request), environment(request), pathParam(request, 'strategyId'));
+  await service.deleteStrategy(
+    getDb(env),
+    principal,
+    project(request),
+    feature(request),
+    environment(request),
+    pathParam(request, 'strategyId'),
+  );
   return empty(200);
 }
 
@@ -106,7 +119,9 @@ export async function getVariants({ request, env }: RequestContext): Promise<Res
 
 export async function putVariants({ request, env, principal }: RequestContext): Promise<Response> {
   const variants = parseInput(VariantsSchema, await readJsonBody(request), '/body');
-  return json(await service.setEnvironmentVariants(getDb(env), principal, project(request), feature(request), environment(request), variants));
+  return json(
+    await service.setEnvironmentVariants(getDb(env), principal, project(request), feature(request), environment(request), variants),
+  );
 }
 
 export async function addFavorite({ request, env, principal }: RequestContext): Promise<Response> {

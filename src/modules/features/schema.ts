@@ -31,7 +31,10 @@ export const PatchFeatureSchema = v.pipe(
   v.array(
     v.object({
       op: v.picklist(['replace', 'add'], 'must be "replace" or "add"'),
-      path: v.picklist(['/description', '/type', '/stale', '/impressionData'], 'must be one of "/description", "/type", "/stale", "/impressionData"'),
+      path: v.picklist(
+        ['/description', '/type', '/stale', '/impressionData'],
+        'must be one of "/description", "/type", "/stale", "/impressionData"',
+      ),
       value: v.unknown(),
     }),
   ),
@@ -39,27 +42,44 @@ export const PatchFeatureSchema = v.pipe(
 );
 
 export const StaleSchema = v.object({
-  features: v.pipe(v.array(urlFriendlyName(100)), v.minLength(1, 'must contain at least 1 item'), v.maxLength(1000, 'must have at most 1000 items')),
+  features: v.pipe(
+    v.array(urlFriendlyName(100)),
+    v.minLength(1, 'must contain at least 1 item'),
+    v.maxLength(1000, 'must have at most 1000 items'),
+  ),
   stale: v.boolean(),
 });
 
 export const ReviveSchema = v.object({
-  features: v.pipe(v.array(urlFriendlyName(100)), v.minLength(1, 'must contain at least 1 item'), v.maxLength(1000, 'must have at most 1000 items')),
+  features: v.pipe(
+    v.array(urlFriendlyName(100)),
+    v.minLength(1, 'must contain at least 1 item'),
+    v.maxLength(1000, 'must have at most 1000 items'),
+  ),
 });
 
-
-export const ConstraintSchema = v.pipe(v.object({
-  contextName: nonBlank(100),
-  operator: v.picklist(CONSTRAINT_OPERATORS, `must be equal to one of the allowed values: ${CONSTRAINT_OPERATORS.map((op) => `"${op}"`).join(', ')}`),
-  caseInsensitive: v.optional(v.boolean()),
-  inverted: v.optional(v.boolean()),
-  values: v.optional(v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
-  value: v.optional(text(1000)),
-}), v.rawCheck(({ dataset, addIssue }) => {
-  if (!dataset.typed || dataset.value.operator !== 'REGEX') return;
-  const problem = regexProblem(dataset.value.value, dataset.value.inverted);
-  if (problem) addIssue({ message: problem, path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'value', value: dataset.value.value }] });
-}));
+export const ConstraintSchema = v.pipe(
+  v.object({
+    contextName: nonBlank(100),
+    operator: v.picklist(
+      CONSTRAINT_OPERATORS,
+      `must be equal to one of the allowed values: ${CONSTRAINT_OPERATORS.map((op) => `"${op}"`).join(', ')}`,
+    ),
+    caseInsensitive: v.optional(v.boolean()),
+    inverted: v.optional(v.boolean()),
+    values: v.optional(v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
+    value: v.optional(text(1000)),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed || dataset.value.operator !== 'REGEX') return;
+    const problem = regexProblem(dataset.value.value, dataset.value.inverted);
+    if (problem)
+      addIssue({
+        message: problem,
+        path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'value', value: dataset.value.value }],
+      });
+  }),
+);
 const Constraints = v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items'));
 
 const PayloadSchema = v.object({
@@ -82,7 +102,9 @@ export const VariantSchema = v.object({
   ...StrategyVariantSchema.entries,
   overrides: v.optional(
     v.pipe(
-      v.array(v.object({ contextName: nonBlank(100), values: v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items')) })),
+      v.array(
+        v.object({ contextName: nonBlank(100), values: v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items')) }),
+      ),
       v.maxLength(100, 'must have at most 100 items'),
     ),
   ),
@@ -99,12 +121,24 @@ export const StrategySchema = v.object({
   name: nonBlank(100),
   title: optionalText(255),
   disabled: v.optional(v.nullable(v.boolean())),
-  sortOrder: v.optional(v.pipe(v.number(), v.integer('must be integer'), v.minValue(-1_000_000, 'must be >= -1000000'), v.maxValue(1_000_000, 'must be <= 1000000'))),
+  sortOrder: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('must be integer'),
+      v.minValue(-1_000_000, 'must be >= -1000000'),
+      v.maxValue(1_000_000, 'must be <= 1000000'),
+    ),
+  ),
   constraints: v.optional(Constraints, []),
   parameters: v.optional(v.record(v.pipe(v.string(), v.maxLength(100, 'keys must be at most 100 characters long')), ParameterValue), {}),
   variants: v.optional(v.pipe(v.array(StrategyVariantSchema), v.maxLength(100, 'must have at most 100 items')), []),
   segments: v.optional(
-    v.pipe(v.array(v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2_147_483_647, 'must be <= 2147483647'))), v.maxLength(100, 'must have at most 100 items')),
+    v.pipe(
+      v.array(
+        v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2_147_483_647, 'must be <= 2147483647')),
+      ),
+      v.maxLength(100, 'must have at most 100 items'),
+    ),
     [],
   ),
 });

@@ -22,11 +22,7 @@ import {
 } from '../../db/schema';
 import { ApiError, badRequest, conflict, notFound, validationError } from '../../http/errors';
 import { parseInput } from '../../http/validation';
-import type {
-  CreateFeatureRequest,
-  StrategyRequest,
-  UpdateFeatureRequest,
-} from './schema';
+import type { CreateFeatureRequest, StrategyRequest, UpdateFeatureRequest } from './schema';
 import { CreateFeatureSchema, DependencySchema, PatchFeatureSchema, UpdateFeatureSchema, ValidateFeatureNameSchema } from './schema';
 import { safePattern } from '../import-export/rules';
 import { projects } from '../../db/schema';
@@ -142,7 +138,13 @@ export interface NewFeature {
  * lifecycle stage and the `feature-created` event. Import uses its own idempotent upserts
  * but must leave the same rows behind.
  */
-export function createFeatureStatements(db: Db, actor: Actor, feature: NewFeature, environmentNames: readonly string[], createdAt = nowIso()): Statement[] {
+export function createFeatureStatements(
+  db: Db,
+  actor: Actor,
+  feature: NewFeature,
+  environmentNames: readonly string[],
+  createdAt = nowIso(),
+): Statement[] {
   const row = {
     name: feature.name,
     project: feature.project,
@@ -157,7 +159,9 @@ export function createFeatureStatements(db: Db, actor: Actor, feature: NewFeatur
   const featureEnvironmentRows = environmentNames.map((environment) => ({ featureName: feature.name, environment, enabled: false }));
   statements.push(...chunkedInsert(featureEnvironmentRows, 3, (run) => db.insert(featureEnvironments).values(run)));
   statements.push(db.insert(featureLifecycles).values({ feature: feature.name, stage: 'initial', createdAt }).onConflictDoNothing());
-  statements.push(auditEvent(db, actor, { type: 'feature-created', project: feature.project, featureName: feature.name, data: { ...row } }));
+  statements.push(
+    auditEvent(db, actor, { type: 'feature-created', project: feature.project, featureName: feature.name, data: { ...row } }),
+  );
   return statements;
 }
 
@@ -173,7 +177,13 @@ export async function createFeature(db: Db, actor: Actor, projectId: string, inp
       createFeatureStatements(
         db,
         actor,
-        { name: body.name, project: projectId, description: body.description ?? null, type: body.type, impressionData: body.impressionData },
+        {
+          name: body.name,
+          project: projectId,
+          description: body.description ?? null,
+          type: body.type,
+          impressionData: body.impressionData,
+        },
         environmentNames,
         createdAt,
       ),
@@ -203,7 +213,11 @@ export async function validateNewName(db: Db, input: unknown): Promise<void> {
   if (existing) throw conflict(existing.archivedAt !== null ? 'An archived flag with that name already exists' : FLAG_EXISTS);
   if (!body.projectId) return;
   const [project] = await db
-    .select({ pattern: projects.featureNamingPattern, example: projects.featureNamingExample, description: projects.featureNamingDescription })
+    .select({
+      pattern: projects.featureNamingPattern,
+      example: projects.featureNamingExample,
+      description: projects.featureNamingDescription,
+    })
     .from(projects)
     .where(eq(projects.id, body.projectId))
     .limit(1);
@@ -266,7 +280,9 @@ export async function getFeature(db: Db, projectId: string, name: string) {
     variants: [],
     dependencies: detail.parents.map((link) => ({ feature: link.parent, enabled: link.enabled, variants: link.variants })),
     children: detail.children.map((link) => link.child),
-    lifecycle: latest ? { stage: latest.stage, ...(latest.status ? { status: latest.status } : {}), enteredStageAt: latest.createdAt } : null,
+    lifecycle: latest
+      ? { stage: latest.stage, ...(latest.status ? { status: latest.status } : {}), enteredStageAt: latest.createdAt }
+      : null,
   };
 }
 
@@ -284,9 +300,23 @@ async function applyMetadata(db: Db, actor: Actor, feature: FeatureRow, changes:
   const statements: Statement[] = [];
   if (Object.keys(set).length > 0) statements.push(db.update(features).set(set).where(eq(features.name, feature.name)));
   const after = { ...feature, ...set };
-  statements.push(auditEvent(db, actor, { type: 'feature-metadata-updated', project: feature.project, featureName: feature.name, data: featureSummary(after), preData: featureSummary(feature) }));
+  statements.push(
+    auditEvent(db, actor, {
+      type: 'feature-metadata-updated',
+      project: feature.project,
+      featureName: feature.name,
+      data: featureSummary(after),
+      preData: featureSummary(feature),
+    }),
+  );
   if (changes.stale !== undefined && changes.stale !== feature.stale) {
-    statements.push(auditEvent(db, actor, { type: changes.stale ? 'feature-stale-on' : 'feature-stale-off', project: feature.project, featureName: feature.name }));
+    statements.push(
+      auditEvent(db, actor, {
+        type: changes.stale ? 'feature-stale-on' : 'feature-stale-off',
+        project: feature.project,
+        featureName: feature.name,
+      }),
+    );
   }
   await runBatch(db, statements);
   return featureSummaryForCreate(after);
@@ -315,12 +345,15 @@ export async function patchFeature(db: Db, actor: Actor, projectId: string, name
   operations.forEach((operation, index) => {
     const parsed = v.safeParse(PatchValues[operation.path], operation.value);
     if (!parsed.success) {
-      throw validationError([{ path: `/body/${index}/value`, message: `The \`/body/${index}/value\` property is not a valid value for ${operation.path}.` }]);
+      throw validationError([
+        { path: `/body/${index}/value`, message: `The \`/body/${index}/value\` property is not a valid value for ${operation.path}.` },
+      ]);
     }
     const key = operation.path.slice(1) as keyof MetadataChanges;
     Object.assign(changes, { [key]: parsed.output });
   });
-  if (typeof changes.description === 'string' && !changes.description.isWellFormed()) throw badRequest('description must be well-formed text');
+  if (typeof changes.description === 'string' && !changes.description.isWellFormed())
+    throw badRequest('description must be well-formed text');
   const feature = await requireFeature(db, projectId, name);
   return applyMetadata(db, actor, feature, changes);
 }
@@ -339,7 +372,9 @@ export async function setStale(db: Db, actor: Actor, projectId: string, names: r
       .where(sql`${features.name} IN (SELECT value FROM json_each(${JSON.stringify(unique)}))`),
   ];
   for (const name of unique) {
-    statements.push(auditEvent(db, actor, { type: stale ? 'feature-stale-on' : 'feature-stale-off', project: projectId, featureName: name }));
+    statements.push(
+      auditEvent(db, actor, { type: stale ? 'feature-stale-on' : 'feature-stale-off', project: projectId, featureName: name }),
+    );
   }
   await runBatch(db, statements);
 }
@@ -403,13 +438,20 @@ export async function archiveFeature(db: Db, actor: Actor, projectId: string, na
 export async function reviveFeatures(db: Db, actor: Actor, names: readonly string[], projectId?: string) {
   const unique = [...new Set(names)];
   const rows = await store.featuresByName(db, unique);
-  const archived = new Map(rows.filter((row) => row.archivedAt !== null && (projectId === undefined || row.project === projectId)).map((row) => [row.name, row]));
+  const archived = new Map(
+    rows.filter((row) => row.archivedAt !== null && (projectId === undefined || row.project === projectId)).map((row) => [row.name, row]),
+  );
   const missing = unique.filter((name) => !archived.has(name));
   if (missing.length > 0) throw notFound(`Could not find archived feature flag ${missing[0]}`);
   const list = JSON.stringify(unique);
   const statements: Statement[] = [
-    db.update(features).set({ archivedAt: null }).where(sql`${features.name} IN (SELECT value FROM json_each(${list}))`),
-    db.delete(featureLifecycles).where(and(eq(featureLifecycles.stage, 'archived'), sql`${featureLifecycles.feature} IN (SELECT value FROM json_each(${list}))`)),
+    db
+      .update(features)
+      .set({ archivedAt: null })
+      .where(sql`${features.name} IN (SELECT value FROM json_each(${list}))`),
+    db
+      .delete(featureLifecycles)
+      .where(and(eq(featureLifecycles.stage, 'archived'), sql`${featureLifecycles.feature} IN (SELECT value FROM json_each(${list}))`)),
   ];
   for (const row of archived.values()) {
     statements.push(auditEvent(db, actor, { type: 'feature-revived', project: row.project, featureName: row.name }));
@@ -443,7 +485,8 @@ export async function setEnvironmentEnabled(db: Db, actor: Actor, projectId: str
   if (enabled && (await store.strategyCount(db, name, environment)) === 0) {
     // Unleash turns a flag with no strategies on for everyone by adding its default strategy.
     const projectEnvironment = await store.projectEnvironment(db, projectId, environment);
-    const configured = projectEnvironment?.defaultStrategy as { name?: string; parameters?: Record<string, string>; constraints?: [] } | null | undefined;
+    const configured = projectEnvironment?.defaultStrategy as
+      { name?: string; parameters?: Record<string, string>; constraints?: [] } | null | undefined;
     const strategy = {
       id: crypto.randomUUID(),
       featureName: name,
@@ -457,7 +500,9 @@ export async function setEnvironmentEnabled(db: Db, actor: Actor, projectId: str
       createdByUserId: actor.userId,
     };
     statements.push(db.insert(featureStrategies).values(strategy));
-    statements.push(auditEvent(db, actor, { type: 'feature-strategy-add', project: projectId, environment, featureName: name, data: strategy }));
+    statements.push(
+      auditEvent(db, actor, { type: 'feature-strategy-add', project: projectId, environment, featureName: name, data: strategy }),
+    );
   }
   statements.push(
     db
@@ -523,7 +568,12 @@ function segmentLinks(db: Db, strategyId: string, segmentIds: readonly number[])
 export async function listStrategies(db: Db, projectId: string, name: string, environment: string) {
   await requireFeatureEnvironment(db, projectId, name, environment);
   const { rows, links } = await store.strategiesWithSegments(db, name, environment);
-  return rows.map((row) => strategyShape(row, links.filter((link) => link.strategyId === row.id).map((link) => link.segmentId)));
+  return rows.map((row) =>
+    strategyShape(
+      row,
+      links.filter((link) => link.strategyId === row.id).map((link) => link.segmentId),
+    ),
+  );
 }
 
 export async function getStrategy(db: Db, projectId: string, name: string, environment: string, strategyId: string) {
@@ -561,7 +611,15 @@ export async function addStrategy(db: Db, actor: Actor, projectId: string, name:
   return shape;
 }
 
-export async function updateStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, strategyId: string, body: StrategyRequest) {
+export async function updateStrategy(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  strategyId: string,
+  body: StrategyRequest,
+) {
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
   const existing = await store.strategyWithSegments(db, name, environment, strategyId);
   if (!existing) throw notFound(`Could not find strategy with id ${strategyId}`);
@@ -616,7 +674,14 @@ export async function getEnvironmentVariants(db: Db, projectId: string, name: st
   return { version: 1, variants: featureEnvironment.variants };
 }
 
-export async function setEnvironmentVariants(db: Db, actor: Actor, projectId: string, name: string, environment: string, variants: VariantDoc[]) {
+export async function setEnvironmentVariants(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  variants: VariantDoc[],
+) {
   const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
   const names = new Set<string>();
   for (const variant of variants) {
@@ -686,7 +751,16 @@ export async function linkIfAllowed(db: Db, actor: Actor, dependency: NewDepende
     d1Statement(
       db,
       // changes(): the rows the insert just above wrote, in this same batch.
-      auditEventWhere(actor, { type: 'feature-dependency-added', project: dependency.child.project, featureName: child, data: { feature: parent, enabled, variants } }, sql`changes() = 1`),
+      auditEventWhere(
+        actor,
+        {
+          type: 'feature-dependency-added',
+          project: dependency.child.project,
+          featureName: child,
+          data: { feature: parent, enabled, variants },
+        },
+        sql`changes() = 1`,
+      ),
     ),
   ]);
   return added!.meta.changes > 0;
@@ -699,7 +773,8 @@ export async function addDependency(db: Db, actor: Actor, projectId: string, chi
     if (body.feature === child) throw invalidOperation('A feature flag cannot depend on itself.');
     const parent = await store.findFeature(db, body.feature);
     if (!parent || parent.archivedAt !== null) throw notFound(`There's no feature named "${body.feature}" in project "${projectId}".`);
-    if (parent.project !== childFeature.project) throw invalidOperation('Dependencies are only allowed between features in the same project.');
+    if (parent.project !== childFeature.project)
+      throw invalidOperation('Dependencies are only allowed between features in the same project.');
     const [childLinks, parentLinks] = await Promise.all([store.dependencyLinks(db, child), store.dependencyLinks(db, body.feature)]);
     if (childLinks.asParent.length > 0 || parentLinks.asChild.length > 0) {
       throw invalidOperation('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.');
@@ -739,14 +814,24 @@ export async function getLifecycle(db: Db, projectId: string, name: string) {
   return rows.map((row) => ({ stage: row.stage, ...(row.status ? { status: row.status } : {}), enteredStageAt: row.createdAt }));
 }
 
-export async function completeFeature(db: Db, actor: Actor, projectId: string, name: string, status: 'kept' | 'discarded', statusValue: string | null) {
+export async function completeFeature(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  status: 'kept' | 'discarded',
+  statusValue: string | null,
+) {
   const feature = await requireFeature(db, projectId, name);
   const enteredAt = nowIso();
   await runBatch(db, [
     db
       .insert(featureLifecycles)
       .values({ feature: name, stage: 'completed', status, statusValue, createdAt: enteredAt })
-      .onConflictDoUpdate({ target: [featureLifecycles.feature, featureLifecycles.stage], set: { status, statusValue, createdAt: enteredAt } }),
+      .onConflictDoUpdate({
+        target: [featureLifecycles.feature, featureLifecycles.stage],
+        set: { status, statusValue, createdAt: enteredAt },
+      }),
     auditEvent(db, actor, { type: 'feature-completed', project: feature.project, featureName: name, data: { status, statusValue } }),
   ]);
 }

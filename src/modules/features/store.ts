@@ -103,12 +103,12 @@ export async function featureDetailRows(db: Db, featureName: string) {
       .innerJoin(users, eq(users.id, features.createdByUserId))
       .where(eq(features.name, featureName)),
     db.select().from(dependentFeatures).where(eq(dependentFeatures.child, featureName)).orderBy(asc(dependentFeatures.parent)),
-    db.select({ child: dependentFeatures.child }).from(dependentFeatures).where(eq(dependentFeatures.parent, featureName)).orderBy(asc(dependentFeatures.child)),
     db
-      .select()
-      .from(featureLifecycles)
-      .where(eq(featureLifecycles.feature, featureName))
-      .orderBy(asc(featureLifecycles.createdAt)),
+      .select({ child: dependentFeatures.child })
+      .from(dependentFeatures)
+      .where(eq(dependentFeatures.parent, featureName))
+      .orderBy(asc(dependentFeatures.child)),
+    db.select().from(featureLifecycles).where(eq(featureLifecycles.feature, featureName)).orderBy(asc(featureLifecycles.createdAt)),
   ]);
   return { envRows, strategyRows, links, creator: creator[0], parents, children, lifecycle };
 }
@@ -118,9 +118,15 @@ export async function strategyWithSegments(db: Db, featureName: string, environm
     db
       .select()
       .from(featureStrategies)
-      .where(and(eq(featureStrategies.id, id), eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
+      .where(
+        and(eq(featureStrategies.id, id), eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)),
+      )
       .limit(1),
-    db.select({ segmentId: featureStrategySegment.segmentId }).from(featureStrategySegment).where(eq(featureStrategySegment.featureStrategyId, id)).orderBy(asc(featureStrategySegment.segmentId)),
+    db
+      .select({ segmentId: featureStrategySegment.segmentId })
+      .from(featureStrategySegment)
+      .where(eq(featureStrategySegment.featureStrategyId, id))
+      .orderBy(asc(featureStrategySegment.segmentId)),
   ]);
   const row = rows[0];
   return row ? { row, segmentIds: links.map((link) => link.segmentId) } : undefined;
@@ -150,7 +156,10 @@ export async function strategyExists(db: Db, name: string): Promise<boolean> {
 
 export async function existingSegmentIds(db: Db, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.select({ id: segments.id }).from(segments).where(inArray(segments.id, [...ids]));
+  const rows = await db
+    .select({ id: segments.id })
+    .from(segments)
+    .where(inArray(segments.id, [...ids]));
   return new Set(rows.map((row) => row.id));
 }
 

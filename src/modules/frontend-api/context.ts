@@ -44,7 +44,7 @@ export function buildContext(
     environment: top.environment ?? 'default',
     ...(top.userId ? { userId: top.userId } : {}),
     sessionId: top.sessionId ?? randomSessionId(),
-    ...(top.remoteAddress ?? defaults.remoteAddress ? { remoteAddress: (top.remoteAddress ?? defaults.remoteAddress)! } : {}),
+    ...((top.remoteAddress ?? defaults.remoteAddress) ? { remoteAddress: (top.remoteAddress ?? defaults.remoteAddress)! } : {}),
     properties,
   };
   return context;
@@ -79,9 +79,10 @@ function entriesOf(value: unknown): [string, unknown][] {
 
 /** POST: `{context: {...}}` as Unleash reads it; a bare context object is accepted too, as Edge does. */
 export function contextFromBody(body: unknown, remoteAddress: string | null): Context {
-  const source = body !== null && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, 'context')
-    ? (body as { context: unknown }).context
-    : body;
+  const source =
+    body !== null && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, 'context')
+      ? (body as { context: unknown }).context
+      : body;
   const fields = entriesOf(source);
   const properties = entriesOf(fields.find(([name]) => name === 'properties')?.[1]);
   return buildContext(fields, properties, { remoteAddress });

@@ -36,7 +36,10 @@ let origins: { source: string | undefined; any: boolean; list: readonly string[]
 
 function allowedOrigins(env: Env): { any: boolean; list: readonly string[] } {
   if (origins === undefined || origins.source !== env.FRONTEND_API_ORIGINS) {
-    const list = (env.FRONTEND_API_ORIGINS ?? '*').split(',').map((item) => item.trim()).filter(Boolean);
+    const list = (env.FRONTEND_API_ORIGINS ?? '*')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
     origins = { source: env.FRONTEND_API_ORIGINS, any: list.length === 0 || list.includes('*'), list };
   }
   return origins;
@@ -124,7 +127,8 @@ function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: C
   const toggles: FrontendToggle[] = [];
   for (const feature of features) {
     const result = evaluator.evaluate(feature.name, context);
-    if (result.enabled) toggles.push({ name: feature.name, enabled: true, variant: result.variant, impressionData: feature.impressionData });
+    if (result.enabled)
+      toggles.push({ name: feature.name, enabled: true, variant: result.variant, impressionData: feature.impressionData });
   }
   return toggles;
 }
@@ -136,13 +140,23 @@ function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: C
  * with that key, which has now come twice (a browser SDK polling). A first request is not: a
  * key seen once (one per user on a busy site) is not worth the poll memo's bookkeeping.
  */
-async function answerFor(env: Env, { principal }: RequestContext, makeContext: () => Context, contextKey?: string): Promise<{ answer: FrontendAnswer; revision: number; repeatable: boolean }> {
+async function answerFor(
+  env: Env,
+  { principal }: RequestContext,
+  makeContext: () => Context,
+  contextKey?: string,
+): Promise<{ answer: FrontendAnswer; revision: number; repeatable: boolean }> {
   const token = principal.token;
   const environment = token.environment === '*' ? 'default' : token.environment;
   const snapshot = await snapshotFor(env, environment);
   const revision = snapshot.revision;
   let context: Context | undefined;
-  const key = answerKey(snapshot.environment, revision, token.projects, contextKey ?? `context:${JSON.stringify((context = makeContext()))}`);
+  const key = answerKey(
+    snapshot.environment,
+    revision,
+    token.projects,
+    contextKey ?? `context:${JSON.stringify((context = makeContext()))}`,
+  );
   const cached = cachedAnswer(key);
   if (cached) return { answer: cached, revision, repeatable: contextKey !== undefined };
   context ??= makeContext();
@@ -190,7 +204,8 @@ const encoder = new TextEncoder();
 const OK_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' };
 
 function togglesResponse(request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
-  if (conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers: { etag } });
+  if (conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag))
+    return new Response(null, { status: 304, headers: { etag } });
   return new Response(body, { headers: { ...OK_HEADERS, etag } });
 }
 

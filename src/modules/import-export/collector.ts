@@ -56,7 +56,16 @@ export const MAX_NAMES = 250_000;
 export const MAX_KEPT_BYTES = 16 * 1024 * 1024;
 
 /** The order valibot reports the import schema's keys in (schema order), for details that arrive out of it. */
-const DATA_KEY_ORDER = ['features', 'featureStrategies', 'featureEnvironments', 'contextFields', 'featureTags', 'segments', 'tagTypes', 'dependencies'];
+const DATA_KEY_ORDER = [
+  'features',
+  'featureStrategies',
+  'featureEnvironments',
+  'contextFields',
+  'featureTags',
+  'segments',
+  'tagTypes',
+  'dependencies',
+];
 
 type SmallArrays = Pick<ImportData, 'tagTypes'> & Required<Pick<ImportData, 'contextFields' | 'segments' | 'dependencies'>>;
 
@@ -193,8 +202,7 @@ export class ImportCollector {
       // otherwise grow it by millions.
       this.keepBytes(feature.name.length + 16);
       this.duplicates.push(feature.name);
-    }
-    else this.importedNames.push(feature.name);
+    } else this.importedNames.push(feature.name);
     info.flags |= IMPORTED;
     const staged: StagedFeature = {
       name: feature.name,
@@ -270,7 +278,11 @@ export function constraintText(feature: string, constraint: ImportedConstraint, 
   return `${feature}: ${constraint.contextName} ${constraint.operator} (${problem})`;
 }
 
-function stageStrategy(strategy: ImportedStrategy, featureName: string, variants: ImportedVariant[] | StagedStrategy['variants']): StagedStrategy {
+function stageStrategy(
+  strategy: ImportedStrategy,
+  featureName: string,
+  variants: ImportedVariant[] | StagedStrategy['variants'],
+): StagedStrategy {
   const parameters: Record<string, string | null> = { ...(strategy.parameters ?? {}) };
   if (strategy.name === 'flexibleRollout') {
     parameters.rollout ??= '100';

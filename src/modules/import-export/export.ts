@@ -44,7 +44,9 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
     const at = query.tag.indexOf(':');
     const type = query.tag.slice(0, at);
     const value = query.tag.slice(at + 1);
-    filters.push(sql`EXISTS (SELECT 1 FROM feature_tag t WHERE t.feature_name = f.name AND t.tag_type = ${type} AND t.tag_value = ${value})`);
+    filters.push(
+      sql`EXISTS (SELECT 1 FROM feature_tag t WHERE t.feature_name = f.name AND t.tag_type = ${type} AND t.tag_value = ${value})`,
+    );
   } else if (query.features && query.features.length > 0) {
     filters.push(sql`f.name IN (SELECT value FROM json_each(${JSON.stringify(query.features)}))`);
   } else if (query.project) {
@@ -53,25 +55,51 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
   const selected = sql`SELECT f.name FROM features f WHERE ${sql.join(filters, sql` AND `)}`;
 
   const first = await runStatements(d1, [
-    prepare(d1, sql`SELECT name, description, type, project, stale, impression_data FROM features WHERE name IN (${selected}) ORDER BY name`,
+    prepare(
+      d1,
+      sql`SELECT name, description, type, project, stale, impression_data FROM features WHERE name IN (${selected}) ORDER BY name`,
     ),
-    prepare(d1, sql`SELECT feature_name, enabled, variants FROM feature_environments WHERE environment = ${environment} AND feature_name IN (${selected}) ORDER BY feature_name`,
+    prepare(
+      d1,
+      sql`SELECT feature_name, enabled, variants FROM feature_environments WHERE environment = ${environment} AND feature_name IN (${selected}) ORDER BY feature_name`,
     ),
-    prepare(d1, sql`SELECT id, feature_name, strategy_name, title, parameters, constraints, variants, disabled, sort_order FROM feature_strategies
+    prepare(
+      d1,
+      sql`SELECT id, feature_name, strategy_name, title, parameters, constraints, variants, disabled, sort_order FROM feature_strategies
         WHERE environment = ${environment} AND feature_name IN (${selected}) ORDER BY feature_name, sort_order, created_at, id`,
     ),
-    prepare(d1, sql`SELECT l.feature_strategy_id, l.segment_id, s.name FROM feature_strategy_segment l JOIN segments s ON s.id = l.segment_id
+    prepare(
+      d1,
+      sql`SELECT l.feature_strategy_id, l.segment_id, s.name FROM feature_strategy_segment l JOIN segments s ON s.id = l.segment_id
         JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
         WHERE fs.environment = ${environment} AND fs.feature_name IN (${selected}) ORDER BY l.segment_id`,
     ),
-    prepare(d1, sql`SELECT feature_name, tag_type, tag_value FROM feature_tag WHERE feature_name IN (${selected}) ORDER BY feature_name, tag_type, tag_value`,
+    prepare(
+      d1,
+      sql`SELECT feature_name, tag_type, tag_value FROM feature_tag WHERE feature_name IN (${selected}) ORDER BY feature_name, tag_type, tag_value`,
     ),
-    prepare(d1, sql`SELECT parent, child, enabled, variants FROM dependent_features WHERE child IN (${selected}) ORDER BY child, parent`,
-    ),
+    prepare(d1, sql`SELECT parent, child, enabled, variants FROM dependent_features WHERE child IN (${selected}) ORDER BY child, parent`),
   ]);
-  const featureRows = rowsOf<{ name: string; description: string | null; type: string; project: string; stale: number; impression_data: number }>(first[0]);
+  const featureRows = rowsOf<{
+    name: string;
+    description: string | null;
+    type: string;
+    project: string;
+    stale: number;
+    impression_data: number;
+  }>(first[0]);
   const environmentRows = rowsOf<{ feature_name: string; enabled: number; variants: string }>(first[1]);
-  const strategyRows = rowsOf<{ id: string; feature_name: string; strategy_name: string; title: string | null; parameters: string; constraints: string; variants: string; disabled: number; sort_order: number }>(first[2]);
+  const strategyRows = rowsOf<{
+    id: string;
+    feature_name: string;
+    strategy_name: string;
+    title: string | null;
+    parameters: string;
+    constraints: string;
+    variants: string;
+    disabled: number;
+    sort_order: number;
+  }>(first[2]);
   const segmentLinks = rowsOf<{ feature_strategy_id: string; segment_id: number; name: string }>(first[3]);
   const tagRows = rowsOf<{ feature_name: string; tag_type: string; tag_value: string }>(first[4]);
   const dependencyRows = rowsOf<{ parent: string; child: string; enabled: number; variants: string }>(first[5]);
@@ -101,20 +129,31 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
   const contextNames = new Set<string>();
   for (const strategy of featureStrategies) {
     for (const constraint of strategy.constraints) {
-      if (typeof constraint === 'object' && constraint !== null && 'contextName' in constraint && typeof constraint.contextName === 'string') {
+      if (
+        typeof constraint === 'object' &&
+        constraint !== null &&
+        'contextName' in constraint &&
+        typeof constraint.contextName === 'string'
+      ) {
         contextNames.add(constraint.contextName);
       }
     }
   }
   const tagTypeNames = [...new Set(tagRows.map((row) => row.tag_type))];
   const second = await runStatements(d1, [
-    prepare(d1, sql`SELECT name, description, stickiness, sort_order, legal_values FROM context_fields
+    prepare(
+      d1,
+      sql`SELECT name, description, stickiness, sort_order, legal_values FROM context_fields
         WHERE name IN (SELECT value FROM json_each(${JSON.stringify([...contextNames])})) ORDER BY name`,
     ),
-    prepare(d1, sql`SELECT name, description, icon FROM tag_types WHERE name IN (SELECT value FROM json_each(${JSON.stringify(tagTypeNames)})) ORDER BY name`,
+    prepare(
+      d1,
+      sql`SELECT name, description, icon FROM tag_types WHERE name IN (SELECT value FROM json_each(${JSON.stringify(tagTypeNames)})) ORDER BY name`,
     ),
   ]);
-  const contextRows = rowsOf<{ name: string; description: string | null; stickiness: number; sort_order: number; legal_values: string }>(second[0]);
+  const contextRows = rowsOf<{ name: string; description: string | null; stickiness: number; sort_order: number; legal_values: string }>(
+    second[0],
+  );
   const tagTypeRows = rowsOf<{ name: string; description: string | null; icon: string | null }>(second[1]);
 
   const dependencies: { feature: string; dependencies: { feature: string; enabled: boolean; variants: string[] }[] }[] = [];

@@ -49,7 +49,14 @@ export function jobLocation(id: string): string {
  * chunks of their own, every chunk gets its status row, the job its context, and each chunk
  * one message.
  */
-export async function queueJob(env: Env, d1: D1Database, stager: ImportStager, context: ImportContext, dependencies: string[], totalFeatures: number): Promise<string> {
+export async function queueJob(
+  env: Env,
+  d1: D1Database,
+  stager: ImportStager,
+  context: ImportContext,
+  dependencies: string[],
+  totalFeatures: number,
+): Promise<string> {
   const id = await stager.stageAll();
   const featureChunks = stager.featureCounts();
   const chunks: [number, ChunkKind, number][] = featureChunks.map((count, index) => [index, 'features', count]);
@@ -60,12 +67,18 @@ export async function queueJob(env: Env, d1: D1Database, stager: ImportStager, c
   }
   const now = new Date().toISOString();
   await runStatements(d1, [
-    prepare(d1, sql`INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count)
-      SELECT ${id}, value->>0, json_object('kind', value->>1), value->>2 FROM json_each(${JSON.stringify(chunks)}) WHERE true`),
+    prepare(
+      d1,
+      sql`INSERT INTO import_job_chunks (job_id, chunk_index, payload, feature_count)
+      SELECT ${id}, value->>0, json_object('kind', value->>1), value->>2 FROM json_each(${JSON.stringify(chunks)}) WHERE true`,
+    ),
     // Only now does the job count for ordering: one that died while staging stays invisible
     // instead of holding up later imports, and jobs are applied in the order they were queued.
-    prepare(d1, sql`UPDATE import_jobs SET status = 'queued', queued_at = ${now}, project = ${context.project}, environment = ${context.environment},
-      total_chunks = ${chunks.length}, total_features = ${totalFeatures}, context = ${JSON.stringify(context)} WHERE id = ${id}`),
+    prepare(
+      d1,
+      sql`UPDATE import_jobs SET status = 'queued', queued_at = ${now}, project = ${context.project}, environment = ${context.environment},
+      total_chunks = ${chunks.length}, total_features = ${totalFeatures}, context = ${JSON.stringify(context)} WHERE id = ${id}`,
+    ),
   ]);
   try {
     for (let i = 0; i < chunks.length; i += MESSAGES_PER_SEND) {
@@ -145,21 +158,33 @@ export async function endJob(
   const active = sql`(id = ${jobId} AND status IN ('queued', 'running'))`;
   const results = await runStatements(d1, [
     // Read before the update below: only the call that ends the job writes the event.
-    prepare(d1, sql`INSERT INTO events (type, created_at, created_by, created_by_user_id, project, environment, data)
+    prepare(
+      d1,
+      sql`INSERT INTO events (type, created_at, created_by, created_by_user_id, project, environment, data)
       SELECT ${status === 'failed' ? 'features-import-failed' : 'features-import-cancelled'}, ${now},
         coalesce(${actor?.actorName ?? null}, created_by), coalesce(${actor?.userId ?? null}, created_by_user_id), project, environment,
         json_object('jobId', id, 'appliedChunks', done_chunks, 'chunks', total_chunks,
           'appliedFeatures', (SELECT coalesce(sum(feature_count), 0) FROM import_job_chunks WHERE job_id = ${jobId} AND status = 'done'),
           'reason', ${reason})
-      FROM import_jobs WHERE ${active}`),
+      FROM import_jobs WHERE ${active}`,
+    ),
     // A job that already failed still collects the errors of chunks that fail after it.
-    prepare(d1, sql`UPDATE import_jobs SET errors = ${JSON.stringify(errors)},
+    prepare(
+      d1,
+      sql`UPDATE import_jobs SET errors = ${JSON.stringify(errors)},
       status = CASE WHEN status = 'failed' THEN status ELSE ${status} END, finished_at = coalesce(finished_at, ${now})
-      WHERE ${active} OR (id = ${jobId} AND status = 'failed' AND ${status} = 'failed')`),
-    prepare(d1, sql`UPDATE import_job_chunks SET status = 'skipped' WHERE job_id = ${jobId} AND status = 'pending'
-      AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('failed', 'cancelled'))`),
+      WHERE ${active} OR (id = ${jobId} AND status = 'failed' AND ${status} = 'failed')`,
+    ),
+    prepare(
+      d1,
+      sql`UPDATE import_job_chunks SET status = 'skipped' WHERE job_id = ${jobId} AND status = 'pending'
+      AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('failed', 'cancelled'))`,
+    ),
     // An ended job's chunks are never applied: their staged rows would only take up space.
-    prepare(d1, sql`DELETE FROM import_job_parts WHERE job_id = ${jobId} AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('failed', 'cancelled'))`),
+    prepare(
+      d1,
+      sql`DELETE FROM import_job_parts WHERE job_id = ${jobId} AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('failed', 'cancelled'))`,
+    ),
   ]);
   return (results[0]?.meta.changes ?? 0) > 0;
 }
@@ -193,12 +218,21 @@ interface ChunkState {
 async function readChunkState(d1: D1Database, message: ImportChunkMessage): Promise<ChunkState> {
   const results = await runStatements(d1, [
     prepare(d1, sql`SELECT id, status, created_by_user_id, context FROM import_jobs WHERE id = ${message.jobId}`),
-    prepare(d1, sql`SELECT status, payload->>'kind' AS kind FROM import_job_chunks WHERE job_id = ${message.jobId} AND chunk_index = ${message.chunkIndex}`),
-    prepare(d1, sql`SELECT count(*) AS n FROM import_jobs e, import_jobs j
+    prepare(
+      d1,
+      sql`SELECT status, payload->>'kind' AS kind FROM import_job_chunks WHERE job_id = ${message.jobId} AND chunk_index = ${message.chunkIndex}`,
+    ),
+    prepare(
+      d1,
+      sql`SELECT count(*) AS n FROM import_jobs e, import_jobs j
       WHERE j.id = ${message.jobId} AND e.project = j.project AND e.environment = j.environment AND e.status IN ('queued', 'running')
-        AND (e.queued_at < j.queued_at OR (e.queued_at = j.queued_at AND e.rowid < j.rowid))`),
-    prepare(d1, sql`SELECT count(*) AS n FROM import_job_chunks
-      WHERE job_id = ${message.jobId} AND status <> 'done' AND payload->>'kind' = 'features'`),
+        AND (e.queued_at < j.queued_at OR (e.queued_at = j.queued_at AND e.rowid < j.rowid))`,
+    ),
+    prepare(
+      d1,
+      sql`SELECT count(*) AS n FROM import_job_chunks
+      WHERE job_id = ${message.jobId} AND status <> 'done' AND payload->>'kind' = 'features'`,
+    ),
   ]);
   const job = rowsOf<JobRow>(results[0])[0];
   const chunks = rowsOf<{ status: string; kind: ChunkKind }>(results[1]);
@@ -206,7 +240,12 @@ async function readChunkState(d1: D1Database, message: ImportChunkMessage): Prom
   const pending = rowsOf<{ n: number }>(results[3]);
   return {
     job: job
-      ? { id: job.id, status: job.status, createdByUserId: job.created_by_user_id, context: job.context ? (JSON.parse(job.context) as ImportContext) : null }
+      ? {
+          id: job.id,
+          status: job.status,
+          createdByUserId: job.created_by_user_id,
+          context: job.context ? (JSON.parse(job.context) as ImportContext) : null,
+        }
       : undefined,
     chunk: chunks[0],
     earlierActive: (earlier[0]?.n ?? 0) > 0,
@@ -221,8 +260,11 @@ async function readChunkState(d1: D1Database, message: ImportChunkMessage): Prom
  * redelivered message then finds the job over and is acknowledged.
  */
 export function activeJobGuard(d1: D1Database, jobId: string): D1PreparedStatement {
-  return prepare(d1, sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('queued', 'running'))
-    THEN 1 ELSE json(${`import job ${jobId} is no longer active`}) END`);
+  return prepare(
+    d1,
+    sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status IN ('queued', 'running'))
+    THEN 1 ELSE json(${`import job ${jobId} is no longer active`}) END`,
+  );
 }
 
 /**
@@ -230,7 +272,12 @@ export function activeJobGuard(d1: D1Database, jobId: string): D1PreparedStateme
  * `mayDefer`, when the caller gets another chance to run it once the rest of the batch is
  * done. Throws when the write failed (the message is retried).
  */
-async function processChunk(env: Env, d1: D1Database, message: Message<ImportChunkMessage>, mayDefer: boolean): Promise<'done' | 'deferred'> {
+async function processChunk(
+  env: Env,
+  d1: D1Database,
+  message: Message<ImportChunkMessage>,
+  mayDefer: boolean,
+): Promise<'done' | 'deferred'> {
   const body = message.body;
   const state = await readChunkState(d1, body);
   const context = state.job?.context;
@@ -242,7 +289,9 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   if (mustWait) {
     const waits = (body.waits ?? 0) + 1;
     if (waits > MAX_WAITS) {
-      await markFailed(d1, body.jobId, [{ message: `Chunk ${body.chunkIndex} waited too long for earlier work to finish.`, chunk: body.chunkIndex }]);
+      await markFailed(d1, body.jobId, [
+        { message: `Chunk ${body.chunkIndex} waited too long for earlier work to finish.`, chunk: body.chunkIndex },
+      ]);
       return 'done';
     }
     await env.IMPORT_QUEUE.send({ ...body, waits }, { delaySeconds: WAIT_SECONDS });
@@ -256,7 +305,10 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   const problems = await chunkReferenceProblems(d1, context, { jobId, chunkIndex });
   if (problems.length > 0) {
     await markFailed(d1, jobId, [{ message: `Chunk ${chunkIndex} cannot be applied: ${problems.join(' ')}`, chunk: chunkIndex }]);
-    await prepare(d1, sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'`).run();
+    await prepare(
+      d1,
+      sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'`,
+    ).run();
     return 'done';
   }
 
@@ -264,26 +316,41 @@ async function processChunk(env: Env, d1: D1Database, message: Message<ImportChu
   const writer = { userId: state.job.createdByUserId ?? 0, now };
   await runStatements(d1, [
     activeJobGuard(d1, jobId),
-    prepare(d1, sql`UPDATE import_jobs SET status = 'running', started_at = coalesce(started_at, ${now}) WHERE id = ${jobId} AND status = 'queued'`),
+    prepare(
+      d1,
+      sql`UPDATE import_jobs SET status = 'running', started_at = coalesce(started_at, ${now}) WHERE id = ${jobId} AND status = 'queued'`,
+    ),
     ...chunkStatements(d1, context, writer, { jobId, chunkIndex }),
     // Once applied, the rows are not needed any more; the chunk keeps its counts.
     prepare(d1, sql`DELETE FROM import_job_parts WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}`),
-    prepare(d1, sql`UPDATE import_job_chunks SET status = 'done', applied_at = ${now}, attempts = attempts + 1
-      WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}`),
-    prepare(d1, sql`UPDATE import_jobs SET done_chunks = (SELECT count(*) FROM import_job_chunks WHERE job_id = ${jobId} AND status = 'done'),
+    prepare(
+      d1,
+      sql`UPDATE import_job_chunks SET status = 'done', applied_at = ${now}, attempts = attempts + 1
+      WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}`,
+    ),
+    prepare(
+      d1,
+      sql`UPDATE import_jobs SET done_chunks = (SELECT count(*) FROM import_job_chunks WHERE job_id = ${jobId} AND status = 'done'),
       errors = (SELECT coalesce(json_group_array(json(e.value)), '[]') FROM json_each(import_jobs.errors) e WHERE e.value->>'chunk' IS NOT ${chunkIndex})
-      WHERE id = ${jobId}`),
+      WHERE id = ${jobId}`,
+    ),
     // Every applied chunk writes its event in the batch that applies it: the SDK data revision
     // (the highest event id) moves whenever D1's flags do, so no isolate keeps serving the old
     // payload under an ETag that the new rows also carry, and the audit log has every change.
-    prepare(d1, sql`INSERT INTO events (type, created_at, created_by, created_by_user_id, project, environment, data)
+    prepare(
+      d1,
+      sql`INSERT INTO events (type, created_at, created_by, created_by_user_id, project, environment, data)
       SELECT 'features-imported', ${now}, created_by, created_by_user_id, project, environment,
         json_object('jobId', id, 'chunk', ${chunkIndex}, 'chunks', total_chunks,
           'features', (SELECT feature_count FROM import_job_chunks WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}),
           'completed', json(CASE WHEN done_chunks = total_chunks THEN 'true' ELSE 'false' END))
-      FROM import_jobs WHERE id = ${jobId}`),
-    prepare(d1, sql`UPDATE import_jobs SET status = 'completed', finished_at = ${now}
-      WHERE id = ${jobId} AND status = 'running' AND done_chunks = total_chunks`),
+      FROM import_jobs WHERE id = ${jobId}`,
+    ),
+    prepare(
+      d1,
+      sql`UPDATE import_jobs SET status = 'completed', finished_at = ${now}
+      WHERE id = ${jobId} AND status = 'running' AND done_chunks = total_chunks`,
+    ),
   ]);
   return 'done';
 }
@@ -316,8 +383,11 @@ async function handleDeadLetter(d1: D1Database, message: Message<ImportChunkMess
     const job = await readJob(d1, jobId);
     const last = job?.errors.find((error) => error.chunk === chunkIndex)?.message ?? 'the chunk could not be applied';
     await markFailed(d1, jobId, [{ message: `Chunk ${chunkIndex} was not applied after all retries: ${last}`, chunk: chunkIndex }]);
-    await prepare(d1, sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'
-      AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status = 'failed')`).run();
+    await prepare(
+      d1,
+      sql`UPDATE import_job_chunks SET status = 'failed' WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex} AND status <> 'done'
+      AND EXISTS (SELECT 1 FROM import_jobs WHERE id = ${jobId} AND status = 'failed')`,
+    ).run();
     message.ack();
   } catch (error) {
     log.error('import dead letter not recorded', { jobId, chunkIndex, error });
@@ -325,7 +395,12 @@ async function handleDeadLetter(d1: D1Database, message: Message<ImportChunkMess
   }
 }
 
-async function handleChunk(env: Env, d1: D1Database, message: Message<ImportChunkMessage>, mayDefer: boolean): Promise<'done' | 'deferred'> {
+async function handleChunk(
+  env: Env,
+  d1: D1Database,
+  message: Message<ImportChunkMessage>,
+  mayDefer: boolean,
+): Promise<'done' | 'deferred'> {
   const { jobId, chunkIndex } = message.body;
   try {
     if ((await processChunk(env, d1, message, mayDefer)) === 'deferred') return 'deferred';

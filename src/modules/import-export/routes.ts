@@ -58,7 +58,12 @@ export async function readImport(request: Request, d1: D1Database, principal: Pr
   const result = await splitJsonBody(
     request.body,
     declared === null ? null : Number(declared),
-    { splitKey: 'data', maxBytes: IMPORT_MAX_BODY_BYTES, maxValueBytes: IMPORT_MAX_ELEMENT_BYTES, onKept: (bytes) => collector.keepBytes(bytes) },
+    {
+      splitKey: 'data',
+      maxBytes: IMPORT_MAX_BODY_BYTES,
+      maxValueBytes: IMPORT_MAX_ELEMENT_BYTES,
+      onKept: (bytes) => collector.keepBytes(bytes),
+    },
     (key, index, value) => collector.item(key, index, value),
   );
   const skeleton = skeletonOf(result);
@@ -85,19 +90,23 @@ export async function importFeatures({ request, env, principal }: RequestContext
 
   const dependencies = analysis.dependencies.map((dependency) => JSON.stringify(dependency));
   const dependencyBytes = dependencies.reduce((sum, text) => sum + text.length + 1, 0);
-  const fitsOneBatch = stager.inMemory && stager.bufferedBytes + dependencyBytes <= SYNC_MAX_BYTES && dependencies.length <= DEPENDENCIES_PER_CHUNK;
+  const fitsOneBatch =
+    stager.inMemory && stager.bufferedBytes + dependencyBytes <= SYNC_MAX_BYTES && dependencies.length <= DEPENDENCIES_PER_CHUNK;
   if (fitsOneBatch && analysis.activeJob === null) {
     const rows = stager.mergedRows();
     rows.dependencies = dependencies;
     const writer = { userId: principal.userId, now: new Date().toISOString() };
     await runStatements(d1, [
       ...chunkStatements(d1, analysis.context, writer, { rows }),
-      prepare(d1, auditEvent(getDb(env), principal, {
-        type: 'features-imported',
-        project: analysis.target.project,
-        environment: analysis.target.environment,
-        data: { features: analysis.featureCount },
-      })),
+      prepare(
+        d1,
+        auditEvent(getDb(env), principal, {
+          type: 'features-imported',
+          project: analysis.target.project,
+          environment: analysis.target.environment,
+          data: { features: analysis.featureCount },
+        }),
+      ),
     ]);
     return empty(200);
   }
@@ -149,7 +158,8 @@ export async function cancelJob({ request, env, principal }: RequestContext): Pr
   const d1 = env.DB;
   const job = await findJob(request, d1);
   if (!hasPermission(principal, UPDATE_FEATURE, job.project, job.environment)) assertPermissions(['Update feature flags']);
-  const ended = (status: string) => new ApiError(409, 'ConflictError', `Import job ${job.id} has already ended (${status}) and cannot be cancelled.`);
+  const ended = (status: string) =>
+    new ApiError(409, 'ConflictError', `Import job ${job.id} has already ended (${status}) and cannot be cancelled.`);
   if (job.status !== 'queued' && job.status !== 'running') throw ended(job.status);
   const cancelled = await endJob(d1, job.id, 'cancelled', [{ message: `Cancelled by ${principal.actorName}.` }], principal);
   const now = await readJob(d1, job.id);

@@ -5,7 +5,21 @@ import type { ImportedConstraint, ImportedVariant } from './schema';
 import { RE2JS } from 're2js';
 import { regexProblem } from '../evaluation/constraints';
 
-const SINGLE_VALUE_OPERATORS = new Set(['NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE', 'REGEX']);
+const SINGLE_VALUE_OPERATORS = new Set([
+  'NUM_EQ',
+  'NUM_GT',
+  'NUM_GTE',
+  'NUM_LT',
+  'NUM_LTE',
+  'DATE_AFTER',
+  'DATE_BEFORE',
+  'SEMVER_EQ',
+  'SEMVER_GT',
+  'SEMVER_LT',
+  'SEMVER_GTE',
+  'SEMVER_LTE',
+  'REGEX',
+]);
 const NUMBER = /^-?\d+(\.\d+)?$/;
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
@@ -46,7 +60,12 @@ export function safePattern(pattern: string): { test(name: string): boolean } | 
 }
 
 export function toVariantDoc(variant: ImportedVariant): VariantDoc {
-  const doc: VariantDoc = { name: variant.name, weight: variant.weight, weightType: variant.weightType ?? 'variable', stickiness: variant.stickiness ?? 'default' };
+  const doc: VariantDoc = {
+    name: variant.name,
+    weight: variant.weight,
+    weightType: variant.weightType ?? 'variable',
+    stickiness: variant.stickiness ?? 'default',
+  };
   if (variant.payload) doc.payload = variant.payload;
   if (variant.overrides) doc.overrides = variant.overrides;
   return doc;

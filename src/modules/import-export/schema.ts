@@ -7,14 +7,18 @@ import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
 import { dateTime, nonBlank, text, urlFriendlyName } from '../../http/validation';
 
-
 const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
 
 const MAX_SAFE_INT = 2 ** 31 - 1;
 
 export const featureName = urlFriendlyName(100);
 
-const smallInt = v.pipe(v.number(), v.integer('must be integer'), v.minValue(-MAX_SAFE_INT, `must be >= ${-MAX_SAFE_INT}`), v.maxValue(MAX_SAFE_INT, `must be <= ${MAX_SAFE_INT}`));
+const smallInt = v.pipe(
+  v.number(),
+  v.integer('must be integer'),
+  v.minValue(-MAX_SAFE_INT, `must be >= ${-MAX_SAFE_INT}`),
+  v.maxValue(MAX_SAFE_INT, `must be <= ${MAX_SAFE_INT}`),
+);
 const weight = v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0'), v.maxValue(1000, 'must be <= 1000'));
 const tagText = v.pipe(text(50), v.minLength(2, 'must NOT have fewer than 2 characters'));
 const anything = v.unknown();
@@ -64,7 +68,16 @@ const featureStrategy = v.strictObject({
   disabled: v.nullish(v.boolean()),
   featureName: v.optional(featureName),
   sortOrder: v.optional(smallInt),
-  segments: v.optional(v.array(v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer')))),
+  segments: v.optional(
+    v.array(
+      v.pipe(
+        v.number(),
+        v.integer('must be integer'),
+        v.minValue(1, 'must be >= 1'),
+        v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer'),
+      ),
+    ),
+  ),
   constraints: v.optional(v.array(constraint)),
   variants: v.optional(v.array(strategyVariant)),
   parameters: v.optional(v.record(text(100), parameterValue)),
@@ -104,9 +117,7 @@ const exportedFeature = v.strictObject({
   environments: v.optional(v.array(anything)),
   tags: v.nullish(v.array(v.strictObject({ value: tagText, type: v.optional(tagText) }))),
   children: v.optional(v.array(text(100))),
-  lifecycle: v.optional(
-    v.strictObject({ stage: v.picklist(LIFECYCLE_STAGES), status: v.nullish(text(100)), enteredStageAt: dateTime }),
-  ),
+  lifecycle: v.optional(v.strictObject({ stage: v.picklist(LIFECYCLE_STAGES), status: v.nullish(text(100)), enteredStageAt: dateTime })),
   dependencies: v.optional(
     v.array(v.strictObject({ feature: text(100), enabled: v.optional(v.boolean()), variants: v.optional(v.array(text(255))) })),
   ),
@@ -142,7 +153,12 @@ const tagType = v.strictObject({
 });
 
 const segmentRef = v.strictObject({
-  id: v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer')),
+  id: v.pipe(
+    v.number(),
+    v.integer('must be integer'),
+    v.minValue(1, 'must be >= 1'),
+    v.maxValue(Number.MAX_SAFE_INTEGER, 'must be a safe integer'),
+  ),
   name: nonBlank(255),
 });
 
@@ -195,9 +211,7 @@ export type ImportedStrategyVariant = v.InferOutput<typeof strategyVariant>;
 
 export const ExportSchema = v.strictObject({
   features: v.optional(v.pipe(v.array(featureName), v.maxLength(100_000, 'must NOT have more than 100000 items'))),
-  tag: v.optional(
-    v.pipe(text(101), v.regex(/^[^:]{2,50}:[^:]{2,50}$/, 'must match pattern "^[^:]{2,50}:[^:]{2,50}$"')),
-  ),
+  tag: v.optional(v.pipe(text(101), v.regex(/^[^:]{2,50}:[^:]{2,50}$/, 'must match pattern "^[^:]{2,50}:[^:]{2,50}$"'))),
   project: v.optional(nonBlank(100)),
   environment: nonBlank(100),
   downloadFile: v.optional(v.boolean()),

@@ -134,7 +134,12 @@ function prepareTagType(tagType: ImportData['tagTypes'][number]): PreparedTagTyp
  * messages, each with its affected items), the warnings, the permissions the import needs,
  * and the context its chunks are applied with.
  */
-export async function finishImport(d1: D1Database, holder: PermissionHolder, target: ImportTarget, collected: ImportCollector): Promise<ImportAnalysis> {
+export async function finishImport(
+  d1: D1Database,
+  holder: PermissionHolder,
+  target: ImportTarget,
+  collected: ImportCollector,
+): Promise<ImportAnalysis> {
   const targetRows = await readTarget(d1, target);
   assertTarget(target, targetRows);
   const project = targetRows.project!;
@@ -219,7 +224,8 @@ export async function finishImport(d1: D1Database, holder: PermissionHolder, tar
     const mismatched = [...imported].filter((name) => !existing.has(name) && pattern !== null && !pattern.test(name)).sort();
     if (mismatched.length > 0) {
       let message = `Features imported into this project must match the project's feature naming pattern: "${project.featureNamingPattern}".`;
-      if (project.featureNamingExample) message += ` Here's an example of a name that does match the pattern: "${project.featureNamingExample}".`;
+      if (project.featureNamingExample)
+        message += ` Here's an example of a name that does match the pattern: "${project.featureNamingExample}".`;
       if (project.featureNamingDescription) message += ` The pattern's description is: "${project.featureNamingDescription}".`;
       errors.push({ message: `${message} The following features do not match the pattern:`, affectedItems: mismatched });
     }
@@ -320,21 +326,36 @@ export async function finishImport(d1: D1Database, holder: PermissionHolder, tar
 
   // Constraint values and variant weights, for the features the import writes.
   const legalValues = new Map<string, Set<string>>();
-  for (const field of newContextFields) if (field.legalValues.length > 0) legalValues.set(field.name, new Set(field.legalValues.map((legal) => legal.value)));
+  for (const field of newContextFields)
+    if (field.legalValues.length > 0) legalValues.set(field.name, new Set(field.legalValues.map((legal) => legal.value)));
   const problems = [...collected.problems];
   for (const pending of collected.pendingConstraints) {
     const problem = constraintProblem(pending.constraint, legalValues.get(pending.constraint.contextName));
-    if (problem) problems.push({ list: 'invalidConstraints', rank: 0, seq: pending.seq, feature: pending.feature, text: constraintText(pending.feature, pending.constraint, problem) });
+    if (problem)
+      problems.push({
+        list: 'invalidConstraints',
+        rank: 0,
+        seq: pending.seq,
+        feature: pending.feature,
+        text: constraintText(pending.feature, pending.constraint, problem),
+      });
   }
   problems.sort((a, b) => a.rank - b.rank || a.seq - b.seq);
-  const listed = (list: string) => problems.filter((problem) => problem.list === list && !archived.has(problem.feature) && known(problem.feature)).map((problem) => problem.text);
+  const listed = (list: string) =>
+    problems
+      .filter((problem) => problem.list === list && !archived.has(problem.feature) && known(problem.feature))
+      .map((problem) => problem.text);
   report(errors, MESSAGES.invalidConstraints, listed('invalidConstraints'));
   report(errors, MESSAGES.noVariableVariant, listed('noVariable'));
   report(errors, MESSAGES.weightsOver, listed('over'));
 
   // Warnings and permissions.
   report(warnings, MESSAGES.customStrategies, customStrategies);
-  report(warnings, MESSAGES.existing, [...imported].filter((name) => inTarget(name)));
+  report(
+    warnings,
+    MESSAGES.existing,
+    [...imported].filter((name) => inTarget(name)),
+  );
   const needed = new Set<Permission>([UPDATE_FEATURE]);
   if (usedNewTagTypes.size > 0) needed.add(CREATE_TAG_TYPE);
   if (newContextFields.length > 0) needed.add(CREATE_CONTEXT_FIELD);
@@ -344,9 +365,9 @@ export async function finishImport(d1: D1Database, holder: PermissionHolder, tar
   if (newFeatureCount > 0) needed.add(CREATE_FEATURE);
   // Checked where the import lands, as Unleash does: project permissions in the target project,
   // environment ones in the target environment, root ones anywhere.
-  const missingPermissions = PERMISSION_ORDER.filter(([permission]) => needed.has(permission) && !hasPermission(holder, permission, target.project, target.environment)).map(
-    ([, displayName]) => displayName,
-  );
+  const missingPermissions = PERMISSION_ORDER.filter(
+    ([permission]) => needed.has(permission) && !hasPermission(holder, permission, target.project, target.environment),
+  ).map(([, displayName]) => displayName);
 
   return {
     target,
@@ -378,7 +399,12 @@ function autoStrategyTemplate(defaultStickiness: string, projectDefault: unknown
     constraints: [],
     variants: [],
   };
-  if (typeof projectDefault !== 'object' || projectDefault === null || !('name' in projectDefault) || typeof projectDefault.name !== 'string') {
+  if (
+    typeof projectDefault !== 'object' ||
+    projectDefault === null ||
+    !('name' in projectDefault) ||
+    typeof projectDefault.name !== 'string'
+  ) {
     return fallback;
   }
   const record = projectDefault as { name: string; title?: unknown; parameters?: unknown; constraints?: unknown; variants?: unknown };

@@ -128,11 +128,17 @@ export class ImportStager {
     const now = new Date();
     const abandoned = new Date(now.getTime() - ABANDONED_AFTER_MS).toISOString();
     await runStatements(d1, [
-      prepare(d1, sql`DELETE FROM import_job_parts WHERE job_id IN (SELECT id FROM import_jobs WHERE status = 'staging' AND created_at < ${abandoned})`),
+      prepare(
+        d1,
+        sql`DELETE FROM import_job_parts WHERE job_id IN (SELECT id FROM import_jobs WHERE status = 'staging' AND created_at < ${abandoned})`,
+      ),
       prepare(d1, sql`DELETE FROM import_jobs WHERE status = 'staging' AND created_at < ${abandoned}`),
       // Project and environment are filled in when staging ends (the body may name them last).
-      prepare(d1, sql`INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id, created_at)
-        VALUES (${id}, '', '', 'staging', 0, 0, ${this.owner.actorName}, ${this.owner.userId}, ${now.toISOString()})`),
+      prepare(
+        d1,
+        sql`INSERT INTO import_jobs (id, project, environment, status, total_chunks, total_features, created_by, created_by_user_id, created_at)
+        VALUES (${id}, '', '', 'staging', 0, 0, ${this.owner.actorName}, ${this.owner.userId}, ${now.toISOString()})`,
+      ),
     ]);
     this.jobId = id;
     this.buffers.forEach((_, index) => this.flush(index));
@@ -149,7 +155,10 @@ export class ImportStager {
   }
 
   private partStatement(chunk: number, part: number, text: string): Statement {
-    return prepare(this.d1!, sql`INSERT INTO import_job_parts (job_id, chunk_index, part, payload) VALUES (${this.jobId}, ${chunk}, ${part}, jsonb(${text}))`);
+    return prepare(
+      this.d1!,
+      sql`INSERT INTO import_job_parts (job_id, chunk_index, part, payload) VALUES (${this.jobId}, ${chunk}, ${part}, jsonb(${text}))`,
+    );
   }
 
   private async write(): Promise<void> {

@@ -76,102 +76,141 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
   const featureRows = has('features') || has('strategies') || has('environments') || has('tags');
   if (featureRows && context.tagTypes.length > 0) {
     statements.push(
-      prepare(d1, sql`INSERT INTO tag_types (name, description, icon, color)
+      prepare(
+        d1,
+        sql`INSERT INTO tag_types (name, description, icon, color)
         SELECT value->>'name', value->>'description', value->>'icon', value->>'color' FROM json_each(${JSON.stringify(context.tagTypes)}) WHERE true
-        ON CONFLICT(name) DO NOTHING`),
+        ON CONFLICT(name) DO NOTHING`,
+      ),
     );
   }
   if (featureRows && context.contextFields.length > 0) {
     statements.push(
-      prepare(d1, sql`INSERT INTO context_fields (name, description, sort_order, legal_values, stickiness, project, created_at)
+      prepare(
+        d1,
+        sql`INSERT INTO context_fields (name, description, sort_order, legal_values, stickiness, project, created_at)
         SELECT value->>'name', value->>'description', value->>'sortOrder', value->'legalValues', value->>'stickiness', value->>'project', ${now}
         FROM json_each(${JSON.stringify(context.contextFields)}) WHERE true
-        ON CONFLICT(name) DO NOTHING`),
+        ON CONFLICT(name) DO NOTHING`,
+      ),
     );
   }
   if (has('features')) {
     statements.push(
       // Every stored field but name and project is overwritten (Unleash resets missing ones);
       // the WHERE keeps a feature that moved to another project meanwhile out of reach.
-      prepare(d1, sql`INSERT INTO features (name, description, type, project, stale, impression_data, created_at, created_by_user_id, archived_at)
+      prepare(
+        d1,
+        sql`INSERT INTO features (name, description, type, project, stale, impression_data, created_at, created_by_user_id, archived_at)
         SELECT j.value->>'name', j.value->>'description', j.value->>'type', ${project}, j.value->>'stale', j.value->>'impressionData', ${now}, ${userId},
           CASE WHEN j.value->>'archived' THEN ${now} END
         FROM ${rows('features')} WHERE ${notSkipped(context, sql`j.value->>'name'`)}
         ON CONFLICT(name) DO UPDATE SET description = excluded.description, type = excluded.type, stale = excluded.stale,
           impression_data = excluded.impression_data, archived_at = excluded.archived_at
-        WHERE features.project = excluded.project`),
+        WHERE features.project = excluded.project`,
+      ),
     );
   }
   // The payload's environment settings go in before the default rows, which then skip them:
   // one write per feature instead of an insert and an update.
   if (has('environments')) {
     statements.push(
-      prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
+      prepare(
+        d1,
+        sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
         SELECT j.value->>'featureName', ${environment}, j.value->>'enabled', j.value->'variants' FROM ${rows('environments')}
         WHERE ${notSkipped(context, sql`j.value->>'featureName'`)} AND ${inProject(project, sql`j.value->>'featureName'`)}
         ON CONFLICT(feature_name, environment) DO UPDATE SET enabled = excluded.enabled,
-          variants = CASE WHEN json_array_length(excluded.variants) > 0 THEN excluded.variants ELSE feature_environments.variants END`),
+          variants = CASE WHEN json_array_length(excluded.variants) > 0 THEN excluded.variants ELSE feature_environments.variants END`,
+      ),
     );
   }
   if (has('features')) {
     statements.push(
-      prepare(d1, sql`INSERT INTO feature_environments (feature_name, environment, enabled)
+      prepare(
+        d1,
+        sql`INSERT INTO feature_environments (feature_name, environment, enabled)
         SELECT f.name, pe.environment_name, 0
         FROM features f JOIN project_environments pe ON pe.project_id = f.project
         WHERE f.project = ${project} AND f.name IN (${features})
-        ON CONFLICT DO NOTHING`),
-      prepare(d1, sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
+        ON CONFLICT DO NOTHING`,
+      ),
+      prepare(
+        d1,
+        sql`INSERT INTO feature_lifecycles (feature, stage, created_at)
         SELECT f.name, 'initial', f.created_at
         FROM features f
         WHERE f.name IN (${features}) AND f.archived_at IS NULL AND NOT EXISTS (SELECT 1 FROM feature_lifecycles l WHERE l.feature = f.name)
-        ON CONFLICT DO NOTHING`),
+        ON CONFLICT DO NOTHING`,
+      ),
       // Only features of the target project: one that moved elsewhere after validation keeps
       // its strategies and tags (the consumer also fails such a chunk before it applies).
-      prepare(d1, sql`DELETE FROM feature_strategies WHERE environment = ${environment}
-        AND feature_name IN (SELECT f.name FROM features f WHERE f.project = ${project} AND f.name IN (${features}))`),
-      prepare(d1, sql`DELETE FROM feature_tag WHERE feature_name IN (SELECT f.name FROM features f WHERE f.project = ${project} AND f.name IN (${features}))`),
+      prepare(
+        d1,
+        sql`DELETE FROM feature_strategies WHERE environment = ${environment}
+        AND feature_name IN (SELECT f.name FROM features f WHERE f.project = ${project} AND f.name IN (${features}))`,
+      ),
+      prepare(
+        d1,
+        sql`DELETE FROM feature_tag WHERE feature_name IN (SELECT f.name FROM features f WHERE f.project = ${project} AND f.name IN (${features}))`,
+      ),
     );
   }
   if (has('strategies')) {
     const strategyRows = rows('strategies');
     statements.push(
-      prepare(d1, sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters, constraints, variants,
+      prepare(
+        d1,
+        sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters, constraints, variants,
           sort_order, disabled, created_at, created_by_user_id)
         SELECT j.value->>'id', j.value->>'featureName', ${project}, ${environment}, j.value->>'name', j.value->>'title',
           CASE WHEN json_type(j.value, '$.parameters.stickiness') = 'null'
             THEN json_set(j.value->'parameters', '$.stickiness', ${context.defaultStickiness}) ELSE j.value->'parameters' END,
           j.value->'constraints', j.value->'variants', j.value->>'sortOrder', j.value->>'disabled', ${now}, ${userId}
         FROM ${strategyRows} WHERE ${notSkipped(context, sql`j.value->>'featureName'`)} AND ${inProject(project, sql`j.value->>'featureName'`)}
-        ON CONFLICT(id) DO NOTHING`),
+        ON CONFLICT(id) DO NOTHING`,
+      ),
     );
     if (Object.keys(context.segmentMap).length > 0) {
       statements.push(
-        prepare(d1, sql`INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id, created_at)
+        prepare(
+          d1,
+          sql`INSERT INTO feature_strategy_segment (feature_strategy_id, segment_id, created_at)
           SELECT j.value->>'id', m.value, ${now}
           FROM ${rows('strategies')}, json_each(j.value->'segments') s, json_each(${JSON.stringify(context.segmentMap)}) m
           WHERE m.key = CAST(s.value AS TEXT) AND ${notSkipped(context, sql`j.value->>'featureName'`)}
-          ON CONFLICT DO NOTHING`),
+          ON CONFLICT DO NOTHING`,
+        ),
       );
     }
   }
   if (has('environments')) statements.push(autoStrategyInsert(d1, context, writer, rows('environments')));
   if (has('tags')) {
     statements.push(
-      prepare(d1, sql`INSERT INTO tags (type, value, created_at)
+      prepare(
+        d1,
+        sql`INSERT INTO tags (type, value, created_at)
         SELECT DISTINCT j.value->>'type', j.value->>'value', ${now} FROM ${rows('tags')} WHERE ${notSkipped(context, sql`j.value->>'featureName'`)}
-        ON CONFLICT DO NOTHING`),
-      prepare(d1, sql`INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at, created_by_user_id)
+        ON CONFLICT DO NOTHING`,
+      ),
+      prepare(
+        d1,
+        sql`INSERT INTO feature_tag (feature_name, tag_type, tag_value, created_at, created_by_user_id)
         SELECT j.value->>'featureName', j.value->>'type', j.value->>'value', ${now}, ${userId} FROM ${rows('tags')}
         WHERE ${notSkipped(context, sql`j.value->>'featureName'`)} AND ${inProject(project, sql`j.value->>'featureName'`)}
-        ON CONFLICT DO NOTHING`),
+        ON CONFLICT DO NOTHING`,
+      ),
     );
   }
   if (has('dependencies')) {
     statements.push(
-      prepare(d1, sql`INSERT INTO dependent_features (parent, child, enabled, variants)
+      prepare(
+        d1,
+        sql`INSERT INTO dependent_features (parent, child, enabled, variants)
         SELECT j.value->>'parent', j.value->>'child', j.value->>'enabled', j.value->'variants' FROM ${rows('dependencies')}
         WHERE ${inProject(project, sql`j.value->>'child'`)}
-        ON CONFLICT(parent, child) DO UPDATE SET enabled = excluded.enabled, variants = excluded.variants`),
+        ON CONFLICT(parent, child) DO UPDATE SET enabled = excluded.enabled, variants = excluded.variants`,
+      ),
     );
   }
   return statements;
@@ -204,21 +243,33 @@ export async function chunkReferenceProblems(d1: D1Database, context: ImportCont
     UNION SELECT j.value->>'featureName' FROM ${rows('environments')} WHERE ${keep(sql`j.value->>'featureName'`)}
     UNION SELECT j.value->>'featureName' FROM ${rows('tags')} WHERE ${keep(sql`j.value->>'featureName'`)}`;
   const statements = [
-    prepare(d1, sql`SELECT f.name || ' (in project ' || f.project || ')' AS item FROM features f
-      WHERE f.project <> ${project} AND f.name IN (SELECT name FROM (${mentioned})) ORDER BY f.name`),
-    prepare(d1, sql`SELECT m.name AS item FROM (${hungOff}) m
+    prepare(
+      d1,
+      sql`SELECT f.name || ' (in project ' || f.project || ')' AS item FROM features f
+      WHERE f.project <> ${project} AND f.name IN (SELECT name FROM (${mentioned})) ORDER BY f.name`,
+    ),
+    prepare(
+      d1,
+      sql`SELECT m.name AS item FROM (${hungOff}) m
       WHERE NOT EXISTS (SELECT 1 FROM features f WHERE f.name = m.name)
-        AND m.name NOT IN (SELECT j.value->>'name' FROM ${rows('features')}) ORDER BY m.name`),
-    prepare(d1, sql`SELECT DISTINCT p.parent || ' -> ' || p.child AS item FROM (SELECT j.value->>'parent' AS parent, j.value->>'child' AS child FROM ${rows('dependencies')}) p
+        AND m.name NOT IN (SELECT j.value->>'name' FROM ${rows('features')}) ORDER BY m.name`,
+    ),
+    prepare(
+      d1,
+      sql`SELECT DISTINCT p.parent || ' -> ' || p.child AS item FROM (SELECT j.value->>'parent' AS parent, j.value->>'child' AS child FROM ${rows('dependencies')}) p
       WHERE NOT EXISTS (SELECT 1 FROM features f WHERE f.name = p.parent AND f.project = ${project})
-        OR NOT EXISTS (SELECT 1 FROM features f WHERE f.name = p.child AND f.project = ${project}) ORDER BY 1`),
+        OR NOT EXISTS (SELECT 1 FROM features f WHERE f.name = p.child AND f.project = ${project}) ORDER BY 1`,
+    ),
   ];
   if (Object.keys(context.segmentMap).length > 0) {
     statements.push(
-      prepare(d1, sql`SELECT DISTINCT CAST(m.value AS TEXT) AS item
+      prepare(
+        d1,
+        sql`SELECT DISTINCT CAST(m.value AS TEXT) AS item
         FROM ${rows('strategies')}, json_each(j.value->'segments') s, json_each(${JSON.stringify(context.segmentMap)}) m
         WHERE m.key = CAST(s.value AS TEXT) AND ${keep(sql`j.value->>'featureName'`)} AND NOT EXISTS (SELECT 1 FROM segments g WHERE g.id = m.value)
-        ORDER BY m.value`),
+        ORDER BY m.value`,
+      ),
     );
   }
   const results = await runStatements(d1, statements);
@@ -227,7 +278,8 @@ export async function chunkReferenceProblems(d1: D1Database, context: ImportCont
   const [moved = [], deleted = [], dependencies = [], segments = []] = items;
   if (moved.length > 0) problems.push(`these features are now in another project: ${listed(moved)}.`);
   if (deleted.length > 0) problems.push(`these features were deleted: ${listed(deleted)}.`);
-  if (dependencies.length > 0) problems.push(`these dependencies name a feature that is no longer in project ${project}: ${listed(dependencies)}.`);
+  if (dependencies.length > 0)
+    problems.push(`these dependencies name a feature that is no longer in project ${project}: ${listed(dependencies)}.`);
   if (segments.length > 0) problems.push(`these segments were deleted (ids): ${listed(segments)}.`);
   return problems;
 }
@@ -241,7 +293,9 @@ function autoStrategyInsert(d1: D1Database, context: ImportContext, writer: Writ
   const { auto, environment } = context;
   const parameters = JSON.stringify(auto.parameters);
   const featureName = sql`j.value->>'featureName'`;
-  return prepare(d1, sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters, constraints, variants,
+  return prepare(
+    d1,
+    sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters, constraints, variants,
       sort_order, disabled, created_at, created_by_user_id)
     SELECT j.value->>'autoId', ${featureName}, ${context.project}, ${environment}, ${auto.name}, ${auto.title},
       ${auto.name === 'flexibleRollout' ? sql`json_set(${parameters}, '$.groupId', ${featureName})` : sql`${parameters}`},
@@ -251,7 +305,8 @@ function autoStrategyInsert(d1: D1Database, context: ImportContext, writer: Writ
       AND EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = ${featureName} AND fe.environment = ${environment} AND fe.enabled = 1)
       AND NOT EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = ${featureName} AND s.environment = ${environment} AND s.disabled = 0)
     GROUP BY ${featureName}
-    ON CONFLICT(id) DO NOTHING`);
+    ON CONFLICT(id) DO NOTHING`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -276,13 +331,20 @@ export interface TargetRows {
 
 export async function readTarget(d1: D1Database, target: ImportTarget): Promise<TargetRows> {
   const results = await runStatements(d1, [
-    prepare(d1, sql`SELECT id, archived_at, default_stickiness, feature_limit, feature_naming_pattern, feature_naming_example, feature_naming_description
-      FROM projects WHERE id = ${target.project}`),
+    prepare(
+      d1,
+      sql`SELECT id, archived_at, default_stickiness, feature_limit, feature_naming_pattern, feature_naming_example, feature_naming_description
+      FROM projects WHERE id = ${target.project}`,
+    ),
     prepare(d1, sql`SELECT name FROM environments WHERE name = ${target.environment}`),
-    prepare(d1, sql`SELECT default_strategy FROM project_environments WHERE project_id = ${target.project} AND environment_name = ${target.environment}`,
+    prepare(
+      d1,
+      sql`SELECT default_strategy FROM project_environments WHERE project_id = ${target.project} AND environment_name = ${target.environment}`,
     ),
     prepare(d1, sql`SELECT count(*) AS n FROM features WHERE project = ${target.project} AND archived_at IS NULL`),
-    prepare(d1, sql`SELECT id FROM import_jobs WHERE project = ${target.project} AND environment = ${target.environment} AND status IN ('queued', 'running') LIMIT 1`,
+    prepare(
+      d1,
+      sql`SELECT id FROM import_jobs WHERE project = ${target.project} AND environment = ${target.environment} AND status IN ('queued', 'running') LIMIT 1`,
     ),
   ]);
   const projectRows = rowsOf<{
@@ -338,17 +400,24 @@ export interface ExistingFeature {
 /** Names per lookup statement: the JSON array stays far below D1's 2 MB value limit. */
 const NAMES_PER_LOOKUP = 10_000;
 
-export async function readExistingFeatures(d1: D1Database, names: readonly string[], environment: string): Promise<Map<string, ExistingFeature>> {
+export async function readExistingFeatures(
+  d1: D1Database,
+  names: readonly string[],
+  environment: string,
+): Promise<Map<string, ExistingFeature>> {
   const found = new Map<string, ExistingFeature>();
   if (names.length === 0) return found;
   const lookups = [];
   for (let i = 0; i < names.length; i += NAMES_PER_LOOKUP) {
     const slice = JSON.stringify(names.slice(i, i + NAMES_PER_LOOKUP));
     lookups.push(
-      prepare(d1, sql`
+      prepare(
+        d1,
+        sql`
         SELECT f.name, f.project, f.archived_at IS NOT NULL AS archived,
           EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = f.name AND s.environment = ${environment}) AS has_strategies
-        FROM features f WHERE f.name IN (SELECT value FROM json_each(${slice}))`),
+        FROM features f WHERE f.name IN (SELECT value FROM json_each(${slice}))`,
+      ),
     );
   }
   const results = await runStatements(d1, lookups);
@@ -378,9 +447,7 @@ export async function readCatalogue(d1: D1Database): Promise<Catalogue> {
   const tagTypeRows = rowsOf<{ name: string }>(results[2]);
   return {
     strategies: new Map(strategyRows.map((row) => [row.name, { builtIn: row.built_in === 1 }])),
-    contextFields: new Map(
-      contextRows.map((row) => [row.name, { legalValues: parseLegalValues(row.legal_values), project: row.project }]),
-    ),
+    contextFields: new Map(contextRows.map((row) => [row.name, { legalValues: parseLegalValues(row.legal_values), project: row.project }])),
     tagTypes: new Set(tagTypeRows.map((row) => row.name)),
   };
 }
@@ -391,11 +458,19 @@ export interface SegmentsAndDependencies {
 }
 
 /** The segments the payload names, and (when it has dependencies) the existing dependency graph. */
-export async function readSegmentsAndDependencies(d1: D1Database, segmentNames: readonly string[], withDependencies: boolean): Promise<SegmentsAndDependencies> {
+export async function readSegmentsAndDependencies(
+  d1: D1Database,
+  segmentNames: readonly string[],
+  withDependencies: boolean,
+): Promise<SegmentsAndDependencies> {
   const results = await runStatements(d1, [
-    prepare(d1, sql`SELECT id, name, segment_project_id FROM segments WHERE name IN (SELECT value FROM json_each(${JSON.stringify(segmentNames)})) ORDER BY id`,
+    prepare(
+      d1,
+      sql`SELECT id, name, segment_project_id FROM segments WHERE name IN (SELECT value FROM json_each(${JSON.stringify(segmentNames)})) ORDER BY id`,
     ),
-    withDependencies ? prepare(d1, sql`SELECT parent, child FROM dependent_features`) : prepare(d1, sql`SELECT NULL AS parent, NULL AS child WHERE false`),
+    withDependencies
+      ? prepare(d1, sql`SELECT parent, child FROM dependent_features`)
+      : prepare(d1, sql`SELECT NULL AS parent, NULL AS child WHERE false`),
   ]);
   const segmentRows = rowsOf<{ id: number; name: string; segment_project_id: string | null }>(results[0]);
   const segmentsByName = new Map<string, { id: number; project: string | null }[]>();

@@ -44,7 +44,10 @@ export async function dashboard({ env, principal }: RequestContext): Promise<Res
           isNull(features.archivedAt),
           or(
             eq(features.createdByUserId, userId),
-            inArray(features.name, db.select({ feature: favoriteFeatures.feature }).from(favoriteFeatures).where(eq(favoriteFeatures.userId, userId))),
+            inArray(
+              features.name,
+              db.select({ feature: favoriteFeatures.feature }).from(favoriteFeatures).where(eq(favoriteFeatures.userId, userId)),
+            ),
           ),
         ),
       )
@@ -68,7 +71,13 @@ export async function dashboard({ env, principal }: RequestContext): Promise<Res
     })),
   );
   return json({
-    projects: projectRows.map((row) => ({ id: row.id, name: row.name, health: 100, memberCount: row.memberCount, featureCount: row.featureCount })),
+    projects: projectRows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      health: 100,
+      memberCount: row.memberCount,
+      featureCount: row.featureCount,
+    })),
     flags: flagRows,
     projectOwners: [],
     admins,
@@ -81,9 +90,12 @@ type EventRow = typeof events.$inferSelect;
 function summarise(event: EventRow, base: string): string {
   const who = `**${event.createdBy}**`;
   const project = event.project ? ` in project **[${event.project}](${base}/projects/${encodeURIComponent(event.project)})**` : '';
-  const flag = event.featureName && event.project
-    ? `**[${event.featureName}](${base}/projects/${encodeURIComponent(event.project)}/features/${encodeURIComponent(event.featureName)})**`
-    : event.featureName ? `**${event.featureName}**` : '';
+  const flag =
+    event.featureName && event.project
+      ? `**[${event.featureName}](${base}/projects/${encodeURIComponent(event.project)}/features/${encodeURIComponent(event.featureName)})**`
+      : event.featureName
+        ? `**${event.featureName}**`
+        : '';
   const environment = event.environment ? ` in the **${event.environment}** environment` : '';
   const verbs: Record<string, string> = {
     'feature-created': `created ${flag}`,

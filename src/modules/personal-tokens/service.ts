@@ -35,7 +35,8 @@ export async function createToken(env: Env, db: Db, userId: number, body: Create
     row = await store.insert(db, { secretHash, description, userId, expiresAt: body.expiresAt, createdAt: new Date().toISOString() });
   } catch (error) {
     // A concurrent create with the same description lost the race on the unique index.
-    if (String((error as Error)?.cause ?? error).includes('UNIQUE')) throw new ApiError(409, 'NameExistsError', 'PAT description already exists.');
+    if (String((error as Error)?.cause ?? error).includes('UNIQUE'))
+      throw new ApiError(409, 'NameExistsError', 'PAT description already exists.');
     throw error;
   }
   try {

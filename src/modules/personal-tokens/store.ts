@@ -10,7 +10,14 @@ const listed = {
   createdAt: personalAccessTokens.createdAt,
   seenAt: personalAccessTokens.seenAt,
 };
-export type PersonalTokenRow = { id: number; description: string; expiresAt: string; userId: number; createdAt: string; seenAt: string | null };
+export type PersonalTokenRow = {
+  id: number;
+  description: string;
+  expiresAt: string;
+  userId: number;
+  createdAt: string;
+  seenAt: string | null;
+};
 
 export async function listOfUser(db: Db, userId: number): Promise<PersonalTokenRow[]> {
   return db.select(listed).from(personalAccessTokens).where(eq(personalAccessTokens.userId, userId)).orderBy(asc(personalAccessTokens.id));

@@ -22,7 +22,12 @@ export async function userAccessOverview(env: Env, userId: number | null, projec
   ]);
   const access = new GrantAccess(grants);
   const of = (type: string) => permissions.filter((row) => row.type === type);
-  const shape = (row: (typeof permissions)[number]) => ({ id: row.id, name: row.permission, displayName: row.display_name, type: row.type });
+  const shape = (row: (typeof permissions)[number]) => ({
+    id: row.id,
+    name: row.permission,
+    displayName: row.display_name,
+    type: row.type,
+  });
   const projectRoles = await Promise.all(projectRoleIds.map((id) => getRole(db, id)));
   return {
     overview: {

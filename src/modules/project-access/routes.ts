@@ -29,7 +29,11 @@ export async function add({ request, env, principal }: RequestContext): Promise<
 
 /** The older form: one role for the listed users (and groups, which this service does not have). */
 export async function addRoleAccess({ request, env, principal }: RequestContext): Promise<Response> {
-  const roleId = parseInput(v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }), { roleId: pathParam(request, 'roleId') }, '/params').roleId;
+  const roleId = parseInput(
+    v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
+    { roleId: pathParam(request, 'roleId') },
+    '/params',
+  ).roleId;
   const body = parseInput(RoleAccessSchema, await readJsonBody(request), '/body');
   await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), {
     roles: [roleId],
@@ -51,10 +55,17 @@ export async function removeUser({ request, env, principal }: RequestContext): P
   return empty(200);
 }
 
-const OverviewQuery = v.object({ project: v.optional(v.pipe(v.string(), v.maxLength(100))), environment: v.optional(v.pipe(v.string(), v.maxLength(100))) });
+const OverviewQuery = v.object({
+  project: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  environment: v.optional(v.pipe(v.string(), v.maxLength(100))),
+});
 
 export async function userPermissions({ request, env }: RequestContext): Promise<Response> {
-  const id = parseInput(v.object({ id: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }), { id: pathParam(request, 'id') }, '/params').id;
+  const id = parseInput(
+    v.object({ id: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
+    { id: pathParam(request, 'id') },
+    '/params',
+  ).id;
   const query = new URL(request.url).searchParams;
   const { project, environment } = parseInput(
     OverviewQuery,

@@ -14,7 +14,6 @@ export type AddAccessRequest = v.InferOutput<typeof AddAccessSchema>;
 /** `PUT /projects/:projectId/users/:userId/roles`: the user's project roles, replaced. */
 export const SetRolesSchema = v.object({ roles: ids });
 
-
 /** `POST /projects/:projectId/role/:roleId/access` (the older form, still in Unleash 6). */
 export const RoleAccessSchema = v.object({
   users: v.optional(v.pipe(v.array(v.object({ id })), v.maxLength(80, 'at most 80 users at once')), []),

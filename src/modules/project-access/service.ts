@@ -74,14 +74,20 @@ async function refuseUnlessMayGrant(db: Db, principal: Principal, projectId: str
   if (!(await mayGrant(db, principal, projectId, roleIds))) throw noAccess(message);
 }
 
-export async function addAccess(db: Db, principal: Principal, projectId: string, input: { roles: number[]; users: number[]; groups: number[] }) {
+export async function addAccess(
+  db: Db,
+  principal: Principal,
+  projectId: string,
+  input: { roles: number[]; users: number[]; groups: number[] },
+) {
   await requireProject(db, projectId);
   noGroups(input.groups);
   const roleIds = await checkedRoles(db, input.roles);
   const userIds = await checkedUsers(db, input.users);
   await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to grant role they did not have access to');
   const statements: Statement[] = [];
-  for (const roleId of roleIds) for (const userId of userIds) statements.push(store.grantStatement(db, projectId, roleId, userId, roleIds, principal));
+  for (const roleId of roleIds)
+    for (const userId of userIds) statements.push(store.grantStatement(db, projectId, roleId, userId, roleIds, principal));
   statements.push(
     store.guardedEvent(
       db,
@@ -107,7 +113,12 @@ export async function setUserRoles(db: Db, principal: Principal, projectId: stri
     store.guardedEvent(
       db,
       principal,
-      { type: 'project-access-user-roles-updated', project: projectId, data: { roles: roleIds, userId }, preData: { roles: before, userId } },
+      {
+        type: 'project-access-user-roles-updated',
+        project: projectId,
+        data: { roles: roleIds, userId },
+        preData: { roles: before, userId },
+      },
       roleIds,
     ),
   ]);
@@ -119,7 +130,12 @@ export async function removeUserAccess(db: Db, principal: Principal, projectId: 
   const before = await store.rolesOfUserInProject(db, projectId, userId);
   await runBatch(db, [
     store.revokeStatement(db, projectId, userId),
-    store.guardedEvent(db, principal, { type: 'project-access-user-roles-deleted', project: projectId, preData: { roles: before, userId } }, []),
+    store.guardedEvent(
+      db,
+      principal,
+      { type: 'project-access-user-roles-deleted', project: projectId, preData: { roles: before, userId } },
+      [],
+    ),
   ]);
   forgetUser(userId);
 }

@@ -93,7 +93,14 @@ export function rolesStillExist(roleIds: readonly number[]): SQL {
 }
 
 /** Grants `roleId` in `projectId` to `userId`, if the roles and the user still exist. */
-export function grantStatement(db: Db, projectId: string, roleId: number, userId: number, roleIds: readonly number[], actor: Actor): Statement {
+export function grantStatement(
+  db: Db,
+  projectId: string,
+  roleId: number,
+  userId: number,
+  roleIds: readonly number[],
+  actor: Actor,
+): Statement {
   return db
     .insert(roleUser)
     .select(

@@ -23,7 +23,10 @@ const CreateProjectSchema = v.object({
   id: urlFriendlyName(100),
   name: nonBlank(255),
   description: v.optional(v.nullable(text(1000))),
-  mode: v.optional(v.picklist(['open', 'protected', 'private'], 'must be equal to one of the allowed values: "open", "protected", "private"'), 'open'),
+  mode: v.optional(
+    v.picklist(['open', 'protected', 'private'], 'must be equal to one of the allowed values: "open", "protected", "private"'),
+    'open',
+  ),
   defaultStickiness: v.optional(nonBlank(100), 'default'),
   environments: v.optional(v.pipe(v.array(nonBlank(100)), v.maxLength(100, 'must have at most 100 items'))),
 });
@@ -86,7 +89,10 @@ async function loadProject(env: RequestContext['env'], id: string) {
   const db = getDb(env);
   const [rows, count, links] = await db.batch([
     db.select().from(projects).where(eq(projects.id, id)).limit(1),
-    db.select({ count: sql<number>`count(*)` }).from(features).where(sql`${features.project} = ${id} AND ${features.archivedAt} IS NULL`),
+    db
+      .select({ count: sql<number>`count(*)` })
+      .from(features)
+      .where(sql`${features.project} = ${id} AND ${features.archivedAt} IS NULL`),
     db
       .select({ environment: projectEnvironments.environmentName })
       .from(projectEnvironments)
@@ -96,7 +102,11 @@ async function loadProject(env: RequestContext['env'], id: string) {
   ]);
   const row = rows[0];
   if (!row || row.archivedAt !== null) throw notFound(`Project=${id} does not exist`);
-  return projectShape(row, count[0]?.count ?? 0, links.map((link) => link.environment));
+  return projectShape(
+    row,
+    count[0]?.count ?? 0,
+    links.map((link) => link.environment),
+  );
 }
 
 export async function get({ request, env }: RequestContext): Promise<Response> {
@@ -132,7 +142,9 @@ export async function create({ request, env, principal }: RequestContext): Promi
   statements.push(...chunkedInsert(attachments, 2, (run) => db.insert(projectEnvironments).values(run)));
   // As Unleash: the person who creates a project becomes its Owner (an API token is nobody).
   if (principal.kind === 'user') {
-    statements.push(db.insert(roleUser).values({ roleId: OWNER_ROLE_ID, userId: principal.userId, project: body.id, createdByUserId: principal.userId }));
+    statements.push(
+      db.insert(roleUser).values({ roleId: OWNER_ROLE_ID, userId: principal.userId, project: body.id, createdByUserId: principal.userId }),
+    );
   }
   statements.push(auditEvent(db, principal, { type: 'project-created', project: body.id, data: { ...body, environments: attached } }));
   try {
@@ -168,7 +180,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Unleash's onboarding steps: no flag yet, a flag but no SDK has seen one, or seen. */
 export async function onboardingStatus(db: ReturnType<typeof getDb>, projectId: string) {
   const [seen, first] = await db.batch([
-    db.select({ name: features.name }).from(features).where(and(eq(features.project, projectId), isNotNull(features.lastSeenAt))).limit(1),
+    db
+      .select({ name: features.name })
+      .from(features)
+      .where(and(eq(features.project, projectId), isNotNull(features.lastSeenAt)))
+      .limit(1),
     db
       .select({ name: features.name })
       .from(features)
@@ -224,7 +240,10 @@ export async function overview({ request, env }: RequestContext): Promise<Respon
       })
       .from(events)
       .where(and(eq(events.project, projectId), gte(events.createdAt, past))),
-    db.select({ count: sql<number>`count(DISTINCT ${roleUser.userId})` }).from(roleUser).where(eq(roleUser.project, projectId)),
+    db
+      .select({ count: sql<number>`count(DISTINCT ${roleUser.userId})` })
+      .from(roleUser)
+      .where(eq(roleUser.project, projectId)),
     db.select({ createdAt: events.createdAt }).from(events).where(eq(events.project, projectId)).orderBy(desc(events.id)).limit(1),
   ]);
   const project = rows[0];

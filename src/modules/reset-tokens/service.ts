@@ -51,7 +51,14 @@ async function liveToken(db: Db, secret: string) {
     .select({ secretHash: resetTokens.secretHash, userId: resetTokens.userId, createdBy: resetTokens.createdBy })
     .from(resetTokens)
     .innerJoin(users, eq(users.id, resetTokens.userId))
-    .where(and(eq(resetTokens.secretHash, secretHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, new Date().toISOString()), isNull(users.deletedAt)))
+    .where(
+      and(
+        eq(resetTokens.secretHash, secretHash),
+        isNull(resetTokens.usedAt),
+        gt(resetTokens.expiresAt, new Date().toISOString()),
+        isNull(users.deletedAt),
+      ),
+    )
     .limit(1);
   if (!row) throw invalidToken();
   return row;

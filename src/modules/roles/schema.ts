@@ -5,7 +5,9 @@ export const CUSTOM_ROLE_TYPES = ['root-custom', 'custom'] as const;
 export type CustomRoleType = (typeof CUSTOM_ROLE_TYPES)[number];
 
 const PermissionItemSchema = v.object({
-  id: v.optional(v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2147483647, 'must be <= 2147483647'))),
+  id: v.optional(
+    v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2147483647, 'must be <= 2147483647')),
+  ),
   name: v.optional(nonBlank(100)),
   environment: v.optional(v.nullable(text(100))),
 });

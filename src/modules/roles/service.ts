@@ -72,14 +72,20 @@ export async function validateDefinition(db: Db, body: RoleDefinition, exceptId?
     const field = item.name !== undefined ? `${at}/name` : `${at}/id`;
     const fits = type === 'root-custom' ? permission.type === 'root' : permission.type !== 'root';
     if (!fits) {
-      const needs = type === 'root-custom' ? 'a `root-custom` role takes only root permissions' : 'a `custom` (project) role takes only project and environment permissions';
+      const needs =
+        type === 'root-custom'
+          ? 'a `root-custom` role takes only root permissions'
+          : 'a `custom` (project) role takes only project and environment permissions';
       details.push({ path: field, message: `"${permission.permission}" is ${KIND_OF[permission.type] ?? 'a'} permission, but ${needs}.` });
       return;
     }
     const environment = item.environment ?? '';
     if (permission.type === 'environment') {
       if (environment === '') {
-        details.push({ path: `${at}/environment`, message: `"${permission.permission}" is an environment permission: name the environment it applies to.` });
+        details.push({
+          path: `${at}/environment`,
+          message: `"${permission.permission}" is an environment permission: name the environment it applies to.`,
+        });
         return;
       }
       if (!knownEnvironments.has(environment)) {
@@ -87,7 +93,10 @@ export async function validateDefinition(db: Db, body: RoleDefinition, exceptId?
         return;
       }
     } else if (environment !== '') {
-      details.push({ path: `${at}/environment`, message: `"${permission.permission}" is not an environment permission: it takes no environment.` });
+      details.push({
+        path: `${at}/environment`,
+        message: `"${permission.permission}" is not an environment permission: it takes no environment.`,
+      });
       return;
     }
     grants.set(`${permission.permission}\u0000${environment}`, { permission: permission.permission, environment });
@@ -156,7 +165,15 @@ export async function createRole(db: Db, actor: Actor, body: RoleDefinition) {
   const grants = role.grants ?? [];
   for (let attempt = 0; ; attempt++) {
     const createdAt = new Date().toISOString();
-    const row = { id: await store.nextRoleId(db), name: role.name, description: role.description, type: role.type, createdAt, createdByUserId: actor.userId, updatedAt: null };
+    const row = {
+      id: await store.nextRoleId(db),
+      name: role.name,
+      description: role.description,
+      type: role.type,
+      createdAt,
+      createdByUserId: actor.userId,
+      updatedAt: null,
+    };
     try {
       await runBatch(db, [
         store.insertRoleStatement(db, row),
@@ -177,10 +194,16 @@ export async function updateRole(db: Db, actor: Actor, id: number | null, body: 
   // A body without `type` keeps the stored one: defaulting to `custom` here would silently
   // turn a root-custom role into a project role and drop its root permissions' meaning.
   const role = await validateForWrite(db, { ...body, type: body.type ?? (before.type as CustomRoleType) }, before.id);
-  const previousGrants = (await store.rolePermissions(db, before.id)).map((grant) => ({ permission: grant.name, environment: grant.environment }));
+  const previousGrants = (await store.rolePermissions(db, before.id)).map((grant) => ({
+    permission: grant.name,
+    environment: grant.environment,
+  }));
   const now = new Date().toISOString();
-  const statements: Statement[] = [store.updateRoleStatement(db, before.id, { name: role.name, description: role.description, type: role.type, updatedAt: now })];
-  if (role.grants !== undefined) statements.push(store.revokeAllStatement(db, before.id), ...store.grantStatements(db, before.id, role.grants, now));
+  const statements: Statement[] = [
+    store.updateRoleStatement(db, before.id, { name: role.name, description: role.description, type: role.type, updatedAt: now }),
+  ];
+  if (role.grants !== undefined)
+    statements.push(store.revokeAllStatement(db, before.id), ...store.grantStatements(db, before.id, role.grants, now));
   const after = { ...before, name: role.name, description: role.description, type: role.type, updatedAt: now };
   statements.push(
     auditEvent(db, actor, {

@@ -35,7 +35,13 @@ export async function environmentNames(db: Db): Promise<string[]> {
 
 export async function rolePermissions(db: Db, roleId: number) {
   return db
-    .select({ id: permissions.id, name: permissions.permission, displayName: permissions.displayName, type: permissions.type, environment: rolePermission.environment })
+    .select({
+      id: permissions.id,
+      name: permissions.permission,
+      displayName: permissions.displayName,
+      type: permissions.type,
+      environment: rolePermission.environment,
+    })
     .from(rolePermission)
     .innerJoin(permissions, eq(permissions.permission, rolePermission.permission))
     .where(eq(rolePermission.roleId, roleId))
@@ -50,7 +56,10 @@ export async function roleHolders(db: Db, roleId: number) {
       .from(roleUser)
       .innerJoin(users, eq(users.id, roleUser.userId))
       .where(and(eq(roleUser.roleId, roleId), isNull(users.deletedAt))),
-    db.select({ count: sql<number>`count(*)` }).from(publicSignupTokens).where(eq(publicSignupTokens.roleId, roleId)),
+    db
+      .select({ count: sql<number>`count(*)` })
+      .from(publicSignupTokens)
+      .where(eq(publicSignupTokens.roleId, roleId)),
   ]);
   return { users: heldByUsers[0]?.count ?? 0, tokens: heldByTokens[0]?.count ?? 0 };
 }

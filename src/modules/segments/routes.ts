@@ -64,7 +64,13 @@ export async function create({ request, env, principal }: RequestContext): Promi
   const [inserted] = await db.batch([
     db
       .insert(segments)
-      .values({ name: body.name, description: body.description ?? null, constraints: body.constraints, segmentProjectId: body.project ?? null, createdBy: principal.actorName })
+      .values({
+        name: body.name,
+        description: body.description ?? null,
+        constraints: body.constraints,
+        segmentProjectId: body.project ?? null,
+        createdBy: principal.actorName,
+      })
       .returning(),
     auditEvent(db, principal, { type: 'segment-created', project: body.project ?? null, data: body }),
   ]);
@@ -100,7 +106,8 @@ export async function update({ request, env, principal }: RequestContext): Promi
   const row = await segmentById(env, request);
   const body = parseInput(SegmentSchema, await readJsonBody(request), '/body');
   // The route checked the segment's current project; moving it needs the same right where it goes.
-  if ((body.project ?? null) !== row.segmentProjectId) requireAnyPermission(principal, [UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
+  if ((body.project ?? null) !== row.segmentProjectId)
+    requireAnyPermission(principal, [UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
   const db = getDb(env);
   if (body.project) {
     const project = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, body.project)).limit(1);
@@ -112,11 +119,21 @@ export async function update({ request, env, principal }: RequestContext): Promi
     .where(and(eq(segments.name, body.name), ne(segments.id, row.id)))
     .limit(1);
   if (taken.length > 0) throw conflict(`There already exists a segment with the name ${body.name}`);
-  const changes = { name: body.name, description: body.description ?? null, constraints: body.constraints, segmentProjectId: body.project ?? null };
+  const changes = {
+    name: body.name,
+    description: body.description ?? null,
+    constraints: body.constraints,
+    segmentProjectId: body.project ?? null,
+  };
   await runBatch(db, [
     db.update(segments).set(changes).where(eq(segments.id, row.id)),
     // Strategies using the segment change what SDKs evaluate, so this is a flag change too.
-    auditEvent(db, principal, { type: 'segment-updated', project: body.project ?? null, data: { id: row.id, ...body }, preData: segmentShape(row) }),
+    auditEvent(db, principal, {
+      type: 'segment-updated',
+      project: body.project ?? null,
+      data: { id: row.id, ...body },
+      preData: segmentShape(row),
+    }),
   ]);
   return empty(204);
 }

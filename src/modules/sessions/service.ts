@@ -22,7 +22,13 @@ export async function createSession(env: Env, db: Db, userId: number): Promise<N
   const expiresAt = new Date(now.getTime() + sessionTtlMs(env));
   await db.batch([
     store.deleteExpiredStatement(db, userId, now.toISOString()),
-    store.insertSessionStatement(db, { idHash, id: crypto.randomUUID(), userId, createdAt: now.toISOString(), expiresAt: expiresAt.toISOString() }),
+    store.insertSessionStatement(db, {
+      idHash,
+      id: crypto.randomUUID(),
+      userId,
+      createdAt: now.toISOString(),
+      expiresAt: expiresAt.toISOString(),
+    }),
   ]);
   try {
     await syncFromD1(env, 'session', idHash);

@@ -12,6 +12,9 @@ export function deleteExpiredStatement(db: Db, userId: number, now: string) {
 }
 
 export async function countActive(db: Db, userId: number, now: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(sessions).where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now)));
+  const [row] = await db
+    .select({ n: count() })
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now)));
   return row?.n ?? 0;
 }

@@ -6,7 +6,9 @@ export const CreateSignupTokenSchema = v.strictObject({
   name: nonBlank(255),
   expiresAt: dateTime,
   /** Beyond Unleash 6 (always Viewer): any root or root-custom role. */
-  roleId: v.optional(v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2147483647, 'must be <= 2147483647'))),
+  roleId: v.optional(
+    v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2147483647, 'must be <= 2147483647')),
+  ),
 });
 export type CreateSignupTokenRequest = v.InferOutput<typeof CreateSignupTokenSchema>;
 

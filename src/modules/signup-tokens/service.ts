@@ -41,7 +41,12 @@ async function withUsers(db: Db, tokens: store.TokenRow[]) {
   );
   const users = new Map((await usersByIds(db, [...idsBySecret.values()].flat())).map((user) => [user.id, user]));
   // Deleted users read as 404 elsewhere, so they are not listed as having signed up either.
-  return tokens.map((token) => tokenBody(token, (idsBySecret.get(token.secret) ?? []).flatMap((id) => users.get(id) ?? [])));
+  return tokens.map((token) =>
+    tokenBody(
+      token,
+      (idsBySecret.get(token.secret) ?? []).flatMap((id) => users.get(id) ?? []),
+    ),
+  );
 }
 
 /**
@@ -110,7 +115,11 @@ export async function getToken(db: Db, secret: string) {
 
 export async function updateToken(db: Db, actor: Actor, secret: string, changes: UpdateSignupTokenRequest) {
   const before = await requireToken(db, secret);
-  const after = { ...before, ...(changes.expiresAt !== undefined ? { expiresAt: changes.expiresAt } : {}), ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}) };
+  const after = {
+    ...before,
+    ...(changes.expiresAt !== undefined ? { expiresAt: changes.expiresAt } : {}),
+    ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+  };
   await runBatch(db, [
     store.updateTokenStatement(db, secret, { expiresAt: changes.expiresAt, enabled: changes.enabled }),
     auditEvent(db, actor, {

@@ -27,7 +27,11 @@ export async function list({ env }: RequestContext): Promise<Response> {
 }
 
 export async function get({ request, env }: RequestContext): Promise<Response> {
-  const [row] = await getDb(env).select().from(strategies).where(eq(strategies.name, pathParam(request, 'name'))).limit(1);
+  const [row] = await getDb(env)
+    .select()
+    .from(strategies)
+    .where(eq(strategies.name, pathParam(request, 'name')))
+    .limit(1);
   if (!row) throw notFound('No strategy found');
   return json(strategyShape(row));
 }

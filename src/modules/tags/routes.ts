@@ -22,18 +22,30 @@ const CreateTagTypeSchema = v.object({
 /** Tag values are 2 to 50 characters after trimming, as the seed's limits say. */
 const TagSchema = v.object({
   type: urlFriendlyName(50, 2),
-  value: v.pipe(text(200), v.trim(), v.minLength(2, 'must be at least 2 characters long'), v.maxLength(50, 'must be at most 50 characters long')),
+  value: v.pipe(
+    text(200),
+    v.trim(),
+    v.minLength(2, 'must be at least 2 characters long'),
+    v.maxLength(50, 'must be at most 50 characters long'),
+  ),
 });
 
 export async function listTagTypes({ env }: RequestContext): Promise<Response> {
   const db = getDb(env);
   const rows = await db.select().from(tagTypes).orderBy(asc(tagTypes.name));
-  return json({ version: 1, tagTypes: rows.map((row) => ({ name: row.name, description: row.description, icon: row.icon, color: row.color })) });
+  return json({
+    version: 1,
+    tagTypes: rows.map((row) => ({ name: row.name, description: row.description, icon: row.icon, color: row.color })),
+  });
 }
 
 /** One tag type, as Unleash answers it; the target of the `location` that creating one sends. */
 export async function getTagType({ request, env }: RequestContext): Promise<Response> {
-  const [row] = await getDb(env).select().from(tagTypes).where(eq(tagTypes.name, pathParam(request, 'name'))).limit(1);
+  const [row] = await getDb(env)
+    .select()
+    .from(tagTypes)
+    .where(eq(tagTypes.name, pathParam(request, 'name')))
+    .limit(1);
   if (!row) throw notFound('Could not find tag-type');
   return json({ version: 1, tagType: { name: row.name, description: row.description, icon: row.icon, color: row.color } });
 }
@@ -49,7 +61,11 @@ export async function createTagType({ request, env, principal }: RequestContext)
 }
 
 async function requireFeature(db: ReturnType<typeof getDb>, name: string) {
-  const [feature] = await db.select({ name: features.name, project: features.project }).from(features).where(eq(features.name, name)).limit(1);
+  const [feature] = await db
+    .select({ name: features.name, project: features.project })
+    .from(features)
+    .where(eq(features.name, name))
+    .limit(1);
   if (!feature) throw notFound('No feature flag found');
   return feature;
 }
@@ -74,8 +90,16 @@ export async function addFeatureTag({ request, env, principal }: RequestContext)
   if (tagType.length === 0) throw notFound(`Could not find tag type with name ${body.type}`);
   await runBatch(db, [
     db.insert(tags).values({ type: body.type, value: body.value }).onConflictDoNothing(),
-    db.insert(featureTag).values({ featureName: feature.name, tagType: body.type, tagValue: body.value, createdByUserId: principal.userId }).onConflictDoNothing(),
-    auditEvent(db, principal, { type: 'feature-tagged', project: feature.project, featureName: feature.name, data: { type: body.type, value: body.value } }),
+    db
+      .insert(featureTag)
+      .values({ featureName: feature.name, tagType: body.type, tagValue: body.value, createdByUserId: principal.userId })
+      .onConflictDoNothing(),
+    auditEvent(db, principal, {
+      type: 'feature-tagged',
+      project: feature.project,
+      featureName: feature.name,
+      data: { type: body.type, value: body.value },
+    }),
   ]);
   return json({ type: body.type, value: body.value }, 201);
 }
@@ -86,7 +110,9 @@ export async function removeFeatureTag({ request, env, principal }: RequestConte
   const type = pathParam(request, 'type');
   const value = pathParam(request, 'value');
   await runBatch(db, [
-    db.delete(featureTag).where(and(eq(featureTag.featureName, feature.name), eq(featureTag.tagType, type), eq(featureTag.tagValue, value))),
+    db
+      .delete(featureTag)
+      .where(and(eq(featureTag.featureName, feature.name), eq(featureTag.tagType, type), eq(featureTag.tagValue, value))),
     auditEvent(db, principal, { type: 'feature-untagged', project: feature.project, featureName: feature.name, preData: { type, value } }),
   ]);
   return empty(200);
@@ -94,13 +120,20 @@ export async function removeFeatureTag({ request, env, principal }: RequestConte
 
 /** Every tag value in use or created, as Unleash lists them (creation order). */
 export async function listTags({ env }: RequestContext): Promise<Response> {
-  const rows = await getDb(env).select({ type: tags.type, value: tags.value }).from(tags).orderBy(sql`rowid`);
+  const rows = await getDb(env)
+    .select({ type: tags.type, value: tags.value })
+    .from(tags)
+    .orderBy(sql`rowid`);
   return json({ version: 1, tags: rows });
 }
 
 /** The values of one tag type; an unknown type has none (Unleash answers an empty list too). */
 export async function listTagsOfType({ request, env }: RequestContext): Promise<Response> {
   const type = pathParam(request, 'type');
-  const rows = await getDb(env).select({ type: tags.type, value: tags.value }).from(tags).where(eq(tags.type, type)).orderBy(sql`rowid`);
+  const rows = await getDb(env)
+    .select({ type: tags.type, value: tags.value })
+    .from(tags)
+    .where(eq(tags.type, type))
+    .orderBy(sql`rowid`);
   return json({ version: 1, tags: rows });
 }

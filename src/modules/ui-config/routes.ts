@@ -112,7 +112,9 @@ export const RESOURCE_LIMITS = {
 } as const;
 
 function frontendApiOrigins(env: RequestContext['env']): string[] {
-  const configured = env.FRONTEND_API_ORIGINS?.split(',').map((origin) => origin.trim()).filter(Boolean);
+  const configured = env.FRONTEND_API_ORIGINS?.split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   return configured && configured.length > 0 ? configured : ['*'];
 }
 

@@ -18,7 +18,6 @@ function userId(request: RequestContext['request']): number | null {
   return parseInput(IdParams, { id: pathParam(request, 'id') }, '/params').id;
 }
 
-
 export async function create({ request, env, principal }: RequestContext): Promise<Response> {
   const body = parseInput(CreateUserSchema, await readJsonBody(request), '/body');
   const db = getDb(env);

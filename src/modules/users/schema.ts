@@ -1,8 +1,7 @@
 import * as v from 'valibot';
 import { nonBlank, text } from '../../http/validation';
 
-const EMAIL =
-  /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 function isEmail(address: string): boolean {
   if (address.length > 254 || !EMAIL.test(address)) return false;
@@ -11,12 +10,7 @@ function isEmail(address: string): boolean {
 }
 
 /** Trimmed and lowercased before it is checked, so ` Ann@Example.com ` is `ann@example.com`. */
-export const email = v.pipe(
-  text(320),
-  v.trim(),
-  v.toLowerCase(),
-  v.check(isEmail, 'must be a valid email address'),
-);
+export const email = v.pipe(text(320), v.trim(), v.toLowerCase(), v.check(isEmail, 'must be a valid email address'));
 
 /** An optional display name: blank means none, as Unleash stores it. */
 const displayName = v.pipe(

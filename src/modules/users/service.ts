@@ -334,7 +334,10 @@ export async function currentUser(db: Db, principal: Principal) {
 
 /** `GET /api/admin/user/profile` (Unleash answers 500 to an admin token here; we describe the token user). */
 export async function profile(db: Db, principal: Principal) {
-  const role = await store.findRootRole(db, principal.kind === 'user' ? ((await requireUser(db, principal.userId)).rootRole ?? VIEWER_ROLE_ID) : 1);
+  const role = await store.findRootRole(
+    db,
+    principal.kind === 'user' ? ((await requireUser(db, principal.userId)).rootRole ?? VIEWER_ROLE_ID) : 1,
+  );
   return {
     projects: principal.kind === 'user' ? await store.projectsOfUser(db, principal.userId) : [],
     rootRole: role ? { id: role.id, name: role.name, type: role.type, description: role.description ?? '' } : null,

@@ -26,7 +26,18 @@ const userColumns = {
   scimId: users.scimId,
   rootRole: rootRoleId,
 };
-export type UserRow = { id: number; name: string | null; username: string | null; email: string | null; imageUrl: string | null; seenAt: string | null; loginAttempts: number; createdAt: string; scimId: string | null; rootRole: number | null };
+export type UserRow = {
+  id: number;
+  name: string | null;
+  username: string | null;
+  email: string | null;
+  imageUrl: string | null;
+  seenAt: string | null;
+  loginAttempts: number;
+  createdAt: string;
+  scimId: string | null;
+  rootRole: number | null;
+};
 
 /** Users an admin can see: not deleted, not the system users, not service accounts. */
 function visible(...conditions: SQL[]) {
@@ -34,7 +45,11 @@ function visible(...conditions: SQL[]) {
 }
 
 export async function findUser(db: Db, id: number): Promise<UserRow | undefined> {
-  const [row] = await db.select(userColumns).from(users).where(visible(eq(users.id, id))).limit(1);
+  const [row] = await db
+    .select(userColumns)
+    .from(users)
+    .where(visible(eq(users.id, id)))
+    .limit(1);
   return row;
 }
 
@@ -49,7 +64,12 @@ export async function usersByIds(db: Db, ids: readonly number[]): Promise<UserRo
   const unique = [...new Set(ids)];
   const rows: UserRow[] = [];
   for (let i = 0; i < unique.length; i += IDS_PER_QUERY) {
-    rows.push(...(await db.select(userColumns).from(users).where(visible(inArray(users.id, unique.slice(i, i + IDS_PER_QUERY))))));
+    rows.push(
+      ...(await db
+        .select(userColumns)
+        .from(users)
+        .where(visible(inArray(users.id, unique.slice(i, i + IDS_PER_QUERY))))),
+    );
   }
   return rows.sort((a, b) => a.id - b.id);
 }
@@ -103,7 +123,12 @@ export async function nextUserId(db: Db): Promise<number> {
   return Math.max(row?.next ?? 1, 1);
 }
 
-export function insertUserStatements(db: Db, user: typeof users.$inferInsert & { id: number }, rootRoleId: number, createdByUserId: number) {
+export function insertUserStatements(
+  db: Db,
+  user: typeof users.$inferInsert & { id: number },
+  rootRoleId: number,
+  createdByUserId: number,
+) {
   return [
     db.insert(users).values(user),
     db.insert(roleUser).values({ roleId: rootRoleId, userId: user.id, project: 'default', createdAt: user.createdAt, createdByUserId }),
@@ -117,15 +142,19 @@ export function updateUserStatement(db: Db, id: number, changes: { name?: string
 /** Replaces the user's root role (project roles stay). */
 export function setRootRoleStatements(db: Db, userId: number, roleId: number, createdByUserId: number, now: string) {
   return [
-    db
-      .delete(roleUser)
-      .where(
-        and(
-          eq(roleUser.userId, userId),
-          eq(roleUser.project, 'default'),
-          inArray(roleUser.roleId, db.select({ id: roles.id }).from(roles).where(inArray(roles.type, [...ROOT_ROLE_TYPES]))),
+    db.delete(roleUser).where(
+      and(
+        eq(roleUser.userId, userId),
+        eq(roleUser.project, 'default'),
+        inArray(
+          roleUser.roleId,
+          db
+            .select({ id: roles.id })
+            .from(roles)
+            .where(inArray(roles.type, [...ROOT_ROLE_TYPES])),
         ),
       ),
+    ),
     db.insert(roleUser).values({ roleId, userId, project: 'default', createdAt: now, createdByUserId }),
   ] as const;
 }
@@ -136,7 +165,10 @@ export function setRootRoleStatements(db: Db, userId: number, roleId: number, cr
  */
 export function softDeleteStatements(db: Db, id: number, now: string) {
   return [
-    db.update(users).set({ deletedAt: now, name: null, username: null, email: null, passwordHash: null, updatedAt: now }).where(eq(users.id, id)),
+    db
+      .update(users)
+      .set({ deletedAt: now, name: null, username: null, email: null, passwordHash: null, updatedAt: now })
+      .where(eq(users.id, id)),
     db.delete(roleUser).where(eq(roleUser.userId, id)),
   ] as const;
 }
@@ -178,7 +210,11 @@ export function successfulLoginStatement(db: Db, id: number, now: string) {
 }
 
 export async function passwordHashOf(db: Db, id: number): Promise<string | null> {
-  const [row] = await db.select({ passwordHash: users.passwordHash }).from(users).where(visible(eq(users.id, id))).limit(1);
+  const [row] = await db
+    .select({ passwordHash: users.passwordHash })
+    .from(users)
+    .where(visible(eq(users.id, id)))
+    .limit(1);
   return row?.passwordHash ?? null;
 }
 
@@ -189,6 +225,10 @@ export function setPasswordStatement(db: Db, id: number, passwordHash: string, n
 
 /** Projects in which the user holds any role (the root role's row names `default`), as Unleash's profile lists them. */
 export async function projectsOfUser(db: Db, userId: number): Promise<string[]> {
-  const rows = await db.selectDistinct({ project: roleUser.project }).from(roleUser).where(eq(roleUser.userId, userId)).orderBy(asc(roleUser.project));
+  const rows = await db
+    .selectDistinct({ project: roleUser.project })
+    .from(roleUser)
+    .where(eq(roleUser.userId, userId))
+    .orderBy(asc(roleUser.project));
   return rows.map((row) => row.project);
 }

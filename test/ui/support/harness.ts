@@ -64,9 +64,7 @@ export interface ExpectedFailure {
 }
 
 /** Failures every signed-out page load makes on purpose: the UI asks who is signed in. */
-export const SIGNED_OUT: ExpectedFailure[] = [
-  { method: 'GET', path: /^\/api\/admin\/(user|ui-config)$/, status: 401 },
-];
+export const SIGNED_OUT: ExpectedFailure[] = [{ method: 'GET', path: /^\/api\/admin\/(user|ui-config)$/, status: 401 }];
 
 /**
  * Failures Unleash 6.10.1 itself answers the same way, caused by the UI's own code: the
@@ -116,7 +114,8 @@ export class Session {
       (url) => url.origin !== base,
       (route) => {
         const type = route.request().resourceType();
-        if (type === 'image') return route.fulfill({ status: 200, contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"/>' });
+        if (type === 'image')
+          return route.fulfill({ status: 200, contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"/>' });
         return route.fulfill({ status: 200, contentType: type === 'stylesheet' ? 'text/css' : 'text/plain', body: '' });
       },
     );
