@@ -39,7 +39,7 @@ export default defineConfig(async () => {
             name: 'workers',
             include: ['test/**/*.test.ts'],
             exclude: [NODE_TESTS, UI_TESTS],
-            setupFiles: ['./test/support/apply-migrations.ts'],
+            setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-responses.ts'],
             testTimeout: 30_000,
             hookTimeout: 60_000,
           },

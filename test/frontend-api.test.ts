@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../src/env';
 import { strategyBucket } from '../src/modules/evaluation/murmur';
 import type { IRequest } from 'itty-router';
-import { preflight, withCors } from '../src/modules/frontend-api/routes';
+import { preflight, withCors } from '../src/http/cors';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
 import { seedFlag, seedProject, seedSegment, writeWithEvent } from './sdk-seed';
 

@@ -452,7 +452,15 @@ describe('who may cancel a job', () => {
       access: new GrantAccess(grants),
     };
     try {
-      return await cancelJob({ request, env: env as unknown as Env, ctx: createExecutionContext(), principal });
+      return await cancelJob({
+        request,
+        env: env as unknown as Env,
+        ctx: createExecutionContext(),
+        principal,
+        params: { id: jobId },
+        query: undefined,
+        body: undefined,
+      });
     } catch (error) {
       return error as { status: number; name: string; message: string };
     }

@@ -1,17 +1,18 @@
 /**
  * The OpenAPI document is valid OpenAPI 3.1 (checked with @seriousme/openapi-schema-validator,
  * which compiles schemas at run time and so runs in Node, not workerd). The document is built
- * in-process from the same router and registry the Worker serves it from.
+ * in-process from the same route objects the Worker serves.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { router } from '../src/app';
+import { ROUTES } from '../src/app';
 import { buildOpenApiDocument } from '../src/openapi/document';
-import { OPERATIONS } from '../src/openapi/registry';
+import * as v from 'valibot';
+import { admin, route } from '../src/http/route';
 
 describe('OpenAPI document', () => {
   it('is valid OpenAPI 3.1', async () => {
-    const document = buildOpenApiDocument(router.routes);
+    const document = buildOpenApiDocument(ROUTES);
     const validator = new Validator();
     const result = await validator.validate(document);
     expect(result.errors ?? []).toEqual([]);
@@ -20,17 +21,29 @@ describe('OpenAPI document', () => {
   });
 
   it('is not valid when broken: the validator does check', async () => {
-    const document = buildOpenApiDocument(router.routes) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    const document = buildOpenApiDocument(ROUTES) as { paths: Record<string, Record<string, Record<string, unknown>>> };
     document.paths['/api/admin/roles/validate']!.post!.parameters = [{ name: 'x', in: 'nowhere' }];
     expect((await new Validator().validate(document)).valid).toBe(false);
   });
 
-  it('documents a route the registry does not know with generic answers and error bodies', async () => {
-    const document = buildOpenApiDocument([['POST', /^\/api\/admin\/widgets$/, [], '/api/admin/widgets']], OPERATIONS) as {
-      paths: Record<string, any>;
-    };
-    const operation = document.paths['/api/admin/widgets'].post;
-    expect(Object.keys(operation.responses).sort()).toEqual(['2XX', '400', '401', '403']);
+  it('documents a route from its declaration: parameters, body, answers, errors and permission', async () => {
+    const widget = route({
+      method: 'POST',
+      path: '/api/admin/widgets/:widgetId',
+      access: admin('UPDATE_FEATURE'),
+      tag: 'Widgets',
+      operationId: 'createWidget',
+      summary: 'Create a widget',
+      body: v.object({ name: v.string() }),
+      responses: { 201: { description: 'Created', schema: v.object({ id: v.number() }) } },
+      handler: () => new Response(null),
+    });
+    const document = buildOpenApiDocument([widget]) as { paths: Record<string, any> };
+    const operation = document.paths['/api/admin/widgets/{widgetId}'].post;
+    expect(Object.keys(operation.responses).sort()).toEqual(['201', '400', '401', '403', '413', '415', '500']);
+    expect(operation.parameters).toEqual([{ name: 'widgetId', in: 'path', required: true, schema: { type: 'string' } }]);
+    expect(operation.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(operation['x-permission']).toEqual(['UPDATE_FEATURE']);
     expect(operation.security).toEqual([{ apiKey: [] }]);
     expect((await new Validator().validate(document)).valid).toBe(true);
   });

@@ -7,7 +7,7 @@
 import { Validator } from '@cfworker/json-schema';
 import { describe, expect, it } from 'vitest';
 import { router } from '../src/app';
-import { OPERATIONS } from '../src/openapi/registry';
+import { ROUTES } from '../src/app';
 import { bodyOf, call, expectError } from './support/http';
 
 type Json = Record<string, any>;
@@ -78,9 +78,14 @@ describe('GET /docs/openapi.json', () => {
     expect(fromDocument.has('GET /api/admin/user-admin/{id}')).toBe(true);
   });
 
-  it('has metadata only for routes that exist (a renamed route leaves no stale entry)', () => {
-    const routes = new Set(router.routes.map(([method, , , path]) => `${method} ${path}`));
-    expect(Object.keys(OPERATIONS).filter((key) => !routes.has(key))).toEqual([]);
+  it('gives every operation a unique operationId, a tag and a plain summary', () => {
+    const ids = ROUTES.map((declared) => declared.operationId);
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+    for (const declared of ROUTES) {
+      expect(declared.tag, `${declared.method} ${declared.path}`).not.toBe('');
+      expect(declared.summary, `${declared.method} ${declared.path}`).toMatch(/^[A-Z][^]{8,}$/);
+      expect(declared.summary).not.toMatch(/seed|operation \d|issue/i);
+    }
   });
 
   it('gives every non-public operation the API key scheme and its error bodies', async () => {
@@ -101,7 +106,7 @@ describe('GET /docs/openapi.json', () => {
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const html = await response.text();
     expect(html).toContain('<code>/api/admin/search/features</code>');
-    expect(html).toContain('Import feature flags (seed operation 6)');
+    expect(html).toContain('Import feature flags, with their strategies, tags and segments');
     expect(html).not.toMatch(/<script|https?:\/\/(?!localhost)/);
   });
 });

@@ -14,6 +14,13 @@ export function pathParam(request: IRequest, name: string): string {
   }
 }
 
+/** Every path parameter of the matched route, percent-decoded (400 on a malformed escape). */
+export function decodePathParams(request: IRequest): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const name of Object.keys(request.params)) decoded[name] = pathParam(request, name);
+  return decoded;
+}
+
 /** Longest query parameter value we read; longer ones are refused before any parsing. */
 export const MAX_QUERY_PARAM_LENGTH = 4000;
 

@@ -1,12 +1,11 @@
 /**
  * Rate limits of the routes anyone can reach (no key, or a key that is public by design):
- * `rateLimited(bucket, handler)` wraps a route handler. Each bucket counts per client address
+ * A route names its bucket in its access rule (`open(bucket)`, `sdk(types, bucket)`). Each bucket counts per client address
  * (`cf-connecting-ip`, which Cloudflare sets and a caller cannot choose; an IPv6 address
  * counts as its /64) and, for routes that carry a key in `Authorization`, also per key (its
  * SHA-256, never the key itself). Limits live on the Workers Rate Limiting bindings in
  * wrangler.toml; docs/rate-limits.md lists them.
  */
-import type { RouteHandler } from '../auth/guard';
 import { sha256Hex } from '../auth/secrets';
 import type { Env } from '../env';
 import { ApiError } from './errors';
@@ -74,12 +73,4 @@ export async function withinLimit(bucketName: RateLimitBucket, request: Request,
   }
   const outcomes = await Promise.all(checks);
   return outcomes.every((outcome) => outcome.success);
-}
-
-/** `handler`, answering 429 (Unleash's error body, `retry-after`) once the caller is over `bucket`'s limits. */
-export function rateLimited(bucketName: RateLimitBucket, handler: RouteHandler): RouteHandler {
-  return async (request, env, ctx) => {
-    if (!(await withinLimit(bucketName, request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucketName].periodSeconds);
-    return handler(request, env, ctx);
-  };
 }

@@ -1,14 +1,15 @@
 /**
  * `GET /docs/openapi.json` (where Unleash serves its document) and `GET /docs/openapi`, a small
  * self-contained page listing the operations: no scripts, no CDN, works offline. Both are
- * public, as in Unleash. The document is built once per isolate and route count.
+ * public, as in Unleash. The document is built once per isolate.
  */
 import { JSON_HEADERS } from '../http/errors';
-import { buildOpenApiDocument, type JsonObject, type RouteEntry } from './document';
+import type { Route } from '../http/route';
+import { buildOpenApiDocument, type JsonObject } from './document';
 
 let cached: { routeCount: number; document: JsonObject; json: string } | undefined;
 
-function documentFor(routes: readonly RouteEntry[]) {
+function documentFor(routes: readonly Route[]) {
   if (cached?.routeCount !== routes.length) {
     const document = buildOpenApiDocument(routes);
     cached = { routeCount: routes.length, document, json: JSON.stringify(document) };
@@ -16,7 +17,7 @@ function documentFor(routes: readonly RouteEntry[]) {
   return cached;
 }
 
-export function openApiJson(routes: readonly RouteEntry[]): Response {
+export function openApiJson(routes: readonly Route[]): Response {
   return new Response(documentFor(routes).json, { headers: JSON_HEADERS });
 }
 
@@ -54,7 +55,7 @@ function renderOperation(method: string, path: string, op: Operation): string {
 <ul>${responses}</ul>${body}</section>`;
 }
 
-export function openApiPage(routes: readonly RouteEntry[]): Response {
+export function openApiPage(routes: readonly Route[]): Response {
   const { document } = documentFor(routes);
   const paths = document.paths as Record<string, Record<string, Operation>>;
   const byTag = new Map<string, string[]>();

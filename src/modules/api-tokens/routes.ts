@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../auth/guard';
+import type * as v from 'valibot';
 import { getDb } from '../../db/client';
 import { readJsonBody } from '../../http/body';
 import { empty, json, NO_STORE } from '../../http/responses';
@@ -6,45 +6,173 @@ import { pathParam } from '../../http/params';
 import { parseInput } from '../../http/validation';
 import { CreateApiTokenSchema, UpdateApiTokenSchema } from './schema';
 import * as service from './service';
+import {
+  ADMIN,
+  CREATE_CLIENT_API_TOKEN,
+  CREATE_FRONTEND_API_TOKEN,
+  CREATE_PROJECT_API_TOKEN,
+  DELETE_CLIENT_API_TOKEN,
+  DELETE_FRONTEND_API_TOKEN,
+  DELETE_PROJECT_API_TOKEN,
+  READ_CLIENT_API_TOKEN,
+  READ_FRONTEND_API_TOKEN,
+  READ_PROJECT_API_TOKEN,
+  UPDATE_CLIENT_API_TOKEN,
+  UPDATE_FRONTEND_API_TOKEN,
+} from '../../auth/permissions';
+import { admin, route, type Route, type AdminContext } from '../../http/route';
+import {
+  CreateApiToken201Response,
+  GetAllApiTokensResponse,
+  GetApiTokensByNameResponse,
+  GetProjectApiTokensResponse,
+  CreateProjectApiToken201Response,
+} from './schema';
 
-export async function create({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(CreateApiTokenSchema, await readJsonBody(request), '/body');
+export async function create({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
   const created = await service.createToken(env, getDb(env), principal, body);
   return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
 }
 
-export async function list({ env, principal }: RequestContext): Promise<Response> {
+export async function list({ env, principal }: AdminContext): Promise<Response> {
   return json({ tokens: await service.listTokens(getDb(env), principal) });
 }
 
-export async function get({ request, env, principal }: RequestContext): Promise<Response> {
+export async function get({ request, env, principal }: AdminContext): Promise<Response> {
   return json(await service.getToken(getDb(env), principal, pathParam(request, 'token')));
 }
 
-export async function update({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(UpdateApiTokenSchema, await readJsonBody(request), '/body');
+export async function update({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof UpdateApiTokenSchema>>): Promise<Response> {
   await service.updateExpiry(env, getDb(env), principal, pathParam(request, 'token'), body.expiresAt);
   return empty(200);
 }
 
-export async function revoke({ request, env, principal }: RequestContext): Promise<Response> {
+export async function revoke({ request, env, principal }: AdminContext): Promise<Response> {
   await service.revokeToken(env, getDb(env), principal, pathParam(request, 'token'));
   return empty(200);
 }
 
 // Project API tokens (`/api/admin/projects/:projectId/api-tokens`)
 
-export async function createForProject({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(CreateApiTokenSchema, await readJsonBody(request), '/body');
+export async function createForProject({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
   const created = await service.createProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), body);
   return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}` });
 }
 
-export async function listForProject({ request, env }: RequestContext): Promise<Response> {
+export async function listForProject({ request, env }: AdminContext): Promise<Response> {
   return json({ tokens: await service.listProjectTokens(getDb(env), pathParam(request, 'projectId')) });
 }
 
-export async function revokeForProject({ request, env, principal }: RequestContext): Promise<Response> {
+export async function revokeForProject({ request, env, principal }: AdminContext): Promise<Response> {
   await service.revokeProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), pathParam(request, 'token'));
   return empty(200);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'POST',
+    path: '/api/admin/api-tokens',
+    access: admin([ADMIN, CREATE_CLIENT_API_TOKEN, CREATE_FRONTEND_API_TOKEN]),
+    tag: 'API tokens',
+    operationId: 'createApiToken',
+    summary: 'Create an API token; its secret is shown only in this answer',
+    body: CreateApiTokenSchema,
+    responses: { 201: { description: 'Created', schema: CreateApiToken201Response } },
+    errors: [400, 401, 403, 413, 415],
+    handler: create,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/api-tokens',
+    access: admin([ADMIN, READ_CLIENT_API_TOKEN, READ_FRONTEND_API_TOKEN]),
+    tag: 'API tokens',
+    operationId: 'getAllApiTokens',
+    summary: 'List API tokens, secrets masked',
+    responses: { 200: { description: 'Success', schema: GetAllApiTokensResponse } },
+    errors: [401, 403],
+    handler: list,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/api-tokens/:token',
+    access: admin([ADMIN, READ_CLIENT_API_TOKEN, READ_FRONTEND_API_TOKEN]),
+    tag: 'API tokens',
+    operationId: 'getApiTokensByName',
+    summary: 'Get one API token by id or full secret',
+    responses: { 200: { description: 'Success', schema: GetApiTokensByNameResponse } },
+    errors: [400, 404, 500],
+    handler: get,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/api-tokens/:token',
+    access: admin([ADMIN, UPDATE_CLIENT_API_TOKEN, UPDATE_FRONTEND_API_TOKEN]),
+    tag: 'API tokens',
+    operationId: 'updateApiToken',
+    summary: "Change an API token's expiry",
+    body: UpdateApiTokenSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404, 413],
+    handler: update,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/api-tokens/:token',
+    access: admin([ADMIN, DELETE_CLIENT_API_TOKEN, DELETE_FRONTEND_API_TOKEN]),
+    tag: 'API tokens',
+    operationId: 'deleteApiToken',
+    summary: 'Revoke an API token',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404, 500],
+    handler: revoke,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/api-tokens',
+    access: admin(READ_PROJECT_API_TOKEN, ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'getProjectApiTokens',
+    summary: "List a project's API tokens",
+    responses: { 200: { description: 'Success', schema: GetProjectApiTokensResponse } },
+    errors: [400, 404],
+    handler: listForProject,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/api-tokens',
+    access: admin(CREATE_PROJECT_API_TOKEN, ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'createProjectApiToken',
+    summary: 'Create an API token for this project',
+    body: CreateApiTokenSchema,
+    responses: { 201: { description: 'Created', schema: CreateProjectApiToken201Response } },
+    errors: [400, 403, 413],
+    handler: createForProject,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/api-tokens/:token',
+    access: admin(DELETE_PROJECT_API_TOKEN, ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'deleteProjectApiToken',
+    summary: "Revoke one of a project's API tokens",
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404, 500],
+    handler: revokeForProject,
+  }),
+];

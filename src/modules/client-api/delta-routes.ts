@@ -3,13 +3,15 @@
  * the last event id; a client sending it back as `If-None-Match` gets only what changed since,
  * or 304 when nothing it can see did.
  */
-import type { SdkRequestContext as RequestContext } from '../../auth/guard';
 import { deltaBody, deltaSince, parseRevision, type DeltaQuery } from './delta';
 import { effectiveQuery, environmentOf } from './routes';
 import { snapshotFor } from './snapshot';
+import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
+import { route, sdk, type Route, type SdkContext } from '../../http/route';
+import { GetDeltaResponse } from './schema';
 
 /** The token's scope and the SDK's `project` / `namePrefix`, validated as for `/api/client/features`. */
-export function deltaQueryOf(context: RequestContext): { environment: string; query: DeltaQuery } {
+export function deltaQueryOf(context: SdkContext): { environment: string; query: DeltaQuery } {
   const { request, principal } = context;
   const query = effectiveQuery(new URL(request.url).searchParams, principal.token, false);
   return {
@@ -18,7 +20,7 @@ export function deltaQueryOf(context: RequestContext): { environment: string; qu
   };
 }
 
-export async function delta(context: RequestContext): Promise<Response> {
+export async function delta(context: SdkContext): Promise<Response> {
   const { environment, query } = deltaQueryOf(context);
   const since = parseRevision(context.request.headers.get('if-none-match'));
   const snapshot = await snapshotFor(context.env, environment);
@@ -28,3 +30,20 @@ export async function delta(context: RequestContext): Promise<Response> {
     headers: { 'content-type': 'application/json; charset=utf-8', etag: `"${events.lastEventId}"`, 'cache-control': 'no-cache' },
   });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/client/delta',
+    access: sdk(BACKEND_TOKEN_TYPES),
+    tag: 'Client',
+    operationId: 'getDelta',
+    summary: 'Changes since the revision the SDK holds',
+    responses: {
+      200: { description: 'Success', schema: GetDeltaResponse },
+      304: { description: 'Not modified: the ETag still matches', schema: null },
+    },
+    errors: [400, 401, 403],
+    handler: delta,
+  }),
+];

@@ -2,8 +2,8 @@
  * The client API the backend SDKs poll (`/api/client/*`) and the token check Unleash Edge
  * calls (`/edge/validate`).
  */
+import type * as v from 'valibot';
 import type { IRequest } from 'itty-router';
-import type { SdkRequestContext as RequestContext } from '../../auth/guard';
 import { findRecord } from '../../auth/token-records';
 import { hashOfKey } from '../../auth/key-hashes';
 import { reportedTokenType, type ApiTokenRecord } from '../../auth/principal';
@@ -21,6 +21,9 @@ import { bulkMetricsBody, edgeInstanceBody, edgeValidateBody, metricsBody, regis
 import { clientPollInits, featuresResponse, rememberAnswer } from './memo';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
 import { recordBulkMetrics, recordEdgeInstance, recordMetrics, recordRegistration, type SdkCaller } from './usage';
+import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
+import { open, route, sdk, type Route, type OpenContext, type SdkContext } from '../../http/route';
+import { GetAllClientFeaturesResponse, GetClientFeatureResponse, GetValidTokensResponse } from './schema';
 
 const SEGMENTS_SPEC = parseSemver('4.2.0')!;
 const MAX_QUERY_VALUES = 50;
@@ -149,7 +152,7 @@ function featuresBody(snapshot: Snapshot, query: ClientQuery, globalSegments: bo
   return `{"version":2,"features":[${parts.join(',')}],"query":${JSON.stringify(query)}${segments},"meta":${meta}}`;
 }
 
-export async function features({ request, env, principal }: RequestContext): Promise<Response> {
+export async function features({ request, env, principal }: SdkContext): Promise<Response> {
   const globalSegments = wantsGlobalSegments(request);
   const params = urlOf(request).searchParams;
   const query = effectiveQuery(params, principal.token, !globalSegments);
@@ -169,7 +172,7 @@ export async function features({ request, env, principal }: RequestContext): Pro
   return featuresResponse(request.headers.get('if-none-match'), answer);
 }
 
-export async function feature({ request, env, principal }: RequestContext): Promise<Response> {
+export async function feature({ request, env, principal }: SdkContext): Promise<Response> {
   const globalSegments = wantsGlobalSegments(request);
   const name = pathParam(request, 'featureName');
   const query = effectiveQuery(new URL(request.url).searchParams, principal.token, !globalSegments);
@@ -185,14 +188,12 @@ export function callerOf(request: IRequest, token: ApiTokenRecord): SdkCaller {
   return { environment: token.environment === '*' ? 'default' : token.environment, clientIp: clientIp(request) };
 }
 
-export async function register({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(registerBody, await readJsonBody(request), '/body');
+export async function register({ request, env, principal, body }: SdkContext<v.InferOutput<typeof registerBody>>): Promise<Response> {
   await recordRegistration(env, callerOf(request, principal.token), body);
   return empty(202);
 }
 
-export async function metrics({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(metricsBody, await readJsonBody(request), '/body');
+export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
   await recordMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
@@ -200,8 +201,7 @@ export async function metrics({ request, env, principal }: RequestContext): Prom
 /** Edge batches up to about 100 kB of metrics per call; leave it room. */
 const BULK_MAX_BODY_BYTES = 1_000_000;
 
-export async function bulkMetrics({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(bulkMetricsBody, await readJsonBody(request, BULK_MAX_BODY_BYTES), '/body');
+export async function bulkMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof bulkMetricsBody>>): Promise<Response> {
   await recordBulkMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
@@ -210,8 +210,12 @@ export async function bulkMetrics({ request, env, principal }: RequestContext): 
  * Unleash Edge's report about itself (Enterprise-only in Unleash; Edge backs off on 404, so
  * answering it keeps Edge quiet and shows it among the app's instances).
  */
-export async function edgeMetrics({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(edgeInstanceBody, await readJsonBody(request, BULK_MAX_BODY_BYTES), '/body');
+export async function edgeMetrics({
+  request,
+  env,
+  principal,
+  body,
+}: SdkContext<v.InferOutput<typeof edgeInstanceBody>>): Promise<Response> {
   await recordEdgeInstance(env, callerOf(request, principal.token), body);
   return empty(202);
 }
@@ -220,8 +224,7 @@ export async function edgeMetrics({ request, env, principal }: RequestContext): 
  * Unleash Edge asks which of its tokens are valid; no Authorization header, as in Unleash.
  * Answers from the same isolate cache -> KV -> D1 path as every request.
  */
-export async function edgeValidate(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
-  const body = parseInput(edgeValidateBody, await readJsonBody(request), '/body');
+export async function edgeValidate({ request, env, ctx, body }: OpenContext<v.InferOutput<typeof edgeValidateBody>>): Promise<Response> {
   const candidates = [...new Set(body.tokens)].filter((token) => token.length > 0 && token.length <= 1024 && token.isWellFormed());
   // Looked up side by side: on a cold isolate each is a KV read (and a D1 read when KV misses).
   const records = await Promise.all(candidates.map(async (token) => findRecord(env, ctx, 'apikey', await hashOfKey(token))));
@@ -240,3 +243,93 @@ export async function edgeValidate(request: IRequest, env: Env, ctx: ExecutionCo
   });
   return json({ tokens: valid });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/client/features',
+    access: sdk(BACKEND_TOKEN_TYPES),
+    tag: 'Client',
+    operationId: 'getAllClientFeatures',
+    summary: 'The flags a backend SDK evaluates, with segments',
+    responses: {
+      200: { description: 'Success', schema: GetAllClientFeaturesResponse },
+      304: { description: 'Not modified: the ETag still matches', schema: null },
+    },
+    errors: [400, 401, 403],
+    handler: features,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/client/features/:featureName',
+    access: sdk(BACKEND_TOKEN_TYPES),
+    tag: 'Client',
+    operationId: 'getClientFeature',
+    summary: 'One flag as a backend SDK sees it',
+    responses: { 200: { description: 'Success', schema: GetClientFeatureResponse } },
+    errors: [400, 403, 404],
+    handler: feature,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/client/register',
+    access: sdk(BACKEND_TOKEN_TYPES),
+    tag: 'Client',
+    operationId: 'registerClientApplication',
+    summary: 'Register an SDK instance',
+    body: registerBody,
+    responses: { 202: { description: 'Accepted', schema: null } },
+    errors: [400, 401, 403, 413, 415],
+    handler: register,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/client/metrics',
+    access: sdk(BACKEND_TOKEN_TYPES),
+    tag: 'Client',
+    operationId: 'registerClientMetrics',
+    summary: 'Report flag usage from an SDK',
+    body: metricsBody,
+    responses: { 202: { description: 'Accepted', schema: null } },
+    errors: [400, 413],
+    handler: metrics,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/client/metrics/bulk',
+    access: sdk(BACKEND_TOKEN_TYPES),
+    tag: 'Edge',
+    operationId: 'clientBulkMetrics',
+    summary: 'Report usage and instances forwarded by Unleash Edge',
+    body: bulkMetricsBody,
+    maxBodyBytes: BULK_MAX_BODY_BYTES,
+    responses: { 202: { description: 'Accepted', schema: null } },
+    errors: [400, 403],
+    handler: bulkMetrics,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/client/metrics/edge',
+    access: sdk(BACKEND_TOKEN_TYPES),
+    tag: 'Edge',
+    operationId: 'edgeInstanceData',
+    summary: "Report Unleash Edge's own instance data",
+    body: edgeInstanceBody,
+    maxBodyBytes: BULK_MAX_BODY_BYTES,
+    responses: { 202: { description: 'Accepted', schema: null } },
+    errors: [400, 401, 403],
+    handler: edgeMetrics,
+  }),
+  route({
+    method: 'POST',
+    path: '/edge/validate',
+    access: open('edge-validate'),
+    tag: 'Edge',
+    operationId: 'getValidTokens',
+    summary: 'Tell Unleash Edge which of its keys are valid',
+    body: edgeValidateBody,
+    responses: { 200: { description: 'Success', schema: GetValidTokensResponse } },
+    errors: [400, 413, 429],
+    handler: edgeValidate,
+  }),
+];

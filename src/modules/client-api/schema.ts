@@ -102,3 +102,243 @@ export const edgeInstanceBody = v.looseObject({
   connectedEdges: v.optional(v.pipe(v.array(v.unknown()), v.maxLength(1000, 'must have at most 1000 items'))),
 });
 export type EdgeInstanceBody = v.InferOutput<typeof edgeInstanceBody>;
+
+/** What `GET /api/client/features` answers with status 200. */
+export const GetAllClientFeaturesResponse = v.object({
+  version: v.number(),
+  features: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      type: v.string(),
+      enabled: v.boolean(),
+      project: v.nullable(v.string()),
+      stale: v.boolean(),
+      strategies: v.array(
+        v.object({
+          name: v.nullable(v.string()),
+          constraints: v.array(
+            v.object({
+              contextName: v.string(),
+              operator: v.string(),
+              values: v.optional(v.array(v.string())),
+              caseInsensitive: v.optional(v.boolean()),
+              inverted: v.optional(v.boolean()),
+              value: v.optional(v.string()),
+            }),
+          ),
+          parameters: v.object({
+            rollout: v.optional(v.string()),
+            stickiness: v.optional(v.string()),
+            groupId: v.optional(v.string()),
+            flag: v.optional(v.string()),
+            userIds: v.optional(v.string()),
+            percentage: v.optional(v.string()),
+            IPs: v.optional(v.string()),
+          }),
+          variants: v.array(
+            v.object({
+              name: v.nullable(v.string()),
+              weight: v.number(),
+              weightType: v.optional(v.string()),
+              stickiness: v.optional(v.string()),
+              payload: v.object({
+                type: v.string(),
+                value: v.optional(v.string()),
+              }),
+            }),
+          ),
+          segments: v.optional(v.array(v.number())),
+        }),
+      ),
+      variants: v.array(
+        v.object({
+          name: v.nullable(v.string()),
+          weight: v.number(),
+          weightType: v.optional(v.string()),
+          stickiness: v.optional(v.string()),
+          overrides: v.optional(
+            v.array(
+              v.object({
+                contextName: v.string(),
+                values: v.optional(v.array(v.string())),
+              }),
+            ),
+          ),
+          payload: v.optional(
+            v.object({
+              type: v.string(),
+              value: v.optional(v.string()),
+            }),
+          ),
+        }),
+      ),
+      description: v.nullable(v.string()),
+      impressionData: v.boolean(),
+      dependencies: v.optional(
+        v.array(
+          v.object({
+            feature: v.string(),
+            enabled: v.boolean(),
+            variants: v.optional(v.array(v.string())),
+          }),
+        ),
+      ),
+    }),
+  ),
+  query: v.object({
+    namePrefix: v.optional(v.string()),
+    environment: v.nullable(v.string()),
+    inlineSegmentConstraints: v.boolean(),
+    project: v.optional(v.array(v.string())),
+    tag: v.optional(v.array(v.array(v.string()))),
+  }),
+  meta: v.object({
+    revisionId: v.number(),
+    etag: v.string(),
+    queryHash: v.string(),
+  }),
+  segments: v.optional(
+    v.array(
+      v.object({
+        id: v.number(),
+        name: v.nullable(v.string()),
+        constraints: v.array(
+          v.object({
+            contextName: v.string(),
+            operator: v.string(),
+            values: v.optional(v.array(v.string())),
+            value: v.optional(v.string()),
+          }),
+        ),
+      }),
+    ),
+  ),
+});
+
+/** What `GET /api/client/features/:featureName` answers with status 200. */
+export const GetClientFeatureResponse = v.object({
+  name: v.nullable(v.string()),
+  type: v.string(),
+  enabled: v.boolean(),
+  project: v.nullable(v.string()),
+  stale: v.boolean(),
+  strategies: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      constraints: v.array(v.unknown()),
+      parameters: v.object({
+        rollout: v.optional(v.string()),
+        stickiness: v.optional(v.string()),
+        groupId: v.optional(v.string()),
+      }),
+      variants: v.array(v.unknown()),
+    }),
+  ),
+  variants: v.array(v.unknown()),
+  description: v.nullable(v.string()),
+  impressionData: v.boolean(),
+});
+
+/** What `POST /edge/validate` answers with status 200. */
+export const GetValidTokensResponse = v.object({
+  tokens: v.array(
+    v.object({
+      token: v.string(),
+      type: v.string(),
+      projects: v.array(v.string()),
+      environment: v.optional(v.string()),
+    }),
+  ),
+});
+
+/** What `GET /api/client/delta` answers with status 200. */
+export const GetDeltaResponse = v.object({
+  events: v.array(
+    v.object({
+      eventId: v.number(),
+      type: v.string(),
+      features: v.optional(
+        v.array(
+          v.object({
+            name: v.nullable(v.string()),
+            type: v.string(),
+            enabled: v.boolean(),
+            project: v.nullable(v.string()),
+            stale: v.boolean(),
+            strategies: v.array(
+              v.object({
+                name: v.nullable(v.string()),
+                constraints: v.array(v.unknown()),
+                parameters: v.object({
+                  rollout: v.optional(v.string()),
+                  stickiness: v.optional(v.string()),
+                  groupId: v.optional(v.string()),
+                }),
+                variants: v.array(v.unknown()),
+                segments: v.optional(v.array(v.number())),
+              }),
+            ),
+            variants: v.array(v.unknown()),
+            description: v.nullable(v.string()),
+            impressionData: v.boolean(),
+          }),
+        ),
+      ),
+      segments: v.optional(
+        v.array(
+          v.object({
+            id: v.number(),
+            name: v.nullable(v.string()),
+            constraints: v.array(
+              v.object({
+                contextName: v.string(),
+                operator: v.string(),
+                values: v.optional(v.array(v.string())),
+              }),
+            ),
+          }),
+        ),
+      ),
+      feature: v.optional(
+        v.object({
+          name: v.nullable(v.string()),
+          type: v.string(),
+          enabled: v.boolean(),
+          project: v.nullable(v.string()),
+          stale: v.boolean(),
+          strategies: v.array(
+            v.object({
+              name: v.nullable(v.string()),
+              constraints: v.array(v.unknown()),
+              parameters: v.object({
+                rollout: v.optional(v.string()),
+                stickiness: v.optional(v.string()),
+                groupId: v.optional(v.string()),
+              }),
+              variants: v.array(v.unknown()),
+              segments: v.optional(v.array(v.number())),
+            }),
+          ),
+          variants: v.array(v.unknown()),
+          description: v.nullable(v.string()),
+          impressionData: v.boolean(),
+        }),
+      ),
+      featureName: v.optional(v.string()),
+      project: v.optional(v.string()),
+      segment: v.optional(
+        v.object({
+          id: v.number(),
+          name: v.nullable(v.string()),
+          constraints: v.array(
+            v.object({
+              contextName: v.string(),
+              operator: v.string(),
+              values: v.optional(v.array(v.string())),
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});

@@ -11,12 +11,13 @@
  * connection also keeps a keep-alive timer, which re-arms the shared tick if the connection
  * that owned it went away.
  */
-import type { SdkRequestContext as RequestContext } from '../../auth/guard';
 import type { Env } from '../../env';
 import { log } from '../../log';
 import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
 import { deltaQueryOf } from './delta-routes';
 import { revisionCheckInterval, snapshotFor } from './snapshot';
+import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
+import { route, sdk, type Route, type SdkContext } from '../../http/route';
 
 const KEEP_ALIVE_MS = 15_000;
 /** The client reconnects (with Last-Event-ID) after this; bounds what one request holds. */
@@ -130,7 +131,7 @@ export function streamingConnections(): number {
   return openConnections;
 }
 
-export async function streaming(context: RequestContext): Promise<Response> {
+export async function streaming(context: SdkContext): Promise<Response> {
   const { env, ctx, request } = context;
   const { environment, query } = deltaQueryOf(context);
   const since = parseRevision(request.headers.get('last-event-id'));
@@ -159,3 +160,17 @@ export async function streaming(context: RequestContext): Promise<Response> {
     },
   });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/client/streaming',
+    access: sdk(BACKEND_TOKEN_TYPES),
+    tag: 'Client',
+    operationId: 'getStreaming',
+    summary: 'Flag changes as server-sent events',
+    responses: { 200: { description: 'Success', schema: null, contentType: 'text/event-stream' } },
+    errors: [400, 401, 403],
+    handler: streaming,
+  }),
+];

@@ -3,11 +3,12 @@
  * of a flag (the buckets SDKs report to /api/client/metrics) and the applications known.
  */
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { clientApplications, clientMetricsEnv } from '../../db/schema';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetFeatureUsageSummaryResponse, GetRawFeatureMetricsResponse, GetApplicationsResponse } from './schema';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -28,7 +29,7 @@ interface Bucket {
   variants?: Record<string, number>;
 }
 
-async function bucketsSince(env: RequestContext['env'], featureName: string, since: number): Promise<Bucket[]> {
+async function bucketsSince(env: AdminContext['env'], featureName: string, since: number): Promise<Bucket[]> {
   const rows = await getDb(env)
     .select()
     .from(clientMetricsEnv)
@@ -46,7 +47,7 @@ async function bucketsSince(env: RequestContext['env'], featureName: string, sin
 }
 
 /** `raw`: every hour of the window for each environment and application seen, zeros filled in, oldest first. */
-export async function featureRaw({ request, env }: RequestContext): Promise<Response> {
+export async function featureRaw({ request, env }: AdminContext): Promise<Response> {
   const featureName = pathParam(request, 'name');
   const hours = hoursBack(request);
   const startOfHour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
@@ -70,7 +71,7 @@ export async function featureRaw({ request, env }: RequestContext): Promise<Resp
 }
 
 /** The summary: the last hour per environment, and every application that ever reported the flag. */
-export async function featureSummary({ request, env }: RequestContext): Promise<Response> {
+export async function featureSummary({ request, env }: AdminContext): Promise<Response> {
   const featureName = pathParam(request, 'name');
   const [buckets, apps] = await Promise.all([
     bucketsSince(env, featureName, Date.now() - HOUR_MS),
@@ -100,7 +101,7 @@ export async function featureSummary({ request, env }: RequestContext): Promise<
 }
 
 /** The applications page: registered applications, paged and sorted by name. */
-export async function applications({ request, env }: RequestContext): Promise<Response> {
+export async function applications({ request, env }: AdminContext): Promise<Response> {
   const params = new URL(request.url).searchParams;
   const limit = Math.min(Math.max(Number.parseInt(params.get('limit') ?? '1000', 10) || 1000, 1), 1000);
   const offset = Math.max(Number.parseInt(params.get('offset') ?? '0', 10) || 0, 0);
@@ -133,3 +134,38 @@ export async function applications({ request, env }: RequestContext): Promise<Re
     total: total[0]?.count ?? 0,
   });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/client-metrics/features/:name',
+    access: authenticated(),
+    tag: 'Metrics',
+    operationId: 'getFeatureUsageSummary',
+    summary: "A flag's usage per environment and application",
+    responses: { 200: { description: 'Success', schema: GetFeatureUsageSummaryResponse } },
+    errors: [400],
+    handler: featureSummary,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/client-metrics/features/:name/raw',
+    access: authenticated(),
+    tag: 'Metrics',
+    operationId: 'getRawFeatureMetrics',
+    summary: "A flag's usage, hour by hour",
+    responses: { 200: { description: 'Success', schema: GetRawFeatureMetricsResponse } },
+    errors: [400],
+    handler: featureRaw,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/metrics/applications',
+    access: authenticated(),
+    tag: 'Metrics',
+    operationId: 'getApplications',
+    summary: 'List the applications that have reported',
+    responses: { 200: { description: 'Success', schema: GetApplicationsResponse } },
+    handler: applications,
+  }),
+];

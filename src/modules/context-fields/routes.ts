@@ -1,6 +1,6 @@
 /** Context fields: what constraints and stickiness can refer to, with how often they are used. */
+import type * as v from 'valibot';
 import { asc, eq, isNull, sql } from 'drizzle-orm';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { contextFields } from '../../db/schema';
 import { badRequest, notFound } from '../../http/errors';
@@ -10,6 +10,8 @@ import { ConstraintSchema } from '../features/schema';
 import { constraintProblem } from '../import-export/rules';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetContextFieldsResponse, GetContextFieldResponse } from './schema';
 
 // Unleash counts the projects and active features whose strategies constrain on the field.
 const usage = {
@@ -33,7 +35,7 @@ function fieldShape(row: Row) {
   };
 }
 
-export async function list({ env }: RequestContext): Promise<Response> {
+export async function list({ env }: AdminContext): Promise<Response> {
   const rows = await getDb(env)
     .select({
       name: contextFields.name,
@@ -52,7 +54,7 @@ export async function list({ env }: RequestContext): Promise<Response> {
   return json(rows.map(fieldShape));
 }
 
-export async function get({ request, env }: RequestContext): Promise<Response> {
+export async function get({ request, env }: AdminContext): Promise<Response> {
   const name = pathParam(request, 'name');
   const [row] = await getDb(env).select().from(contextFields).where(eq(contextFields.name, name)).limit(1);
   if (!row) throw notFound('Could not find context field');
@@ -63,8 +65,8 @@ export async function get({ request, env }: RequestContext): Promise<Response> {
  * The strategy form checks each constraint as it is edited: the context field must exist and
  * the value(s) fit the operator and the field's legal values. 204 when it would be accepted.
  */
-export async function validateConstraint({ request, env }: RequestContext): Promise<Response> {
-  const constraint = parseInput(ConstraintSchema, await readJsonBody(request), '/body');
+export async function validateConstraint({ request, env, body }: AdminContext<v.InferOutput<typeof ConstraintSchema>>): Promise<Response> {
+  const constraint = body;
   const [field] = await getDb(env).select().from(contextFields).where(eq(contextFields.name, constraint.contextName)).limit(1);
   if (!field) throw notFound(`Could not find Context field with name ${constraint.contextName}`);
   const legal = field.legalValues.length > 0 ? new Set(field.legalValues.map((legalValue) => legalValue.value)) : undefined;
@@ -72,3 +74,39 @@ export async function validateConstraint({ request, env }: RequestContext): Prom
   if (problem) throw badRequest(problem);
   return empty(204);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/context',
+    access: authenticated(),
+    tag: 'Context',
+    operationId: 'getContextFields',
+    summary: 'List context fields',
+    responses: { 200: { description: 'Success', schema: GetContextFieldsResponse } },
+    handler: list,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/context/:name',
+    access: authenticated(),
+    tag: 'Context',
+    operationId: 'getContextField',
+    summary: 'Get a context field',
+    responses: { 200: { description: 'Success', schema: GetContextFieldResponse } },
+    errors: [400, 404],
+    handler: get,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/constraints/validate',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'validateConstraint',
+    summary: 'Check a constraint',
+    body: ConstraintSchema,
+    responses: { 204: { description: 'Done, no content', schema: null } },
+    errors: [400, 404, 413],
+    handler: validateConstraint,
+  }),
+];

@@ -1,11 +1,12 @@
 import { asc, sql } from 'drizzle-orm';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { environments } from '../../db/schema';
 import { json } from '../../http/responses';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetAllEnvironmentsResponse } from './schema';
 
 /** All environments in sort order, with the counts Unleash 6 reports. */
-export async function list({ env }: RequestContext): Promise<Response> {
+export async function list({ env }: AdminContext): Promise<Response> {
   const db = getDb(env);
   const rows = await db
     .select({
@@ -34,3 +35,16 @@ export async function list({ env }: RequestContext): Promise<Response> {
     })),
   });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/environments',
+    access: authenticated(),
+    tag: 'Environments',
+    operationId: 'getAllEnvironments',
+    summary: 'List environments',
+    responses: { 200: { description: 'Success', schema: GetAllEnvironmentsResponse } },
+    handler: list,
+  }),
+];

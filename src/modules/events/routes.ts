@@ -4,13 +4,15 @@
  * its actor: `createdBy` (a person's username or email, or a token's name) and
  * `createdByUserId` (the person, -42 for admin tokens).
  */
-import type { RequestContext } from '../../auth/guard';
 import { getDb, type Db } from '../../db/client';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { labelOf } from './labels';
 import { parseEventSearch } from './params';
 import * as store from './store';
+import { ADMIN } from '../../auth/permissions';
+import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { SearchEventsResponse, GetEventsResponse, GetEventsForToggleResponse, GetEventCreatorsResponse } from './schema';
 
 /** Unleash's event keys, in its order (without the search's label and summary). */
 async function eventBodies(db: Db, rows: store.EventRow[]) {
@@ -33,7 +35,7 @@ async function eventBodies(db: Db, rows: store.EventRow[]) {
   }));
 }
 
-export async function search({ request, env }: RequestContext): Promise<Response> {
+export async function search({ request, env }: AdminContext): Promise<Response> {
   const params = parseEventSearch(new URL(request.url).searchParams);
   const db = getDb(env);
   const { rows, total } = await store.searchEvents(db, params);
@@ -48,7 +50,7 @@ export async function search({ request, env }: RequestContext): Promise<Response
 
 const LEGACY_LIMIT = 100;
 
-export async function list({ request, env }: RequestContext): Promise<Response> {
+export async function list({ request, env }: AdminContext): Promise<Response> {
   const project = new URL(request.url).searchParams.get('project') || undefined;
   const db = getDb(env);
   const { rows, total } = await store.searchEvents(db, {
@@ -59,7 +61,7 @@ export async function list({ request, env }: RequestContext): Promise<Response> 
   return json({ version: 1, events: await eventBodies(db, rows), totalEvents: total });
 }
 
-export async function listForFeature({ request, env }: RequestContext): Promise<Response> {
+export async function listForFeature({ request, env }: AdminContext): Promise<Response> {
   const featureName = pathParam(request, 'featureName');
   const db = getDb(env);
   const { rows, total } = await store.searchEvents(db, { feature: [featureName], offset: 0, limit: LEGACY_LIMIT });
@@ -67,6 +69,52 @@ export async function listForFeature({ request, env }: RequestContext): Promise<
 }
 
 /** `GET /api/admin/event-creators`: the event log's "created by" filter. */
-export async function listCreators({ env }: RequestContext): Promise<Response> {
+export async function listCreators({ env }: AdminContext): Promise<Response> {
   return json(await store.creators(getDb(env)));
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/search/events',
+    access: authenticated(),
+    tag: 'Events',
+    operationId: 'searchEvents',
+    summary: 'Search the event log',
+    responses: { 200: { description: 'Success', schema: SearchEventsResponse } },
+    errors: [400, 403],
+    handler: search,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/events',
+    access: admin(ADMIN),
+    tag: 'Events',
+    operationId: 'getEvents',
+    summary: 'List recent events',
+    responses: { 200: { description: 'Success', schema: GetEventsResponse } },
+    errors: [403],
+    handler: list,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/events/:featureName',
+    access: authenticated(),
+    tag: 'Events',
+    operationId: 'getEventsForToggle',
+    summary: 'List the events of one feature flag',
+    responses: { 200: { description: 'Success', schema: GetEventsForToggleResponse } },
+    errors: [400],
+    handler: listForFeature,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/event-creators',
+    access: authenticated(),
+    tag: 'Events',
+    operationId: 'getEventCreators',
+    summary: 'List who has created events',
+    responses: { 200: { description: 'Success', schema: GetEventCreatorsResponse } },
+    handler: listCreators,
+  }),
+];

@@ -1,8 +1,9 @@
-import type { RequestContext } from '../../auth/guard';
 import { json } from '../../http/responses';
 import { creatorOf } from '../features/service';
 import { parseSearchParams } from './params';
 import { detailStatements, pageStatements } from './query';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { SearchFeaturesResponse, SearchQuery } from './schema';
 
 interface FeatureRow {
   name: string;
@@ -71,7 +72,7 @@ function groupBy<T, K extends keyof T>(rows: T[], key: K): Map<T[K], T[]> {
 const HOUR_MS = 60 * 60 * 1000;
 
 /** `GET /api/admin/search/features` (seed operation 5). */
-export async function search({ request, env, principal }: RequestContext): Promise<Response> {
+export async function search({ request, env, principal }: AdminContext): Promise<Response> {
   const params = parseSearchParams(new URL(request.url).searchParams);
   const userId = principal.userId;
   const plan = pageStatements(env.DB, params, userId);
@@ -171,3 +172,19 @@ export async function search({ request, env, principal }: RequestContext): Promi
   }
   return json({ features, total });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/search/features',
+    access: authenticated(),
+    tag: 'Search',
+    operationId: 'searchFeatures',
+    query: SearchQuery,
+    queryReadByHandler: true,
+    summary: 'Search and filter feature flags, one page at a time',
+    responses: { 200: { description: 'Success', schema: SearchFeaturesResponse } },
+    errors: [400, 401, 403],
+    handler: search,
+  }),
+];

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../auth/guard';
+import type * as v from 'valibot';
 import { getDb } from '../../db/client';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
@@ -6,12 +6,40 @@ import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
 import { CompleteLifecycleSchema, ReviveSchema, StaleSchema, StrategySchema, VariantsSchema } from './schema';
 import * as service from './service';
+import { featureProject } from '../../auth/scopes';
+import {
+  CREATE_FEATURE,
+  CREATE_FEATURE_STRATEGY,
+  DELETE_FEATURE,
+  DELETE_FEATURE_STRATEGY,
+  UPDATE_FEATURE,
+  UPDATE_FEATURE_DEPENDENCY,
+  UPDATE_FEATURE_ENVIRONMENT,
+  UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
+  UPDATE_FEATURE_STRATEGY,
+} from '../../auth/permissions';
+import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import {
+  CreateFeature201Response,
+  GetFeatureResponse,
+  UpdateFeatureResponse,
+  PatchFeatureResponse,
+  GetArchivedFeaturesResponse,
+  GetArchivedFeaturesByProjectIdResponse,
+  GetFeatureStrategiesResponse,
+  AddFeatureStrategyResponse,
+  UpdateFeatureStrategyResponse,
+  GetEnvironmentFeatureVariantsResponse,
+  OverwriteEnvironmentFeatureVariantsResponse,
+  GetFeatureLifecycleResponse,
+  ListParentVariantOptionsResponse,
+} from './schema';
 
-const project = (request: RequestContext['request']) => pathParam(request, 'projectId');
-const feature = (request: RequestContext['request']) => pathParam(request, 'featureName');
-const environment = (request: RequestContext['request']) => pathParam(request, 'environment');
+const project = (request: AdminContext['request']) => pathParam(request, 'projectId');
+const feature = (request: AdminContext['request']) => pathParam(request, 'featureName');
+const environment = (request: AdminContext['request']) => pathParam(request, 'environment');
 
-export async function create({ request, env, principal }: RequestContext): Promise<Response> {
+export async function create({ request, env, principal }: AdminContext): Promise<Response> {
   const body = await readJsonBody(request);
   const created = await service.createFeature(getDb(env), principal, project(request), body);
   return json(created, 201, {
@@ -19,89 +47,100 @@ export async function create({ request, env, principal }: RequestContext): Promi
   });
 }
 
-export async function get({ request, env }: RequestContext): Promise<Response> {
+export async function get({ request, env }: AdminContext): Promise<Response> {
   return json(await service.getFeature(getDb(env), project(request), feature(request)));
 }
 
-export async function update({ request, env, principal }: RequestContext): Promise<Response> {
+export async function update({ request, env, principal }: AdminContext): Promise<Response> {
   const body = await readJsonBody(request);
   return json(await service.updateFeature(getDb(env), principal, project(request), feature(request), body));
 }
 
-export async function patch({ request, env, principal }: RequestContext): Promise<Response> {
+export async function patch({ request, env, principal }: AdminContext): Promise<Response> {
   const body = await readJsonBody(request);
   return json(await service.patchFeature(getDb(env), principal, project(request), feature(request), body));
 }
 
-export async function archive({ request, env, principal }: RequestContext): Promise<Response> {
+export async function archive({ request, env, principal }: AdminContext): Promise<Response> {
   await service.archiveFeature(getDb(env), principal, project(request), feature(request));
   return empty(202);
 }
 
-export async function stale({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(StaleSchema, await readJsonBody(request), '/body');
+export async function stale({ request, env, principal, body }: AdminContext<v.InferOutput<typeof StaleSchema>>): Promise<Response> {
   await service.setStale(getDb(env), principal, project(request), body.features, body.stale);
   return empty(202);
 }
 
-export async function reviveOne({ request, env, principal }: RequestContext): Promise<Response> {
+export async function reviveOne({ request, env, principal }: AdminContext): Promise<Response> {
   await service.reviveFeatures(getDb(env), principal, [pathParam(request, 'featureName')]);
   return empty(200);
 }
 
-export async function reviveInProject({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(ReviveSchema, await readJsonBody(request), '/body');
+export async function reviveInProject({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof ReviveSchema>>): Promise<Response> {
   await service.reviveFeatures(getDb(env), principal, body.features, project(request));
   return empty(200);
 }
 
-export async function listArchived({ env }: RequestContext): Promise<Response> {
+export async function listArchived({ env }: AdminContext): Promise<Response> {
   return json(await service.listArchived(getDb(env)));
 }
 
-export async function listArchivedInProject({ request, env }: RequestContext): Promise<Response> {
+export async function listArchivedInProject({ request, env }: AdminContext): Promise<Response> {
   return json(await service.listArchived(getDb(env), project(request)));
 }
 
-export async function deleteArchived({ request, env, principal }: RequestContext): Promise<Response> {
+export async function deleteArchived({ request, env, principal }: AdminContext): Promise<Response> {
   await service.deleteArchived(getDb(env), principal, feature(request));
   return empty(200);
 }
 
-export async function environmentOn({ request, env, principal }: RequestContext): Promise<Response> {
+export async function environmentOn({ request, env, principal }: AdminContext): Promise<Response> {
   await service.setEnvironmentEnabled(getDb(env), principal, project(request), feature(request), environment(request), true);
   return empty(200);
 }
 
-export async function environmentOff({ request, env, principal }: RequestContext): Promise<Response> {
+export async function environmentOff({ request, env, principal }: AdminContext): Promise<Response> {
   await service.setEnvironmentEnabled(getDb(env), principal, project(request), feature(request), environment(request), false);
   return empty(200);
 }
 
-export async function listStrategies({ request, env }: RequestContext): Promise<Response> {
+export async function listStrategies({ request, env }: AdminContext): Promise<Response> {
   return json(await service.listStrategies(getDb(env), project(request), feature(request), environment(request)));
 }
 
-export async function getStrategy({ request, env }: RequestContext): Promise<Response> {
+export async function getStrategy({ request, env }: AdminContext): Promise<Response> {
   return json(
     await service.getStrategy(getDb(env), project(request), feature(request), environment(request), pathParam(request, 'strategyId')),
   );
 }
 
-export async function addStrategy({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(StrategySchema, await readJsonBody(request), '/body');
+export async function addStrategy({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof StrategySchema>>): Promise<Response> {
   return json(await service.addStrategy(getDb(env), principal, project(request), feature(request), environment(request), body));
 }
 
-export async function updateStrategy({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(StrategySchema, await readJsonBody(request), '/body');
+export async function updateStrategy({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof StrategySchema>>): Promise<Response> {
   const strategyId = pathParam(request, 'strategyId');
   return json(
     await service.updateStrategy(getDb(env), principal, project(request), feature(request), environment(request), strategyId, body),
   );
 }
 
-export async function deleteStrategy({ request, env, principal }: RequestContext): Promise<Response> {
+export async function deleteStrategy({ request, env, principal }: AdminContext): Promise<Response> {
   await service.deleteStrategy(
     getDb(env),
     principal,
@@ -113,58 +152,394 @@ export async function deleteStrategy({ request, env, principal }: RequestContext
   return empty(200);
 }
 
-export async function getVariants({ request, env }: RequestContext): Promise<Response> {
+export async function getVariants({ request, env }: AdminContext): Promise<Response> {
   return json(await service.getEnvironmentVariants(getDb(env), project(request), feature(request), environment(request)));
 }
 
-export async function putVariants({ request, env, principal }: RequestContext): Promise<Response> {
-  const variants = parseInput(VariantsSchema, await readJsonBody(request), '/body');
+export async function putVariants({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof VariantsSchema>>): Promise<Response> {
+  const variants = body;
   return json(
     await service.setEnvironmentVariants(getDb(env), principal, project(request), feature(request), environment(request), variants),
   );
 }
 
-export async function addFavorite({ request, env, principal }: RequestContext): Promise<Response> {
+export async function addFavorite({ request, env, principal }: AdminContext): Promise<Response> {
   await service.setFavorite(getDb(env), principal, project(request), feature(request), true);
   return empty(200);
 }
 
-export async function removeFavorite({ request, env, principal }: RequestContext): Promise<Response> {
+export async function removeFavorite({ request, env, principal }: AdminContext): Promise<Response> {
   await service.setFavorite(getDb(env), principal, project(request), feature(request), false);
   return empty(200);
 }
 
-export async function addDependency({ request, env, principal }: RequestContext): Promise<Response> {
+export async function addDependency({ request, env, principal }: AdminContext): Promise<Response> {
   const body = await readJsonBody(request);
   await service.addDependency(getDb(env), principal, project(request), feature(request), body);
   return empty(200);
 }
 
-export async function removeDependency({ request, env, principal }: RequestContext): Promise<Response> {
+export async function removeDependency({ request, env, principal }: AdminContext): Promise<Response> {
   await service.removeDependency(getDb(env), principal, project(request), feature(request), pathParam(request, 'parent'));
   return empty(200);
 }
 
-export async function removeDependencies({ request, env, principal }: RequestContext): Promise<Response> {
+export async function removeDependencies({ request, env, principal }: AdminContext): Promise<Response> {
   await service.removeDependency(getDb(env), principal, project(request), feature(request));
   return empty(200);
 }
 
-export async function getLifecycle({ request, env }: RequestContext): Promise<Response> {
+export async function getLifecycle({ request, env }: AdminContext): Promise<Response> {
   return json(await service.getLifecycle(getDb(env), project(request), feature(request)));
 }
 
-export async function complete({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(CompleteLifecycleSchema, await readJsonBody(request), '/body');
+export async function complete({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof CompleteLifecycleSchema>>): Promise<Response> {
   await service.completeFeature(getDb(env), principal, project(request), feature(request), body.status, body.statusValue ?? null);
   return empty(200);
 }
 
-export async function validateName({ request, env }: RequestContext): Promise<Response> {
+export async function validateName({ request, env }: AdminContext): Promise<Response> {
   await service.validateNewName(getDb(env), await readJsonBody(request));
   return empty(200);
 }
 
-export async function parentVariants({ request, env }: RequestContext): Promise<Response> {
+export async function parentVariants({ request, env }: AdminContext): Promise<Response> {
   return json(await service.possibleParentVariants(getDb(env), feature(request)));
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features',
+    access: admin(CREATE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Features',
+    operationId: 'createFeature',
+    summary: 'Create a feature flag',
+    responses: { 201: { description: 'Created', schema: CreateFeature201Response } },
+    errors: [400, 401, 403, 404, 409, 413, 415],
+    handler: create,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'getFeature',
+    summary: 'Get a feature flag with its environments and strategies',
+    responses: { 200: { description: 'Success', schema: GetFeatureResponse } },
+    errors: [400, 404],
+    handler: get,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/features/:featureName',
+    access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Features',
+    operationId: 'updateFeature',
+    summary: 'Update a feature flag',
+    responses: { 200: { description: 'Success', schema: UpdateFeatureResponse } },
+    errors: [400, 404, 413],
+    handler: update,
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/admin/projects/:projectId/features/:featureName',
+    access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Features',
+    operationId: 'patchFeature',
+    summary: 'Change a feature flag with JSON Patch',
+    responses: { 200: { description: 'Success', schema: PatchFeatureResponse } },
+    errors: [400, 404, 413],
+    handler: patch,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/features/:featureName',
+    access: admin(DELETE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Features',
+    operationId: 'archiveFeature',
+    summary: 'Archive a feature flag',
+    responses: { 202: { description: 'Accepted', schema: null } },
+    errors: [400, 403, 404],
+    handler: archive,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/stale',
+    access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Features',
+    operationId: 'staleFeatures',
+    summary: 'Mark feature flags stale or active',
+    body: StaleSchema,
+    responses: { 202: { description: 'Accepted', schema: null } },
+    errors: [400, 404, 413],
+    handler: stale,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/revive',
+    access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Archive',
+    operationId: 'reviveFeatures',
+    summary: 'Revive archived feature flags',
+    body: ReviveSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 413],
+    handler: reviveInProject,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/archive/revive/:featureName',
+    access: admin(UPDATE_FEATURE, featureProject('featureName')),
+    tag: 'Archive',
+    operationId: 'reviveFeature',
+    summary: 'Revive an archived feature flag',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: reviveOne,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/archive/features',
+    access: authenticated(),
+    tag: 'Archive',
+    operationId: 'getArchivedFeatures',
+    summary: 'List archived feature flags',
+    responses: { 200: { description: 'Success', schema: GetArchivedFeaturesResponse } },
+    handler: listArchived,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/archive/features/:projectId',
+    access: authenticated(),
+    tag: 'Archive',
+    operationId: 'getArchivedFeaturesByProjectId',
+    summary: "List a project's archived feature flags",
+    responses: { 200: { description: 'Success', schema: GetArchivedFeaturesByProjectIdResponse } },
+    errors: [400],
+    handler: listArchivedInProject,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/archive/:featureName',
+    access: admin(DELETE_FEATURE, featureProject('featureName')),
+    tag: 'Archive',
+    operationId: 'deleteFeature',
+    summary: 'Delete an archived feature flag for good',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: deleteArchived,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/on',
+    access: admin(UPDATE_FEATURE_ENVIRONMENT, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'toggleFeatureEnvironmentOn',
+    summary: 'Turn a feature flag on in an environment',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 403, 404],
+    handler: environmentOn,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/off',
+    access: admin(UPDATE_FEATURE_ENVIRONMENT, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'toggleFeatureEnvironmentOff',
+    summary: 'Turn a feature flag off in an environment',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: environmentOff,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'getFeatureStrategies',
+    summary: "List a flag's strategies in an environment",
+    responses: { 200: { description: 'Success', schema: GetFeatureStrategiesResponse } },
+    errors: [400, 404],
+    handler: listStrategies,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+    access: admin(CREATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'addFeatureStrategy',
+    summary: 'Add a strategy to a flag in an environment',
+    body: StrategySchema,
+    responses: { 200: { description: 'Success', schema: AddFeatureStrategyResponse } },
+    errors: [400, 403, 404, 413],
+    handler: addStrategy,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'getFeatureStrategy',
+    summary: 'Get one strategy of a flag',
+    responses: { 200: { description: 'Success', schema: AddFeatureStrategyResponse } },
+    errors: [400, 404],
+    handler: getStrategy,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'updateFeatureStrategy',
+    summary: 'Replace a strategy of a flag',
+    body: StrategySchema,
+    responses: { 200: { description: 'Success', schema: UpdateFeatureStrategyResponse } },
+    errors: [400, 404, 413],
+    handler: updateStrategy,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    access: admin(DELETE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'deleteFeatureStrategy',
+    summary: 'Remove a strategy from a flag',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: deleteStrategy,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'getEnvironmentFeatureVariants',
+    summary: "Get a flag's variants in an environment",
+    responses: { 200: { description: 'Success', schema: GetEnvironmentFeatureVariantsResponse } },
+    errors: [400, 404],
+    handler: getVariants,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    access: admin(UPDATE_FEATURE_ENVIRONMENT_VARIANTS, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'overwriteEnvironmentFeatureVariants',
+    summary: "Replace a flag's variants in an environment",
+    body: VariantsSchema,
+    responses: { 200: { description: 'Success', schema: OverwriteEnvironmentFeatureVariantsResponse } },
+    errors: [400, 403, 404, 413],
+    handler: putVariants,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features/:featureName/favorites',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'addFavoriteFeature',
+    summary: 'Mark a feature flag as a favourite',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: addFavorite,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/features/:featureName/favorites',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'removeFavoriteFeature',
+    summary: 'Unmark a favourite feature flag',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: removeFavorite,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features/:featureName/dependencies',
+    access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
+    tag: 'Dependencies',
+    operationId: 'addFeatureDependency',
+    summary: 'Make a flag depend on a parent flag',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 403, 404, 413],
+    handler: addDependency,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/features/:featureName/dependencies',
+    access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
+    tag: 'Dependencies',
+    operationId: 'deleteFeatureDependencies',
+    summary: "Remove all of a flag's dependencies",
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: removeDependencies,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/features/:featureName/dependencies/:parent',
+    access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
+    tag: 'Dependencies',
+    operationId: 'deleteFeatureDependency',
+    summary: 'Remove one dependency of a flag',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: removeDependency,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName/lifecycle',
+    access: authenticated(),
+    tag: 'Unstable',
+    operationId: 'getFeatureLifecycle',
+    summary: "Get a flag's lifecycle stages",
+    responses: { 200: { description: 'Success', schema: GetFeatureLifecycleResponse } },
+    errors: [400, 404],
+    handler: getLifecycle,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
+    access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Unstable',
+    operationId: 'complete',
+    summary: "Mark a flag's lifecycle complete",
+    body: CompleteLifecycleSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 413],
+    handler: complete,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/features/validate',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'validateFeature',
+    summary: 'Check that a feature flag name is free and valid',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 409, 413],
+    handler: validateName,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName/parent-variants',
+    access: authenticated(),
+    tag: 'Dependencies',
+    operationId: 'listParentVariantOptions',
+    summary: "List the variants of a flag's parent",
+    responses: { 200: { description: 'Success', schema: ListParentVariantOptionsResponse } },
+    errors: [400],
+    handler: parentVariants,
+  }),
+];

@@ -160,3 +160,234 @@ export const ValidateFeatureNameSchema = v.object({
   name: urlFriendlyName(100),
   projectId: v.optional(v.nullable(text(100))),
 });
+
+/** What `POST /api/admin/projects/:projectId/features` answers with status 201. */
+export const CreateFeature201Response = v.object({
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  type: v.string(),
+  project: v.nullable(v.string()),
+  stale: v.boolean(),
+  createdAt: v.string(),
+  lastSeenAt: v.nullable(v.string()),
+  impressionData: v.boolean(),
+  archived: v.boolean(),
+});
+
+/** What `GET /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
+export const GetFeatureResponse = v.object({
+  name: v.nullable(v.string()),
+  type: v.string(),
+  description: v.nullable(v.string()),
+  project: v.nullable(v.string()),
+  stale: v.boolean(),
+  impressionData: v.boolean(),
+  createdAt: v.string(),
+  createdBy: v.object({
+    id: v.number(),
+    name: v.nullable(v.string()),
+    imageUrl: v.nullable(v.string()),
+  }),
+  lastSeenAt: v.nullable(v.string()),
+  archived: v.boolean(),
+  archivedAt: v.nullable(v.string()),
+  environments: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      environment: v.nullable(v.string()),
+      type: v.string(),
+      enabled: v.boolean(),
+      sortOrder: v.number(),
+      lastSeenAt: v.nullable(v.string()),
+      variantCount: v.number(),
+      variants: v.array(v.unknown()),
+      strategies: v.array(v.unknown()),
+    }),
+  ),
+  variants: v.array(v.unknown()),
+  dependencies: v.array(
+    v.object({
+      feature: v.string(),
+      enabled: v.boolean(),
+      variants: v.array(v.unknown()),
+    }),
+  ),
+  children: v.array(v.string()),
+  lifecycle: v.object({
+    stage: v.string(),
+    enteredStageAt: v.string(),
+  }),
+});
+
+/** What `PUT /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
+export const UpdateFeatureResponse = v.object({
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  type: v.string(),
+  project: v.nullable(v.string()),
+  stale: v.boolean(),
+  createdAt: v.string(),
+  lastSeenAt: v.nullable(v.string()),
+  impressionData: v.boolean(),
+  archived: v.boolean(),
+});
+
+/** What `PATCH /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
+export const PatchFeatureResponse = v.object({
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  type: v.string(),
+  project: v.nullable(v.string()),
+  stale: v.boolean(),
+  createdAt: v.string(),
+  lastSeenAt: v.nullable(v.string()),
+  impressionData: v.boolean(),
+  archived: v.boolean(),
+});
+
+/** What `GET /api/admin/archive/features` answers with status 200. */
+export const GetArchivedFeaturesResponse = v.object({
+  version: v.number(),
+  features: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      type: v.string(),
+      project: v.nullable(v.string()),
+      stale: v.boolean(),
+      createdAt: v.string(),
+      lastSeenAt: v.nullable(v.string()),
+      impressionData: v.boolean(),
+      archived: v.boolean(),
+      archivedAt: v.nullable(v.string()),
+    }),
+  ),
+});
+
+/** What `GET /api/admin/archive/features/:projectId` answers with status 200. */
+export const GetArchivedFeaturesByProjectIdResponse = v.object({
+  version: v.number(),
+  features: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      type: v.string(),
+      project: v.nullable(v.string()),
+      stale: v.boolean(),
+      createdAt: v.string(),
+      lastSeenAt: v.nullable(v.string()),
+      impressionData: v.boolean(),
+      archived: v.boolean(),
+      archivedAt: v.nullable(v.string()),
+    }),
+  ),
+});
+
+/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
+export const GetFeatureStrategiesResponse = v.array(
+  v.object({
+    id: v.string(),
+    name: v.nullable(v.string()),
+    title: v.null(),
+    disabled: v.boolean(),
+    featureName: v.string(),
+    sortOrder: v.number(),
+    segments: v.array(v.unknown()),
+    constraints: v.array(v.unknown()),
+    variants: v.array(v.unknown()),
+    parameters: v.object({
+      rollout: v.string(),
+      stickiness: v.string(),
+      groupId: v.string(),
+    }),
+  }),
+);
+
+/** What `POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
+export const AddFeatureStrategyResponse = v.object({
+  id: v.string(),
+  name: v.nullable(v.string()),
+  title: v.nullable(v.string()),
+  disabled: v.boolean(),
+  featureName: v.string(),
+  sortOrder: v.number(),
+  segments: v.array(v.number()),
+  constraints: v.array(
+    v.object({
+      contextName: v.string(),
+      operator: v.string(),
+      values: v.optional(v.array(v.string())),
+    }),
+  ),
+  variants: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      weight: v.number(),
+      weightType: v.string(),
+      stickiness: v.string(),
+      payload: v.optional(
+        v.object({
+          type: v.string(),
+          value: v.optional(v.string()),
+        }),
+      ),
+    }),
+  ),
+  parameters: v.object({
+    rollout: v.optional(v.string()),
+    stickiness: v.optional(v.string()),
+    groupId: v.optional(v.string()),
+  }),
+});
+
+/** What `PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId` answers with status 200. */
+export const UpdateFeatureStrategyResponse = v.object({
+  id: v.string(),
+  name: v.nullable(v.string()),
+  title: v.null(),
+  disabled: v.boolean(),
+  featureName: v.string(),
+  sortOrder: v.number(),
+  segments: v.array(v.unknown()),
+  constraints: v.array(v.unknown()),
+  variants: v.array(v.unknown()),
+  parameters: v.object({}),
+});
+
+/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants` answers with status 200. */
+export const GetEnvironmentFeatureVariantsResponse = v.object({
+  version: v.number(),
+  variants: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      weight: v.number(),
+      weightType: v.string(),
+      stickiness: v.string(),
+    }),
+  ),
+});
+
+/** What `PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants` answers with status 200. */
+export const OverwriteEnvironmentFeatureVariantsResponse = v.object({
+  version: v.number(),
+  variants: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      weight: v.number(),
+      weightType: v.string(),
+      stickiness: v.string(),
+    }),
+  ),
+});
+
+/** What `GET /api/admin/projects/:projectId/features/:featureName/lifecycle` answers with status 200. */
+export const GetFeatureLifecycleResponse = v.array(
+  v.object({
+    stage: v.string(),
+    enteredStageAt: v.string(),
+    status: v.optional(v.string()),
+  }),
+);
+
+/** What `GET /api/admin/projects/:projectId/features/:featureName/parent-variants` answers with status 200. */
+export const ListParentVariantOptionsResponse = v.array(v.string());

@@ -3,9 +3,10 @@
  * caller's context and returns the enabled ones with their variant. CORS as Unleash sends
  * it, on answers and errors alike.
  */
-import type { SdkRequestContext as RequestContext, RouteHandler } from '../../auth/guard';
+import type * as v from 'valibot';
 import type { Env } from '../../env';
-import { ApiError, toErrorResponse } from '../../http/errors';
+import { setCorsHeaders, preflight } from '../../http/cors';
+import { ApiError } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
 import { parseInput } from '../../http/validation';
@@ -19,101 +20,8 @@ import { recordMetrics } from '../client-api/usage';
 import type { Context, VariantResult } from '../evaluation/types';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
 import { contextFromBody, contextFromQuery } from './context';
-
-const MAX_AGE_SECONDS = '86400';
-
-/**
- * Request headers a preflight always allows: what unleash-proxy-client and the other browser
- * SDKs send. Others the browser asks for (the SDK's `customHeaders` and `headerName`) are
- * allowed too, as Unleash allows any.
- */
-const SDK_REQUEST_HEADERS = ['authorization', 'content-type', 'if-none-match', 'unleash-appname', 'unleash-connection-id', 'unleash-sdk'];
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/;
-const MAX_EXTRA_HEADERS = 32;
-
-// FRONTEND_API_ORIGINS parsed once per isolate (and again if it changes): read per request.
-let origins: { source: string | undefined; any: boolean; list: readonly string[] } | undefined;
-
-function allowedOrigins(env: Env): { any: boolean; list: readonly string[] } {
-  if (origins === undefined || origins.source !== env.FRONTEND_API_ORIGINS) {
-    const list = (env.FRONTEND_API_ORIGINS ?? '*')
-      .split(',')
-      .map((item) => item.trim())
-      .filter(Boolean);
-    origins = { source: env.FRONTEND_API_ORIGINS, any: list.length === 0 || list.includes('*'), list };
-  }
-  return origins;
-}
-
-/**
- * CORS response headers. With every origin allowed the answer is `*` and no
- * Access-Control-Allow-Credentials: browsers refuse `*` together with credentials, and the
- * frontend API authenticates by header, not cookie. A configured origin list reflects an
- * allowed origin with credentials allowed; any other origin gets no Allow-Origin at all.
- */
-function setCorsHeaders(headers: Headers, env: Env, request: Request): void {
-  const allowed = allowedOrigins(env);
-  headers.set('vary', 'Origin');
-  if (allowed.any) {
-    headers.set('access-control-allow-origin', '*');
-  } else {
-    const origin = request.headers.get('origin');
-    if (origin !== null && allowed.list.includes(origin)) {
-      headers.set('access-control-allow-origin', origin);
-      headers.set('access-control-allow-credentials', 'true');
-    }
-  }
-  headers.set('access-control-expose-headers', 'ETag');
-}
-
-/**
- * Adds CORS headers to whatever the handler answered, errors included. The headers are set
- * on the answer itself: copying it into a new Response would turn a string body into a
- * stream for nothing.
- */
-export function withCors(handler: RouteHandler): RouteHandler {
-  return async (request, env, ctx) => {
-    let response: Response;
-    try {
-      response = await handler(request, env, ctx);
-    } catch (error) {
-      response = toErrorResponse(error, request);
-    }
-    try {
-      setCorsHeaders(response.headers, env, request);
-      return response;
-    } catch {
-      // Immutable headers (a response passed through from fetch): copy it once.
-      const copy = new Response(response.body, response);
-      setCorsHeaders(copy.headers, env, request);
-      return copy;
-    }
-  };
-}
-
-/** The request headers a preflight allows: the SDKs' own, plus well-formed ones asked for. */
-function allowedRequestHeaders(requested: string | null): string {
-  const names = new Set(SDK_REQUEST_HEADERS);
-  if (requested !== null) {
-    for (const item of requested.split(',')) {
-      const name = item.trim().toLowerCase();
-      if (names.size >= SDK_REQUEST_HEADERS.length + MAX_EXTRA_HEADERS) break;
-      if (HEADER_NAME.test(name)) names.add(name);
-    }
-  }
-  return [...names].join(', ');
-}
-
-/** The CORS preflight: no authentication, as browsers send none. */
-export function preflight(request: Request, env: Env): Response {
-  const headers = new Headers();
-  setCorsHeaders(headers, env, request);
-  headers.set('vary', 'Origin, Access-Control-Request-Headers');
-  headers.set('access-control-allow-methods', 'GET,HEAD,PUT,PATCH,POST,DELETE');
-  headers.set('access-control-allow-headers', allowedRequestHeaders(request.headers.get('access-control-request-headers')));
-  headers.set('access-control-max-age', MAX_AGE_SECONDS);
-  return new Response(null, { status: 204, headers });
-}
+import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
+import { GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
 
 interface FrontendToggle {
   name: string;
@@ -142,7 +50,7 @@ function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: C
  */
 async function answerFor(
   env: Env,
-  { principal }: RequestContext,
+  { principal }: SdkContext,
   makeContext: () => Context,
   contextKey?: string,
 ): Promise<{ answer: FrontendAnswer; revision: number; repeatable: boolean }> {
@@ -216,7 +124,7 @@ function headersFor(env: Env, request: Request, init: Record<string, string>): [
   return [...headers];
 }
 
-export async function getToggles(context: RequestContext): Promise<Response> {
+export async function getToggles(context: SdkContext): Promise<Response> {
   const { request, env, principal } = context;
   const url = urlOf(request);
   const remoteAddress = clientIp(request);
@@ -239,7 +147,7 @@ export async function getToggles(context: RequestContext): Promise<Response> {
   return togglesResponse(request, answer, true);
 }
 
-export async function postToggles(context: RequestContext): Promise<Response> {
+export async function postToggles(context: SdkContext): Promise<Response> {
   const { request, env } = context;
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
   return togglesResponse(request, (await answerFor(env, context, () => evaluationContext)).answer, false);
@@ -250,8 +158,7 @@ function ok(): Response {
   return new Response('OK', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }
 
-export async function metrics({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(metricsBody, await readJsonBody(request), '/body');
+export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
   const token = principal.token;
   // A frontend key ships inside web pages: what it may write is bounded (recordMetrics).
   const frontend = token.type === 'frontend' ? { tokenId: token.id ?? token.hash, projects: token.projects } : undefined;
@@ -267,3 +174,103 @@ export function register(): Response {
 export function notImplemented(): Response {
   throw new ApiError(405, 'NotImplementedError', 'The frontend API does not support this endpoint.');
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'OPTIONS',
+    path: '/api/frontend',
+    access: open(),
+    tag: 'Frontend API',
+    operationId: 'frontendPreflight',
+    summary: 'CORS preflight of the frontend API',
+    responses: { 204: { description: 'Done, no content', schema: null } },
+    handler: ({ request, env }) => preflight(request, env),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/frontend',
+    access: sdk(['frontend']),
+    tag: 'Frontend API',
+    operationId: 'getFrontendFeatures',
+    summary: 'The enabled flags for a context given in the query',
+    cors: true,
+    responses: {
+      200: { description: 'Success', schema: GetFrontendFeaturesResponse },
+      304: { description: 'Not modified: the ETag still matches', schema: null },
+    },
+    errors: [401, 403],
+    handler: getToggles,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/frontend',
+    access: sdk(['frontend']),
+    tag: 'Frontend API',
+    operationId: 'getFrontendApiFeaturesWithPost',
+    summary: 'The enabled flags for a context given in the body',
+    cors: true,
+    responses: { 200: { description: 'Success', schema: GetFrontendApiFeaturesWithPostResponse } },
+    errors: [400, 403, 413, 415],
+    handler: postToggles,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/frontend/client/metrics',
+    access: sdk(['frontend'], 'frontend-writes'),
+    tag: 'Frontend API',
+    operationId: 'registerFrontendMetrics',
+    summary: 'Report flag usage from a browser SDK',
+    cors: true,
+    body: metricsBody,
+    responses: { 200: { description: 'Success', schema: null, contentType: 'text/plain' } },
+    errors: [400, 413, 429],
+    handler: metrics,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/frontend/client/register',
+    access: sdk(['frontend'], 'frontend-writes'),
+    tag: 'Frontend API',
+    operationId: 'registerFrontendClient',
+    summary: 'Register a browser SDK instance',
+    cors: true,
+    responses: { 200: { description: 'Success', schema: null, contentType: 'text/plain' } },
+    handler: register,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/frontend/client/features',
+    access: sdk(['frontend']),
+    tag: 'Frontend API',
+    operationId: 'frontendClientFeatures',
+    summary: 'Not served by the frontend API (405)',
+    cors: true,
+    responses: {},
+    errors: [405],
+    handler: notImplemented,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/frontend/health',
+    access: sdk(['frontend']),
+    tag: 'Frontend API',
+    operationId: 'frontendHealth',
+    summary: 'Not served by the frontend API (405)',
+    cors: true,
+    responses: {},
+    errors: [405],
+    handler: notImplemented,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/frontend/internal-backstage/prometheus',
+    access: sdk(['frontend']),
+    tag: 'Frontend API',
+    operationId: 'frontendPrometheus',
+    summary: 'Not served by the frontend API (405)',
+    cors: true,
+    responses: {},
+    errors: [405],
+    handler: notImplemented,
+  }),
+];

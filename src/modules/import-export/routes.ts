@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import type { RequestContext } from '../../auth/guard';
 import { UPDATE_FEATURE, hasPermission } from '../../auth/permissions';
 import type { Principal } from '../../auth/principal';
 import { auditEvent } from '../../db/events';
@@ -18,6 +17,14 @@ import { ExportSchema, ImportSchema } from './schema';
 import { MESSAGES, assertPermissions, finishImport, type ImportAnalysis } from './service';
 import { ImportStager } from './staging';
 import { chunkStatements, prepare, readCatalogue, runStatements } from './store';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import {
+  ImportToggles202Response,
+  GetImportJobResponse,
+  CancelImportJobResponse,
+  ValidateImportResponse,
+  ExportFeaturesResponse,
+} from './schema';
 
 /**
  * Import bodies are read as a stream, element by element (see collector.ts and staging.ts),
@@ -75,7 +82,7 @@ export async function readImport(request: Request, d1: D1Database, principal: Pr
   return finishImport(d1, principal, { project: checked.output.project, environment: checked.output.environment }, collector);
 }
 
-export async function importFeatures({ request, env, principal }: RequestContext): Promise<Response> {
+export async function importFeatures({ request, env, principal }: AdminContext): Promise<Response> {
   const d1 = env.DB;
   const stager = new ImportStager(d1, principal);
   let analysis: ImportAnalysis;
@@ -122,7 +129,7 @@ export async function importFeatures({ request, env, principal }: RequestContext
   return json(job, 202, { location: jobLocation(id) });
 }
 
-export async function validateImport({ request, env, principal }: RequestContext): Promise<Response> {
+export async function validateImport({ request, env, principal }: AdminContext): Promise<Response> {
   // Nothing is kept: the elements are checked and dropped.
   const analysis = await readImport(request, env.DB, principal, new ImportStager(null, principal));
   const permissions =
@@ -130,13 +137,13 @@ export async function validateImport({ request, env, principal }: RequestContext
   return json({ errors: analysis.errors, warnings: analysis.warnings, permissions });
 }
 
-export async function exportData({ request, env }: RequestContext): Promise<Response> {
+export async function exportData({ request, env, body }: AdminContext<v.InferOutput<typeof ExportSchema>>): Promise<Response> {
   // Room for the 100,000 feature names the schema allows.
-  const query = parseInput(ExportSchema, await readJsonBody(request, EXPORT_MAX_BODY_BYTES), '/body');
+  const query = body;
   return json(await exportFeatures(env.DB, query));
 }
 
-async function findJob(request: RequestContext['request'], d1: D1Database): Promise<JobStatus> {
+async function findJob(request: AdminContext['request'], d1: D1Database): Promise<JobStatus> {
   const id = pathParam(request, 'id');
   const job = id.length <= 64 ? await readJob(d1, id) : null;
   // A job still staging belongs to a request that has not been answered yet.
@@ -144,7 +151,7 @@ async function findJob(request: RequestContext['request'], d1: D1Database): Prom
   return job;
 }
 
-export async function getJob({ request, env }: RequestContext): Promise<Response> {
+export async function getJob({ request, env }: AdminContext): Promise<Response> {
   return json(await findJob(request, env.DB));
 }
 
@@ -154,7 +161,7 @@ export async function getJob({ request, env }: RequestContext): Promise<Response
  * and the consumer acknowledges their messages without doing anything. Needs what every
  * import needs (updating feature flags) in the job's project; 409 once the job has ended.
  */
-export async function cancelJob({ request, env, principal }: RequestContext): Promise<Response> {
+export async function cancelJob({ request, env, principal }: AdminContext): Promise<Response> {
   const d1 = env.DB;
   const job = await findJob(request, d1);
   if (!hasPermission(principal, UPDATE_FEATURE, job.project, job.environment)) assertPermissions(['Update feature flags']);
@@ -167,3 +174,63 @@ export async function cancelJob({ request, env, principal }: RequestContext): Pr
   if (!cancelled) throw ended(now?.status ?? job.status);
   return json(now);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'POST',
+    path: '/api/admin/features-batch/import',
+    access: authenticated(),
+    tag: 'Import/Export',
+    operationId: 'importToggles',
+    summary: 'Import feature flags, with their strategies, tags and segments',
+    responses: { 200: { description: 'Success', schema: null }, 202: { description: 'Accepted', schema: ImportToggles202Response } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: importFeatures,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/features-batch/import/jobs/:id',
+    access: authenticated(),
+    tag: 'Import/Export',
+    operationId: 'getImportJob',
+    summary: "Get a queued import's progress",
+    responses: { 200: { description: 'Success', schema: GetImportJobResponse } },
+    errors: [400, 401, 404],
+    handler: getJob,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/features-batch/import/jobs/:id',
+    access: authenticated(),
+    tag: 'Import/Export',
+    operationId: 'cancelImportJob',
+    summary: 'Cancel a queued import',
+    responses: { 200: { description: 'Success', schema: CancelImportJobResponse } },
+    errors: [400, 401, 404, 409],
+    handler: cancelJob,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/features-batch/validate',
+    access: authenticated(),
+    tag: 'Import/Export',
+    operationId: 'validateImport',
+    summary: 'Check an import without applying it',
+    responses: { 200: { description: 'Success', schema: ValidateImportResponse } },
+    errors: [400, 404],
+    handler: validateImport,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/features-batch/export',
+    access: authenticated(),
+    tag: 'Import/Export',
+    operationId: 'exportFeatures',
+    summary: 'Export feature flags in the import format',
+    body: ExportSchema,
+    maxBodyBytes: EXPORT_MAX_BODY_BYTES,
+    responses: { 200: { description: 'Success', schema: ExportFeaturesResponse } },
+    errors: [400, 401, 403, 404, 415],
+    handler: exportData,
+  }),
+];

@@ -217,3 +217,192 @@ export const ExportSchema = v.strictObject({
   downloadFile: v.optional(v.boolean()),
 });
 export type ExportRequest = v.InferOutput<typeof ExportSchema>;
+
+/** What `POST /api/admin/features-batch/import` answers with status 202. */
+export const ImportToggles202Response = v.object({
+  id: v.string(),
+  status: v.string(),
+  project: v.nullable(v.string()),
+  environment: v.nullable(v.string()),
+  totalChunks: v.number(),
+  doneChunks: v.number(),
+  totalFeatures: v.number(),
+  errors: v.array(v.unknown()),
+  createdAt: v.string(),
+  startedAt: v.null(),
+  finishedAt: v.null(),
+});
+
+/** What `GET /api/admin/features-batch/import/jobs/:id` answers with status 200. */
+export const GetImportJobResponse = v.object({
+  id: v.string(),
+  status: v.string(),
+  project: v.nullable(v.string()),
+  environment: v.nullable(v.string()),
+  totalChunks: v.number(),
+  doneChunks: v.number(),
+  totalFeatures: v.number(),
+  errors: v.array(
+    v.object({
+      message: v.string(),
+      chunk: v.optional(v.number()),
+    }),
+  ),
+  createdAt: v.string(),
+  startedAt: v.nullable(v.string()),
+  finishedAt: v.nullable(v.string()),
+});
+
+/** What `DELETE /api/admin/features-batch/import/jobs/:id` answers with status 200. */
+export const CancelImportJobResponse = v.object({
+  id: v.string(),
+  status: v.string(),
+  project: v.nullable(v.string()),
+  environment: v.nullable(v.string()),
+  totalChunks: v.number(),
+  doneChunks: v.number(),
+  totalFeatures: v.number(),
+  errors: v.array(
+    v.object({
+      message: v.string(),
+    }),
+  ),
+  createdAt: v.string(),
+  startedAt: v.nullable(v.string()),
+  finishedAt: v.string(),
+});
+
+/** What `POST /api/admin/features-batch/validate` answers with status 200. */
+export const ValidateImportResponse = v.object({
+  errors: v.array(
+    v.object({
+      message: v.string(),
+      affectedItems: v.array(v.string()),
+    }),
+  ),
+  warnings: v.array(
+    v.object({
+      message: v.string(),
+      affectedItems: v.array(v.string()),
+    }),
+  ),
+  permissions: v.array(
+    v.object({
+      message: v.string(),
+      affectedItems: v.array(v.string()),
+    }),
+  ),
+});
+
+/** What `POST /api/admin/features-batch/export` answers with status 200. */
+export const ExportFeaturesResponse = v.object({
+  features: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      type: v.string(),
+      project: v.nullable(v.string()),
+      stale: v.boolean(),
+      impressionData: v.boolean(),
+      archived: v.boolean(),
+    }),
+  ),
+  featureStrategies: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      id: v.string(),
+      featureName: v.string(),
+      title: v.nullable(v.string()),
+      parameters: v.object({
+        rollout: v.optional(v.string()),
+        stickiness: v.optional(v.string()),
+        groupId: v.optional(v.string()),
+      }),
+      constraints: v.array(
+        v.object({
+          contextName: v.string(),
+          operator: v.string(),
+          caseInsensitive: v.boolean(),
+          inverted: v.boolean(),
+          values: v.optional(v.array(v.string())),
+        }),
+      ),
+      variants: v.array(
+        v.object({
+          name: v.nullable(v.string()),
+          weight: v.number(),
+          weightType: v.string(),
+          stickiness: v.string(),
+          payload: v.object({
+            type: v.string(),
+            value: v.optional(v.string()),
+          }),
+        }),
+      ),
+      disabled: v.boolean(),
+      segments: v.array(v.number()),
+      sortOrder: v.number(),
+    }),
+  ),
+  featureEnvironments: v.array(
+    v.object({
+      enabled: v.boolean(),
+      featureName: v.string(),
+      environment: v.nullable(v.string()),
+      variants: v.array(
+        v.object({
+          name: v.nullable(v.string()),
+          weight: v.number(),
+          weightType: v.string(),
+          stickiness: v.string(),
+        }),
+      ),
+      name: v.nullable(v.string()),
+    }),
+  ),
+  contextFields: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      stickiness: v.boolean(),
+      sortOrder: v.number(),
+      legalValues: v.array(
+        v.object({
+          value: v.optional(v.string()),
+        }),
+      ),
+    }),
+  ),
+  featureTags: v.array(
+    v.object({
+      featureName: v.string(),
+      tagType: v.string(),
+      tagValue: v.string(),
+    }),
+  ),
+  segments: v.array(
+    v.object({
+      id: v.number(),
+      name: v.nullable(v.string()),
+    }),
+  ),
+  tagTypes: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      icon: v.nullable(v.string()),
+    }),
+  ),
+  dependencies: v.array(
+    v.object({
+      feature: v.string(),
+      dependencies: v.array(
+        v.object({
+          feature: v.string(),
+          enabled: v.boolean(),
+          variants: v.array(v.string()),
+        }),
+      ),
+    }),
+  ),
+});

@@ -1,9 +1,10 @@
 /** The instance statistics page (Admin > Instance stats): counts of what this instance holds. */
 import { sql } from 'drizzle-orm';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { json } from '../../http/responses';
 import { instanceId, UNLEASH_VERSION } from '../ui-config/routes';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetInstanceAdminStatsResponse } from './schema';
 
 interface Counts {
   users: number;
@@ -38,7 +39,7 @@ interface Counts {
   maxConstraintValues: number;
 }
 
-export async function statistics({ env }: RequestContext): Promise<Response> {
+export async function statistics({ env }: AdminContext): Promise<Response> {
   const db = getDb(env);
   const since = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000).toISOString();
   const [counts] = await db.all<Counts>(sql`SELECT
@@ -116,3 +117,16 @@ export async function statistics({ env }: RequestContext): Promise<Response> {
   const sum = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
   return json({ ...stats, sum });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/instance-admin/statistics',
+    access: authenticated(),
+    tag: 'Instance Admin',
+    operationId: 'getInstanceAdminStats',
+    summary: 'Counts of what this instance holds',
+    responses: { 200: { description: 'Success', schema: GetInstanceAdminStatsResponse } },
+    handler: statistics,
+  }),
+];

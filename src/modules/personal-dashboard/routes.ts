@@ -3,7 +3,6 @@
  * instance's admins, and per project its latest events, roles and health.
  */
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { events, favoriteFeatures, features, projects, roles, roleUser, users } from '../../db/schema';
 import { notFound } from '../../http/errors';
@@ -11,6 +10,8 @@ import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { onboardingStatus } from '../projects/routes';
 import { publicBaseUrl } from '../../http/base-url';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetPersonalDashboardResponse, GetPersonalDashboardProjectDetailsResponse } from './schema';
 
 /** Unleash's gravatar URL for a person (by email, else the given name). */
 async function imageUrl(seed: string): Promise<string> {
@@ -19,7 +20,7 @@ async function imageUrl(seed: string): Promise<string> {
   return `https://gravatar.com/avatar/${hex}?s=42&d=retro&r=g`;
 }
 
-export async function dashboard({ env, principal }: RequestContext): Promise<Response> {
+export async function dashboard({ env, principal }: AdminContext): Promise<Response> {
   const db = getDb(env);
   const userId = principal.userId;
   const memberOf = db.selectDistinct({ project: roleUser.project }).from(roleUser).where(eq(roleUser.userId, userId));
@@ -116,7 +117,7 @@ function summarise(event: EventRow, base: string): string {
   return `${who} ${verbs[event.type] ?? `triggered **${event.type}**${flag ? ` for ${flag}` : ''}`}${project}`;
 }
 
-export async function project({ request, env, principal }: RequestContext): Promise<Response> {
+export async function project({ request, env, principal }: AdminContext): Promise<Response> {
   const projectId = pathParam(request, 'projectId');
   const db = getDb(env);
   const [found, latest, roleRows, counts] = await db.batch([
@@ -165,3 +166,27 @@ export async function project({ request, env, principal }: RequestContext): Prom
     },
   });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/personal-dashboard',
+    access: authenticated(),
+    tag: 'Unstable',
+    operationId: 'getPersonalDashboard',
+    summary: "The caller's flags and projects",
+    responses: { 200: { description: 'Success', schema: GetPersonalDashboardResponse } },
+    handler: dashboard,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/personal-dashboard/:projectId',
+    access: authenticated(),
+    tag: 'Unstable',
+    operationId: 'getPersonalDashboardProjectDetails',
+    summary: "The caller's view of one project",
+    responses: { 200: { description: 'Success', schema: GetPersonalDashboardProjectDetailsResponse } },
+    errors: [400, 404],
+    handler: project,
+  }),
+];

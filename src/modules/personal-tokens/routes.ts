@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../auth/guard';
+import type * as v from 'valibot';
 import type { UserPrincipal } from '../../auth/principal';
 import { getDb } from '../../db/client';
 import { noAccess } from '../../http/errors';
@@ -8,26 +8,69 @@ import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
 import { CreatePersonalTokenSchema, PersonalTokenIdParams } from './schema';
 import * as service from './service';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetPatsResponse, CreatePat201Response } from './schema';
 
 /** Personal tokens belong to a person: an API key has none (Unleash's 403 message). */
-function requireUser(principal: RequestContext['principal']): UserPrincipal {
+function requireUser(principal: AdminContext['principal']): UserPrincipal {
   if (principal.kind !== 'user') throw noAccess('PATs require an authenticated user.');
   return principal;
 }
 
-export async function list({ env, principal }: RequestContext): Promise<Response> {
+export async function list({ env, principal }: AdminContext): Promise<Response> {
   return json(await service.listTokens(getDb(env), requireUser(principal).userId));
 }
 
-export async function create({ request, env, principal }: RequestContext): Promise<Response> {
+export async function create({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof CreatePersonalTokenSchema>>): Promise<Response> {
   const user = requireUser(principal);
-  const body = parseInput(CreatePersonalTokenSchema, await readJsonBody(request), '/body');
   return json(await service.createToken(env, getDb(env), user.userId, body), 201);
 }
 
-export async function remove({ request, env, principal }: RequestContext): Promise<Response> {
+export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
   const user = requireUser(principal);
   const { id } = parseInput(PersonalTokenIdParams, { id: pathParam(request, 'id') }, '/params');
   await service.deleteToken(env, getDb(env), user.userId, id);
   return empty(200);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/user/tokens',
+    access: authenticated(),
+    tag: 'Personal access tokens',
+    operationId: 'getPats',
+    summary: 'List your personal access tokens',
+    responses: { 200: { description: 'Success', schema: GetPatsResponse } },
+    errors: [403],
+    handler: list,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/user/tokens',
+    access: authenticated(),
+    tag: 'Personal access tokens',
+    operationId: 'createPat',
+    summary: 'Create a personal access token',
+    body: CreatePersonalTokenSchema,
+    responses: { 201: { description: 'Created', schema: CreatePat201Response } },
+    errors: [400, 403, 409, 413],
+    handler: create,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/user/tokens/:id',
+    access: authenticated(),
+    tag: 'Personal access tokens',
+    operationId: 'deletePat',
+    summary: 'Delete one of your personal access tokens',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 403, 404],
+    handler: remove,
+  }),
+];

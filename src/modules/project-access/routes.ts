@@ -1,6 +1,5 @@
 /** Project access: `GET/POST /api/admin/projects/:projectId/access`, a user's roles in a project. */
 import * as v from 'valibot';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
@@ -10,31 +9,37 @@ import { AddAccessSchema, RoleAccessSchema, SetRolesSchema } from './schema';
 import { userAccessOverview } from './overview';
 import * as service from './service';
 import { listUsers } from '../users/service';
+import { ADMIN, PROJECT_USER_ACCESS_WRITE, UPDATE_PROJECT } from '../../auth/permissions';
+import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetBaseUsersAndGroupsResponse, GetUserPermissionsResponse, GetProjectAccessResponse } from './schema';
 
 const UserParams = v.object({ userId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) });
 
-function userId(request: RequestContext['request']): number {
+function userId(request: AdminContext['request']): number {
   return parseInput(UserParams, { userId: pathParam(request, 'userId') }, '/params').userId;
 }
 
-export async function list({ request, env }: RequestContext): Promise<Response> {
+export async function list({ request, env }: AdminContext): Promise<Response> {
   return json(await service.projectAccess(getDb(env), pathParam(request, 'projectId')));
 }
 
-export async function add({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(AddAccessSchema, await readJsonBody(request), '/body');
+export async function add({ request, env, principal, body }: AdminContext<v.InferOutput<typeof AddAccessSchema>>): Promise<Response> {
   await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), body);
   return empty(200);
 }
 
 /** The older form: one role for the listed users (and groups, which this service does not have). */
-export async function addRoleAccess({ request, env, principal }: RequestContext): Promise<Response> {
+export async function addRoleAccess({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof RoleAccessSchema>>): Promise<Response> {
   const roleId = parseInput(
     v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
     { roleId: pathParam(request, 'roleId') },
     '/params',
   ).roleId;
-  const body = parseInput(RoleAccessSchema, await readJsonBody(request), '/body');
   await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), {
     roles: [roleId],
     users: body.users.map((user) => user.id),
@@ -43,14 +48,18 @@ export async function addRoleAccess({ request, env, principal }: RequestContext)
   return empty(200);
 }
 
-export async function setUserRoles({ request, env, principal }: RequestContext): Promise<Response> {
+export async function setUserRoles({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof SetRolesSchema>>): Promise<Response> {
   const id = userId(request);
-  const body = parseInput(SetRolesSchema, await readJsonBody(request), '/body');
   await service.setUserRoles(getDb(env), principal, pathParam(request, 'projectId'), id, body.roles);
   return empty(200);
 }
 
-export async function removeUser({ request, env, principal }: RequestContext): Promise<Response> {
+export async function removeUser({ request, env, principal }: AdminContext): Promise<Response> {
   await service.removeUserAccess(getDb(env), principal, pathParam(request, 'projectId'), userId(request));
   return empty(200);
 }
@@ -60,7 +69,7 @@ const OverviewQuery = v.object({
   environment: v.optional(v.pipe(v.string(), v.maxLength(100))),
 });
 
-export async function userPermissions({ request, env }: RequestContext): Promise<Response> {
+export async function userPermissions({ request, env }: AdminContext): Promise<Response> {
   const id = parseInput(
     v.object({ id: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
     { id: pathParam(request, 'id') },
@@ -79,7 +88,7 @@ export async function userPermissions({ request, env }: RequestContext): Promise
  * `GET /api/admin/user-admin/access`: everyone who can be given access (the UI's project-access
  * picker), open to every signed-in user as in Unleash. Groups do not exist here.
  */
-export async function assignable({ env }: RequestContext): Promise<Response> {
+export async function assignable({ env }: AdminContext): Promise<Response> {
   const { users } = await listUsers(getDb(env));
   return json({
     users: users.map((user) => ({
@@ -92,3 +101,85 @@ export async function assignable({ env }: RequestContext): Promise<Response> {
     groups: [],
   });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/user-admin/access',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'getBaseUsersAndGroups',
+    summary: 'List the users a project role can be given to',
+    responses: { 200: { description: 'Success', schema: GetBaseUsersAndGroupsResponse } },
+    handler: assignable,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user-admin/:id/permissions',
+    access: admin(ADMIN),
+    tag: 'Unstable',
+    operationId: 'getUserPermissions',
+    summary: "List a user's permissions, root and per project",
+    responses: { 200: { description: 'Success', schema: GetUserPermissionsResponse } },
+    errors: [400],
+    handler: userPermissions,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/access',
+    access: authenticated(),
+    tag: 'Projects',
+    operationId: 'getProjectAccess',
+    summary: 'List who has which role in a project',
+    responses: { 200: { description: 'Success', schema: GetProjectAccessResponse } },
+    errors: [400, 404],
+    handler: list,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/access',
+    access: admin([UPDATE_PROJECT, PROJECT_USER_ACCESS_WRITE], ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'addAccessToProject',
+    summary: 'Give users and groups roles in a project',
+    body: AddAccessSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 403, 413],
+    handler: add,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/role/:roleId/access',
+    access: admin([UPDATE_PROJECT, PROJECT_USER_ACCESS_WRITE], ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'addRoleAccessToProject',
+    summary: 'Give users and groups one role in a project',
+    body: RoleAccessSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 413],
+    handler: addRoleAccess,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/users/:userId/roles',
+    access: admin([UPDATE_PROJECT, PROJECT_USER_ACCESS_WRITE], ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'setUserRoles',
+    summary: "Set a user's roles in a project",
+    body: SetRolesSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 413],
+    handler: setUserRoles,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/users/:userId/roles',
+    access: admin([UPDATE_PROJECT, PROJECT_USER_ACCESS_WRITE], ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'removeUserAccess',
+    summary: 'Remove a user from a project',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400],
+    handler: removeUser,
+  }),
+];

@@ -19,3 +19,119 @@ export const RoleAccessSchema = v.object({
   users: v.optional(v.pipe(v.array(v.object({ id })), v.maxLength(80, 'at most 80 users at once')), []),
   groups: v.optional(v.pipe(v.array(v.object({ id })), v.maxLength(80, 'at most 80 groups at once')), []),
 });
+
+/** What `GET /api/admin/user-admin/access` answers with status 200. */
+export const GetBaseUsersAndGroupsResponse = v.object({
+  users: v.array(
+    v.object({
+      id: v.number(),
+      username: v.optional(v.string()),
+      accountType: v.string(),
+      email: v.optional(v.string()),
+    }),
+  ),
+  groups: v.array(v.unknown()),
+});
+
+/** What `GET /api/admin/user-admin/:id/permissions` answers with status 200. */
+export const GetUserPermissionsResponse = v.object({
+  overview: v.object({
+    root: v.array(
+      v.object({
+        id: v.number(),
+        name: v.nullable(v.string()),
+        displayName: v.string(),
+        type: v.string(),
+        hasPermission: v.boolean(),
+      }),
+    ),
+    project: v.array(
+      v.object({
+        id: v.number(),
+        name: v.nullable(v.string()),
+        displayName: v.string(),
+        type: v.string(),
+        hasPermission: v.boolean(),
+      }),
+    ),
+    environment: v.array(
+      v.object({
+        environment: v.nullable(v.string()),
+        id: v.number(),
+        name: v.nullable(v.string()),
+        displayName: v.string(),
+        type: v.string(),
+        hasPermission: v.boolean(),
+      }),
+    ),
+  }),
+  user: v.object({
+    isAPI: v.boolean(),
+    accountType: v.string(),
+    id: v.number(),
+    email: v.optional(v.string()),
+    imageUrl: v.nullable(v.string()),
+    seenAt: v.nullable(v.string()),
+    loginAttempts: v.number(),
+    createdAt: v.string(),
+    scimId: v.nullable(v.string()),
+    rootRole: v.number(),
+    username: v.optional(v.string()),
+  }),
+  rootRole: v.object({
+    id: v.number(),
+    name: v.nullable(v.string()),
+    type: v.string(),
+    description: v.nullable(v.string()),
+  }),
+  projectRoles: v.array(
+    v.object({
+      id: v.number(),
+      type: v.string(),
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      project: v.nullable(v.string()),
+      permissions: v.array(
+        v.object({
+          id: v.number(),
+          name: v.nullable(v.string()),
+          displayName: v.string(),
+          type: v.string(),
+          environment: v.nullable(v.string()),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** What `GET /api/admin/projects/:projectId/access` answers with status 200. */
+export const GetProjectAccessResponse = v.object({
+  roles: v.array(
+    v.object({
+      id: v.number(),
+      type: v.string(),
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      project: v.nullable(v.string()),
+    }),
+  ),
+  groups: v.array(v.unknown()),
+  users: v.array(
+    v.object({
+      isAPI: v.boolean(),
+      accountType: v.string(),
+      id: v.number(),
+      username: v.optional(v.string()),
+      imageUrl: v.nullable(v.string()),
+      seenAt: v.nullable(v.string()),
+      loginAttempts: v.number(),
+      createdAt: v.string(),
+      scimId: v.nullable(v.string()),
+      rootRole: v.number(),
+      addedAt: v.string(),
+      roleId: v.number(),
+      roles: v.array(v.number()),
+      email: v.optional(v.string()),
+    }),
+  ),
+});

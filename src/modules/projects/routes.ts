@@ -4,7 +4,6 @@
  */
 import { and, asc, count, desc, eq, gte, isNotNull, isNull, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { RequestContext } from '../../auth/guard';
 import { chunkedInsert } from '../../db/chunk';
 import { getDb, runBatch, type Statement } from '../../db/client';
 import { auditEvent } from '../../db/events';
@@ -18,6 +17,16 @@ import { empty, json } from '../../http/responses';
 import { nonBlank, parseInput, text } from '../../http/validation';
 import { urlFriendlyName } from '../../http/validation';
 import { attachEnvironmentToFeatures } from '../features/service';
+import { CREATE_PROJECT, UPDATE_PROJECT } from '../../auth/permissions';
+import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import {
+  GetProjectsResponse,
+  CreateProject201Response,
+  GetDeprecatedProjectOverviewResponse,
+  GetProjectOverviewResponse,
+  GetProjectFlagCreatorsResponse,
+  CheckDependenciesExistResponse,
+} from './schema';
 
 const CreateProjectSchema = v.object({
   id: urlFriendlyName(100),
@@ -52,7 +61,7 @@ function projectShape(row: ProjectRow, featureCount: number, environmentNames: s
 }
 
 /** `?archived=true` lists the archived projects instead of the live ones (the settings page asks). */
-export async function list({ request, env }: RequestContext): Promise<Response> {
+export async function list({ request, env }: AdminContext): Promise<Response> {
   const db = getDb(env);
   const archived = new URL(request.url).searchParams.get('archived') === 'true';
   const [rows, counts, links] = await db.batch([
@@ -85,7 +94,7 @@ export async function list({ request, env }: RequestContext): Promise<Response> 
   });
 }
 
-async function loadProject(env: RequestContext['env'], id: string) {
+async function loadProject(env: AdminContext['env'], id: string) {
   const db = getDb(env);
   const [rows, count, links] = await db.batch([
     db.select().from(projects).where(eq(projects.id, id)).limit(1),
@@ -109,12 +118,16 @@ async function loadProject(env: RequestContext['env'], id: string) {
   );
 }
 
-export async function get({ request, env }: RequestContext): Promise<Response> {
+export async function get({ request, env }: AdminContext): Promise<Response> {
   return json(await loadProject(env, pathParam(request, 'projectId')));
 }
 
-export async function create({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(CreateProjectSchema, await readJsonBody(request), '/body');
+export async function create({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof CreateProjectSchema>>): Promise<Response> {
   const db = getDb(env);
   const existing = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, body.id)).limit(1);
   if (existing.length > 0) throw conflict(`A project with id ${body.id} already exists`);
@@ -159,9 +172,13 @@ export async function create({ request, env, principal }: RequestContext): Promi
   return json(await loadProject(env, body.id), 201, { location: `/api/admin/projects/${encodeURIComponent(body.id)}` });
 }
 
-export async function attachEnvironment({ request, env, principal }: RequestContext): Promise<Response> {
+export async function attachEnvironment({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof AttachEnvironmentSchema>>): Promise<Response> {
   const projectId = pathParam(request, 'projectId');
-  const body = parseInput(AttachEnvironmentSchema, await readJsonBody(request), '/body');
   const db = getDb(env);
   await loadProject(env, projectId);
   const found = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, body.environment)).limit(1);
@@ -198,7 +215,7 @@ export async function onboardingStatus(db: ReturnType<typeof getDb>, projectId: 
 }
 
 /** The project page's header, stats and settings, in Unleash's key order. */
-export async function overview({ request, env }: RequestContext): Promise<Response> {
+export async function overview({ request, env }: AdminContext): Promise<Response> {
   const projectId = pathParam(request, 'projectId');
   const db = getDb(env);
   const now = Date.now();
@@ -285,7 +302,7 @@ export async function overview({ request, env }: RequestContext): Promise<Respon
 const ADMIN_TOKEN_USER = { id: -42, name: 'Unleash Admin Token User' };
 
 /** Who created the project's live flags (the search page's "Created by" filter). */
-export async function flagCreators({ request, env }: RequestContext): Promise<Response> {
+export async function flagCreators({ request, env }: AdminContext): Promise<Response> {
   const projectId = pathParam(request, 'projectId');
   const db = getDb(env);
   const creators = await db
@@ -304,7 +321,89 @@ export async function flagCreators({ request, env }: RequestContext): Promise<Re
 }
 
 /** Whether any flag depends on another (anywhere: Unleash 6 answers for the whole instance). */
-export async function hasDependencies({ env }: RequestContext): Promise<Response> {
+export async function hasDependencies({ env }: AdminContext): Promise<Response> {
   const [row] = await getDb(env).select({ parent: dependentFeatures.parent }).from(dependentFeatures).limit(1);
   return json(row !== undefined);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/projects',
+    access: authenticated(),
+    tag: 'Projects',
+    operationId: 'getProjects',
+    summary: 'List projects',
+    responses: { 200: { description: 'Success', schema: GetProjectsResponse } },
+    errors: [403],
+    handler: list,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects',
+    access: admin(CREATE_PROJECT),
+    tag: 'Projects',
+    operationId: 'createProject',
+    summary: 'Create a project',
+    body: CreateProjectSchema,
+    responses: { 201: { description: 'Created', schema: CreateProject201Response } },
+    errors: [400, 403, 409, 413],
+    handler: create,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId',
+    access: authenticated(),
+    tag: 'Projects',
+    operationId: 'getDeprecatedProjectOverview',
+    summary: 'Get a project with its flags',
+    responses: { 200: { description: 'Success', schema: GetDeprecatedProjectOverviewResponse } },
+    errors: [400, 404],
+    handler: get,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/environments',
+    access: admin(UPDATE_PROJECT, ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'addEnvironmentToProject',
+    summary: 'Enable an environment in a project',
+    body: AttachEnvironmentSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404, 413],
+    handler: attachEnvironment,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/overview',
+    access: authenticated(),
+    tag: 'Projects',
+    operationId: 'getProjectOverview',
+    summary: "A project's overview: settings, environments and counts",
+    responses: { 200: { description: 'Success', schema: GetProjectOverviewResponse } },
+    errors: [400, 404],
+    handler: overview,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/flag-creators',
+    access: authenticated(),
+    tag: 'Projects',
+    operationId: 'getProjectFlagCreators',
+    summary: "List who created a project's flags",
+    responses: { 200: { description: 'Success', schema: GetProjectFlagCreatorsResponse } },
+    errors: [400],
+    handler: flagCreators,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/dependencies',
+    access: authenticated(),
+    tag: 'Dependencies',
+    operationId: 'checkDependenciesExist',
+    summary: 'Whether any flag of the project has dependencies',
+    responses: { 200: { description: 'Success', schema: CheckDependenciesExistResponse } },
+    errors: [400],
+    handler: hasDependencies,
+  }),
+];

@@ -6,6 +6,8 @@ import { readJsonBody } from '../../http/body';
 import { json, NO_STORE } from '../../http/responses';
 import { parseInput, text } from '../../http/validation';
 import { resetPassword, validateResetToken } from './service';
+import { open, route, type Route, type OpenContext } from '../../http/route';
+import { ValidateTokenResponse } from './schema';
 
 const ResetPasswordSchema = v.object({
   token: text(256),
@@ -19,8 +21,33 @@ export async function validate(request: IRequest, env: Env): Promise<Response> {
 }
 
 /** `POST /auth/reset/password` `{token, password}` (public: the secret is the credential). */
-export async function setPassword(request: IRequest, env: Env): Promise<Response> {
-  const body = parseInput(ResetPasswordSchema, await readJsonBody(request), '/body');
+export async function setPassword({ request, env, body }: OpenContext<v.InferOutput<typeof ResetPasswordSchema>>): Promise<Response> {
   await resetPassword(env, getDb(env), body.token, body.password);
   return new Response(null, { status: 200 });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/auth/reset/validate',
+    access: open('password-reset'),
+    tag: 'Auth',
+    operationId: 'validateToken',
+    summary: 'Check a password-reset link',
+    responses: { 200: { description: 'Success', schema: ValidateTokenResponse } },
+    errors: [401],
+    handler: ({ request, env }) => validate(request, env),
+  }),
+  route({
+    method: 'POST',
+    path: '/auth/reset/password',
+    access: open('password-reset'),
+    tag: 'Auth',
+    operationId: 'changePassword',
+    summary: 'Choose a password with a reset link',
+    body: ResetPasswordSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 413],
+    handler: setPassword,
+  }),
+];

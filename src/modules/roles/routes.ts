@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../auth/guard';
+import type * as v from 'valibot';
 import { getDb } from '../../db/client';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
@@ -7,39 +7,121 @@ import { parseInput } from '../../http/validation';
 import { IdParams } from '../users/schema';
 import { RoleDefinitionSchema } from './schema';
 import * as service from './service';
+import { ADMIN } from '../../auth/permissions';
+import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetRolesResponse, CreateRole201Response, GetRoleByIdResponse, UpdateRoleResponse } from './schema';
 
-function roleId(request: RequestContext['request']): number | null {
+function roleId(request: AdminContext['request']): number | null {
   return parseInput(IdParams, { id: pathParam(request, 'id') }, '/params').id;
 }
 
 /** Seed operation 1: 200 with no body when the definition could be created; stores nothing. */
-export async function validate({ request, env }: RequestContext): Promise<Response> {
-  const body = parseInput(RoleDefinitionSchema, await readJsonBody(request), '/body');
+export async function validate({ request, env, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
   await service.validateDefinition(getDb(env), body);
   return empty(200);
 }
 
-export async function list({ env }: RequestContext): Promise<Response> {
+export async function list({ env }: AdminContext): Promise<Response> {
   return json(await service.listRoles(getDb(env)));
 }
 
-export async function get({ request, env }: RequestContext): Promise<Response> {
+export async function get({ request, env }: AdminContext): Promise<Response> {
   return json(await service.getRole(getDb(env), roleId(request)));
 }
 
-export async function create({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(RoleDefinitionSchema, await readJsonBody(request), '/body');
+export async function create({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
   const role = await service.createRole(getDb(env), principal, body);
   return json(role, 201, { location: `/api/admin/roles/${role.id}` });
 }
 
-export async function update({ request, env, principal }: RequestContext): Promise<Response> {
+export async function update({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
   const id = roleId(request);
-  const body = parseInput(RoleDefinitionSchema, await readJsonBody(request), '/body');
   return json(await service.updateRole(getDb(env), principal, id, body));
 }
 
-export async function remove({ request, env, principal }: RequestContext): Promise<Response> {
+export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
   await service.deleteRole(getDb(env), principal, roleId(request));
   return empty(200);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'POST',
+    path: '/api/admin/roles/validate',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'validateRole',
+    summary: 'Check a custom role definition without storing it',
+    body: RoleDefinitionSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 413, 415],
+    handler: validate,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/roles',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'getRoles',
+    summary: 'List root and project roles',
+    responses: { 200: { description: 'Success', schema: GetRolesResponse } },
+    errors: [403],
+    handler: list,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/roles',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'createRole',
+    summary: 'Create a custom role',
+    body: RoleDefinitionSchema,
+    responses: { 201: { description: 'Created', schema: CreateRole201Response } },
+    errors: [400, 403, 409, 413],
+    handler: create,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/roles/:id',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'getRoleById',
+    summary: 'Get a role with its permissions',
+    responses: { 200: { description: 'Success', schema: GetRoleByIdResponse } },
+    errors: [400, 404],
+    handler: get,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/roles/:id',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'updateRole',
+    summary: 'Update a custom role',
+    body: RoleDefinitionSchema,
+    responses: { 200: { description: 'Success', schema: UpdateRoleResponse } },
+    errors: [400, 403, 404, 409, 413],
+    handler: update,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/roles/:id',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'deleteRole',
+    summary: 'Delete a custom role that nobody holds',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 403, 404],
+    handler: remove,
+  }),
+];

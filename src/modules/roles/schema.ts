@@ -31,3 +31,69 @@ export const RoleDefinitionSchema = v.object({
   permissions: v.optional(v.nullable(v.pipe(v.array(PermissionItemSchema), v.maxLength(1000, 'must have at most 1000 items')))),
 });
 export type RoleDefinition = v.InferOutput<typeof RoleDefinitionSchema>;
+
+/** What `GET /api/admin/roles` answers with status 200. */
+export const GetRolesResponse = v.object({
+  roles: v.array(
+    v.object({
+      id: v.number(),
+      type: v.string(),
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      project: v.nullable(v.string()),
+    }),
+  ),
+});
+
+/** What `POST /api/admin/roles` answers with status 201. */
+export const CreateRole201Response = v.object({
+  id: v.number(),
+  type: v.string(),
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  project: v.nullable(v.string()),
+  permissions: v.array(
+    v.object({
+      id: v.number(),
+      name: v.nullable(v.string()),
+      displayName: v.string(),
+      type: v.string(),
+      environment: v.optional(v.string()),
+    }),
+  ),
+});
+
+/** What `GET /api/admin/roles/:id` answers with status 200. */
+export const GetRoleByIdResponse = v.object({
+  id: v.number(),
+  type: v.string(),
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  project: v.nullable(v.string()),
+  permissions: v.array(
+    v.object({
+      id: v.number(),
+      name: v.nullable(v.string()),
+      displayName: v.string(),
+      type: v.string(),
+      environment: v.optional(v.string()),
+    }),
+  ),
+});
+
+/** What `PUT /api/admin/roles/:id` answers with status 200. */
+export const UpdateRoleResponse = v.object({
+  id: v.number(),
+  type: v.string(),
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  project: v.nullable(v.string()),
+  permissions: v.array(
+    v.object({
+      id: v.number(),
+      name: v.nullable(v.string()),
+      displayName: v.string(),
+      type: v.string(),
+    }),
+  ),
+});

@@ -2,7 +2,6 @@
 import { CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT, requireAnyPermission } from '../../auth/permissions';
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { RequestContext } from '../../auth/guard';
 import { d1Statement, getDb, runBatch, runD1Batch, type Db } from '../../db/client';
 import { auditEvent, auditEventWhere, type Actor } from '../../db/events';
 import { featureStrategySegment, projects, segments } from '../../db/schema';
@@ -12,6 +11,10 @@ import { empty, json } from '../../http/responses';
 import { integerId, nonBlank, parseInput, text } from '../../http/validation';
 import { ConstraintSchema } from '../features/schema';
 import { pathParam } from '../../http/params';
+import { segmentProject } from '../../auth/scopes';
+import { DELETE_SEGMENT } from '../../auth/permissions';
+import { admin, adminInBody, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetSegmentsResponse, CreateSegment201Response, GetSegmentResponse } from './schema';
 
 const SegmentSchema = v.object({
   name: nonBlank(255),
@@ -34,24 +37,23 @@ function segmentShape(row: SegmentRow) {
   };
 }
 
-export async function list({ env }: RequestContext): Promise<Response> {
+export async function list({ env }: AdminContext): Promise<Response> {
   const rows = await getDb(env).select().from(segments).orderBy(asc(segments.id));
   return json({ segments: rows.map(segmentShape) });
 }
 
-async function segmentById(env: RequestContext['env'], request: RequestContext['request']) {
+async function segmentById(env: AdminContext['env'], request: AdminContext['request']) {
   const id = parseInput(v.object({ id: integerId }), { id: pathParam(request, 'id') }, '/params').id;
   const [row] = await getDb(env).select().from(segments).where(eq(segments.id, id)).limit(1);
   if (!row) throw notFound(`Could not find segment with id ${id}`);
   return row;
 }
 
-export async function get({ request, env }: RequestContext): Promise<Response> {
+export async function get({ request, env }: AdminContext): Promise<Response> {
   return json(segmentShape(await segmentById(env, request)));
 }
 
-export async function create({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(SegmentSchema, await readJsonBody(request), '/body');
+export async function create({ request, env, principal, body }: AdminContext<v.InferOutput<typeof SegmentSchema>>): Promise<Response> {
   // A project segment may be made by whoever may edit that project's segments (Unleash's rule).
   requireAnyPermission(principal, [CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
   const db = getDb(env);
@@ -93,7 +95,7 @@ export async function deleteIfUnused(db: Db, actor: Actor, row: typeof segments.
   return deleted!.meta.changes > 0;
 }
 
-export async function remove({ request, env, principal }: RequestContext): Promise<Response> {
+export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
   const row = await segmentById(env, request);
   if (!(await deleteIfUnused(getDb(env), principal, row))) {
     await segmentById(env, request); // 404 if it went meanwhile
@@ -102,9 +104,8 @@ export async function remove({ request, env, principal }: RequestContext): Promi
   return empty(200);
 }
 
-export async function update({ request, env, principal }: RequestContext): Promise<Response> {
+export async function update({ request, env, principal, body }: AdminContext<v.InferOutput<typeof SegmentSchema>>): Promise<Response> {
   const row = await segmentById(env, request);
-  const body = parseInput(SegmentSchema, await readJsonBody(request), '/body');
   // The route checked the segment's current project; moving it needs the same right where it goes.
   if ((body.project ?? null) !== row.segmentProjectId)
     requireAnyPermission(principal, [UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
@@ -137,3 +138,64 @@ export async function update({ request, env, principal }: RequestContext): Promi
   ]);
   return empty(204);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/segments',
+    access: authenticated(),
+    tag: 'Segments',
+    operationId: 'getSegments',
+    summary: 'List segments',
+    responses: { 200: { description: 'Success', schema: GetSegmentsResponse } },
+    handler: list,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/segments',
+    access: adminInBody([CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT], (body) => ({
+      project: (body as { project?: string | null }).project ?? undefined,
+    })),
+    tag: 'Segments',
+    operationId: 'createSegment',
+    summary: 'Create a segment',
+    body: SegmentSchema,
+    responses: { 201: { description: 'Created', schema: CreateSegment201Response } },
+    errors: [400, 403, 409, 413],
+    handler: create,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/segments/:id',
+    access: authenticated(),
+    tag: 'Segments',
+    operationId: 'getSegment',
+    summary: 'Get a segment',
+    responses: { 200: { description: 'Success', schema: GetSegmentResponse } },
+    errors: [400, 404],
+    handler: get,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/segments/:id',
+    access: admin([UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT], segmentProject('id')),
+    tag: 'Segments',
+    operationId: 'updateSegment',
+    summary: 'Update a segment',
+    body: SegmentSchema,
+    responses: { 204: { description: 'Done, no content', schema: null } },
+    errors: [400, 403, 404, 409, 413],
+    handler: update,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/segments/:id',
+    access: admin([DELETE_SEGMENT, UPDATE_PROJECT_SEGMENT], segmentProject('id')),
+    tag: 'Segments',
+    operationId: 'removeSegment',
+    summary: 'Delete a segment that no strategy uses',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404, 409],
+    handler: remove,
+  }),
+];

@@ -1,5 +1,5 @@
+import type * as v from 'valibot';
 import type { IRequest } from 'itty-router';
-import type { RequestContext } from '../../auth/guard';
 import { clearedSessionCookie, sessionCookie } from '../../auth/credentials';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
@@ -9,10 +9,11 @@ import { parseInput } from '../../http/validation';
 import { sessionUserBody, verifyLogin } from '../users/service';
 import { LoginSchema } from './schema';
 import * as service from './service';
+import { authenticated, open, route, type Route, type OpenContext, type AdminContext } from '../../http/route';
+import { LoginResponse } from './schema';
 
 /** `POST /auth/simple/login`: public (rate limited by address in front of it). */
-export async function login(request: IRequest, env: Env): Promise<Response> {
-  const body = parseInput(LoginSchema, await readJsonBody(request), '/body');
+export async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>): Promise<Response> {
   const db = getDb(env);
   const user = await verifyLogin(db, body.username, body.password);
   const session = await service.createSession(env, db, user.id);
@@ -26,7 +27,7 @@ export async function login(request: IRequest, env: Env): Promise<Response> {
  * the start page, as Unleash does. There is deliberately no GET: a link or image must not
  * sign anyone out (Unleash 6.10.1 serves its UI page on GET /logout).
  */
-export async function logout({ request, env, principal }: RequestContext): Promise<Response> {
+export async function logout({ request, env, principal }: AdminContext): Promise<Response> {
   if (principal.kind === 'user') await service.signOut(env, getDb(env), principal.userId);
   return new Response('Found. Redirecting to /', {
     status: 302,
@@ -38,3 +39,29 @@ export async function logout({ request, env, principal }: RequestContext): Promi
     },
   });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'POST',
+    path: '/auth/simple/login',
+    access: open('login'),
+    tag: 'Auth',
+    operationId: 'login',
+    summary: 'Sign in with a username or email and a password',
+    body: LoginSchema,
+    responses: { 200: { description: 'Success', schema: LoginResponse } },
+    errors: [400, 401, 413, 429],
+    handler: login,
+  }),
+  route({
+    method: 'POST',
+    path: '/logout',
+    access: authenticated(),
+    tag: 'Auth',
+    operationId: 'logout',
+    summary: 'Sign out: ends this session',
+    responses: { 302: { description: 'Answer', schema: null, contentType: 'text/plain' } },
+    errors: [401],
+    handler: logout,
+  }),
+];

@@ -7,3 +7,18 @@ export const LoginSchema = v.object({
   password: text(1024),
 });
 export type LoginRequest = v.InferOutput<typeof LoginSchema>;
+
+/** What `POST /auth/simple/login` answers with status 200. */
+export const LoginResponse = v.object({
+  isAPI: v.boolean(),
+  accountType: v.string(),
+  id: v.number(),
+  username: v.optional(v.nullable(v.string())),
+  imageUrl: v.nullable(v.string()),
+  seenAt: v.nullable(v.string()),
+  loginAttempts: v.number(),
+  createdAt: v.string(),
+  scimId: v.nullable(v.string()),
+  deletedSessions: v.number(),
+  activeSessions: v.number(),
+});

@@ -1,5 +1,5 @@
+import type * as v from 'valibot';
 import type { IRequest } from 'itty-router';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
 import { readJsonBody } from '../../http/body';
@@ -9,24 +9,41 @@ import { parseInput } from '../../http/validation';
 import { publicBaseUrl } from '../../http/base-url';
 import { CreateSignupTokenSchema, SignupSchema, UpdateSignupTokenSchema } from './schema';
 import * as service from './service';
+import { ADMIN } from '../../auth/permissions';
+import { admin, open, route, type Route, type AdminContext, type OpenContext } from '../../http/route';
+import {
+  GetAllPublicSignupTokensResponse,
+  CreatePublicSignupToken201Response,
+  GetPublicSignupTokenResponse,
+  UpdatePublicSignupTokenResponse,
+  AddPublicSignupTokenUser201Response,
+} from './schema';
 
-export async function create({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(CreateSignupTokenSchema, await readJsonBody(request), '/body');
+export async function create({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof CreateSignupTokenSchema>>): Promise<Response> {
   const token = await service.createToken(getDb(env), principal, body, publicBaseUrl(env, request));
   return json(token, 201, { location: `/api/admin/invite-link/tokens/${token.secret}`, ...NO_STORE });
 }
 
-export async function list({ env }: RequestContext): Promise<Response> {
+export async function list({ env }: AdminContext): Promise<Response> {
   return json(await service.listTokens(getDb(env)), 200, NO_STORE);
 }
 
-export async function get({ request, env }: RequestContext): Promise<Response> {
+export async function get({ request, env }: AdminContext): Promise<Response> {
   return json(await service.getToken(getDb(env), pathParam(request, 'token')), 200, NO_STORE);
 }
 
 /** Seed operation 3. */
-export async function update({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(UpdateSignupTokenSchema, await readJsonBody(request), '/body');
+export async function update({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof UpdateSignupTokenSchema>>): Promise<Response> {
   return json(await service.updateToken(getDb(env), principal, pathParam(request, 'token'), body), 200, NO_STORE);
 }
 
@@ -39,7 +56,77 @@ export async function validateInvite(request: IRequest, env: Env): Promise<Respo
   return empty(200);
 }
 
-export async function signup(request: IRequest, env: Env): Promise<Response> {
-  const body = parseInput(SignupSchema, await readJsonBody(request), '/body');
+export async function signup({ request, env, body }: OpenContext<v.InferOutput<typeof SignupSchema>>): Promise<Response> {
   return json(await service.signup(getDb(env), pathParam(request, 'token'), body), 201);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/invite-link/tokens',
+    access: admin(ADMIN),
+    tag: 'Public signup tokens',
+    operationId: 'getAllPublicSignupTokens',
+    summary: 'List invite links',
+    responses: { 200: { description: 'Success', schema: GetAllPublicSignupTokensResponse } },
+    handler: list,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/invite-link/tokens',
+    access: admin(ADMIN),
+    tag: 'Public signup tokens',
+    operationId: 'createPublicSignupToken',
+    summary: 'Create an invite link',
+    body: CreateSignupTokenSchema,
+    responses: { 201: { description: 'Created', schema: CreatePublicSignupToken201Response } },
+    errors: [400, 403, 413],
+    handler: create,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/invite-link/tokens/:token',
+    access: admin(ADMIN),
+    tag: 'Public signup tokens',
+    operationId: 'getPublicSignupToken',
+    summary: 'Get an invite link',
+    responses: { 200: { description: 'Success', schema: GetPublicSignupTokenResponse } },
+    errors: [400, 404],
+    handler: get,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/invite-link/tokens/:token',
+    access: admin(ADMIN),
+    tag: 'Public signup tokens',
+    operationId: 'updatePublicSignupToken',
+    summary: "Change an invite link's expiry or enable it",
+    body: UpdateSignupTokenSchema,
+    responses: { 200: { description: 'Success', schema: UpdatePublicSignupTokenResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: update,
+  }),
+  route({
+    method: 'GET',
+    path: '/invite/:token/validate',
+    access: open('invite'),
+    tag: 'Public signup tokens',
+    operationId: 'validatePublicSignupToken',
+    summary: 'Check that an invite link can be used',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 429],
+    handler: ({ request, env }) => validateInvite(request, env),
+  }),
+  route({
+    method: 'POST',
+    path: '/invite/:token/signup',
+    access: open('invite'),
+    tag: 'Public signup tokens',
+    operationId: 'addPublicSignupTokenUser',
+    summary: 'Sign up through an invite link',
+    body: SignupSchema,
+    responses: { 201: { description: 'Created', schema: AddPublicSignupTokenUser201Response } },
+    errors: [400, 413, 415, 429],
+    handler: signup,
+  }),
+];

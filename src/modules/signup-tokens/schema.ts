@@ -29,3 +29,142 @@ export const SignupSchema = v.strictObject({
   password: v.optional(password),
 });
 export type SignupRequest = v.InferOutput<typeof SignupSchema>;
+
+/** What `GET /api/admin/invite-link/tokens` answers with status 200. */
+export const GetAllPublicSignupTokensResponse = v.object({
+  tokens: v.array(
+    v.object({
+      secret: v.string(),
+      name: v.nullable(v.string()),
+      url: v.string(),
+      expiresAt: v.nullable(v.string()),
+      enabled: v.boolean(),
+      createdAt: v.string(),
+      createdBy: v.nullable(v.string()),
+      role: v.object({
+        id: v.number(),
+        type: v.string(),
+        name: v.nullable(v.string()),
+        description: v.nullable(v.string()),
+        project: v.nullable(v.string()),
+      }),
+      users: v.array(
+        v.object({
+          isAPI: v.boolean(),
+          accountType: v.string(),
+          id: v.number(),
+          name: v.optional(v.nullable(v.string())),
+          email: v.optional(v.nullable(v.string())),
+          imageUrl: v.nullable(v.string()),
+          seenAt: v.nullable(v.string()),
+          loginAttempts: v.number(),
+          createdAt: v.string(),
+          scimId: v.nullable(v.string()),
+          rootRole: v.number(),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** What `POST /api/admin/invite-link/tokens` answers with status 201. */
+export const CreatePublicSignupToken201Response = v.object({
+  secret: v.string(),
+  name: v.nullable(v.string()),
+  url: v.string(),
+  expiresAt: v.nullable(v.string()),
+  enabled: v.boolean(),
+  createdAt: v.string(),
+  createdBy: v.nullable(v.string()),
+  role: v.object({
+    id: v.number(),
+    type: v.string(),
+    name: v.nullable(v.string()),
+    description: v.nullable(v.string()),
+    project: v.nullable(v.string()),
+  }),
+  users: v.array(v.unknown()),
+});
+
+/** What `GET /api/admin/invite-link/tokens/:token` answers with status 200. */
+export const GetPublicSignupTokenResponse = v.object({
+  secret: v.string(),
+  name: v.nullable(v.string()),
+  url: v.string(),
+  expiresAt: v.nullable(v.string()),
+  enabled: v.boolean(),
+  createdAt: v.string(),
+  createdBy: v.nullable(v.string()),
+  role: v.object({
+    id: v.number(),
+    type: v.string(),
+    name: v.nullable(v.string()),
+    description: v.nullable(v.string()),
+    project: v.nullable(v.string()),
+  }),
+  users: v.array(
+    v.object({
+      isAPI: v.boolean(),
+      accountType: v.string(),
+      id: v.number(),
+      name: v.optional(v.nullable(v.string())),
+      email: v.optional(v.nullable(v.string())),
+      imageUrl: v.nullable(v.string()),
+      seenAt: v.nullable(v.string()),
+      loginAttempts: v.number(),
+      createdAt: v.string(),
+      scimId: v.nullable(v.string()),
+      rootRole: v.number(),
+      username: v.optional(v.string()),
+    }),
+  ),
+});
+
+/** What `PUT /api/admin/invite-link/tokens/:token` answers with status 200. */
+export const UpdatePublicSignupTokenResponse = v.object({
+  secret: v.string(),
+  name: v.nullable(v.string()),
+  url: v.string(),
+  expiresAt: v.nullable(v.string()),
+  enabled: v.boolean(),
+  createdAt: v.string(),
+  createdBy: v.nullable(v.string()),
+  role: v.object({
+    id: v.number(),
+    type: v.string(),
+    name: v.nullable(v.string()),
+    description: v.nullable(v.string()),
+    project: v.nullable(v.string()),
+  }),
+  users: v.array(
+    v.object({
+      isAPI: v.boolean(),
+      accountType: v.string(),
+      id: v.number(),
+      name: v.optional(v.nullable(v.string())),
+      email: v.optional(v.nullable(v.string())),
+      imageUrl: v.nullable(v.string()),
+      seenAt: v.nullable(v.string()),
+      loginAttempts: v.number(),
+      createdAt: v.string(),
+      scimId: v.nullable(v.string()),
+      rootRole: v.number(),
+    }),
+  ),
+});
+
+/** What `POST /invite/:token/signup` answers with status 201. */
+export const AddPublicSignupTokenUser201Response = v.object({
+  isAPI: v.boolean(),
+  accountType: v.string(),
+  id: v.number(),
+  name: v.optional(v.nullable(v.string())),
+  email: v.optional(v.nullable(v.string())),
+  imageUrl: v.nullable(v.string()),
+  seenAt: v.nullable(v.string()),
+  loginAttempts: v.number(),
+  createdAt: v.string(),
+  scimId: v.nullable(v.string()),
+  rootRole: v.number(),
+  username: v.optional(v.string()),
+});

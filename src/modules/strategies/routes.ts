@@ -1,11 +1,12 @@
 /** Activation strategy definitions: the list the UI offers and the form of one (its parameters). */
 import { asc, eq } from 'drizzle-orm';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { strategies } from '../../db/schema';
 import { notFound } from '../../http/errors';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetAllStrategiesResponse, GetStrategyResponse } from './schema';
 
 type StrategyRow = typeof strategies.$inferSelect;
 
@@ -21,12 +22,12 @@ function strategyShape(row: StrategyRow) {
   };
 }
 
-export async function list({ env }: RequestContext): Promise<Response> {
+export async function list({ env }: AdminContext): Promise<Response> {
   const rows = await getDb(env).select().from(strategies).orderBy(asc(strategies.sortOrder), asc(strategies.name));
   return json({ version: 1, strategies: rows.map(strategyShape) });
 }
 
-export async function get({ request, env }: RequestContext): Promise<Response> {
+export async function get({ request, env }: AdminContext): Promise<Response> {
   const [row] = await getDb(env)
     .select()
     .from(strategies)
@@ -35,3 +36,27 @@ export async function get({ request, env }: RequestContext): Promise<Response> {
   if (!row) throw notFound('No strategy found');
   return json(strategyShape(row));
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/strategies',
+    access: authenticated(),
+    tag: 'Strategies',
+    operationId: 'getAllStrategies',
+    summary: 'List strategy definitions',
+    responses: { 200: { description: 'Success', schema: GetAllStrategiesResponse } },
+    handler: list,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/strategies/:name',
+    access: authenticated(),
+    tag: 'Strategies',
+    operationId: 'getStrategy',
+    summary: 'Get a strategy definition',
+    responses: { 200: { description: 'Success', schema: GetStrategyResponse } },
+    errors: [400, 404],
+    handler: get,
+  }),
+];

@@ -6,13 +6,14 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { RequestContext } from '../../auth/guard';
 import { getDb, type Db } from '../../db/client';
 import { settings, userSplash } from '../../db/schema';
 import { publicBaseUrl } from '../../http/base-url';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { parseInput, text } from '../../http/validation';
+import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { GetUiConfigResponse, UpdateSplashSettingsResponse } from './schema';
 
 export const UNLEASH_VERSION = '6.10.1';
 
@@ -111,14 +112,14 @@ export const RESOURCE_LIMITS = {
   featureFlags: 100000,
 } as const;
 
-function frontendApiOrigins(env: RequestContext['env']): string[] {
+function frontendApiOrigins(env: AdminContext['env']): string[] {
   const configured = env.FRONTEND_API_ORIGINS?.split(',')
     .map((origin) => origin.trim())
     .filter(Boolean);
   return configured && configured.length > 0 ? configured : ['*'];
 }
 
-export async function uiConfig({ request, env }: RequestContext): Promise<Response> {
+export async function uiConfig({ request, env }: AdminContext): Promise<Response> {
   const db = getDb(env);
   return json({
     environment: 'Open Source',
@@ -144,7 +145,7 @@ export async function uiConfig({ request, env }: RequestContext): Promise<Respon
 const SplashParamsSchema = v.object({ id: text(255) });
 
 /** A person dismissed a splash screen; Unleash answers what it stored. */
-export async function markSplashSeen({ request, env, principal }: RequestContext): Promise<Response> {
+export async function markSplashSeen({ request, env, principal }: AdminContext): Promise<Response> {
   const { id: splashId } = parseInput(SplashParamsSchema, { id: pathParam(request, 'id') }, '/params');
   const db = getDb(env);
   await db
@@ -153,3 +154,28 @@ export async function markSplashSeen({ request, env, principal }: RequestContext
     .onConflictDoUpdate({ target: [userSplash.userId, userSplash.splashId], set: { seen: sql`excluded.seen` } });
   return json({ userId: principal.userId, splashId, seen: true });
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/ui-config',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'getUiConfig',
+    summary: 'The settings the admin UI starts with',
+    responses: { 200: { description: 'Success', schema: GetUiConfigResponse } },
+    errors: [401, 403],
+    handler: uiConfig,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/splash/:id',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'updateSplashSettings',
+    summary: 'Record that the caller has seen a splash screen',
+    responses: { 200: { description: 'Success', schema: UpdateSplashSettingsResponse } },
+    errors: [400],
+    handler: markSplashSeen,
+  }),
+];

@@ -1,5 +1,5 @@
+import type * as v from 'valibot';
 import { publicBaseUrl } from '../../http/base-url';
-import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
@@ -13,13 +13,15 @@ import { sha256Hex } from '../../auth/secrets';
 import { noAccess } from '../../http/errors';
 import { ChangeOwnPasswordSchema, CreateUserSchema, IdParams, PasswordSchema, UpdateUserSchema } from './schema';
 import * as service from './service';
+import { ADMIN } from '../../auth/permissions';
+import { admin, authenticated, open, route, type Route, type AdminContext, type OpenContext } from '../../http/route';
+import { GetUsersResponse, CreateUser201Response, GetUserResponse, UpdateUserResponse, GetMeResponse, GetProfileResponse } from './schema';
 
-function userId(request: RequestContext['request']): number | null {
+function userId(request: AdminContext['request']): number | null {
   return parseInput(IdParams, { id: pathParam(request, 'id') }, '/params').id;
 }
 
-export async function create({ request, env, principal }: RequestContext): Promise<Response> {
-  const body = parseInput(CreateUserSchema, await readJsonBody(request), '/body');
+export async function create({ request, env, principal, body }: AdminContext<v.InferOutput<typeof CreateUserSchema>>): Promise<Response> {
   const db = getDb(env);
   // As Unleash: the answer carries the new user's link to choose a password
   // (`/new-user?token=<secret>`); the token row is written in the user's own batch.
@@ -36,21 +38,20 @@ export async function create({ request, env, principal }: RequestContext): Promi
   });
 }
 
-export async function list({ env }: RequestContext): Promise<Response> {
+export async function list({ env }: AdminContext): Promise<Response> {
   return json(await service.listUsers(getDb(env)));
 }
 
-export async function get({ request, env }: RequestContext): Promise<Response> {
+export async function get({ request, env }: AdminContext): Promise<Response> {
   return json(await service.getUser(getDb(env), userId(request)));
 }
 
-export async function update({ request, env, principal }: RequestContext): Promise<Response> {
+export async function update({ request, env, principal, body }: AdminContext<v.InferOutput<typeof UpdateUserSchema>>): Promise<Response> {
   const id = userId(request);
-  const body = parseInput(UpdateUserSchema, await readJsonBody(request), '/body');
   return json(await service.updateUser(getDb(env), principal, id, body));
 }
 
-export async function remove({ request, env, principal }: RequestContext): Promise<Response> {
+export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
   await service.deleteUser(env, getDb(env), principal, userId(request));
   return empty(200);
 }
@@ -58,33 +59,166 @@ export async function remove({ request, env, principal }: RequestContext): Promi
 // The caller and passwords
 
 /** `GET /api/admin/user`: who the caller is and what they may do. */
-export async function current({ env, principal }: RequestContext): Promise<Response> {
+export async function current({ env, principal }: AdminContext): Promise<Response> {
   return json(await service.currentUser(getDb(env), principal), 200, { 'cache-control': 'no-store' });
 }
 
-export async function profile({ env, principal }: RequestContext): Promise<Response> {
+export async function profile({ env, principal }: AdminContext): Promise<Response> {
   return json(await service.profile(getDb(env), principal));
 }
 
 /** `POST /api/admin/user-admin/validate-password` and the public `/auth/reset/validate-password`. */
-export async function validatePassword(request: IRequest): Promise<Response> {
-  service.validatePassword(parseInput(PasswordSchema, await readJsonBody(request), '/body').password);
+export async function validatePassword({ body }: { body: v.InferOutput<typeof PasswordSchema> }): Promise<Response> {
+  service.validatePassword(body.password);
   return empty(200);
 }
 
 /** `POST /api/admin/user-admin/:id/change-password`: an admin sets it; the user's sessions end. */
-export async function setPassword({ request, env }: RequestContext): Promise<Response> {
+export async function setPassword({ request, env, body }: AdminContext<v.InferOutput<typeof PasswordSchema>>): Promise<Response> {
   const id = userId(request);
-  const { password } = parseInput(PasswordSchema, await readJsonBody(request), '/body');
+  const { password } = body;
   await service.setPassword(env, getDb(env), id, password);
   return empty(200);
 }
 
 /** `POST /api/admin/user/change-password`: a signed-in user; their other sessions end. */
-export async function changeOwnPassword({ request, env, principal }: RequestContext): Promise<Response> {
+export async function changeOwnPassword({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof ChangeOwnPasswordSchema>>): Promise<Response> {
   if (principal.kind !== 'user') throw noAccess('Only a signed-in user (session or personal access token) can change their own password.');
-  const body = parseInput(ChangeOwnPasswordSchema, await readJsonBody(request), '/body');
   const sessionId = principal.via === 'session' ? sessionIdFromRequest(request) : null;
   await service.changeOwnPassword(env, getDb(env), principal.userId, body, sessionId === null ? undefined : await sha256Hex(sessionId));
   return empty(200);
 }
+
+export const routes: Route[] = [
+  route({
+    method: 'POST',
+    path: '/api/admin/user-admin/validate-password',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'validateUserPassword',
+    summary: 'Check a password against the strength rules',
+    body: PasswordSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 413],
+    handler: validatePassword,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user-admin',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'getUsers',
+    summary: 'List users',
+    responses: { 200: { description: 'Success', schema: GetUsersResponse } },
+    errors: [403],
+    handler: list,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/user-admin/:id/change-password',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'changeUserPassword',
+    summary: "Set a user's password",
+    body: PasswordSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 403, 404, 413],
+    handler: setPassword,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/user-admin',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'createUser',
+    summary: 'Create a user',
+    body: CreateUserSchema,
+    responses: { 201: { description: 'Created', schema: CreateUser201Response } },
+    errors: [400, 401, 403, 413, 415],
+    handler: create,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user-admin/:id',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'getUser',
+    summary: 'Get a user',
+    responses: { 200: { description: 'Success', schema: GetUserResponse } },
+    errors: [400, 401, 403, 404],
+    handler: get,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/user-admin/:id',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'updateUser',
+    summary: 'Update a user',
+    body: UpdateUserSchema,
+    responses: { 200: { description: 'Success', schema: UpdateUserResponse } },
+    errors: [400, 404, 413],
+    handler: update,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/user-admin/:id',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'deleteUser',
+    summary: 'Delete a user',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 404],
+    handler: remove,
+  }),
+  route({
+    method: 'POST',
+    path: '/auth/reset/validate-password',
+    access: open('password-reset'),
+    tag: 'Auth',
+    operationId: 'validatePassword',
+    summary: 'Check a password against the strength rules (sign-up page)',
+    body: PasswordSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 413, 429],
+    handler: validatePassword,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'getMe',
+    summary: 'The signed-in caller and their permissions',
+    responses: { 200: { description: 'Success', schema: GetMeResponse } },
+    errors: [401],
+    handler: current,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user/profile',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'getProfile',
+    summary: "The caller's projects, root role and feature-flag subscriptions",
+    responses: { 200: { description: 'Success', schema: GetProfileResponse } },
+    handler: profile,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/user/change-password',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'changeMyPassword',
+    summary: 'Change your own password',
+    body: ChangeOwnPasswordSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 413],
+    handler: changeOwnPassword,
+  }),
+];

@@ -77,3 +77,125 @@ export const ChangeOwnPasswordSchema = v.pipe(
     ['confirmPassword'],
   ),
 );
+
+/** What `GET /api/admin/user-admin` answers with status 200. */
+export const GetUsersResponse = v.object({
+  users: v.array(
+    v.object({
+      isAPI: v.boolean(),
+      accountType: v.string(),
+      id: v.number(),
+      username: v.optional(v.string()),
+      imageUrl: v.nullable(v.string()),
+      seenAt: v.nullable(v.string()),
+      loginAttempts: v.number(),
+      createdAt: v.string(),
+      scimId: v.nullable(v.string()),
+      rootRole: v.number(),
+      inviteLink: v.string(),
+      email: v.optional(v.string()),
+      name: v.optional(v.string()),
+    }),
+  ),
+  rootRoles: v.array(
+    v.object({
+      id: v.number(),
+      name: v.nullable(v.string()),
+      type: v.string(),
+      description: v.nullable(v.string()),
+    }),
+  ),
+});
+
+/** What `POST /api/admin/user-admin` answers with status 201. */
+export const CreateUser201Response = v.object({
+  isAPI: v.boolean(),
+  accountType: v.string(),
+  id: v.number(),
+  username: v.optional(v.string()),
+  imageUrl: v.nullable(v.string()),
+  seenAt: v.nullable(v.string()),
+  loginAttempts: v.number(),
+  createdAt: v.string(),
+  scimId: v.nullable(v.string()),
+  rootRole: v.number(),
+  inviteLink: v.string(),
+  emailSent: v.boolean(),
+  email: v.optional(v.string()),
+  name: v.optional(v.string()),
+});
+
+/** What `GET /api/admin/user-admin/:id` answers with status 200. */
+export const GetUserResponse = v.object({
+  isAPI: v.boolean(),
+  accountType: v.string(),
+  id: v.number(),
+  name: v.optional(v.string()),
+  email: v.optional(v.string()),
+  imageUrl: v.nullable(v.string()),
+  seenAt: v.nullable(v.string()),
+  loginAttempts: v.number(),
+  createdAt: v.string(),
+  scimId: v.nullable(v.string()),
+  rootRole: v.number(),
+  username: v.optional(v.string()),
+});
+
+/** What `PUT /api/admin/user-admin/:id` answers with status 200. */
+export const UpdateUserResponse = v.object({
+  isAPI: v.boolean(),
+  accountType: v.string(),
+  id: v.number(),
+  name: v.optional(v.nullable(v.string())),
+  email: v.optional(v.nullable(v.string())),
+  imageUrl: v.nullable(v.string()),
+  seenAt: v.nullable(v.string()),
+  loginAttempts: v.number(),
+  createdAt: v.string(),
+  scimId: v.nullable(v.string()),
+  rootRole: v.number(),
+});
+
+/** What `GET /api/admin/user` answers with status 200. */
+export const GetMeResponse = v.object({
+  user: v.object({
+    isAPI: v.boolean(),
+    accountType: v.optional(v.string()),
+    id: v.optional(v.number()),
+    username: v.optional(v.string()),
+    imageUrl: v.optional(v.string()),
+    seenAt: v.optional(v.string()),
+    loginAttempts: v.optional(v.number()),
+    createdAt: v.optional(v.string()),
+    scimId: v.optional(v.null()),
+    permissions: v.optional(v.array(v.string())),
+    environment: v.optional(v.string()),
+    type: v.optional(v.string()),
+    projects: v.optional(v.array(v.string())),
+    internalAdminTokenUserId: v.optional(v.number()),
+    name: v.optional(v.string()),
+    email: v.optional(v.string()),
+  }),
+  permissions: v.array(
+    v.object({
+      permission: v.string(),
+      project: v.optional(v.string()),
+      environment: v.optional(v.string()),
+    }),
+  ),
+  feedback: v.array(v.unknown()),
+  splash: v.object({}),
+});
+
+/** What `GET /api/admin/user/profile` answers with status 200. */
+export const GetProfileResponse = v.object({
+  projects: v.array(v.string()),
+  rootRole: v.object({
+    id: v.number(),
+    name: v.nullable(v.string()),
+    type: v.string(),
+    description: v.nullable(v.string()),
+  }),
+  subscriptions: v.array(v.string()),
+  features: v.array(v.unknown()),
+});

@@ -1,0 +1,322 @@
+/**
+ * Routes as data. Each module exports its routes as a list of `Route` objects; `register()`
+ * turns each into one router handler that applies, always in this order:
+ *
+ *   CORS (on answers and errors) -> rate limit -> authentication and the caller's kind ->
+ *   path parameters -> the permission check in its project and environment -> query and body
+ *   validation (400 ValidationError) -> the handler -> write tracking
+ *
+ * The body is read only after the permission check, so a caller without access learns nothing
+ * about what the route accepts. The OpenAPI document (src/openapi) is built from the same
+ * objects, so what is documented is what is served.
+ */
+import type { IRequest, RouterType } from 'itty-router';
+import type * as v from 'valibot';
+import { authenticate } from '../auth/authenticate';
+import { ADMIN, requireAnyPermission, type Permission } from '../auth/permissions';
+import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
+import { noteLocalWrite } from '../db/revision';
+import type { Env } from '../env';
+import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
+import { withCors } from './cors';
+import { noAccess, toErrorResponse } from './errors';
+import { decodePathParams } from './params';
+import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS, type RateLimitBucket } from './rate-limit';
+import { urlOf } from './request-url';
+import { parseInput } from './validation';
+
+/** `ALL` is for catch-alls only: they are not operations and are left out of the document. */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
+
+/** The path parameters named in a path: `'/projects/:projectId/x'` -> `{ projectId: string }`. */
+export type PathParams<Path extends string> = Path extends `${string}:${infer Param}/${infer Rest}`
+  ? { [Name in Param]: string } & PathParams<`/${Rest}`>
+  : Path extends `${string}:${infer Param}`
+    ? { [Name in Param]: string }
+    : Record<never, string>;
+
+/** Where a permission is checked: a project and, for environment-scoped permissions, an environment. */
+export interface Scope {
+  project?: string | undefined;
+  environment?: string | undefined;
+}
+
+/** What a scope is computed from before the body is read: the decoded path parameters. */
+export interface ScopeInput {
+  params: Readonly<Record<string, string | undefined>>;
+  env: Env;
+  request: IRequest;
+}
+
+/** An admin route's rule: one of `permissions` (empty: any admin-API caller), checked in a scope. */
+export interface AdminAccess {
+  readonly kind: 'admin';
+  readonly permissions: readonly Permission[];
+  /** The scope, from the path (or a look-up it names). Without it the check is root-wide. */
+  readonly where?: (input: ScopeInput) => Scope | Promise<Scope>;
+  /**
+   * The scope named by the body (validated against the route's body schema). Until the body is
+   * read the caller must hold one of the permissions somewhere; once read, in this scope.
+   */
+  readonly whereBody?: (body: unknown) => Scope;
+}
+
+export interface SdkAccess {
+  readonly kind: 'sdk';
+  readonly tokenTypes: readonly ApiTokenType[];
+  readonly rateLimit?: RateLimitBucket;
+}
+
+export interface OpenAccess {
+  readonly kind: 'open';
+  readonly rateLimit?: RateLimitBucket;
+}
+
+export type Access = AdminAccess | SdkAccess | OpenAccess;
+
+/** Who may call: one of `permissions` (any one; ADMIN always passes) in the scope `where` gives. */
+export function admin(permissions: Permission | readonly Permission[], where?: AdminAccess['where']): AdminAccess {
+  return { kind: 'admin', permissions: typeof permissions === 'string' ? [permissions] : permissions, where };
+}
+
+/** Like `admin`, with the project (or environment) named by the request body. */
+export function adminInBody(
+  permissions: Permission | readonly Permission[],
+  whereBody: NonNullable<AdminAccess['whereBody']>,
+): AdminAccess {
+  return { kind: 'admin', permissions: typeof permissions === 'string' ? [permissions] : permissions, whereBody };
+}
+
+/** Any caller of the admin API: an admin key, a signed-in user or a personal access token (Unleash's NONE). */
+export function authenticated(): AdminAccess {
+  return { kind: 'admin', permissions: [] };
+}
+
+/** SDK keys of these types; `rateLimit` for routes that browsers reach with a public key. */
+export function sdk(tokenTypes: readonly ApiTokenType[], rateLimit?: RateLimitBucket): SdkAccess {
+  return { kind: 'sdk', tokenTypes, rateLimit };
+}
+
+/** No credential (or one the handler checks itself, such as an invite secret), rate limited by address. */
+export function open(rateLimit?: RateLimitBucket): OpenAccess {
+  return { kind: 'open', rateLimit };
+}
+
+/** A documented answer: its JSON schema (null: no body), a description and notable headers. */
+export interface Answer {
+  readonly description: string;
+  readonly schema: v.GenericSchema | null;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Not JSON (e.g. `text/event-stream`, `text/html`): documented, not validated as JSON. */
+  readonly contentType?: string;
+}
+
+export type Responses = Readonly<Record<number, Answer>>;
+
+type PrincipalOf<A> = A extends AdminAccess ? Principal : A extends SdkAccess ? ApiTokenPrincipal : undefined;
+type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+
+export interface RouteContext<A, Params, Query, Body> {
+  request: IRequest;
+  env: Env;
+  ctx: ExecutionContext;
+  principal: PrincipalOf<A>;
+  params: Params;
+  query: Query;
+  body: Body;
+}
+
+export interface RouteSpec<
+  Path extends string,
+  A extends Access,
+  QuerySchema extends v.GenericSchema | undefined,
+  BodySchema extends v.GenericSchema | undefined,
+> {
+  method: Method;
+  path: Path;
+  access: A;
+  /** Unleash's tag and operationId where Unleash has the operation. */
+  tag: string;
+  operationId: string;
+  /** What the operation does, in plain words (the OpenAPI summary). */
+  summary: string;
+  description?: string;
+  /** Query parameters: an object schema over the query (a repeated parameter arrives as an array). */
+  query?: QuerySchema;
+  /** The handler parses the query itself (with its own error messages); `query` then only documents it. */
+  queryReadByHandler?: boolean;
+  /** The JSON body, read and validated after the permission check. */
+  body?: BodySchema;
+  /** Largest body accepted (413 past it); default DEFAULT_MAX_BODY_BYTES. */
+  maxBodyBytes?: number;
+  /** The body is read by the handler itself (streamed); `body` then only documents it. */
+  bodyReadByHandler?: boolean;
+  /** Success answers by status; the error answers are added from the access rule. */
+  responses: Responses;
+  /** Extra error statuses beyond those every route of its kind can answer. */
+  errors?: readonly number[];
+  /** CORS as the frontend API answers it, on answers and errors. */
+  cors?: boolean;
+  handler: (context: RouteContext<A, PathParams<Path>, Output<QuerySchema>, Output<BodySchema>>) => Response | Promise<Response>;
+}
+
+/** A declared route, its types erased: what `register()` and the OpenAPI document read. */
+export type Route = RouteSpec<string, Access, v.GenericSchema | undefined, v.GenericSchema | undefined>;
+
+/** Declares a route; the generic parameters give the handler typed params, query, body and principal. */
+export function route<
+  const Path extends string,
+  A extends Access,
+  QuerySchema extends v.GenericSchema | undefined = undefined,
+  BodySchema extends v.GenericSchema | undefined = undefined,
+>(spec: RouteSpec<Path, A, QuerySchema, BodySchema>): Route {
+  return spec as unknown as Route;
+}
+
+/** The query as an object: a parameter given once is a string, given more often an array. */
+export function queryObject(searchParams: URLSearchParams): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of searchParams) {
+    const seen = query[name];
+    query[name] = seen === undefined ? value : typeof seen === 'string' ? [seen, value] : [...seen, value];
+  }
+  return query;
+}
+
+function wrongTokenType(): never {
+  throw noAccess('invalid token: expected a different token type for this endpoint');
+}
+
+/** Whether the caller holds one of `anyOf` anywhere (before the body says where). */
+function holdsAnywhere(principal: Principal, anyOf: readonly Permission[]): boolean {
+  return anyOf.some((wanted) => principal.access.grants.some((grant) => grant.permission === wanted || grant.permission === ADMIN));
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Sees every answer a declared route gives, before it leaves the request (the test suite
+ * checks them against the document); it may hand back the answer rebuilt after reading it.
+ */
+export type ResponseObserver = (route: Route, request: Request, response: Response) => Promise<Response>;
+let observer: ResponseObserver | undefined;
+export function observeResponses(next: ResponseObserver | undefined): void {
+  observer = next;
+}
+
+type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response>;
+
+async function readBody(route: Route, request: IRequest): Promise<unknown> {
+  if (route.body === undefined || route.bodyReadByHandler) return undefined;
+  return parseInput(route.body, await readJsonBody(request, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), '/body');
+}
+
+function readQuery(route: Route, request: IRequest): unknown {
+  if (route.query === undefined || route.queryReadByHandler) return undefined;
+  return parseInput(route.query, queryObject(urlOf(request).searchParams), '/query');
+}
+
+/** The one handler a route object becomes. */
+function handlerFor(route: Route): Handler {
+  const access = route.access;
+  const call = route.handler as unknown as (
+    context: RouteContext<Access, unknown, unknown, unknown> & { principal: Principal | undefined },
+  ) => Response | Promise<Response>;
+  const writes = !READ_METHODS.has(route.method);
+
+  const run: Handler = async (request, env, ctx) => {
+    if (access.kind === 'open') {
+      const params = decodePathParams(request);
+      return call({
+        request,
+        env,
+        ctx,
+        principal: undefined,
+        params,
+        query: readQuery(route, request),
+        body: await readBody(route, request),
+      });
+    }
+    const principal = await authenticate(request, env, ctx);
+    if (access.kind === 'sdk') {
+      if (principal.kind !== 'api-token' || !access.tokenTypes.includes(principal.token.type)) wrongTokenType();
+      const params = decodePathParams(request);
+      return call({ request, env, ctx, principal, params, query: readQuery(route, request), body: await readBody(route, request) });
+    }
+    if (principal.kind === 'api-token' && principal.token.type !== 'admin') wrongTokenType();
+    const params = decodePathParams(request);
+    const anyOf = access.permissions;
+    if (anyOf.length > 0) {
+      if (access.whereBody !== undefined) {
+        if (!holdsAnywhere(principal, anyOf)) requireAnyPermission(principal, anyOf);
+      } else {
+        const scope = access.where === undefined ? undefined : await access.where({ params, env, request });
+        requireAnyPermission(principal, anyOf, scope?.project, scope?.environment);
+      }
+    }
+    const query = readQuery(route, request);
+    const body = await readBody(route, request);
+    if (access.whereBody !== undefined && anyOf.length > 0) {
+      const scope = access.whereBody(body);
+      requireAnyPermission(principal, anyOf, scope.project, scope.environment);
+    }
+    if (!writes) return call({ request, env, ctx, principal, params, query, body });
+    try {
+      return await call({ request, env, ctx, principal, params, query, body });
+    } finally {
+      // The write is done (or failed): the SDK APIs of this isolate see it on their next request.
+      noteLocalWrite();
+    }
+  };
+
+  const bucket = access.kind === 'admin' ? undefined : access.rateLimit;
+  const limited: Handler =
+    bucket === undefined
+      ? run
+      : async (request, env, ctx) => {
+          if (!(await withinLimit(bucket, request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucket].periodSeconds);
+          return run(request, env, ctx);
+        };
+  const served = route.cors ? withCors(limited) : limited;
+  return async (request, env, ctx) => {
+    let response: Response;
+    try {
+      response = await served(request, env, ctx);
+    } catch (error) {
+      response = toErrorResponse(error, request);
+    }
+    return observer === undefined ? response : observer(route, request, response);
+  };
+}
+
+/** How specific a path is, segment by segment: a literal before a parameter before a wildcard. */
+function specificity(path: string): number[] {
+  return path.split('/').map((segment) => (segment.startsWith(':') ? 1 : segment === '*' ? 2 : 0));
+}
+
+function compareSpecificity(a: Route, b: Route): number {
+  const left = specificity(a.path);
+  const right = specificity(b.path);
+  for (let index = 0; index < Math.min(left.length, right.length); index++) {
+    if (left[index] !== right[index]) return left[index]! - right[index]!;
+  }
+  return 0;
+}
+
+/**
+ * Adds the routes to the router. itty-router answers with the first route that matches, so
+ * the more specific paths go first: `/user-admin/access` is never taken for `/user-admin/:id`.
+ * Otherwise the order given is kept.
+ */
+export function register(router: RouterType<IRequest, [Env, ExecutionContext], Response>, routes: readonly Route[]): void {
+  for (const declared of [...routes].sort(compareSpecificity)) {
+    router[declared.method.toLowerCase() as 'get'](declared.path, handlerFor(declared));
+  }
+}
+
+/** The context of an admin route's handler declared apart from its route object. */
+export type AdminContext<Body = unknown, Query = unknown> = RouteContext<AdminAccess, Record<string, string>, Query, Body>;
+/** The context of an SDK route's handler: its caller is always an API token. */
+export type SdkContext<Body = unknown, Query = unknown> = RouteContext<SdkAccess, Record<string, string>, Query, Body>;
+/** The context of a public route's handler: no principal. */
+export type OpenContext<Body = unknown, Query = unknown> = RouteContext<OpenAccess, Record<string, string>, Query, Body>;

@@ -1,0 +1,47 @@
+import * as v from 'valibot';
+
+/** What `GET /api/frontend` answers with status 200. */
+export const GetFrontendFeaturesResponse = v.object({
+  toggles: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      enabled: v.boolean(),
+      variant: v.object({
+        name: v.nullable(v.string()),
+        enabled: v.boolean(),
+        feature_enabled: v.boolean(),
+        featureEnabled: v.boolean(),
+        payload: v.optional(
+          v.object({
+            type: v.string(),
+            value: v.optional(v.string()),
+          }),
+        ),
+      }),
+      impressionData: v.boolean(),
+    }),
+  ),
+});
+
+/** What `POST /api/frontend` answers with status 200. */
+export const GetFrontendApiFeaturesWithPostResponse = v.object({
+  toggles: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      enabled: v.boolean(),
+      variant: v.object({
+        name: v.nullable(v.string()),
+        enabled: v.boolean(),
+        feature_enabled: v.boolean(),
+        featureEnabled: v.boolean(),
+        payload: v.optional(
+          v.object({
+            type: v.string(),
+            value: v.optional(v.string()),
+          }),
+        ),
+      }),
+      impressionData: v.boolean(),
+    }),
+  ),
+});

@@ -1,0 +1,16 @@
+import * as v from 'valibot';
+
+/** What `GET /auth/reset/validate` answers with status 200. */
+export const ValidateTokenResponse = v.object({
+  token: v.string(),
+  createdBy: v.nullable(v.string()),
+  email: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  id: v.number(),
+  role: v.object({
+    id: v.number(),
+    description: v.nullable(v.string()),
+    type: v.string(),
+    name: v.nullable(v.string()),
+  }),
+});

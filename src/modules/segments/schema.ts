@@ -1,0 +1,56 @@
+import * as v from 'valibot';
+
+/** What `GET /api/admin/segments` answers with status 200. */
+export const GetSegmentsResponse = v.object({
+  segments: v.array(
+    v.object({
+      id: v.number(),
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      constraints: v.array(
+        v.object({
+          contextName: v.string(),
+          operator: v.string(),
+          values: v.optional(v.array(v.string())),
+        }),
+      ),
+      project: v.nullable(v.string()),
+      createdBy: v.nullable(v.string()),
+      createdAt: v.string(),
+    }),
+  ),
+});
+
+/** What `POST /api/admin/segments` answers with status 201. */
+export const CreateSegment201Response = v.object({
+  id: v.number(),
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  constraints: v.array(
+    v.object({
+      contextName: v.string(),
+      operator: v.string(),
+      values: v.optional(v.array(v.string())),
+    }),
+  ),
+  project: v.nullable(v.string()),
+  createdBy: v.nullable(v.string()),
+  createdAt: v.string(),
+});
+
+/** What `GET /api/admin/segments/:id` answers with status 200. */
+export const GetSegmentResponse = v.object({
+  id: v.number(),
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  constraints: v.array(
+    v.object({
+      contextName: v.string(),
+      operator: v.string(),
+      values: v.optional(v.array(v.string())),
+    }),
+  ),
+  project: v.nullable(v.string()),
+  createdBy: v.nullable(v.string()),
+  createdAt: v.string(),
+});
