@@ -1,7 +1,7 @@
 // `npm run cf-typegen`: writes src/worker-configuration.d.ts with `wrangler types` (the
 // Workers runtime types and `GeneratedEnv`, the bindings and [vars] of wrangler.toml).
-// `npm run check:types-generated` (`--check`): generates into a temporary file instead and
-// fails when the committed file differs from it in any byte.
+// `npm run check:types-generated` (`--check`): fails when the committed file differs in any
+// byte from what wrangler generates now.
 //
 // `--env-file=/dev/null`: wrangler types would otherwise type every key of a local .dev.vars
 // or .env as a required secret, so the output would depend on files that are not committed
@@ -9,7 +9,7 @@
 // `--env-interface=GeneratedEnv`: src/env.ts extends it into the `Env` the code imports; a
 // global `Env` would let a file that forgets the import compile against the wrong type.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const OUT = 'src/worker-configuration.d.ts';
@@ -28,35 +28,39 @@ function wranglerTypes(out) {
   }
 }
 
-if (!process.argv.includes('--check')) {
-  wranglerTypes(OUT);
-  console.log(`wrote ${OUT}`);
-} else {
-  check();
-}
-
-function check() {
-  // Written next to OUT (the import of the entry point and the hash over it depend on the
-  // directory); TypeScript's `src/**` skips dot files. Only the path in the header differs.
+/**
+ * What `wrangler types` writes to OUT. It is written next to OUT (the entry point's import and
+ * the hash over it depend on the directory; TypeScript's `src/**` skips dot files) under a new
+ * name, so wrangler does not reuse the runtime types of the file already there: only the path
+ * in the header differs.
+ */
+function generate() {
   const tmpOut = path.join(path.dirname(OUT), `.${path.basename(OUT, '.d.ts')}.${process.pid}.d.ts`);
   try {
     wranglerTypes(tmpOut);
-    const expected = readFileSync(tmpOut, 'utf8').replace(` ${tmpOut}\` (hash: `, ` ${OUT}\` (hash: `);
-    const committed = readFileSync(OUT, 'utf8');
-    if (committed !== expected) {
-      const a = committed.split('\n');
-      const b = expected.split('\n');
-      const line = a.findIndex((text, i) => text !== b[i]);
-      const at = line === -1 ? Math.min(a.length, b.length) : line;
-      console.error(`${OUT} differs from what \`wrangler ${ARGS.join(' ')}\` generates, first at line ${at + 1}:`);
-      console.error(`  committed: ${a[at] ?? '(end of file)'}`);
-      console.error(`  generated: ${b[at] ?? '(end of file)'}`);
-      console.error('Run `npm run cf-typegen` and commit the result (change wrangler.toml or src/env.ts, not that file).');
-      process.exitCode = 1;
-    } else {
-      console.log(`${OUT} is what wrangler types generates`);
-    }
+    return readFileSync(tmpOut, 'utf8').replace(` ${tmpOut}\` (hash: `, ` ${OUT}\` (hash: `);
   } finally {
     rmSync(tmpOut, { force: true });
+  }
+}
+
+const generated = generate();
+if (!process.argv.includes('--check')) {
+  writeFileSync(OUT, generated);
+  console.log(`wrote ${OUT}`);
+} else {
+  const committed = readFileSync(OUT, 'utf8');
+  if (committed !== generated) {
+    const a = committed.split('\n');
+    const b = generated.split('\n');
+    const line = a.findIndex((text, i) => text !== b[i]);
+    const at = line === -1 ? Math.min(a.length, b.length) : line;
+    console.error(`${OUT} differs from what \`wrangler ${ARGS.join(' ')}\` generates, first at line ${at + 1}:`);
+    console.error(`  committed: ${a[at] ?? '(end of file)'}`);
+    console.error(`  generated: ${b[at] ?? '(end of file)'}`);
+    console.error('Run `npm run cf-typegen` and commit the result (change wrangler.toml or src/env.ts, not that file).');
+    process.exitCode = 1;
+  } else {
+    console.log(`${OUT} is what wrangler types generates`);
   }
 }
