@@ -1,19 +1,14 @@
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
 
-/** Bindings and variables of the Worker (see wrangler.toml). */
-export interface Env {
-  DB: D1Database;
-  /** API-key lookup: `apikey:<sha256 hex of the secret>` -> the token's principal. */
-  TOKENS: KVNamespace;
+/**
+ * Bindings and variables of the Worker. The bindings and `[vars]` of wrangler.toml come from
+ * `GeneratedEnv` in src/worker-configuration.d.ts, which `npm run cf-typegen` (`wrangler types`)
+ * writes and `npm run check:types-generated` compares with what wrangler would generate: change
+ * wrangler.toml, not that file. Declared here is only what wrangler.toml cannot say: variables
+ * and secrets that may be unset (`wrangler secret put`, `.dev.vars`), and the queue's message type.
+ */
+export interface Env extends GeneratedEnv {
   IMPORT_QUEUE: Queue<ImportChunkMessage>;
-  /** Workers Rate Limiting bindings of the public routes (src/http/rate-limit.ts, docs/rate-limits.md). */
-  RL_EDGE_VALIDATE_CLIENT: RateLimit;
-  RL_EDGE_VALIDATE_KEY: RateLimit;
-  RL_INVITE_CLIENT: RateLimit;
-  RL_FRONTEND_CLIENT: RateLimit;
-  RL_FRONTEND_KEY: RateLimit;
-  RL_LOGIN_CLIENT: RateLimit;
-  RL_PASSWORD_CLIENT: RateLimit;
   /** Comma-separated secrets accepted as admin tokens, as Unleash reads INIT_ADMIN_API_TOKENS. */
   INIT_ADMIN_API_TOKENS?: string;
   /** Public base URL of this service, used in invite links. */
