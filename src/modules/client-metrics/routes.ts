@@ -2,60 +2,30 @@
  * What the flag page's metrics tab and the applications page read: hourly SDK evaluations
  * of a flag (the buckets SDKs report to /api/client/metrics) and the applications known.
  */
-import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
-import { clientApplications, clientMetricsEnv } from '../../db/schema';
-import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';
-import { GetFeatureUsageSummaryResponse, GetRawFeatureMetricsResponse, GetApplicationsResponse } from './schema';
+import {
+  ApplicationsQuery,
+  GetApplicationsResponse,
+  GetFeatureUsageSummaryResponse,
+  GetRawFeatureMetricsResponse,
+  HoursBackQuery,
+} from './schema';
+import * as store from './store';
 
 const HOUR_MS = 60 * 60 * 1000;
 
-/** Unleash's `hoursBack`: 1 to 48, anything else (or nothing) means 24. */
-function hoursBack(request: Request): number {
-  const raw = new URL(request.url).searchParams.get('hoursBack');
-  const hours = raw === null ? Number.NaN : Number(raw);
-  return Number.isInteger(hours) && hours >= 1 && hours <= 48 ? hours : 24;
-}
-
-interface Bucket {
-  featureName: string;
-  appName: string;
-  environment: string;
-  timestamp: string;
-  yes: number;
-  no: number;
-  variants?: Record<string, number>;
-}
-
-async function bucketsSince(env: AdminContext['env'], featureName: string, since: number): Promise<Bucket[]> {
-  const rows = await getDb(env)
-    .select()
-    .from(clientMetricsEnv)
-    .where(and(eq(clientMetricsEnv.featureName, featureName), gte(clientMetricsEnv.timestamp, new Date(since).toISOString())))
-    .orderBy(asc(clientMetricsEnv.timestamp));
-  return rows.map((row) => ({
-    featureName: row.featureName,
-    appName: row.appName,
-    environment: row.environment,
-    timestamp: new Date(row.timestamp).toISOString(),
-    yes: row.yes,
-    no: row.no,
-    ...(Object.keys(row.variants).length > 0 ? { variants: row.variants } : {}),
-  }));
-}
-
 /** `raw`: every hour of the window for each environment and application seen, zeros filled in, oldest first. */
-export async function featureRaw({ request, env }: AdminContext): Promise<Response> {
-  const featureName = pathParam(request, 'name');
-  const hours = hoursBack(request);
+async function featureRaw({ env, params, query }: AdminContext<undefined, HoursBackQuery>): Promise<Response> {
+  const featureName = params.name!;
+  const hours = query.hoursBack;
   const startOfHour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
-  const buckets = await bucketsSince(env, featureName, startOfHour - (hours - 1) * HOUR_MS);
+  const buckets = await store.bucketsSince(getDb(env), featureName, startOfHour - (hours - 1) * HOUR_MS);
   const byKey = new Map(buckets.map((bucket) => [`${bucket.environment}\u0000${bucket.appName}\u0000${bucket.timestamp}`, bucket]));
   const environments = [...new Set(buckets.map((bucket) => bucket.environment))];
   const applications = [...new Set(buckets.map((bucket) => bucket.appName))].slice(0, 100);
-  const data: Bucket[] = [];
+  const data: store.Bucket[] = [];
   for (const environment of environments) {
     for (const appName of applications) {
       for (let hour = 0; hour < hours; hour += 1) {
@@ -71,15 +41,12 @@ export async function featureRaw({ request, env }: AdminContext): Promise<Respon
 }
 
 /** The summary: the last hour per environment, and every application that ever reported the flag. */
-export async function featureSummary({ request, env }: AdminContext): Promise<Response> {
-  const featureName = pathParam(request, 'name');
-  const [buckets, apps] = await Promise.all([
-    bucketsSince(env, featureName, Date.now() - HOUR_MS),
-    getDb(env)
-      .selectDistinct({ appName: clientMetricsEnv.appName })
-      .from(clientMetricsEnv)
-      .where(eq(clientMetricsEnv.featureName, featureName))
-      .orderBy(asc(clientMetricsEnv.appName)),
+async function featureSummary({ env, params }: AdminContext): Promise<Response> {
+  const featureName = params.name!;
+  const db = getDb(env);
+  const [buckets, seenApplications] = await Promise.all([
+    store.bucketsSince(db, featureName, Date.now() - HOUR_MS),
+    store.applicationsOfFeature(db, featureName),
   ]);
   const lastHour = new Map<string, { environment: string; timestamp: string; yes: number; no: number }>();
   for (const bucket of buckets) {
@@ -91,37 +58,12 @@ export async function featureSummary({ request, env }: AdminContext): Promise<Re
       lastHour.set(bucket.environment, { environment: bucket.environment, timestamp: bucket.timestamp, yes: bucket.yes, no: bucket.no });
     }
   }
-  return json({
-    version: 1,
-    maturity: 'stable',
-    featureName,
-    lastHourUsage: [...lastHour.values()],
-    seenApplications: apps.map((app) => app.appName),
-  });
+  return json({ version: 1, maturity: 'stable', featureName, lastHourUsage: [...lastHour.values()], seenApplications });
 }
 
 /** The applications page: registered applications, paged and sorted by name. */
-export async function applications({ request, env }: AdminContext): Promise<Response> {
-  const params = new URL(request.url).searchParams;
-  const limit = Math.min(Math.max(Number.parseInt(params.get('limit') ?? '1000', 10) || 1000, 1), 1000);
-  const offset = Math.max(Number.parseInt(params.get('offset') ?? '0', 10) || 0, 0);
-  const query = params.get('query')?.trim();
-  const descending = params.get('sortOrder') === 'desc';
-  const db = getDb(env);
-  const where = query ? sql`instr(lower(${clientApplications.appName}), ${query.toLowerCase()}) > 0` : undefined;
-  const [rows, total] = await db.batch([
-    db
-      .select()
-      .from(clientApplications)
-      .where(where)
-      .orderBy(descending ? sql`${clientApplications.appName} DESC` : asc(clientApplications.appName))
-      .limit(limit)
-      .offset(offset),
-    db
-      .select({ count: sql<number>`count(*)` })
-      .from(clientApplications)
-      .where(where),
-  ]);
+async function applications({ env, query }: AdminContext<undefined, ApplicationsQuery>): Promise<Response> {
+  const { rows, total } = await store.applicationPage(getDb(env), query);
   return json({
     applications: rows.map((row) => ({
       appName: row.appName,
@@ -131,7 +73,7 @@ export async function applications({ request, env }: AdminContext): Promise<Resp
       icon: row.icon ?? undefined,
       usage: [],
     })),
-    total: total[0]?.count ?? 0,
+    total,
   });
 }
 
@@ -154,6 +96,7 @@ export const routes: Route[] = [
     tag: 'Metrics',
     operationId: 'getRawFeatureMetrics',
     summary: "A flag's usage, hour by hour",
+    query: HoursBackQuery,
     responses: { 200: { description: 'Success', schema: GetRawFeatureMetricsResponse } },
     errors: [400],
     handler: featureRaw,
@@ -165,6 +108,7 @@ export const routes: Route[] = [
     tag: 'Metrics',
     operationId: 'getApplications',
     summary: 'List the applications that have reported',
+    query: ApplicationsQuery,
     responses: { 200: { description: 'Success', schema: GetApplicationsResponse } },
     handler: applications,
   }),
