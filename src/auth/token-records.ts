@@ -13,6 +13,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Env } from '../env';
 import { getDb } from '../db/client';
 import { apiTokenProject, apiTokens, personalAccessTokens, sessions, users } from '../db/schema';
+import { noteCredentialForgotten } from '../db/coherence';
 import { log } from '../log';
 import type { ApiTokenRecord, ApiTokenType } from './principal';
 import { sha256Hex } from './secrets';
@@ -83,14 +84,6 @@ function rememberUnknown(kind: CredentialKind, hash: string): void {
   boundedSet(unknown, isolateCacheLimits.unknown, cacheKey(kind, hash), Date.now() + ISOLATE_CACHE_TTL_MS);
 }
 
-/** How many times this isolate has forgotten a credential; answers kept on a credential's trust check it. */
-let forgotten = 0;
-
-/** Changes whenever this isolate forgets a credential (revocation, expiry change). */
-export function credentialGeneration(): number {
-  return forgotten;
-}
-
 /**
  * Until when (ms since the epoch) this isolate trusts a record it knows without looking it
  * up again; 0 when it does not know the credential. Whatever is kept on the strength of a
@@ -103,7 +96,7 @@ export function trustedUntil(kind: CredentialKind, hash: string): number {
 
 /** Forgets a credential in this isolate at once (revocation, expiry change). */
 export function forgetInIsolate(kind: CredentialKind, hash: string): void {
-  forgotten++;
+  noteCredentialForgotten();
   known.delete(cacheKey(kind, hash));
   unknown.delete(cacheKey(kind, hash));
 }

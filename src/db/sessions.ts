@@ -14,7 +14,7 @@
  */
 import type { Env } from '../env';
 import { urlOf } from '../http/request-url';
-import { demandRevisionCheck, noteLocalWrite } from './revision';
+import { demandRevisionCheck, noteLocalWrite } from './coherence';
 
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 

@@ -15,7 +15,7 @@ import type * as v from 'valibot';
 import { authenticate } from '../auth/authenticate';
 import { ADMIN, requireAnyPermission, type Permission } from '../auth/permissions';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
-import { noteLocalWrite } from '../db/revision';
+import { noteLocalWrite } from '../db/coherence';
 import type { Env } from '../env';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import { withCors } from './cors';

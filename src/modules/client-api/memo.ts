@@ -28,11 +28,11 @@
 import { keyFromHeader, SEEN_AT_INTERVAL_MS, touchSeenAt } from '../../auth/authenticate';
 import { rememberedHashOfKey } from '../../auth/key-hashes';
 import type { ApiTokenRecord } from '../../auth/principal';
-import { credentialGeneration, trustedUntil } from '../../auth/token-records';
+import { trustedUntil } from '../../auth/token-records';
+import { credentialGeneration, revisionIfFresh } from '../../db/coherence';
 import { BOOKMARK_HEADER } from '../../db/sessions';
 import type { Env } from '../../env';
 import { clientIp } from '../../http/client-ip';
-import { revisionIfFresh } from './snapshot';
 
 const CLIENT_PATH = '/api/client/features';
 const FRONTEND_PATH = '/api/frontend';

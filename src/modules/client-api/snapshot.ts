@@ -9,14 +9,13 @@
  */
 import type { ConstraintDoc } from '../../db/schema';
 import { getDb } from '../../db/client';
-import { localWriteCount } from '../../db/revision';
+import { forgetRevision, localWriteCount, noteRevisionSeen, recordRevisionRead, revisionIfFresh } from '../../db/coherence';
 import type { Env } from '../../env';
 import { log } from '../../log';
 import { Evaluator } from '../evaluation/engine';
 import type { Constraint, Feature, Segment, Strategy } from '../evaluation/types';
 import { readEnvironmentRows, readRevision, type EnvironmentRows } from './store';
 
-export const DEFAULT_REVISION_CHECK_MS = 1000;
 const MAX_ENVIRONMENTS = 32;
 
 export interface SnapshotFeature {
@@ -142,24 +141,6 @@ export function buildSnapshot(environment: string, rows: EnvironmentRows): Snaps
 }
 
 const snapshots = new Map<string, Snapshot>();
-let knownRevision = -1;
-let revisionCheckedAt = 0;
-/** localWriteCount() when the revision was last read. */
-let writesAtCheck = 0;
-
-export function revisionCheckInterval(env: Env): number {
-  const configured = Number(env.SDK_REVISION_CHECK_MS);
-  return env.SDK_REVISION_CHECK_MS !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_REVISION_CHECK_MS;
-}
-
-/**
- * The revision `currentRevision` would answer without reading D1, or -1 when it would read
- * (a check is due, or this isolate wrote since the last one).
- */
-export function revisionIfFresh(env: Env, now: number): number {
-  if (knownRevision < 0 || localWriteCount() !== writesAtCheck || now - revisionCheckedAt >= revisionCheckInterval(env)) return -1;
-  return knownRevision;
-}
 
 /**
  * The latest data revision, read from D1 at most once per check interval in this isolate, and
@@ -171,13 +152,7 @@ export async function currentRevision(env: Env): Promise<number> {
   const fresh = revisionIfFresh(env, now);
   if (fresh >= 0) return fresh;
   const writes = localWriteCount();
-  const revision = await readRevision(getDb(env));
-  knownRevision = Math.max(knownRevision, revision);
-  if (localWriteCount() === writes) {
-    revisionCheckedAt = now;
-    writesAtCheck = writes;
-  }
-  return knownRevision;
+  return recordRevisionRead(await readRevision(getDb(env)), now, writes);
 }
 
 /**
@@ -204,7 +179,7 @@ export async function snapshotFor(env: Env, environment: string): Promise<Snapsh
   snapshots.delete(environment);
   if (snapshots.size >= MAX_ENVIRONMENTS) snapshots.delete(snapshots.keys().next().value!);
   snapshots.set(environment, snapshot);
-  knownRevision = Math.max(knownRevision, snapshot.revision);
+  noteRevisionSeen(snapshot.revision);
   return snapshot;
 }
 
@@ -235,6 +210,5 @@ export function evaluatorFor(
 /** Test hook: forget everything this isolate cached. */
 export function forgetSnapshots(): void {
   snapshots.clear();
-  knownRevision = -1;
-  revisionCheckedAt = 0;
+  forgetRevision();
 }

@@ -15,7 +15,8 @@ import type { Env } from '../../env';
 import { log } from '../../log';
 import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
 import { deltaQueryOf } from './delta-routes';
-import { revisionCheckInterval, snapshotFor } from './snapshot';
+import { revisionCheckInterval } from '../../db/coherence';
+import { snapshotFor } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
 
