@@ -13,6 +13,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Env } from '../env';
 import { getDb } from '../db/client';
 import { apiTokenProject, apiTokens, personalAccessTokens, sessions, users } from '../db/schema';
+import { BoundedMap } from '../lib/bounded-map';
 import { log } from '../log';
 import type { ApiTokenRecord, ApiTokenType } from './principal';
 import { sha256Hex } from './secrets';
@@ -51,8 +52,16 @@ interface KnownEntry {
 
 // Known and unknown credentials are cached apart, each bounded: a flood of random keys fills
 // only the unknown cache and can never push a valid key out of the known one.
-const known = new Map<string, KnownEntry>();
-const unknown = new Map<string, number>();
+const known = new BoundedMap<string, KnownEntry>({
+  get entries() {
+    return isolateCacheLimits.known;
+  },
+});
+const unknown = new BoundedMap<string, number>({
+  get entries() {
+    return isolateCacheLimits.unknown;
+  },
+});
 
 function cacheKey(kind: CredentialKind, hash: string): string {
   return `${kind}:${hash}`;
@@ -63,24 +72,14 @@ export function kvKey(kind: CredentialKind, hash: string): string {
   return cacheKey(kind, hash);
 }
 
-function boundedSet<V>(map: Map<string, V>, max: number, key: string, value: V): void {
-  map.delete(key);
-  if (map.size >= max) {
-    // Maps iterate in insertion order: drop the oldest entry.
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
-  }
-  map.set(key, value);
-}
-
 function rememberKnown(kind: CredentialKind, record: AnyRecord): void {
   const key = cacheKey(kind, record.hash);
   unknown.delete(key);
-  boundedSet(known, isolateCacheLimits.known, key, { record, until: Date.now() + ISOLATE_CACHE_TTL_MS });
+  known.set(key, { record, until: Date.now() + ISOLATE_CACHE_TTL_MS });
 }
 
 function rememberUnknown(kind: CredentialKind, hash: string): void {
-  boundedSet(unknown, isolateCacheLimits.unknown, cacheKey(kind, hash), Date.now() + ISOLATE_CACHE_TTL_MS);
+  unknown.set(cacheKey(kind, hash), Date.now() + ISOLATE_CACHE_TTL_MS);
 }
 
 /** How many times this isolate has forgotten a credential; answers kept on a credential's trust check it. */
