@@ -6,7 +6,7 @@
  * trusts a record, so a raw key stays in memory no longer than its record does.
  */
 import { BoundedMap } from '../lib/bounded-map';
-import { sha256Hex } from './secrets';
+import { sha256Hex } from '../lib/encoding';
 import { ISOLATE_CACHE_TTL_MS } from './token-records';
 
 const hashes = new BoundedMap<string, { hash: string; until: number }>({ entries: 10_000 });

@@ -16,7 +16,7 @@ import { apiTokenProject, apiTokens, personalAccessTokens, sessions, users } fro
 import { BoundedMap } from '../lib/bounded-map';
 import { log } from '../log';
 import type { ApiTokenRecord, ApiTokenType } from './principal';
-import { sha256Hex } from './secrets';
+import { sha256Hex } from '../lib/encoding';
 
 /** How long this isolate trusts what it learnt about a credential before asking KV again. */
 export const ISOLATE_CACHE_TTL_MS = 10_000;

@@ -7,7 +7,7 @@
  * wrangler.toml; docs/rate-limits.md lists them.
  */
 import type { RouteHandler } from '../auth/guard';
-import { sha256Hex } from '../auth/secrets';
+import { sha256Hex } from '../lib/encoding';
 import type { Env } from '../env';
 import { ApiError } from './errors';
 

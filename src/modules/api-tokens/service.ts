@@ -17,7 +17,8 @@ import {
   type Permission,
 } from '../../auth/permissions';
 import { reportedTokenType, type ApiTokenType, type Principal } from '../../auth/principal';
-import { formatApiTokenSecret, secretPrefix, sha256Hex } from '../../auth/secrets';
+import { formatApiTokenSecret, secretPrefix } from '../../auth/secrets';
+import { sha256Hex } from '../../lib/encoding';
 import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { log } from '../../log';
 import type { CreateApiTokenRequest } from './schema';

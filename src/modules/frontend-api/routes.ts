@@ -9,6 +9,7 @@ import { ApiError, toErrorResponse } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
 import { BoundedMap } from '../../lib/bounded-map';
+import { toBase64 } from '../../lib/encoding';
 import { parseInput } from '../../http/validation';
 import { clientIp } from '../../http/client-ip';
 import { callerOf } from '../client-api/routes';
@@ -185,7 +186,7 @@ async function weakEtag(body: string): Promise<string> {
   if (known !== undefined) return known;
   const bytes = encoder.encode(body);
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', bytes));
-  const etag = `W/"${bytes.byteLength.toString(16)}-${btoa(String.fromCharCode(...digest)).slice(0, 27)}"`;
+  const etag = `W/"${bytes.byteLength.toString(16)}-${toBase64(digest).slice(0, 27)}"`;
   if (body.length <= ETAG_CACHE_MAX_CHARS / 4) etags.set(body, etag);
   return etag;
 }

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { RequestContext } from '../../auth/guard';
 import { getDb } from '../../db/client';
 import { json } from '../../http/responses';
+import { sha256Hex } from '../../lib/encoding';
 import { instanceId, UNLEASH_VERSION } from '../ui-config/routes';
 
 interface Counts {
@@ -112,7 +113,5 @@ export async function statistics({ env }: RequestContext): Promise<Response> {
     maxConstraints: c.maxConstraints,
   };
   // Unleash signs the statistics with a SHA-256 over them so a copy can be checked.
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(stats)));
-  const sum = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return json({ ...stats, sum });
+  return json({ ...stats, sum: await sha256Hex(JSON.stringify(stats)) });
 }
