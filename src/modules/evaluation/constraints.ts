@@ -1,6 +1,6 @@
 /** Constraint operators, with `inverted` applied to whatever the operator decided. */
 import { RE2JS } from 're2js';
-import { parseIpRange, rangeContains } from './ip';
+import { parseIpRange, rangeContains } from '../../lib/ip';
 import { compareSemver, parseSemver } from './semver';
 import type { Constraint, Context } from './types';
 import { noteImpureRead } from './purity';
