@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createExecutionContext } from 'cloudflare:test';
 import worker from '../src/index';
 import { withD1Session } from '../src/db/sessions';
-import { seedFlag } from './sdk-seed';
+import { seedFlag } from './support/sdk-seed';
 import type { Env } from '../src/env';
 import { BASE, bodyOf, call, createToken } from './support/http';
 

@@ -13,7 +13,7 @@ import type { Env } from '../src/env';
 import { memoStats } from '../src/modules/client-api/memo';
 import { forgetSnapshots } from '../src/modules/client-api/snapshot';
 import { ADMIN_TOKEN, BASE, createToken } from './support/http';
-import { seedFlag, seedSegment } from './sdk-seed';
+import { seedFlag, seedSegment } from './support/sdk-seed';
 
 const slowTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: '60000' };
 

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../src/index';
 import type { Env } from '../src/env';
 import { ADMIN_TOKEN, BASE, createToken } from './support/http';
-import { seedFlag } from './sdk-seed';
+import { seedFlag } from './support/sdk-seed';
 
 const defaultTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: undefined };
 
