@@ -1,5 +1,4 @@
-import { exports } from 'cloudflare:workers';
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
