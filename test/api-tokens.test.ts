@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bodyOf, call, createToken, expectError, UUID } from './support/http';
+import { sha256Hex } from './support/crypto';
+import { count } from './support/db';
 
 const HEX56 = '[0-9a-f]{56}';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -9,9 +11,8 @@ async function createResponse(body: unknown) {
   return call('POST', '/api/admin/api-tokens', { body });
 }
 
-async function tokenCount(): Promise<number> {
-  const row = await env.DB.prepare('SELECT count(*) AS n FROM api_tokens').first<{ n: number }>();
-  return row!.n;
+function tokenCount(): Promise<number> {
+  return count('SELECT count(*) AS n FROM api_tokens');
 }
 
 beforeAll(async () => {
@@ -150,9 +151,7 @@ describe('POST /api/admin/api-tokens', () => {
     const events = JSON.stringify((await env.DB.prepare('SELECT * FROM events').all()).results);
     expect(events).not.toContain(randomPart.slice(6, 30));
 
-    const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret)))]
-      .map((b) => b.toString(16).padStart(2, '0'))
-      .join('');
+    const hash = await sha256Hex(secret);
     const keys = await env.TOKENS.list({ prefix: 'apikey:' });
     expect(keys.keys.map((k) => k.name)).toContain(`apikey:${hash}`);
     for (const key of keys.keys) {

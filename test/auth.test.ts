@@ -4,11 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
 import { toErrorResponse } from '../src/http/errors';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
+import { sha256Hex } from './support/crypto';
 
 describe('authentication of /api/admin routes', () => {
   it("401 AuthenticationRequired without an Authorization header, in Unleash's shape", async () => {

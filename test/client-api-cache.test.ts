@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { Env } from '../src/env';
 import { currentRevision, forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
-import { seedFlag } from './sdk-seed';
+import { seedFlag } from './support/sdk-seed';
 
 describe('SDK payload cache', () => {
   it('rebuilds after a write only once the revision check interval has passed', async () => {

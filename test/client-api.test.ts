@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
-import { seedFlag, seedProject, seedSegment, writeWithEvent } from './sdk-seed';
+import { seedFlag, seedProject, seedSegment, writeWithEvent } from './support/sdk-seed';
 
 let clientToken: string;
 let productionToken: string;

@@ -5,6 +5,7 @@ import { deltaSince, forgetChangeLog } from '../src/modules/client-api/delta';
 import { snapshotFor } from '../src/modules/client-api/snapshot';
 import type { Env } from '../src/env';
 import { bodyOf, call, createToken, expectError } from './support/http';
+import { adminOk } from './support/admin';
 
 interface DeltaEvent {
   eventId: number;
@@ -24,21 +25,15 @@ async function delta(token: string, etag?: string, path = '/api/client/delta') {
   return { status: response.status, etag: response.headers.get('etag'), body, text: body === null ? await response.text() : '' };
 }
 
-async function admin(method: string, path: string, body?: unknown) {
-  const response = await call(method, path, body === undefined ? {} : { body });
-  expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
-  return response;
-}
-
 const flagPath = (flag: string, project = 'default') => `/api/admin/projects/${project}/features/${flag}`;
 
 beforeAll(async () => {
-  await admin('POST', '/api/admin/projects', { id: 'delta-other', name: 'Delta other' });
+  await adminOk('POST', '/api/admin/projects', { id: 'delta-other', name: 'Delta other' });
   backend = await createToken({ tokenName: 'delta-backend', type: 'backend', environment: 'development' });
   production = await createToken({ tokenName: 'delta-prod', type: 'client', environment: 'production' });
   scoped = await createToken({ tokenName: 'delta-scoped', type: 'client', environment: 'development', projects: ['delta-other'] });
-  await admin('POST', '/api/admin/projects/default/features', { name: 'delta.a' });
-  await admin('POST', `${flagPath('delta.a')}/environments/development/on`);
+  await adminOk('POST', '/api/admin/projects/default/features', { name: 'delta.a' });
+  await adminOk('POST', `${flagPath('delta.a')}/environments/development/on`);
 });
 
 describe('GET /api/client/delta', () => {
@@ -76,8 +71,8 @@ describe('GET /api/client/delta', () => {
   it('sends one feature-updated per changed flag, in its current state, under its latest event id', async () => {
     const { etag } = await delta(backend);
     const before = Number(etag!.replaceAll('"', ''));
-    await admin('POST', `${flagPath('delta.a')}/environments/development/strategies`, { name: 'default', constraints: [] });
-    await admin('PATCH', flagPath('delta.a'), [{ op: 'replace', path: '/description', value: 'changed twice' }]);
+    await adminOk('POST', `${flagPath('delta.a')}/environments/development/strategies`, { name: 'default', constraints: [] });
+    await adminOk('PATCH', flagPath('delta.a'), [{ op: 'replace', path: '/description', value: 'changed twice' }]);
     const next = await delta(backend, etag!);
     expect(next.status).toBe(200);
     expect(next.body!.events.map((event) => event.type)).toEqual(['feature-updated']);
@@ -91,9 +86,9 @@ describe('GET /api/client/delta', () => {
   });
 
   it('sends feature-removed with the flag name and project when a flag is archived', async () => {
-    await admin('POST', '/api/admin/projects/default/features', { name: 'delta.gone' });
+    await adminOk('POST', '/api/admin/projects/default/features', { name: 'delta.gone' });
     const { etag } = await delta(backend);
-    await admin('DELETE', flagPath('delta.gone'));
+    await adminOk('DELETE', flagPath('delta.gone'));
     const next = await delta(backend, etag!);
     expect(next.body!.events).toEqual([
       { eventId: expect.any(Number), type: 'feature-removed', featureName: 'delta.gone', project: 'default' },
@@ -102,13 +97,13 @@ describe('GET /api/client/delta', () => {
 
   it('sends a segment before the first flag that uses it, and segment-updated when it changes', async () => {
     const segment = await bodyOf(
-      await admin('POST', '/api/admin/segments', {
+      await adminOk('POST', '/api/admin/segments', {
         name: 'delta-seg',
         constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }],
       }),
     );
     const { etag } = await delta(backend);
-    await admin('POST', `${flagPath('delta.a')}/environments/development/strategies`, { name: 'default', segments: [segment.id] });
+    await adminOk('POST', `${flagPath('delta.a')}/environments/development/strategies`, { name: 'default', segments: [segment.id] });
     const added = await delta(backend, etag!);
     expect(added.body!.events.map((event) => event.type)).toEqual(['segment-updated', 'feature-updated']);
     expect(added.body!.events[0]).toEqual({
@@ -116,7 +111,7 @@ describe('GET /api/client/delta', () => {
       type: 'segment-updated',
       segment: { id: segment.id, name: 'delta-seg', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] },
     });
-    await admin('PUT', `/api/admin/segments/${segment.id}`, {
+    await adminOk('PUT', `/api/admin/segments/${segment.id}`, {
       name: 'delta-seg',
       constraints: [{ contextName: 'userId', operator: 'IN', values: ['2'] }],
     });
@@ -130,11 +125,11 @@ describe('GET /api/client/delta', () => {
     const productionStart = await delta(production);
     const prefixStart = await delta(backend, undefined, '/api/client/delta?namePrefix=delta.only');
     expect(prefixStart.body!.events[0]!.features).toEqual([]);
-    await admin('POST', `${flagPath('delta.a')}/environments/development/off`);
+    await adminOk('POST', `${flagPath('delta.a')}/environments/development/off`);
     expect((await delta(scoped, scopedStart.etag!)).status).toBe(304);
     expect((await delta(production, productionStart.etag!)).status).toBe(304);
     expect((await delta(backend, prefixStart.etag!, '/api/client/delta?namePrefix=delta.only')).status).toBe(304);
-    await admin('POST', '/api/admin/projects/delta-other/features', { name: 'delta.other' });
+    await adminOk('POST', '/api/admin/projects/delta-other/features', { name: 'delta.other' });
     const seen = await delta(scoped, scopedStart.etag!);
     expect(seen.body!.events.map((event) => [event.type, (event.feature as { name: string }).name])).toEqual([
       ['feature-updated', 'delta.other'],
@@ -163,7 +158,7 @@ describe('GET /api/client/delta', () => {
     const bindings = env as unknown as Env;
     const eager: Env = { ...bindings, SDK_REVISION_CHECK_MS: '0' };
     const start = await snapshotFor(eager, 'development');
-    await admin('PATCH', flagPath('delta.a'), [{ op: 'replace', path: '/description', value: 'lagging' }]);
+    await adminOk('PATCH', flagPath('delta.a'), [{ op: 'replace', path: '/description', value: 'lagging' }]);
     const snapshot = await snapshotFor(eager, 'development');
     expect(snapshot.revision).toBeGreaterThan(start.revision);
     const real = bindings.DB;

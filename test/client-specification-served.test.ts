@@ -1,4 +1,3 @@
-/// <reference types="vite/client" />
 /**
  * The client-specification suite once more, end to end through our storage: each file's
  * state is written into D1, served by GET /api/client/features (as an SDK announcing spec
@@ -14,26 +13,9 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import index from '@unleash/client-specification/specifications/index.json';
 import { Evaluator } from '../src/modules/evaluation/engine';
-import type { Context, Feature, Segment } from '../src/modules/evaluation/types';
+import type { Feature, Segment } from '../src/modules/evaluation/types';
 import { bodyOf, call, createToken } from './support/http';
-
-interface SpecFile {
-  name: string;
-  state: { features?: Feature[]; segments?: Segment[]; events?: unknown[] };
-  tests?: { description: string; context: Context; toggleName: string; expectedResult: boolean }[];
-  variantTests?: {
-    description: string;
-    context: Context;
-    toggleName: string;
-    expectedResult: { name: string; enabled: boolean; feature_enabled: boolean; payload?: unknown };
-  }[];
-}
-
-const files = import.meta.glob<SpecFile>('../node_modules/@unleash/client-specification/specifications/*.json', {
-  eager: true,
-  import: 'default',
-});
-const spec = (name: string) => files[`../node_modules/@unleash/client-specification/specifications/${name}`]!;
+import { specFile } from './support/client-specification';
 
 let clientToken: string;
 beforeAll(async () => {
@@ -120,12 +102,12 @@ async function store(features: Feature[], segments: Segment[], skip: Set<string>
   await db.batch(statements);
 }
 
-const STATE_FILES = index.filter((name) => !spec(name).state.events);
+const STATE_FILES = index.filter((name) => !specFile(name).state.events);
 
 describe('client specification, served from D1 by /api/client/features', () => {
   it('leaves out only the flags the database cannot hold', () => {
     const skipped = STATE_FILES.flatMap((name) =>
-      [...unrepresentable(spec(name).state.features ?? [], spec(name).state.segments ?? [])].map((flag) => `${name}: ${flag}`),
+      [...unrepresentable(specFile(name).state.features ?? [], specFile(name).state.segments ?? [])].map((flag) => `${name}: ${flag}`),
     );
     expect(skipped).toEqual([
       '15-global-constraints.json: F9.withMissingSegment',
@@ -135,7 +117,7 @@ describe('client specification, served from D1 by /api/client/features', () => {
 
   for (const name of STATE_FILES) {
     it(`${name}: every test and variant test passes on the served payload`, async () => {
-      const file = spec(name);
+      const file = specFile(name);
       const features = file.state.features ?? [];
       const segments = file.state.segments ?? [];
       const skip = unrepresentable(features, segments);

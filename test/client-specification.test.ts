@@ -1,4 +1,3 @@
-/// <reference types="vite/client" />
 /**
  * The official Unleash client-specification suite (npm @unleash/client-specification), run
  * against our evaluator: every test and variant test of every specification file, in the
@@ -8,43 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import index from '@unleash/client-specification/specifications/index.json';
 import { Evaluator } from '../src/modules/evaluation/engine';
-import type { Context, Feature, Segment } from '../src/modules/evaluation/types';
-
-interface SpecState {
-  features?: Feature[];
-  segments?: Segment[];
-  events?: DeltaEvent[];
-}
-
-type DeltaEvent =
-  | { type: 'hydration'; features: Feature[]; segments: Segment[] }
-  | { type: 'feature-updated'; feature: Feature }
-  | { type: 'feature-removed'; featureName: string }
-  | { type: 'segment-updated'; segment: Segment }
-  | { type: 'segment-removed'; segmentId: number };
-
-interface SpecFile {
-  name: string;
-  state: SpecState;
-  tests?: { description: string; context: Context; toggleName: string; expectedResult: boolean }[];
-  variantTests?: {
-    description: string;
-    context: Context;
-    toggleName: string;
-    expectedResult: { name: string; enabled: boolean; feature_enabled: boolean; payload?: unknown };
-  }[];
-}
-
-const files = import.meta.glob<SpecFile>('../node_modules/@unleash/client-specification/specifications/*.json', {
-  eager: true,
-  import: 'default',
-});
-
-function specFile(name: string): SpecFile {
-  const file = files[`../node_modules/@unleash/client-specification/specifications/${name}`];
-  if (!file) throw new Error(`specification file ${name} not found`);
-  return file;
-}
+import type { Feature, Segment } from '../src/modules/evaluation/types';
+import { specFile, type SpecFile } from './support/client-specification';
 
 function stateOf(spec: SpecFile): { features: Feature[]; segments: Segment[] } {
   if (!spec.state.events) return { features: spec.state.features ?? [], segments: spec.state.segments ?? [] };

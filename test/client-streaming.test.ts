@@ -1,6 +1,7 @@
 /** GET /api/client/streaming: server-sent delta events. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
+import { adminOk } from './support/admin';
 
 let backend: string;
 
@@ -51,14 +52,9 @@ function sseReader(response: Response) {
   };
 }
 
-async function admin(method: string, path: string, body?: unknown) {
-  const response = await call(method, path, body === undefined ? {} : { body });
-  expect(response.status, `${method} ${path}`).toBeLessThan(300);
-}
-
 beforeAll(async () => {
   backend = await createToken({ tokenName: 'stream-backend', type: 'backend', environment: 'development' });
-  await admin('POST', '/api/admin/projects/default/features', { name: 'stream.a' });
+  await adminOk('POST', '/api/admin/projects/default/features', { name: 'stream.a' });
 });
 
 describe('GET /api/client/streaming', () => {
@@ -82,7 +78,7 @@ describe('GET /api/client/streaming', () => {
       const full = await bodyOf(await call('GET', '/api/client/features', { token: backend, headers: { 'unleash-client-spec': '5.2.0' } }));
       expect(hydration.events[0]!.features).toEqual(full.features);
 
-      await admin('POST', '/api/admin/projects/default/features/stream.a/environments/development/on');
+      await adminOk('POST', '/api/admin/projects/default/features/stream.a/environments/development/on');
       const updated = await stream.next();
       expect(updated.event).toBe('unleash-updated');
       const delta = JSON.parse(updated.data!) as {
@@ -109,7 +105,7 @@ describe('GET /api/client/streaming', () => {
     } finally {
       await resumed.cancel();
     }
-    await admin('PATCH', '/api/admin/projects/default/features/stream.a', [{ op: 'replace', path: '/description', value: 'while away' }]);
+    await adminOk('PATCH', '/api/admin/projects/default/features/stream.a', [{ op: 'replace', path: '/description', value: 'while away' }]);
     const caughtUp = sseReader(await call('GET', '/api/client/streaming', { token: backend, headers: { 'last-event-id': connected.id! } }));
     try {
       const event = await caughtUp.next();

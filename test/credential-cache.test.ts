@@ -8,11 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findRecord, forgetInIsolate, isolateCacheLimits, KV_TTL_SECONDS } from '../src/auth/token-records';
 import worker from '../src/index';
 import { ADMIN_TOKEN, bodyOf, call, expectError } from './support/http';
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
+import { sha256Hex } from './support/crypto';
 
 async function createClientToken(tokenName: string, expiresAt?: string) {
   const response = await call('POST', '/api/admin/api-tokens', {

@@ -6,13 +6,8 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chunkedInsert, chunksOf, rowsPerStatement } from '../src/db/chunk';
 import { bodyOf, call, createToken } from './support/http';
-import { seedFlag, seedSegment } from './sdk-seed';
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
+import { seedFlag, seedSegment } from './support/sdk-seed';
+import { count } from './support/db';
 
 const range = (n: number, name: (i: number) => string) => Array.from({ length: n }, (_, i) => name(i));
 

@@ -1,12 +1,10 @@
 /** D1 sessions: writes answer with a bookmark, and a request that sends it back reads its own writes. */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { createExecutionContext } from 'cloudflare:test';
-import worker from '../src/index';
 import { withD1Session } from '../src/db/sessions';
-import { seedFlag } from './sdk-seed';
+import { seedFlag } from './support/sdk-seed';
 import type { Env } from '../src/env';
-import { BASE, bodyOf, call, createToken } from './support/http';
+import { bodyOf, call, createToken, envWith, fetchWith } from './support/http';
 
 describe('x-d1-bookmark', () => {
   it('comes back on an admin write, and a later read that sends it sees the write', async () => {
@@ -65,13 +63,13 @@ describe('x-d1-bookmark', () => {
   });
 
   it("makes an SDK read within the revision tick read the revision again, to include another isolate's write", async () => {
-    const slowTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: '60000' };
+    const slowTick = envWith({ SDK_REVISION_CHECK_MS: '60000' });
     const client = await createToken({ tokenName: 'bookmark-tick', type: 'backend', environment: 'development' });
     const names = async (headers: Record<string, string> = {}) => {
-      const request = new Request(`${BASE}/api/client/features?namePrefix=bookmark.tick`, {
-        headers: { authorization: client, ...headers },
+      const response = await fetchWith(slowTick, 'GET', '/api/client/features?namePrefix=bookmark.tick', {
+        authorization: client,
+        ...headers,
       });
-      const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, slowTick, createExecutionContext());
       return ((await response.json()) as { features: { name: string }[] }).features.map((feature) => feature.name);
     };
     expect(await names()).toEqual([]);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { constraintMatches } from '../src/modules/evaluation/constraints';
 import { Evaluator, selectVariant } from '../src/modules/evaluation/engine';
-import { parseIpRange, rangeContains } from '../src/modules/evaluation/ip';
+import { parseIpRange, rangeContains } from '../src/lib/ip';
 import { murmur3, strategyBucket, variantBucket } from '../src/modules/evaluation/murmur';
 import { compareSemver, parseSemver } from '../src/modules/evaluation/semver';
 import type { Constraint, Context } from '../src/modules/evaluation/types';

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
-
-let serial = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++serial}`;
-
-async function createFeature(name: string): Promise<void> {
-  expect((await call('POST', '/api/admin/projects/default/features', { body: { name } })).status).toBe(201);
-}
+import { unique } from './support/names';
+import { createFeature } from './support/admin';
 
 describe('GET /api/admin/search/events', () => {
   it('lists a feature’s events newest first, with their actor, as {events, total}', async () => {

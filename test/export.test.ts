@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
-import { createProject, payload, rows, unique } from './import-helpers';
+import { payload } from './support/import';
+import { rows } from './support/db';
+import { createProject } from './support/admin';
+import { unique } from './support/names';
 
 const IMPORT = '/api/admin/features-batch/import';
 const EXPORT = '/api/admin/features-batch/export';

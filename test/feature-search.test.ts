@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
+import { adminOk } from './support/admin';
+import { gravatar } from './support/crypto';
 
 /**
  * One fixture for the whole file (storage is per file):
@@ -26,12 +28,6 @@ async function names(query = ''): Promise<string[]> {
   return (await search(query)).features.map((feature) => feature.name);
 }
 
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await call(method, path, body === undefined ? {} : { body });
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return response;
-}
-
 const hourStart = (msAgo: number) => {
   const date = new Date(Date.now() - msAgo);
   date.setUTCMinutes(0, 0, 0);
@@ -41,36 +37,36 @@ const hourStart = (msAgo: number) => {
 let alphaInitialAt = '';
 
 beforeAll(async () => {
-  await ok('POST', '/api/admin/projects', { id: 'search-b', name: 'Search B', environments: ['production'] });
-  await ok('POST', '/api/admin/tag-types', { name: 'team' });
-  const segOne = await bodyOf(await ok('POST', '/api/admin/segments', { name: 'seg-one' }));
-  const segTwo = await bodyOf(await ok('POST', '/api/admin/segments', { name: 'seg-two' }));
+  await adminOk('POST', '/api/admin/projects', { id: 'search-b', name: 'Search B', environments: ['production'] });
+  await adminOk('POST', '/api/admin/tag-types', { name: 'team' });
+  const segOne = await bodyOf(await adminOk('POST', '/api/admin/segments', { name: 'seg-one' }));
+  const segTwo = await bodyOf(await adminOk('POST', '/api/admin/segments', { name: 'seg-two' }));
 
-  await ok('POST', P, { name: 's-alpha', description: 'First Flag' });
-  await ok('POST', P, { name: 's-beta', type: 'experiment' });
-  await ok('POST', '/api/admin/projects/search-b/features', { name: 'S-Gamma', type: 'kill-switch', description: '100%_done' });
-  await ok('POST', P, { name: 's-delta' });
-  await ok('POST', P, { name: 's-epsilon', description: `Long description ${'x'.repeat(60)}` });
+  await adminOk('POST', P, { name: 's-alpha', description: 'First Flag' });
+  await adminOk('POST', P, { name: 's-beta', type: 'experiment' });
+  await adminOk('POST', '/api/admin/projects/search-b/features', { name: 'S-Gamma', type: 'kill-switch', description: '100%_done' });
+  await adminOk('POST', P, { name: 's-delta' });
+  await adminOk('POST', P, { name: 's-epsilon', description: `Long description ${'x'.repeat(60)}` });
 
-  await ok('POST', `${P}/s-alpha/environments/development/strategies`, { name: 'default', segments: [segOne.id] });
-  await ok('POST', `${P}/s-alpha/environments/development/on`);
-  await ok('PUT', `${P}/s-alpha/environments/production/variants`, [
+  await adminOk('POST', `${P}/s-alpha/environments/development/strategies`, { name: 'default', segments: [segOne.id] });
+  await adminOk('POST', `${P}/s-alpha/environments/development/on`);
+  await adminOk('PUT', `${P}/s-alpha/environments/production/variants`, [
     { name: 'a', weight: 0 },
     { name: 'b', weight: 0 },
   ]);
-  await ok('POST', '/api/admin/features/s-alpha/tags', { type: 'simple', value: 'alpha-tag' });
-  await ok('POST', '/api/admin/features/s-alpha/tags', { type: 'team', value: 'core' });
+  await adminOk('POST', '/api/admin/features/s-alpha/tags', { type: 'simple', value: 'alpha-tag' });
+  await adminOk('POST', '/api/admin/features/s-alpha/tags', { type: 'team', value: 'core' });
 
-  await ok('POST', '/api/admin/projects/default/stale', { features: ['s-beta'], stale: true });
-  await ok('POST', `${P}/s-beta/environments/production/on`);
-  await ok('POST', '/api/admin/features/s-beta/tags', { type: 'simple', value: 'beta-tag' });
-  await ok('POST', `${P}/s-beta/lifecycle/complete`, { status: 'discarded' });
+  await adminOk('POST', '/api/admin/projects/default/stale', { features: ['s-beta'], stale: true });
+  await adminOk('POST', `${P}/s-beta/environments/production/on`);
+  await adminOk('POST', '/api/admin/features/s-beta/tags', { type: 'simple', value: 'beta-tag' });
+  await adminOk('POST', `${P}/s-beta/lifecycle/complete`, { status: 'discarded' });
 
-  await ok('POST', '/api/admin/projects/search-b/features/S-Gamma/favorites');
-  await ok('DELETE', `${P}/s-delta`);
+  await adminOk('POST', '/api/admin/projects/search-b/features/S-Gamma/favorites');
+  await adminOk('DELETE', `${P}/s-delta`);
 
-  await ok('POST', `${P}/s-epsilon/dependencies`, { feature: 's-alpha' });
-  await ok('POST', `${P}/s-epsilon/environments/production/strategies`, { name: 'default', disabled: true, segments: [segTwo.id] });
+  await adminOk('POST', `${P}/s-epsilon/dependencies`, { feature: 's-alpha' });
+  await adminOk('POST', `${P}/s-epsilon/environments/production/strategies`, { name: 'default', disabled: true, segments: [segTwo.id] });
 
   const day = (name: string, date: string) =>
     env.DB.prepare('UPDATE features SET created_at = ? WHERE name = ?').bind(`${date}T00:00:00.000Z`, name);
@@ -98,12 +94,6 @@ beforeAll(async () => {
   }>();
   alphaInitialAt = row!.created_at;
 });
-
-async function gravatar(seed: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(seed));
-  const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `https://gravatar.com/avatar/${hex}?s=42&d=retro&r=g`;
-}
 
 describe('GET /api/admin/search/features: response', () => {
   it('returns active features in creation order with the real total', async () => {

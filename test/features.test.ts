@@ -1,22 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
+import { count } from './support/db';
+import { createFeature } from './support/admin';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const P = '/api/admin/projects/default/features';
-
-async function createFeature(name: string, extra: Record<string, unknown> = {}, project = 'default') {
-  const response = await call('POST', `/api/admin/projects/${project}/features`, { body: { name, ...extra } });
-  if (response.status !== 201) throw new Error(`create ${name}: ${response.status} ${await response.text()}`);
-  return bodyOf(response);
-}
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>();
-  return row!.n;
-}
 
 async function eventTypes(featureName: string): Promise<string[]> {
   const { results } = await env.DB.prepare('SELECT type FROM events WHERE feature_name = ? ORDER BY id')

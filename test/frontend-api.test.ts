@@ -5,7 +5,7 @@ import { strategyBucket } from '../src/modules/evaluation/murmur';
 import type { IRequest } from 'itty-router';
 import { preflight, withCors } from '../src/http/cors';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
-import { seedFlag, seedProject, seedSegment, writeWithEvent } from './sdk-seed';
+import { seedFlag, seedProject, seedSegment, writeWithEvent } from './support/sdk-seed';
 
 let frontendToken: string;
 let scopedToken: string;

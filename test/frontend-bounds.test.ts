@@ -9,15 +9,10 @@ import worker from '../src/index';
 import { FRONTEND_NEW_INSTANCES_PER_DAY } from '../src/modules/client-api/usage';
 import { runScheduledJobs, SCHEDULED_JOBS, type ScheduledJob } from '../src/scheduled';
 import { call, createToken } from './support/http';
-import { seedFlag, seedProject } from './sdk-seed';
+import { seedFlag, seedProject } from './support/sdk-seed';
+import { count } from './support/db';
 
 const HOUR = 60 * 60 * 1000;
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
 
 function report(
   appName: string,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { router } from '../src/app';
-import { ADMIN_TOKEN, call, createToken } from './support/http';
+import { ADMIN_TOKEN, call, createToken, expectError } from './support/http';
 
 const DEEP = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
 const HOSTILE_VALUES: unknown[] = ['bad\ud800text', 'nul\u0000byte', 2 ** 63, 1.5, -1, null, [], {}, 'x'.repeat(20_000)];
@@ -170,4 +170,13 @@ describe('hostile input on every route', () => {
     expect(failures).toEqual([]);
     expect((await call('GET', '/health', { token: null })).status).toBe(200);
   }, 300_000);
+});
+
+describe('a malformed percent-escape in a path parameter', () => {
+  it("answers 400 ValidationError naming the parameter, in Unleash's shape (src/http/params.ts pathParam)", async () => {
+    const body = await expectError(await call('GET', '/api/admin/projects/%ZZ/features/x'), 400, 'ValidationError');
+    expect(body.details).toEqual([
+      { path: '/params/projectId', message: 'The `/params/projectId` property is not a valid percent-encoded string.' },
+    ]);
+  });
 });

@@ -23,7 +23,10 @@ import {
 } from '../src/modules/import-export/plan';
 import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
-import { count, createProject, maxEventId, payload, rows, unique, waitForJob } from './import-helpers';
+import { maxEventId, payload, waitForJob } from './support/import';
+import { count, rows } from './support/db';
+import { createProject } from './support/admin';
+import { unique } from './support/names';
 
 const IMPORT = '/api/admin/features-batch/import';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -215,21 +218,8 @@ describe('the queue consumer', () => {
   it('applies a redelivered chunk only once', async () => {
     const name = unique('redeliver');
     const payloadChunk = chunk({
-      features: [{ name, description: null, type: 'release', stale: false, impressionData: false, archived: false }],
-      strategies: [
-        {
-          id: crypto.randomUUID(),
-          featureName: name,
-          name: 'default',
-          title: null,
-          parameters: {},
-          constraints: [],
-          variants: [],
-          sortOrder: 0,
-          disabled: false,
-          segments: [],
-        },
-      ],
+      features: [feature(name)],
+      strategies: [strategy(name)],
       tags: [{ featureName: name, type: 'simple', value: 'once' }],
     });
     const jobId = await insertJob('default', 'development', [payloadChunk]);

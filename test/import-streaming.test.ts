@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
-import { count, createProject, footprint, rows, unique, waitForJob } from './import-helpers';
+import { footprint, waitForJob } from './support/import';
+import { count, rows } from './support/db';
+import { createProject } from './support/admin';
+import { unique } from './support/names';
 
 const IMPORT = '/api/admin/features-batch/import';
 

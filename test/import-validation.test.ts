@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
-import { createProject, footprint, payload, rows, unique } from './import-helpers';
+import { footprint, payload } from './support/import';
+import { rows } from './support/db';
+import { createProject } from './support/admin';
+import { unique } from './support/names';
 
 const IMPORT = '/api/admin/features-batch/import';
 const VALIDATE = '/api/admin/features-batch/validate';

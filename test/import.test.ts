@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
-import { count, createProject, footprint, maxEventId, payload, rows, unique } from './import-helpers';
+import { footprint, maxEventId, payload } from './support/import';
+import { count, rows } from './support/db';
+import { createProject } from './support/admin';
+import { unique } from './support/names';
 
 const IMPORT = '/api/admin/features-batch/import';
 

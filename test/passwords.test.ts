@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
+import { count } from './support/db';
 
 const TOO_SHORT = 'The password must be at least 10 characters long.';
 const TOO_LONG = 'The password must be fewer than 128 characters.';
@@ -23,8 +24,8 @@ async function expectWeak(response: Response, problems: string[]) {
   });
 }
 
-async function userCount(): Promise<number> {
-  return (await env.DB.prepare('SELECT count(*) AS n FROM users').first<{ n: number }>())!.n;
+function userCount(): Promise<number> {
+  return count('SELECT count(*) AS n FROM users');
 }
 
 describe.each([

@@ -4,10 +4,11 @@
  * created with a session), plus an SDK token. Allowed -> 2xx; refused -> 403 NoAccessError and
  * nothing written (read back from D1).
  */
-import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken } from './support/http';
 import { signInAs } from './support/users';
+import { count } from './support/db';
+import { adminOk } from './support/admin';
 
 type Who = 'admin' | 'editor' | 'viewer' | 'custom' | 'projectEnv' | 'sdk';
 const PEOPLE: Who[] = ['admin', 'editor', 'viewer', 'custom', 'projectEnv'];
@@ -21,57 +22,34 @@ const F_DEFAULT = `perm-default-${run}`;
 const F_P = `perm-p-${run}`;
 const credentials = {} as Record<Who, string>;
 
-async function count(query: string, ...params: unknown[]): Promise<number> {
-  return (
-    (
-      await env.DB.prepare(query)
-        .bind(...params)
-        .first<{ n: number }>()
-    )?.n ?? 0
-  );
-}
-
-async function ok(response: Response): Promise<Response> {
-  if (response.status >= 300) throw new Error(`setup failed: ${response.status} ${await response.text()}`);
-  return response;
-}
-
 beforeAll(async () => {
-  await ok(await call('POST', '/api/admin/projects', { body: { id: P, name: P, environments: ['development', 'production'] } }));
-  await ok(await call('POST', '/api/admin/projects/default/features', { body: { name: F_DEFAULT } }));
-  await ok(await call('POST', `/api/admin/projects/${P}/features`, { body: { name: F_P } }));
+  await adminOk('POST', '/api/admin/projects', { id: P, name: P, environments: ['development', 'production'] });
+  await adminOk('POST', '/api/admin/projects/default/features', { name: F_DEFAULT });
+  await adminOk('POST', `/api/admin/projects/${P}/features`, { name: F_P });
 
   const customRoot = await bodyOf(
-    await ok(
-      await call('POST', '/api/admin/roles', {
-        body: {
-          name: `root-custom-${run}`,
-          description: 'segments and client tokens',
-          type: 'root-custom',
-          permissions: [
-            { name: 'CREATE_SEGMENT' },
-            { name: 'UPDATE_SEGMENT' },
-            { name: 'CREATE_CLIENT_API_TOKEN' },
-            { name: 'READ_CLIENT_API_TOKEN' },
-          ],
-        },
-      }),
-    ),
+    await adminOk('POST', '/api/admin/roles', {
+      name: `root-custom-${run}`,
+      description: 'segments and client tokens',
+      type: 'root-custom',
+      permissions: [
+        { name: 'CREATE_SEGMENT' },
+        { name: 'UPDATE_SEGMENT' },
+        { name: 'CREATE_CLIENT_API_TOKEN' },
+        { name: 'READ_CLIENT_API_TOKEN' },
+      ],
+    }),
   );
   const projectEnvRole = await bodyOf(
-    await ok(
-      await call('POST', '/api/admin/roles', {
-        body: {
-          name: `prod-toggler-${run}`,
-          description: 'toggles and strategies in production only',
-          type: 'custom',
-          permissions: [
-            { name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' },
-            { name: 'CREATE_FEATURE_STRATEGY', environment: 'production' },
-          ],
-        },
-      }),
-    ),
+    await adminOk('POST', '/api/admin/roles', {
+      name: `prod-toggler-${run}`,
+      description: 'toggles and strategies in production only',
+      type: 'custom',
+      permissions: [
+        { name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' },
+        { name: 'CREATE_FEATURE_STRATEGY', environment: 'production' },
+      ],
+    }),
   );
 
   credentials.admin = await signInAs('Admin');
@@ -79,7 +57,7 @@ beforeAll(async () => {
   credentials.viewer = await signInAs('Viewer');
   credentials.custom = await signInAs(customRoot.id);
   credentials.projectEnv = await signInAs('Viewer', async (userId) => {
-    await ok(await call('POST', `/api/admin/projects/${P}/access`, { body: { roles: [projectEnvRole.id], users: [userId] } }));
+    await adminOk('POST', `/api/admin/projects/${P}/access`, { roles: [projectEnvRole.id], users: [userId] });
   });
   credentials.sdk = await createToken({ tokenName: `sdk-${run}`, type: 'client', environment: 'development' });
 });
@@ -383,19 +361,15 @@ describe('project roles', () => {
 describe('segments of a project', () => {
   it('lets a project role with UPDATE_PROJECT_SEGMENT make segments in its project only', async () => {
     const role = await bodyOf(
-      await ok(
-        await call('POST', '/api/admin/roles', {
-          body: {
-            name: `segmenter-${run}`,
-            description: 'project segments',
-            type: 'custom',
-            permissions: [{ name: 'UPDATE_PROJECT_SEGMENT' }],
-          },
-        }),
-      ),
+      await adminOk('POST', '/api/admin/roles', {
+        name: `segmenter-${run}`,
+        description: 'project segments',
+        type: 'custom',
+        permissions: [{ name: 'UPDATE_PROJECT_SEGMENT' }],
+      }),
     );
     const segmenter = await signInAs('Viewer', async (userId) => {
-      await ok(await call('POST', `/api/admin/projects/${P}/access`, { body: { roles: [role.id], users: [userId] } }));
+      await adminOk('POST', `/api/admin/projects/${P}/access`, { roles: [role.id], users: [userId] });
     });
     const inProject = await call('POST', '/api/admin/segments', {
       token: segmenter,

@@ -4,14 +4,10 @@ import { describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
 import { bodyOf, call, expectError } from './support/http';
 import { createPersonalToken, signedInUser, withSession } from './support/auth';
+import { sha256Hex } from './support/crypto';
 
 const FUTURE = '2099-01-01T00:00:00.000Z';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 function createPat(cookie: string, body: unknown) {
   return call('POST', '/api/admin/user/tokens', withSession(cookie, { body }));

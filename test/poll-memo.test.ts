@@ -5,28 +5,17 @@
  * own fetch handler with a revision tick long enough that the tick never passes mid-test (the
  * suite's default of 0 ms makes every request check, so no memo would ever answer).
  */
-import { env } from 'cloudflare:workers';
-import { createExecutionContext } from 'cloudflare:test';
 import { beforeEach, describe, expect, it } from 'vitest';
-import worker from '../src/index';
 import type { Env } from '../src/env';
 import { memoStats } from '../src/modules/client-api/memo';
 import { forgetSnapshots } from '../src/modules/client-api/snapshot';
-import { ADMIN_TOKEN, BASE, createToken } from './support/http';
-import { seedFlag, seedSegment } from './sdk-seed';
+import { ADMIN_TOKEN, createToken, envWith, fetchWith } from './support/http';
+import { seedFlag, seedSegment } from './support/sdk-seed';
 
-const slowTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: '60000' };
+const slowTick = envWith({ SDK_REVISION_CHECK_MS: '60000' });
 
-async function send(
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: unknown,
-  workerEnv: Env = slowTick,
-): Promise<Response> {
-  const all = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
-  const request = new Request(`${BASE}${path}`, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
-  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, workerEnv, createExecutionContext());
+function send(method: string, path: string, headers: Record<string, string>, body?: unknown, workerEnv: Env = slowTick): Promise<Response> {
+  return fetchWith(workerEnv, method, path, headers, body);
 }
 
 async function answer(response: Response): Promise<{ status: number; headers: [string, string][]; body: string }> {

@@ -4,25 +4,9 @@ import { loadUserAccess } from '../src/auth/access';
 import { getDb, runBatch } from '../src/db/client';
 import * as store from '../src/modules/project-access/store';
 import { bodyOf, call, expectError } from './support/http';
-
-let serial = 0;
-function unique(prefix: string): string {
-  serial += 1;
-  return `${prefix}-${Date.now().toString(36)}-${serial}`;
-}
-
-async function createUser(rootRole: number | string): Promise<number> {
-  const response = await call('POST', '/api/admin/user-admin', { body: { email: `${unique('u')}@example.com`, rootRole } });
-  expect(response.status).toBe(201);
-  return (await bodyOf<{ id: number }>(response)).id;
-}
-
-async function createProject(): Promise<string> {
-  const id = unique('p');
-  const response = await call('POST', '/api/admin/projects', { body: { id, name: id } });
-  expect(response.status).toBe(201);
-  return id;
-}
+import { createProject } from './support/admin';
+import { unique } from './support/names';
+import { createUser, postUser } from './support/auth';
 
 async function createProjectRole(permissions: { name: string; environment?: string }[]): Promise<number> {
   const response = await call('POST', '/api/admin/roles', {
@@ -41,7 +25,7 @@ async function roleRows(project: string, userId: number): Promise<number[]> {
 
 describe('user access (role_permission rows placed as Unleash places them)', () => {
   it('gives an Editor project permissions in project default only, and root permissions everywhere', async () => {
-    const editor = await createUser('Editor');
+    const editor = (await createUser('Editor')).id;
     const project = await createProject();
     const access = await loadUserAccess(env, editor);
     expect(access.may('UPDATE_FEATURE', 'default')).toBe(true);
@@ -54,7 +38,7 @@ describe('user access (role_permission rows placed as Unleash places them)', () 
   });
 
   it('scopes a project role to its project and its environment permissions to their environment', async () => {
-    const viewer = await createUser('Viewer');
+    const viewer = (await createUser('Viewer')).id;
     const project = await createProject();
     const role = await createProjectRole([{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }, { name: 'UPDATE_FEATURE' }]);
     expect((await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [role], users: [viewer] } })).status).toBe(200);
@@ -70,7 +54,7 @@ describe('user access (role_permission rows placed as Unleash places them)', () 
 describe('GET /api/admin/projects/:projectId/access', () => {
   it('lists the project roles and each user with their roles', async () => {
     const project = await createProject();
-    const user = await createUser('Viewer');
+    const user = (await createUser('Viewer')).id;
     expect(
       (await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4, 5], users: [user], groups: [] } })).status,
     ).toBe(200);
@@ -94,7 +78,7 @@ describe('GET /api/admin/projects/:projectId/access', () => {
 describe('POST /api/admin/projects/:projectId/access', () => {
   it('refuses a root role or an unknown role with 400 and writes nothing', async () => {
     const project = await createProject();
-    const user = await createUser('Viewer');
+    const user = (await createUser('Viewer')).id;
     await expectError(
       await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [1], users: [user] } }),
       400,
@@ -124,7 +108,7 @@ describe('POST /api/admin/projects/:projectId/access', () => {
 
   it('records who granted the access', async () => {
     const project = await createProject();
-    const user = await createUser('Viewer');
+    const user = (await createUser('Viewer')).id;
     await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [5], users: [user] } });
     const event = await env.DB.prepare(
       "SELECT created_by, created_by_user_id, data FROM events WHERE type = 'project-access-added' AND project = ?",
@@ -139,7 +123,7 @@ describe('POST /api/admin/projects/:projectId/access', () => {
 describe('POST /api/admin/projects/:projectId/role/:roleId/access', () => {
   it('grants one role to the listed users (the older form)', async () => {
     const project = await createProject();
-    const user = await createUser('Viewer');
+    const user = (await createUser('Viewer')).id;
     expect(
       (await call('POST', `/api/admin/projects/${project}/role/5/access`, { body: { users: [{ id: user }], groups: [] } })).status,
     ).toBe(200);
@@ -156,7 +140,7 @@ describe('POST /api/admin/projects/:projectId/role/:roleId/access', () => {
 describe('PUT and DELETE /api/admin/projects/:projectId/users/:userId/roles', () => {
   it('replaces the roles of a user, then removes them', async () => {
     const project = await createProject();
-    const user = await createUser('Viewer');
+    const user = (await createUser('Viewer')).id;
     await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4], users: [user] } });
     expect((await call('PUT', `/api/admin/projects/${project}/users/${user}/roles`, { body: { roles: [5] } })).status).toBe(200);
     expect(await roleRows(project, user)).toEqual([5]);
@@ -170,7 +154,7 @@ describe('PUT and DELETE /api/admin/projects/:projectId/users/:userId/roles', ()
 describe('role assignment is conditional on the role still existing', () => {
   it('writes neither the grant nor its event when the role was deleted after the checks', async () => {
     const project = await createProject();
-    const user = await createUser('Viewer');
+    const user = (await createUser('Viewer')).id;
     const role = await createProjectRole([{ name: 'UPDATE_FEATURE' }]);
     const db = getDb(env);
     const actor = { actorName: 'test', userId: -42 };
@@ -202,7 +186,7 @@ describe('POST /api/admin/projects', () => {
 describe('GET /api/admin/user-admin/:id/permissions', () => {
   it('answers the access overview of a user in a project and environment', async () => {
     const project = await createProject();
-    const user = await createUser('Viewer');
+    const user = (await createUser('Viewer')).id;
     const role = await createProjectRole([{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }]);
     await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [role], users: [user] } });
     const response = await call('GET', `/api/admin/user-admin/${user}/permissions?project=${project}&environment=production`);
@@ -238,7 +222,7 @@ describe('GET /api/admin/user-admin/:id/permissions', () => {
 
 describe('GET /api/admin/user-admin/access', () => {
   it('lists the people who can be given access, with no groups', async () => {
-    const user = await createUser('Viewer');
+    const { id: user } = await postUser({ email: `${unique('u')}@example.com`, rootRole: 'Viewer' });
     const body = await bodyOf(await call('GET', '/api/admin/user-admin/access'));
     expect(Object.keys(body)).toEqual(['users', 'groups']);
     expect(body.groups).toEqual([]);

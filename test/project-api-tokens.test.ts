@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
-
-let serial = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++serial}`;
-
-async function createProject(): Promise<string> {
-  const id = unique('tp');
-  expect((await call('POST', '/api/admin/projects', { body: { id, name: id } })).status).toBe(201);
-  return id;
-}
+import { createProject } from './support/admin';
 
 describe('/api/admin/projects/:projectId/api-tokens', () => {
   it('creates a client token scoped to the project, lists it and deletes it by secret', async () => {

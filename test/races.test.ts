@@ -13,16 +13,11 @@ import { segments } from '../src/db/schema';
 import { archiveIfUnused, linkIfAllowed } from '../src/modules/features/service';
 import { deleteIfUnused } from '../src/modules/segments/routes';
 import { bodyOf, call, expectError } from './support/http';
-import { seedSegment } from './sdk-seed';
+import { seedSegment } from './support/sdk-seed';
+import { count } from './support/db';
 
 const P = '/api/admin/projects/default/features';
 const ACTOR: Actor = { actorName: 'admin', userId: -1337 };
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
 
 async function createFeatures(...names: string[]) {
   for (const name of names) expect((await call('POST', P, { body: { name } })).status).toBe(201);

@@ -2,21 +2,14 @@
  * Read-your-writes on the SDK APIs with the revision check at its default (1 s): the Worker's
  * own fetch handler with the interval binding removed, in this one isolate.
  */
-import { env } from 'cloudflare:workers';
-import { createExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import worker from '../src/index';
-import type { Env } from '../src/env';
-import { ADMIN_TOKEN, BASE, createToken } from './support/http';
-import { seedFlag } from './sdk-seed';
+import { ADMIN_TOKEN, createToken, envWith, fetchWith } from './support/http';
+import { seedFlag } from './support/sdk-seed';
 
-const defaultTick: Env = { ...(env as unknown as Env), SDK_REVISION_CHECK_MS: undefined };
+const defaultTick = envWith({ SDK_REVISION_CHECK_MS: undefined });
 
-async function send(method: string, path: string, token: string, body?: unknown): Promise<Response> {
-  const headers: Record<string, string> = { authorization: token };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const request = new Request(`${BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, defaultTick, createExecutionContext());
+function send(method: string, path: string, token: string, body?: unknown): Promise<Response> {
+  return fetchWith(defaultTick, method, path, { authorization: token }, body);
 }
 
 async function clientFlagNames(token: string): Promise<string[]> {

@@ -1,15 +1,13 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
-import { loginAs, STRONG_PASSWORD } from './support/auth';
+import { loginAs, postUser, STRONG_PASSWORD } from './support/auth';
 
 const INVALID = { name: 'InvalidTokenError', message: 'Token was not valid' };
 
 async function newUser(rootRole = 3) {
   const email = `reset-${crypto.randomUUID().slice(0, 8)}@example.com`;
-  const response = await call('POST', '/api/admin/user-admin', { body: { email, name: 'Reset Person', rootRole } });
-  expect(response.status).toBe(201);
-  const body = await bodyOf(response);
+  const body = await postUser({ email, name: 'Reset Person', rootRole });
   const token = new URL(body.inviteLink).searchParams.get('token')!;
   return { id: body.id as number, email, token };
 }

@@ -1,13 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>();
-  return row!.n;
-}
+import { count } from './support/db';
 
 async function storedRows(): Promise<number> {
   return (

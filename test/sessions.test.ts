@@ -1,20 +1,16 @@
-import { exports } from 'cloudflare:workers';
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
 import { expireSessions } from '../src/scheduled';
+import { sha256Hex } from './support/crypto';
+import { count } from './support/db';
 
 const LOGIN_FAILED =
   'The combination of password and username you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.';
 const LOGIN_HINT =
   'You must log in to use Unleash. Your request had no authorization header, so we could not authorize you. Try logging in at /auth/simple/login';
 const HOUR = 3_600_000;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 function login(username: string, password: string) {
   return call('POST', '/auth/simple/login', { token: null, body: { username, password } });
@@ -28,8 +24,8 @@ async function userRow(id: number) {
   }>();
 }
 
-async function sessionCount(userId: number): Promise<number> {
-  return (await env.DB.prepare('SELECT count(*) AS n FROM sessions WHERE user_id = ?').bind(userId).first<{ n: number }>())!.n;
+function sessionCount(userId: number): Promise<number> {
+  return count('SELECT count(*) AS n FROM sessions WHERE user_id = ?', userId);
 }
 
 function sessionIdOf(cookie: string): string {

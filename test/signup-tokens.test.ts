@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
+import { count } from './support/db';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DAY = 24 * 60 * 60 * 1000;
@@ -13,13 +14,6 @@ const VIEWER = {
   project: null,
 };
 const TOKEN_KEYS = ['secret', 'name', 'url', 'expiresAt', 'enabled', 'createdAt', 'createdBy', 'role', 'users'];
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>();
-  return row!.n;
-}
 
 function inDays(days: number): string {
   return new Date(Date.now() + days * DAY).toISOString();

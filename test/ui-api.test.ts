@@ -5,7 +5,8 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError, UUID } from './support/http';
-import { createProject, unique } from './import-helpers';
+import { createProject } from './support/admin';
+import { unique } from './support/names';
 
 const PROJECT = unique('uiproj');
 const flag = unique('ui-flag');

@@ -2,27 +2,12 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../src/modules/users/password';
 import { bodyOf, call, createToken, expectError } from './support/http';
+import { count } from './support/db';
+import { gravatar } from './support/crypto';
+import { postUser } from './support/auth';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GRAVATAR = /^https:\/\/gravatar\.com\/avatar\/[0-9a-f]{64}\?s=42&d=retro&r=g$/;
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-}
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>();
-  return row!.n;
-}
-
-async function createUser(body: Record<string, unknown>) {
-  const response = await call('POST', '/api/admin/user-admin', { body });
-  if (response.status !== 201) throw new Error(`user creation failed: ${response.status} ${await response.text()}`);
-  return bodyOf(response);
-}
 
 describe('GET /api/admin/user-admin/:id', () => {
   it('returns the bootstrap admin as Unleash 6 does, keys in its order', async () => {
@@ -58,7 +43,7 @@ describe('GET /api/admin/user-admin/:id', () => {
   });
 
   it('returns a created user with name, email and the gravatar of the email', async () => {
-    const created = await createUser({ email: 'get-1@example.com', name: 'Get One', username: 'get-one', rootRole: 2 });
+    const created = await postUser({ email: 'get-1@example.com', name: 'Get One', username: 'get-one', rootRole: 2 });
     const response = await call('GET', `/api/admin/user-admin/${created.id}`);
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
@@ -83,7 +68,7 @@ describe('GET /api/admin/user-admin/:id', () => {
       name: 'Get One',
       username: 'get-one',
       email: 'get-1@example.com',
-      imageUrl: `https://gravatar.com/avatar/${await sha256('get-1@example.com')}?s=42&d=retro&r=g`,
+      imageUrl: await gravatar('get-1@example.com'),
       seenAt: null,
       loginAttempts: 0,
       createdAt: created.createdAt,
@@ -158,7 +143,7 @@ describe('POST /api/admin/user-admin', () => {
     // The new user's own link to choose a password, as Unleash answers (secret shown once).
     expect(body.inviteLink).toMatch(/^http:\/\/localhost\/new-user\?token=[0-9a-f]{64}$/);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(body.imageUrl).toBe(`https://gravatar.com/avatar/${await sha256('new.person@example.com')}?s=42&d=retro&r=g`);
+    expect(body.imageUrl).toBe(await gravatar('new.person@example.com'));
     expect(response.headers.get('location')).toBe(`/api/admin/user-admin/${body.id}`);
     expect(await count("SELECT count(*) AS n FROM events WHERE type = 'user-created'")).toBe(before + 1);
     const event = await env.DB.prepare(
@@ -174,15 +159,15 @@ describe('POST /api/admin/user-admin', () => {
   });
 
   it('accepts a username alone and a root role by name', async () => {
-    const body = await createUser({ username: 'only-username', rootRole: 'Editor' });
+    const body = await postUser({ username: 'only-username', rootRole: 'Editor' });
     expect(body).toMatchObject({ username: 'only-username', rootRole: 2 });
     expect(body).not.toHaveProperty('email');
     expect(body).not.toHaveProperty('name');
-    expect(body.imageUrl).toBe(`https://gravatar.com/avatar/${await sha256('only-username')}?s=42&d=retro&r=g`);
+    expect(body.imageUrl).toBe(await gravatar('only-username'));
   });
 
   it('stores a given password only as a salted PBKDF2 hash', async () => {
-    const body = await createUser({ email: 'with-password@example.com', password: 'correct horse battery staple', rootRole: 3 });
+    const body = await postUser({ email: 'with-password@example.com', password: 'correct horse battery staple', rootRole: 3 });
     const row = await env.DB.prepare('SELECT password_hash FROM users WHERE id = ?').bind(body.id).first<{ password_hash: string }>();
     expect(row!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
     expect(row!.password_hash).not.toContain('correct horse');
@@ -193,7 +178,7 @@ describe('POST /api/admin/user-admin', () => {
   });
 
   it('refuses a duplicate email (any case) or username with 400 "User already exists", storing nothing', async () => {
-    await createUser({ email: 'dup@example.com', username: 'dup-user', rootRole: 3 });
+    await postUser({ email: 'dup@example.com', username: 'dup-user', rootRole: 3 });
     const users = await count('SELECT count(*) AS n FROM users');
     for (const body of [
       { email: 'DUP@example.com', rootRole: 3 },
@@ -267,7 +252,7 @@ describe('POST /api/admin/user-admin', () => {
 
 describe('GET /api/admin/user-admin', () => {
   it('lists live users with inviteLink, and the root roles', async () => {
-    const created = await createUser({ email: 'listed@example.com', rootRole: 3 });
+    const created = await postUser({ email: 'listed@example.com', rootRole: 3 });
     const response = await call('GET', '/api/admin/user-admin');
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
@@ -288,7 +273,7 @@ describe('GET /api/admin/user-admin', () => {
 
 describe('PUT /api/admin/user-admin/:id', () => {
   it('changes name, email and root role, and records before and after', async () => {
-    const created = await createUser({ email: 'edit-me@example.com', name: 'Before', rootRole: 3 });
+    const created = await postUser({ email: 'edit-me@example.com', name: 'Before', rootRole: 3 });
     const response = await call('PUT', `/api/admin/user-admin/${created.id}`, {
       body: { name: 'After', email: ' Edited@Example.com', rootRole: 'Editor' },
     });
@@ -307,8 +292,8 @@ describe('PUT /api/admin/user-admin/:id', () => {
   });
 
   it("refuses another user's email, a bad email or an unknown role with 400 and changes nothing", async () => {
-    const taken = await createUser({ email: 'taken@example.com', rootRole: 3 });
-    const user = await createUser({ email: 'mine@example.com', rootRole: 3 });
+    const taken = await postUser({ email: 'taken@example.com', rootRole: 3 });
+    const user = await postUser({ email: 'mine@example.com', rootRole: 3 });
     const cases: [unknown, string][] = [
       [{ email: 'taken@example.com' }, 'User already exists'],
       [{ email: 'bad' }, 'The `/body/email` property must be a valid email address. You sent "bad".'],
@@ -330,7 +315,7 @@ describe('PUT /api/admin/user-admin/:id', () => {
 
 describe('DELETE /api/admin/user-admin/:id', () => {
   it('soft-deletes: the user reads as 404, its row is blanked, and the email can be used again', async () => {
-    const created = await createUser({ email: 'leaving@example.com', username: 'leaving', name: 'Leaving', rootRole: 2 });
+    const created = await postUser({ email: 'leaving@example.com', username: 'leaving', name: 'Leaving', rootRole: 2 });
     const response = await call('DELETE', `/api/admin/user-admin/${created.id}`);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('');
@@ -352,7 +337,7 @@ describe('DELETE /api/admin/user-admin/:id', () => {
       email: 'leaving@example.com',
       rootRole: 2,
     });
-    const again = await createUser({ email: 'leaving@example.com', username: 'leaving', rootRole: 3 });
+    const again = await postUser({ email: 'leaving@example.com', username: 'leaving', rootRole: 3 });
     expect(again.id).toBeGreaterThan(created.id);
   });
 

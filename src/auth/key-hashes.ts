@@ -5,19 +5,17 @@
  * and expiry work exactly as before. Entries live as long as the isolate's record cache
  * trusts a record, so a raw key stays in memory no longer than its record does.
  */
-import { sha256Hex } from './secrets';
+import { BoundedMap } from '../lib/bounded-map';
+import { sha256Hex } from '../lib/encoding';
 import { ISOLATE_CACHE_TTL_MS } from './token-records';
 
-const MAX_ENTRIES = 10_000;
-const hashes = new Map<string, { hash: string; until: number }>();
+const hashes = new BoundedMap<string, { hash: string; until: number }>({ entries: 10_000 });
 
 export async function hashOfKey(key: string): Promise<string> {
   const now = Date.now();
   const known = hashes.get(key);
   if (known !== undefined && known.until > now) return known.hash;
   const hash = await sha256Hex(key);
-  if (known !== undefined) hashes.delete(key);
-  else if (hashes.size >= MAX_ENTRIES) hashes.delete(hashes.keys().next().value!);
   hashes.set(key, { hash, until: now + ISOLATE_CACHE_TTL_MS });
   return hash;
 }

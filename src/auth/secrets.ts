@@ -1,20 +1,9 @@
-/** API-key secrets: generation, formatting and hashing. Secrets are never stored in clear. */
+/** API-key secrets: generation and formatting. Secrets are never stored in clear, only their SHA-256 (lib/encoding.ts `sha256Hex`). */
 
-const encoder = new TextEncoder();
-
-function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
-  return out;
-}
+import { toHex } from '../lib/encoding';
 
 export function randomHex(byteCount: number): string {
   return toHex(crypto.getRandomValues(new Uint8Array(byteCount)));
-}
-
-/** hex SHA-256 of a secret: the key under which D1 and KV know a token. */
-export async function sha256Hex(secret: string): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(secret))));
 }
 
 /** Constant-time equality of two hex digests of the same algorithm. */

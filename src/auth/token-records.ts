@@ -14,9 +14,10 @@ import type { Env } from '../env';
 import { getDb } from '../db/client';
 import { apiTokenProject, apiTokens, personalAccessTokens, sessions, users } from '../db/schema';
 import { noteCredentialForgotten } from '../db/coherence';
+import { BoundedMap } from '../lib/bounded-map';
 import { log } from '../log';
 import type { ApiTokenRecord, ApiTokenType } from './principal';
-import { sha256Hex } from './secrets';
+import { sha256Hex } from '../lib/encoding';
 
 /** How long this isolate trusts what it learnt about a credential before asking KV again. */
 export const ISOLATE_CACHE_TTL_MS = 10_000;
@@ -52,8 +53,16 @@ interface KnownEntry {
 
 // Known and unknown credentials are cached apart, each bounded: a flood of random keys fills
 // only the unknown cache and can never push a valid key out of the known one.
-const known = new Map<string, KnownEntry>();
-const unknown = new Map<string, number>();
+const known = new BoundedMap<string, KnownEntry>({
+  get entries() {
+    return isolateCacheLimits.known;
+  },
+});
+const unknown = new BoundedMap<string, number>({
+  get entries() {
+    return isolateCacheLimits.unknown;
+  },
+});
 
 function cacheKey(kind: CredentialKind, hash: string): string {
   return `${kind}:${hash}`;
@@ -64,24 +73,14 @@ export function kvKey(kind: CredentialKind, hash: string): string {
   return cacheKey(kind, hash);
 }
 
-function boundedSet<V>(map: Map<string, V>, max: number, key: string, value: V): void {
-  map.delete(key);
-  if (map.size >= max) {
-    // Maps iterate in insertion order: drop the oldest entry.
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
-  }
-  map.set(key, value);
-}
-
 function rememberKnown(kind: CredentialKind, record: AnyRecord): void {
   const key = cacheKey(kind, record.hash);
   unknown.delete(key);
-  boundedSet(known, isolateCacheLimits.known, key, { record, until: Date.now() + ISOLATE_CACHE_TTL_MS });
+  known.set(key, { record, until: Date.now() + ISOLATE_CACHE_TTL_MS });
 }
 
 function rememberUnknown(kind: CredentialKind, hash: string): void {
-  boundedSet(unknown, isolateCacheLimits.unknown, cacheKey(kind, hash), Date.now() + ISOLATE_CACHE_TTL_MS);
+  unknown.set(cacheKey(kind, hash), Date.now() + ISOLATE_CACHE_TTL_MS);
 }
 
 /**

@@ -8,6 +8,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Env } from '../env';
 import { getDb } from '../db/client';
 import { users } from '../db/schema';
+import { BoundedMap } from '../lib/bounded-map';
 import { loadUserAccess, type Access } from './access';
 import type { UserPrincipal } from './principal';
 import { ISOLATE_CACHE_TTL_MS, type UserCredentialRecord } from './token-records';
@@ -20,7 +21,7 @@ interface CachedUser {
   until: number;
 }
 
-const cachedUsers = new Map<number, CachedUser>();
+const cachedUsers = new BoundedMap<number, CachedUser>({ entries: MAX_USERS });
 
 /** Forgets what this isolate knows of a user (after a role change, a deletion). */
 export function forgetUser(userId: number): void {
@@ -46,11 +47,6 @@ export async function userPrincipalFor(env: Env, record: UserCredentialRecord, v
     if (!user) {
       cachedUsers.delete(record.userId);
       return null;
-    }
-    cachedUsers.delete(record.userId);
-    if (cachedUsers.size >= MAX_USERS) {
-      const oldest = cachedUsers.keys().next().value;
-      if (oldest !== undefined) cachedUsers.delete(oldest);
     }
     cachedUsers.set(record.userId, user);
   }

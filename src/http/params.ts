@@ -2,7 +2,11 @@ import type { IRequest } from 'itty-router';
 import { validationError } from './errors';
 import { preview } from './validation';
 
-/** A path parameter, percent-decoded (itty-router hands them over encoded). */
+/**
+ * A path parameter, percent-decoded (itty-router hands them over encoded); '' when absent. The
+ * one path-parameter decoder: a malformed escape (`%ZZ`) answers 400 ValidationError naming
+ * `/params/<name>`, in Unleash's shape, rather than being read as the raw text.
+ */
 export function pathParam(request: IRequest, name: string): string {
   const raw = request.params[name] ?? '';
   try {

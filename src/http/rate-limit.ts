@@ -6,9 +6,10 @@
  * SHA-256, never the key itself). Limits live on the Workers Rate Limiting bindings in
  * wrangler.toml; docs/rate-limits.md lists them.
  */
-import { sha256Hex } from '../auth/secrets';
+import { sha256Hex } from '../lib/encoding';
 import type { Env } from '../env';
 import { ApiError } from './errors';
+import { ipv6Slash64 } from '../lib/ip';
 
 type RateLimitBinding = {
   [Name in keyof Env]-?: Env[Name] extends RateLimit ? Name : never;
@@ -37,19 +38,14 @@ export const RATE_LIMIT_BUCKETS = {
 
 export type RateLimitBucket = keyof typeof RATE_LIMIT_BUCKETS;
 
-/** The address a limit counts: IPv4 as is, IPv6 cut to its /64 (one host usually holds a whole /64). */
+/**
+ * The address a limit counts: IPv4 as is, IPv6 cut to its /64 (one host usually holds a whole
+ * /64); anything else (Cloudflare sends none) as is, cut to 64 characters.
+ */
 export function clientKey(request: Request): string {
   const address = request.headers.get('cf-connecting-ip')?.trim().toLowerCase();
   if (!address) return 'unknown'; // only off Cloudflare (local runs): they share one count
-  if (!address.includes(':')) return address.slice(0, 64);
-  const [head = '', tail = ''] = address.split('::', 2);
-  const groups = head === '' ? [] : head.split(':');
-  const missing = address.includes('::') ? 8 - groups.length - (tail === '' ? 0 : tail.split(':').length) : 0;
-  const full = [...groups, ...Array<string>(Math.max(missing, 0)).fill('0'), ...(tail === '' ? [] : tail.split(':'))];
-  return `${full
-    .slice(0, 4)
-    .map((group) => group.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
+  return ipv6Slash64(address) ?? address.slice(0, 64);
 }
 
 export function tooManyRequests(periodSeconds: number): Response {

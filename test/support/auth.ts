@@ -3,11 +3,10 @@
  * personal access token. Everything goes through the Worker's real routes.
  */
 import { bodyOf, call, type CallOptions } from './http';
+import { unique } from './names';
 
 /** Strong enough for Unleash's rule (upper, lower, digit, symbol, 10+ characters). */
 export const STRONG_PASSWORD = 'Correct-Horse-42';
-
-let counter = 0;
 
 export interface TestUser {
   id: number;
@@ -15,18 +14,22 @@ export interface TestUser {
   password: string;
 }
 
+/** Creates a user from exactly this body (201 expected) and returns the created user's body. */
+export async function postUser(body: Record<string, unknown>): Promise<any> {
+  const response = await call('POST', '/api/admin/user-admin', { body });
+  if (response.status !== 201) throw new Error(`user creation failed: ${response.status} ${await response.text()}`);
+  return bodyOf(response);
+}
+
 /** Creates a user with a password (root role Admin=1, Editor=2, Viewer=3 or a role name). */
 export async function createUser(
   rootRole: number | string = 3,
   options: { username?: string; email?: string; password?: string } = {},
 ): Promise<TestUser> {
-  const username = options.username ?? `person-${Date.now().toString(36)}-${++counter}`;
+  const username = options.username ?? unique('person');
   const password = options.password ?? STRONG_PASSWORD;
-  const response = await call('POST', '/api/admin/user-admin', {
-    body: { username, ...(options.email ? { email: options.email } : {}), password, rootRole },
-  });
-  if (response.status !== 201) throw new Error(`user creation failed: ${response.status} ${await response.text()}`);
-  return { id: (await bodyOf<{ id: number }>(response)).id, username, password };
+  const { id } = await postUser({ username, ...(options.email ? { email: options.email } : {}), password, rootRole });
+  return { id, username, password };
 }
 
 /** Signs in and returns the `cookie` header value to send (`unleash-session=<id>`). */
@@ -53,7 +56,7 @@ export function withSession(cookie: string, options: CallOptions = {}): CallOpti
 /** Creates a personal access token for the signed-in user and returns its secret. */
 export async function createPersonalToken(
   cookie: string,
-  description = `pat-${++counter}`,
+  description = unique('pat'),
   expiresAt = '2099-01-01T00:00:00.000Z',
 ): Promise<string> {
   const response = await call('POST', '/api/admin/user/tokens', withSession(cookie, { body: { description, expiresAt } }));

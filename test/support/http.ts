@@ -1,5 +1,8 @@
 /** Request helpers for tests: they go through the Worker's real fetch handler. */
-import { exports } from 'cloudflare:workers';
+import { createExecutionContext } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import worker from '../../src/index';
+import type { Env } from '../../src/env';
 
 export const ADMIN_TOKEN = '*:*.test-admin-token';
 export const BASE = 'http://localhost';
@@ -34,6 +37,27 @@ export async function call(method: string, path: string, options: CallOptions = 
   // A string body makes Request add `text/plain`; bytes let a test send no content type.
   const payload = body !== undefined && contentType === null ? new TextEncoder().encode(body) : body;
   return exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body: payload }));
+}
+
+/** The test bindings with some changed (a slower revision tick, a failing KV…). */
+export function envWith(changes: Partial<Env>): Env {
+  return { ...(env as unknown as Env), ...changes };
+}
+
+/**
+ * Sends a request to the Worker's fetch handler with the given bindings, in an execution
+ * context of its own; JSON bodies get `content-type: application/json`.
+ */
+export function fetchWith(
+  workerEnv: Env,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<Response> {
+  const all = body === undefined ? headers : { ...headers, 'content-type': 'application/json' };
+  const request = new Request(`${BASE}${path}`, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
+  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, workerEnv, createExecutionContext());
 }
 
 /** The JSON body of a response (fails the test if it is not JSON). */

@@ -17,7 +17,8 @@ import {
   type Permission,
 } from '../../auth/permissions';
 import { reportedTokenType, type ApiTokenType, type Principal } from '../../auth/principal';
-import { formatApiTokenSecret, secretPrefix, sha256Hex } from '../../auth/secrets';
+import { formatApiTokenSecret, secretPrefix } from '../../auth/secrets';
+import { sha256Hex } from '../../lib/encoding';
 import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { log } from '../../log';
 import type { CreateApiTokenRequest } from './schema';
@@ -25,30 +26,15 @@ import * as store from './store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const CREATE: Record<ApiTokenType, Permission> = {
-  admin: ADMIN,
-  client: CREATE_CLIENT_API_TOKEN,
-  backend: CREATE_CLIENT_API_TOKEN,
-  frontend: CREATE_FRONTEND_API_TOKEN,
-};
-const READ: Record<ApiTokenType, Permission> = {
-  admin: ADMIN,
-  client: READ_CLIENT_API_TOKEN,
-  backend: READ_CLIENT_API_TOKEN,
-  frontend: READ_FRONTEND_API_TOKEN,
-};
-const UPDATE: Record<ApiTokenType, Permission> = {
-  admin: ADMIN,
-  client: UPDATE_CLIENT_API_TOKEN,
-  backend: UPDATE_CLIENT_API_TOKEN,
-  frontend: UPDATE_FRONTEND_API_TOKEN,
-};
-const DELETE: Record<ApiTokenType, Permission> = {
-  admin: ADMIN,
-  client: DELETE_CLIENT_API_TOKEN,
-  backend: DELETE_CLIENT_API_TOKEN,
-  frontend: DELETE_FRONTEND_API_TOKEN,
-};
+/** The permission each token type needs for an action: ADMIN for admin tokens; backend tokens count as client tokens. */
+function byTokenType(client: Permission, frontend: Permission): Record<ApiTokenType, Permission> {
+  return { admin: ADMIN, client, backend: client, frontend };
+}
+
+const CREATE = byTokenType(CREATE_CLIENT_API_TOKEN, CREATE_FRONTEND_API_TOKEN);
+const READ = byTokenType(READ_CLIENT_API_TOKEN, READ_FRONTEND_API_TOKEN);
+const UPDATE = byTokenType(UPDATE_CLIENT_API_TOKEN, UPDATE_FRONTEND_API_TOKEN);
+const DELETE = byTokenType(DELETE_CLIENT_API_TOKEN, DELETE_FRONTEND_API_TOKEN);
 
 export interface NewApiToken {
   type: ApiTokenType;

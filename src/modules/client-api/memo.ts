@@ -33,6 +33,7 @@ import { credentialGeneration, revisionIfFresh } from '../../db/coherence';
 import { BOOKMARK_HEADER } from '../../db/sessions';
 import type { Env } from '../../env';
 import { clientIp } from '../../http/client-ip';
+import { BoundedMap } from '../../lib/bounded-map';
 
 const CLIENT_PATH = '/api/client/features';
 const FRONTEND_PATH = '/api/frontend';
@@ -76,10 +77,19 @@ interface Memo extends PollAnswer {
   touchAt: number;
 }
 
-// By the raw Authorization header, then the answers asked with it.
-const memos = new Map<string, Memo[]>();
-let memoCount = 0;
-let memoBytes = 0;
+function memoBytesOf(_authorization: string, list: Memo[]): number {
+  let bytes = 0;
+  for (const memo of list) bytes += memo.bytes;
+  return bytes;
+}
+
+// By the raw Authorization header, then the answers asked with it (never an empty list).
+// Bounded by answers and bytes held; a key asked again moves to the newest place, the oldest
+// key goes first.
+const memos = new BoundedMap<string, Memo[]>(
+  { entries: MAX_MEMOS, weight: MAX_MEMO_BYTES },
+  { entries: (_authorization, list) => list.length, weight: memoBytesOf },
+);
 let hits = 0;
 
 /** Strong ETag match; tolerates `W/` and lists, since proxies weaken tags they compress. */
@@ -142,24 +152,9 @@ function variantOf(kind: PollKind, request: Request): string | null {
   return `${clientIp(request) ?? ''}\u0000${request.headers.get('origin') ?? ''}`;
 }
 
-function forgetKey(authorization: string): void {
-  for (const memo of memos.get(authorization) ?? []) {
-    memoCount--;
-    memoBytes -= memo.bytes;
-  }
-  memos.delete(authorization);
-}
-
-function forgetAt(authorization: string, list: Memo[], index: number): void {
-  const [memo] = list.splice(index, 1);
-  memoCount--;
-  memoBytes -= memo!.bytes;
-  if (list.length === 0) memos.delete(authorization);
-}
-
 /** The kept answer to this request, or null when the full path must answer it. */
 export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext): Response | null {
-  if (memoCount === 0 || request.method !== 'GET') return null;
+  if (memos.size === 0 || request.method !== 'GET') return null;
   const url = request.url;
   const poll = pollOf(url);
   if (poll === null) return null;
@@ -189,7 +184,8 @@ export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext
     memo.generation !== credentialGeneration() ||
     memo.revision !== revisionIfFresh(env, now)
   ) {
-    forgetAt(authorization, list, index);
+    if (list.length === 1) memos.delete(authorization);
+    else memos.replace(authorization, list.toSpliced(index, 1));
     return null;
   }
   if (memo.tokenId !== null && now >= memo.touchAt) {
@@ -217,13 +213,12 @@ export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: 
   const { kind, start } = poll;
   const query = url.slice(start);
   const variant = variantOf(kind, request);
-  // Kept in insertion order: a key asked again moves to the end, the oldest key goes first.
+  // Taken out while it changes (the map measures a list as it holds it), put back as the newest.
   const list = memos.get(authorization) ?? [];
   memos.delete(authorization);
   const index = list.findIndex((memo) => memo.kind === kind && memo.query === query && memo.variant === variant);
-  if (index >= 0) forgetAt(authorization, list, index);
-  else if (list.length >= MAX_PER_KEY) forgetAt(authorization, list, 0);
-  while (memos.size > 0 && (memoCount >= MAX_MEMOS || memoBytes + bytes > MAX_MEMO_BYTES)) forgetKey(memos.keys().next().value!);
+  if (index >= 0) list.splice(index, 1);
+  else if (list.length >= MAX_PER_KEY) list.shift();
   list.push({
     ...answer,
     kind,
@@ -237,11 +232,9 @@ export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: 
     touchAt: Date.now() + SEEN_AT_INTERVAL_MS,
   });
   memos.set(authorization, list);
-  memoCount++;
-  memoBytes += bytes;
 }
 
 /** How many answers are kept, and how many requests they answered (tests). */
 export function memoStats(): { kept: number; hits: number } {
-  return { kept: memoCount, hits };
+  return { kept: memos.entries, hits };
 }

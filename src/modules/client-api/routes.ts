@@ -13,6 +13,7 @@ import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { clientIp } from '../../http/client-ip';
 import { urlOf } from '../../http/request-url';
+import { BoundedMap } from '../../lib/bounded-map';
 import { empty, json } from '../../http/responses';
 import { parseInput, preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
@@ -118,29 +119,17 @@ function hex8(value: number): string {
 // Bodies kept per (environment, query), as UTF-8 bytes: encoded once, not on every response.
 // Bounded by count and by total size, since a large flag set makes each body large and an
 // isolate has 128 MB.
-const RESPONSE_CACHE_MAX = 256;
 const RESPONSE_CACHE_MAX_BYTES = 16_000_000;
-const responseCache = new Map<string, { revision: number; body: Uint8Array }>();
-let responseCacheBytes = 0;
+const responseCache = new BoundedMap<string, { revision: number; body: Uint8Array }>(
+  { entries: 256, weight: RESPONSE_CACHE_MAX_BYTES },
+  { weight: (_key, entry) => entry.body.byteLength },
+);
 const encoder = new TextEncoder();
 
 function rememberBody(key: string, entry: { revision: number; body: Uint8Array }): void {
-  const previous = responseCache.get(key);
-  if (previous) {
-    responseCache.delete(key);
-    responseCacheBytes -= previous.body.byteLength;
-  }
-  while (
-    responseCache.size > 0 &&
-    (responseCache.size >= RESPONSE_CACHE_MAX || responseCacheBytes + entry.body.byteLength > RESPONSE_CACHE_MAX_BYTES)
-  ) {
-    const [oldestKey, oldest] = responseCache.entries().next().value!;
-    responseCache.delete(oldestKey);
-    responseCacheBytes -= oldest.body.byteLength;
-  }
-  if (entry.body.byteLength > RESPONSE_CACHE_MAX_BYTES) return;
-  responseCache.set(key, entry);
-  responseCacheBytes += entry.body.byteLength;
+  // A body over the whole bound is not kept; it empties the cache, as it did when eviction ran first.
+  if (entry.body.byteLength > RESPONSE_CACHE_MAX_BYTES) responseCache.clear();
+  else responseCache.set(key, entry);
 }
 
 function featuresBody(snapshot: Snapshot, query: ClientQuery, globalSegments: boolean, meta: string): string {

@@ -12,6 +12,7 @@ import { getDb } from '../../db/client';
 import { forgetRevision, localWriteCount, noteRevisionSeen, recordRevisionRead, revisionIfFresh } from '../../db/coherence';
 import type { Env } from '../../env';
 import { log } from '../../log';
+import { BoundedMap } from '../../lib/bounded-map';
 import { Evaluator } from '../evaluation/engine';
 import type { Constraint, Feature, Segment, Strategy } from '../evaluation/types';
 import { readEnvironmentRows, readRevision, type EnvironmentRows } from './store';
@@ -140,7 +141,7 @@ export function buildSnapshot(environment: string, rows: EnvironmentRows): Snaps
   };
 }
 
-const snapshots = new Map<string, Snapshot>();
+const snapshots = new BoundedMap<string, Snapshot>({ entries: MAX_ENVIRONMENTS });
 
 /**
  * The latest data revision, read from D1 at most once per check interval in this isolate, and
@@ -176,8 +177,6 @@ export async function snapshotFor(env: Env, environment: string): Promise<Snapsh
   // serving the newer snapshot rather than going back in time.
   if (cached && rows.revision <= cached.revision) return cached;
   const snapshot = buildSnapshot(environment, rows);
-  snapshots.delete(environment);
-  if (snapshots.size >= MAX_ENVIRONMENTS) snapshots.delete(snapshots.keys().next().value!);
   snapshots.set(environment, snapshot);
   noteRevisionSeen(snapshot.revision);
   return snapshot;

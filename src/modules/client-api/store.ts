@@ -15,6 +15,7 @@ import {
   sdkChanges,
   segments,
 } from '../../db/schema';
+import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../features/store';
 
 /**
  * The data revision: the id of the newest audit event SDKs can see, which is the newest row of
@@ -65,13 +66,8 @@ export async function readEnvironmentRows(db: Db, environment: string) {
       })
       .from(featureStrategies)
       .where(and(eq(featureStrategies.environment, environment), eq(featureStrategies.disabled, false)))
-      .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
-    db
-      .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
-      .from(featureStrategySegment)
-      .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
-      .where(eq(featureStrategies.environment, environment))
-      .orderBy(asc(featureStrategySegment.segmentId)),
+      .orderBy(...STRATEGY_ORDER),
+    segmentLinksOfStrategies(db, eq(featureStrategies.environment, environment)),
     // Unleash lists every segment some strategy uses, whatever its environment or project.
     db
       .select({ id: segments.id, name: segments.name, constraints: segments.constraints })

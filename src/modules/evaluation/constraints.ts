@@ -1,9 +1,10 @@
 /** Constraint operators, with `inverted` applied to whatever the operator decided. */
 import { RE2JS } from 're2js';
-import { parseIpRange, rangeContains } from './ip';
+import { parseIpRange, rangeContains } from '../../lib/ip';
 import { compareSemver, parseSemver } from './semver';
 import type { Constraint, Context } from './types';
 import { noteImpureRead } from './purity';
+import { BoundedMap } from '../../lib/bounded-map';
 
 const TOP_LEVEL_FIELDS = new Set(['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime']);
 
@@ -32,8 +33,7 @@ function cleanValues(values: Constraint['values']): string[] {
 
 // Patterns come from flag definitions and are reused for every evaluation; keep a bounded
 // set compiled. RE2 runs in linear time, so a hostile context value cannot stall a request.
-const REGEX_CACHE_MAX = 200;
-const regexCache = new Map<string, RE2JS | null>();
+const regexCache = new BoundedMap<string, RE2JS | null>({ entries: 200 });
 
 function compiled(pattern: string, caseInsensitive: boolean): RE2JS | null {
   const key = `${caseInsensitive ? 1 : 0}:${pattern}`;
@@ -45,7 +45,6 @@ function compiled(pattern: string, caseInsensitive: boolean): RE2JS | null {
   } catch {
     regex = null;
   }
-  if (regexCache.size >= REGEX_CACHE_MAX) regexCache.delete(regexCache.keys().next().value!);
   regexCache.set(key, regex);
   return regex;
 }

@@ -1,6 +1,6 @@
 /** The built-in activation strategies. Unknown strategy names never match. */
 import { contextValue } from './constraints';
-import { parseIpRange, rangeContains } from './ip';
+import { parseIpRange, rangeContains } from '../../lib/ip';
 import { strategyBucket } from './murmur';
 import type { Context } from './types';
 import { noteImpureRead } from './purity';

@@ -28,6 +28,7 @@ import { safePattern } from '../import-export/rules';
 import { projects } from '../../db/schema';
 import * as store from './store';
 import { fixWeights, WEIGHT_PROBLEMS } from './weights';
+import { gravatarUrl } from '../users/gravatar';
 import type { FeatureRow, StrategyRow } from './store';
 
 export const FLAG_EXISTS = 'A flag with that name already exists';
@@ -72,10 +73,7 @@ export interface CreatorRow {
 /** Unleash's `createdBy`: id, display name and a gravatar URL built from email or name. */
 export async function creatorOf(userId: number | null, user: CreatorRow | undefined) {
   const name = user?.name || user?.username || user?.email || 'unknown';
-  const seed = (user?.email || name).toLowerCase();
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(seed));
-  const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return { id: user?.id ?? userId ?? 0, name, imageUrl: `https://gravatar.com/avatar/${hex}?s=42&d=retro&r=g` };
+  return { id: user?.id ?? userId ?? 0, name, imageUrl: await gravatarUrl((user?.email || name).toLowerCase()) };
 }
 
 export function strategyShape(row: StrategyRow, segmentIds: number[]) {

@@ -8,7 +8,7 @@
  *   current stage (`initial` on create, `archived` on archive, `completed` on request);
  * - every change writes an `events` row in the same batch.
  */
-import { and, asc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
   dependentFeatures,
@@ -24,6 +24,19 @@ import {
   strategies,
   users,
 } from '../../db/schema';
+
+/** Unleash's order of a feature's strategies: sort order, then creation, then id. */
+export const STRATEGY_ORDER = [asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)] as const;
+
+/** The segments used by the strategies `where` picks, as (strategy, segment) links by segment id. */
+export function segmentLinksOfStrategies(db: Db, where: SQL | undefined) {
+  return db
+    .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
+    .from(featureStrategySegment)
+    .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
+    .where(where)
+    .orderBy(asc(featureStrategySegment.segmentId));
+}
 
 export type FeatureRow = typeof features.$inferSelect;
 export type StrategyRow = typeof featureStrategies.$inferSelect;
@@ -90,13 +103,8 @@ export async function featureDetailRows(db: Db, featureName: string) {
       .select()
       .from(featureStrategies)
       .where(eq(featureStrategies.featureName, featureName))
-      .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
-    db
-      .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
-      .from(featureStrategySegment)
-      .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
-      .where(eq(featureStrategies.featureName, featureName))
-      .orderBy(asc(featureStrategySegment.segmentId)),
+      .orderBy(...STRATEGY_ORDER),
+    segmentLinksOfStrategies(db, eq(featureStrategies.featureName, featureName)),
     db
       .select({ id: users.id, name: users.name, username: users.username, email: users.email })
       .from(features)
@@ -138,13 +146,8 @@ export async function strategiesWithSegments(db: Db, featureName: string, enviro
       .select()
       .from(featureStrategies)
       .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
-      .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
-    db
-      .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
-      .from(featureStrategySegment)
-      .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
-      .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
-      .orderBy(asc(featureStrategySegment.segmentId)),
+      .orderBy(...STRATEGY_ORDER),
+    segmentLinksOfStrategies(db, and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment))),
   ]);
   return { rows, links };
 }

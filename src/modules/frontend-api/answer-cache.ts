@@ -6,16 +6,19 @@
  * those are a function of the data and the context alone. A write moves the revision, so
  * older entries are never served; they age out.
  */
+import { BoundedMap } from '../../lib/bounded-map';
+
 export interface FrontendAnswer {
   body: string;
   etag: string;
 }
 
 // Bounded by count and by characters held (an isolate has 128 MB).
-const MAX_ENTRIES = 512;
 const MAX_CHARS = 4_000_000;
-const answers = new Map<string, FrontendAnswer>();
-let chars = 0;
+const answers = new BoundedMap<string, FrontendAnswer>(
+  { entries: 512, weight: MAX_CHARS },
+  { weight: (key, answer) => key.length + answer.body.length },
+);
 
 /** `contextKey` must name one context: its JSON, or the raw input it is built from. */
 export function answerKey(environment: string, revision: number, projects: readonly string[], contextKey: string): string {
@@ -28,13 +31,6 @@ export function cachedAnswer(key: string): FrontendAnswer | undefined {
 }
 
 export function rememberAnswer(key: string, answer: FrontendAnswer): void {
-  const size = key.length + answer.body.length;
-  if (size > MAX_CHARS / 8 || answers.has(key)) return;
-  while (answers.size > 0 && (answers.size >= MAX_ENTRIES || chars + size > MAX_CHARS)) {
-    const [oldestKey, oldest] = answers.entries().next().value!;
-    answers.delete(oldestKey);
-    chars -= oldestKey.length + oldest.body.length;
-  }
+  if (key.length + answer.body.length > MAX_CHARS / 8 || answers.has(key)) return;
   answers.set(key, answer);
-  chars += size;
 }

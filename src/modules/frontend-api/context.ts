@@ -4,6 +4,7 @@
  * empty values are dropped, and the caller's IP and a fresh session id fill the gaps.
  */
 import type { Context } from '../evaluation/types';
+import { toHex } from '../../lib/encoding';
 
 const TOP_LEVEL = ['appName', 'environment', 'userId', 'sessionId', 'remoteAddress'] as const;
 type TopLevel = (typeof TOP_LEVEL)[number];
@@ -51,8 +52,7 @@ export function buildContext(
 }
 
 function randomSessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(18));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return toHex(crypto.getRandomValues(new Uint8Array(18)));
 }
 
 const PROPERTY_KEY = /^properties\[([^\]]+)\]$/;

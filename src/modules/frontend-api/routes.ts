@@ -9,6 +9,8 @@ import { setCorsHeaders, preflight } from '../../http/cors';
 import { ApiError } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
+import { BoundedMap } from '../../lib/bounded-map';
+import { toBase64 } from '../../lib/encoding';
 import { parseInput } from '../../http/validation';
 import { clientIp } from '../../http/client-ip';
 import { callerOf } from '../client-api/routes';
@@ -79,10 +81,8 @@ async function answerFor(
 // Recent bodies and their ETags. Long strings hash by length in V8, so a lookup costs one
 // comparison with a body of the same length; a repeated answer skips hashing 30 kB again.
 // Bounded by count and by the characters held, since an isolate has 128 MB.
-const ETAG_CACHE_MAX = 64;
 const ETAG_CACHE_MAX_CHARS = 4_000_000;
-const etags = new Map<string, string>();
-let etagCacheChars = 0;
+const etags = new BoundedMap<string, string>({ entries: 64, weight: ETAG_CACHE_MAX_CHARS }, { weight: (body) => body.length });
 
 /**
  * Express's weak ETag, which Unleash's frontend API sends: `W/"<byte length, hex>-<first 27
@@ -94,16 +94,8 @@ async function weakEtag(body: string): Promise<string> {
   if (known !== undefined) return known;
   const bytes = encoder.encode(body);
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', bytes));
-  const etag = `W/"${bytes.byteLength.toString(16)}-${btoa(String.fromCharCode(...digest)).slice(0, 27)}"`;
-  if (body.length <= ETAG_CACHE_MAX_CHARS / 4) {
-    while (etags.size >= ETAG_CACHE_MAX || (etags.size > 0 && etagCacheChars + body.length > ETAG_CACHE_MAX_CHARS)) {
-      const oldest = etags.keys().next().value!;
-      etags.delete(oldest);
-      etagCacheChars -= oldest.length;
-    }
-    etags.set(body, etag);
-    etagCacheChars += body.length;
-  }
+  const etag = `W/"${bytes.byteLength.toString(16)}-${toBase64(digest).slice(0, 27)}"`;
+  if (body.length <= ETAG_CACHE_MAX_CHARS / 4) etags.set(body, etag);
   return etag;
 }
 

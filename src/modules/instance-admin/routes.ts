@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { json } from '../../http/responses';
+import { sha256Hex } from '../../lib/encoding';
 import { instanceId, UNLEASH_VERSION } from '../ui-config/routes';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';
 import { GetInstanceAdminStatsResponse } from './schema';
@@ -113,9 +114,7 @@ export async function statistics({ env }: AdminContext): Promise<Response> {
     maxConstraints: c.maxConstraints,
   };
   // Unleash signs the statistics with a SHA-256 over them so a copy can be checked.
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(stats)));
-  const sum = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return json({ ...stats, sum });
+  return json({ ...stats, sum: await sha256Hex(JSON.stringify(stats)) });
 }
 
 export const routes: Route[] = [

@@ -11,12 +11,11 @@ import { publicBaseUrl } from '../../http/base-url';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';
 import { GetPersonalDashboardResponse, GetPersonalDashboardProjectDetailsResponse } from './schema';
 import * as store from './store';
+import { gravatarUrl } from '../users/gravatar';
 
 /** Unleash's gravatar URL for a person (by email, else the given name). */
-async function imageUrl(seed: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(seed.trim().toLowerCase()));
-  const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `https://gravatar.com/avatar/${hex}?s=42&d=retro&r=g`;
+function imageUrl(seed: string): Promise<string> {
+  return gravatarUrl(seed.trim().toLowerCase());
 }
 
 export async function dashboard({ env, principal }: AdminContext): Promise<Response> {

@@ -5,7 +5,7 @@
 import type { Env } from '../../env';
 import type { Db } from '../../db/client';
 import { formatPersonalTokenSecret } from '../../auth/credentials';
-import { sha256Hex } from '../../auth/secrets';
+import { sha256Hex } from '../../lib/encoding';
 import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { ApiError, badRequest, notFound } from '../../http/errors';
 import { log } from '../../log';

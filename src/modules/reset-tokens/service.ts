@@ -5,7 +5,8 @@
  * once; D1 keeps its SHA-256. A token works once, until it expires.
  */
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import { randomHex, sha256Hex } from '../../auth/secrets';
+import { randomHex } from '../../auth/secrets';
+import { sha256Hex } from '../../lib/encoding';
 import { endSessions } from '../../auth/user-credentials';
 import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';

@@ -1,7 +1,7 @@
 import type { Env } from '../../env';
 import type { Db } from '../../db/client';
 import { newSessionId, sessionTtlMs } from '../../auth/credentials';
-import { sha256Hex } from '../../auth/secrets';
+import { sha256Hex } from '../../lib/encoding';
 import { syncFromD1 } from '../../auth/token-records';
 import { endSessions } from '../../auth/user-credentials';
 import { log } from '../../log';

@@ -2,18 +2,10 @@
  * Password hashing with WebCrypto: PBKDF2-SHA256 with a random 16-byte salt. Workers cap
  * PBKDF2 at 100,000 iterations, which is what we use. Only the hash is ever stored.
  */
+import { fromBase64, toBase64 } from '../../lib/encoding';
+
 const ITERATIONS = 100_000;
 const encoder = new TextEncoder();
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
-}
 
 async function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(password), 'PBKDF2', false, ['deriveBits']);

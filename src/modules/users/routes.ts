@@ -9,7 +9,7 @@ import { parseInput } from '../../http/validation';
 import type { Env } from '../../env';
 import type { IRequest } from 'itty-router';
 import { sessionIdFromRequest } from '../../auth/credentials';
-import { sha256Hex } from '../../auth/secrets';
+import { sha256Hex } from '../../lib/encoding';
 import { noAccess } from '../../http/errors';
 import { ChangeOwnPasswordSchema, CreateUserSchema, IdParams, PasswordSchema, UpdateUserSchema } from './schema';
 import * as service from './service';

@@ -1,7 +1,7 @@
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import { badRequest, notFound, validationError, type ErrorDetail } from '../../http/errors';
-import { sha256Hex } from '../../auth/secrets';
+import { gravatarUrl } from './gravatar';
 import { hashPassword, verifyPassword } from './password';
 import { requireStrongPassword } from './password-policy';
 import type { Env } from '../../env';
@@ -18,11 +18,10 @@ const VIEWER_ROLE_ID = 3;
 const NO_USER = 'No user found';
 
 /** Unleash's generated avatar: gravatar of the email, else the username, else the id. */
-async function gravatarUrl(user: Pick<store.UserRow, 'id' | 'email' | 'username'>): Promise<string> {
-  let ident = user.email || user.username || String(user.id);
+function userImageUrl(user: Pick<store.UserRow, 'id' | 'email' | 'username'>): Promise<string> {
+  const ident = user.email || user.username || String(user.id);
   // Unleash lowercases and trims unless the text starts with "@" (its indexOf quirk).
-  ident = ident.startsWith('@') ? ident.trim() : ident.toLowerCase().trim();
-  return `https://gravatar.com/avatar/${await sha256Hex(ident)}?s=42&d=retro&r=g`;
+  return gravatarUrl(ident.startsWith('@') ? ident.trim() : ident.toLowerCase().trim());
 }
 
 /** The seed's User, keys in the order Unleash 6 emits them; name/username/email only when set. */
@@ -34,7 +33,7 @@ export async function userBody(row: store.UserRow) {
     ...(row.name ? { name: row.name } : {}),
     ...(row.username ? { username: row.username } : {}),
     ...(row.email ? { email: row.email } : {}),
-    imageUrl: row.imageUrl || (await gravatarUrl(row)),
+    imageUrl: row.imageUrl || (await userImageUrl(row)),
     seenAt: row.seenAt,
     loginAttempts: row.loginAttempts,
     createdAt: row.createdAt,

@@ -1,14 +1,7 @@
 /** Builders and D1 readers shared by the import/export tests. */
-import { env } from 'cloudflare:workers';
-import type { JobStatus } from '../src/modules/import-export/jobs';
-import { bodyOf, call } from './support/http';
-
-let counter = 0;
-/** A name unique within the test file (storage is shared by the tests of a file). */
-export function unique(prefix: string): string {
-  counter += 1;
-  return `${prefix}-${counter}-${Math.random().toString(36).slice(2, 7)}`;
-}
+import type { JobStatus } from '../../src/modules/import-export/jobs';
+import { count } from './db';
+import { bodyOf, call } from './http';
 
 export interface Payload {
   project: string;
@@ -18,29 +11,6 @@ export interface Payload {
 
 export function payload(data: Record<string, unknown>, project = 'default', environment = 'development'): Payload {
   return { project, environment, data: { features: [], featureStrategies: [], tagTypes: [], ...data } };
-}
-
-/** A second project with the given environments attached, written straight into D1. */
-export async function createProject(id: string, environments: string[] = ['development', 'production']): Promise<void> {
-  await env.DB.prepare('INSERT INTO projects (id, name) VALUES (?, ?)').bind(id, id).run();
-  for (const environment of environments) {
-    await env.DB.prepare('INSERT INTO project_environments (project_id, environment_name) VALUES (?, ?)').bind(id, environment).run();
-  }
-}
-
-export async function rows<T = Record<string, unknown>>(query: string, ...params: unknown[]): Promise<T[]> {
-  return (
-    await env.DB.prepare(query)
-      .bind(...params)
-      .all<T>()
-  ).results;
-}
-
-export async function count(query: string, ...params: unknown[]): Promise<number> {
-  const result = await env.DB.prepare(query)
-    .bind(...params)
-    .first<{ n: number }>();
-  return result?.n ?? 0;
 }
 
 export async function maxEventId(): Promise<number> {

@@ -1,6 +1,7 @@
 /**
- * IPv4/IPv6 addresses and CIDR ranges for the `remoteAddress` strategy and the IN_CIDR
- * operator. Addresses become BigInts so that one prefix test serves both families.
+ * IPv4/IPv6 addresses and CIDR ranges: for the `remoteAddress` strategy and the IN_CIDR
+ * operator, and the /64 an IPv6 client counts as in rate limits. Addresses become BigInts so
+ * that one prefix test serves both families.
  */
 export interface IpRange {
   family: 4 | 6;
@@ -73,6 +74,20 @@ export function parseIpRange(input: string): IpRange | undefined {
     if (prefix > width) return undefined;
   }
   return { family, bits, prefix };
+}
+
+/**
+ * The /64 an IPv6 address lies in, as `a:b:c:d::/64` (lower-case hex, no leading zeros);
+ * undefined when `text` is not an IPv6 address.
+ */
+export function ipv6Slash64(text: string): string | undefined {
+  const bits = text.includes(':') ? parseIpv6Bits(text) : undefined;
+  if (bits === undefined) return undefined;
+  return `${hextetAt(bits, 112n)}:${hextetAt(bits, 96n)}:${hextetAt(bits, 80n)}:${hextetAt(bits, 64n)}::/64`;
+}
+
+function hextetAt(bits: bigint, shift: bigint): string {
+  return ((bits >> shift) & 0xffffn).toString(16);
 }
 
 /** Whether `address` (a single address) lies within `range`. */
