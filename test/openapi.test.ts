@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document: served where Unleash serves it, listing exactly the router's routes,
- * and describing what the seed operations really answer (each answer received here is
+ * and describing what the six core admin operations really answer (each answer received here is
  * validated against the document's schema for its status). Its validity as OpenAPI 3.1 is
  * checked in Node (test/openapi.node.test.ts), where the validator runs.
  */
@@ -111,7 +111,7 @@ describe('GET /docs/openapi.json', () => {
   });
 });
 
-describe('the seed operations answer what the document says', () => {
+describe('the core admin operations answer what the document says', () => {
   it('1. validate a role: 200 without a body, 400 with an error body', async () => {
     const document = await fetchDocument();
     const path = '/api/admin/roles/validate';

@@ -71,7 +71,7 @@ function groupBy<T, K extends keyof T>(rows: T[], key: K): Map<T[K], T[]> {
 
 const HOUR_MS = 60 * 60 * 1000;
 
-/** `GET /api/admin/search/features` (seed operation 5). */
+/** `GET /api/admin/search/features`: one page of flags matching the filters, and the total. */
 export async function search({ request, env, principal }: AdminContext): Promise<Response> {
   const params = parseSearchParams(new URL(request.url).searchParams);
   const userId = principal.userId;
