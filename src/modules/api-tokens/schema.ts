@@ -29,43 +29,7 @@ export const UpdateApiTokenSchema = v.strictObject({
 });
 export type UpdateApiTokenRequest = v.InferOutput<typeof UpdateApiTokenSchema>;
 
-/** What `POST /api/admin/api-tokens` answers with status 201. */
-export const CreateApiToken201Response = v.object({
-  secret: v.string(),
-  tokenName: v.string(),
-  username: v.nullable(v.string()),
-  type: v.string(),
-  environment: v.nullable(v.string()),
-  project: v.nullable(v.string()),
-  projects: v.array(v.string()),
-  expiresAt: v.nullable(v.string()),
-  createdAt: v.string(),
-  seenAt: v.nullable(v.string()),
-  alias: v.null(),
-});
-
-/** What `GET /api/admin/api-tokens` answers with status 200. */
-export const GetAllApiTokensResponse = v.object({
-  tokens: v.array(
-    v.object({
-      id: v.string(),
-      secret: v.string(),
-      tokenName: v.string(),
-      username: v.nullable(v.string()),
-      type: v.string(),
-      environment: v.nullable(v.string()),
-      project: v.nullable(v.string()),
-      projects: v.array(v.string()),
-      expiresAt: v.nullable(v.string()),
-      createdAt: v.string(),
-      seenAt: v.nullable(v.string()),
-      alias: v.null(),
-    }),
-  ),
-});
-
-/** What `GET /api/admin/api-tokens/:token` answers with status 200. */
-export const GetApiTokensByNameResponse = v.object({
+const ApiTokenAnswer = v.object({
   id: v.string(),
   secret: v.string(),
   tokenName: v.string(),
@@ -80,28 +44,7 @@ export const GetApiTokensByNameResponse = v.object({
   alias: v.null(),
 });
 
-/** What `GET /api/admin/projects/:projectId/api-tokens` answers with status 200. */
-export const GetProjectApiTokensResponse = v.object({
-  tokens: v.array(
-    v.object({
-      id: v.string(),
-      secret: v.string(),
-      tokenName: v.string(),
-      username: v.nullable(v.string()),
-      type: v.string(),
-      environment: v.nullable(v.string()),
-      project: v.nullable(v.string()),
-      projects: v.array(v.string()),
-      expiresAt: v.nullable(v.string()),
-      createdAt: v.string(),
-      seenAt: v.nullable(v.string()),
-      alias: v.null(),
-    }),
-  ),
-});
-
-/** What `POST /api/admin/projects/:projectId/api-tokens` answers with status 201. */
-export const CreateProjectApiToken201Response = v.object({
+const CreatedApiTokenAnswer = v.object({
   secret: v.string(),
   tokenName: v.string(),
   username: v.nullable(v.string()),
@@ -114,3 +57,22 @@ export const CreateProjectApiToken201Response = v.object({
   seenAt: v.nullable(v.string()),
   alias: v.null(),
 });
+
+/** What `POST /api/admin/api-tokens` answers with status 201. */
+export const CreateApiToken201Response = CreatedApiTokenAnswer;
+
+const ApiTokenListAnswer = v.object({
+  tokens: v.array(ApiTokenAnswer),
+});
+
+/** What `GET /api/admin/api-tokens` answers with status 200. */
+export const GetAllApiTokensResponse = ApiTokenListAnswer;
+
+/** What `GET /api/admin/api-tokens/:token` answers with status 200. */
+export const GetApiTokensByNameResponse = ApiTokenAnswer;
+
+/** What `GET /api/admin/projects/:projectId/api-tokens` answers with status 200. */
+export const GetProjectApiTokensResponse = ApiTokenListAnswer;
+
+/** What `POST /api/admin/projects/:projectId/api-tokens` answers with status 201. */
+export const CreateProjectApiToken201Response = CreatedApiTokenAnswer;

@@ -215,6 +215,12 @@ export const GetAllClientFeaturesResponse = v.object({
   ),
 });
 
+const RolloutParameters = v.object({
+  rollout: v.optional(v.string()),
+  stickiness: v.optional(v.string()),
+  groupId: v.optional(v.string()),
+});
+
 /** What `GET /api/client/features/:featureName` answers with status 200. */
 export const GetClientFeatureResponse = v.object({
   name: v.nullable(v.string()),
@@ -226,11 +232,7 @@ export const GetClientFeatureResponse = v.object({
     v.object({
       name: v.nullable(v.string()),
       constraints: v.array(v.unknown()),
-      parameters: v.object({
-        rollout: v.optional(v.string()),
-        stickiness: v.optional(v.string()),
-        groupId: v.optional(v.string()),
-      }),
+      parameters: RolloutParameters,
       variants: v.array(v.unknown()),
     }),
   ),
@@ -251,94 +253,50 @@ export const GetValidTokensResponse = v.object({
   ),
 });
 
+const ClientFeatureAnswer = v.object({
+  name: v.nullable(v.string()),
+  type: v.string(),
+  enabled: v.boolean(),
+  project: v.nullable(v.string()),
+  stale: v.boolean(),
+  strategies: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      constraints: v.array(v.unknown()),
+      parameters: RolloutParameters,
+      variants: v.array(v.unknown()),
+      segments: v.optional(v.array(v.number())),
+    }),
+  ),
+  variants: v.array(v.unknown()),
+  description: v.nullable(v.string()),
+  impressionData: v.boolean(),
+});
+
+const ClientSegmentAnswer = v.object({
+  id: v.number(),
+  name: v.nullable(v.string()),
+  constraints: v.array(
+    v.object({
+      contextName: v.string(),
+      operator: v.string(),
+      values: v.optional(v.array(v.string())),
+    }),
+  ),
+});
+
 /** What `GET /api/client/delta` answers with status 200. */
 export const GetDeltaResponse = v.object({
   events: v.array(
     v.object({
       eventId: v.number(),
       type: v.string(),
-      features: v.optional(
-        v.array(
-          v.object({
-            name: v.nullable(v.string()),
-            type: v.string(),
-            enabled: v.boolean(),
-            project: v.nullable(v.string()),
-            stale: v.boolean(),
-            strategies: v.array(
-              v.object({
-                name: v.nullable(v.string()),
-                constraints: v.array(v.unknown()),
-                parameters: v.object({
-                  rollout: v.optional(v.string()),
-                  stickiness: v.optional(v.string()),
-                  groupId: v.optional(v.string()),
-                }),
-                variants: v.array(v.unknown()),
-                segments: v.optional(v.array(v.number())),
-              }),
-            ),
-            variants: v.array(v.unknown()),
-            description: v.nullable(v.string()),
-            impressionData: v.boolean(),
-          }),
-        ),
-      ),
-      segments: v.optional(
-        v.array(
-          v.object({
-            id: v.number(),
-            name: v.nullable(v.string()),
-            constraints: v.array(
-              v.object({
-                contextName: v.string(),
-                operator: v.string(),
-                values: v.optional(v.array(v.string())),
-              }),
-            ),
-          }),
-        ),
-      ),
-      feature: v.optional(
-        v.object({
-          name: v.nullable(v.string()),
-          type: v.string(),
-          enabled: v.boolean(),
-          project: v.nullable(v.string()),
-          stale: v.boolean(),
-          strategies: v.array(
-            v.object({
-              name: v.nullable(v.string()),
-              constraints: v.array(v.unknown()),
-              parameters: v.object({
-                rollout: v.optional(v.string()),
-                stickiness: v.optional(v.string()),
-                groupId: v.optional(v.string()),
-              }),
-              variants: v.array(v.unknown()),
-              segments: v.optional(v.array(v.number())),
-            }),
-          ),
-          variants: v.array(v.unknown()),
-          description: v.nullable(v.string()),
-          impressionData: v.boolean(),
-        }),
-      ),
+      features: v.optional(v.array(ClientFeatureAnswer)),
+      segments: v.optional(v.array(ClientSegmentAnswer)),
+      feature: v.optional(ClientFeatureAnswer),
       featureName: v.optional(v.string()),
       project: v.optional(v.string()),
-      segment: v.optional(
-        v.object({
-          id: v.number(),
-          name: v.nullable(v.string()),
-          constraints: v.array(
-            v.object({
-              contextName: v.string(),
-              operator: v.string(),
-              values: v.optional(v.array(v.string())),
-            }),
-          ),
-        }),
-      ),
+      segment: v.optional(ClientSegmentAnswer),
     }),
   ),
 });

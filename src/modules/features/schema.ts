@@ -161,8 +161,7 @@ export const ValidateFeatureNameSchema = v.object({
   projectId: v.optional(v.nullable(text(100))),
 });
 
-/** What `POST /api/admin/projects/:projectId/features` answers with status 201. */
-export const CreateFeature201Response = v.object({
+const FeatureAnswer = v.object({
   name: v.nullable(v.string()),
   description: v.nullable(v.string()),
   type: v.string(),
@@ -173,6 +172,9 @@ export const CreateFeature201Response = v.object({
   impressionData: v.boolean(),
   archived: v.boolean(),
 });
+
+/** What `POST /api/admin/projects/:projectId/features` answers with status 201. */
+export const CreateFeature201Response = FeatureAnswer;
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
 export const GetFeatureResponse = v.object({
@@ -220,68 +222,34 @@ export const GetFeatureResponse = v.object({
 });
 
 /** What `PUT /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
-export const UpdateFeatureResponse = v.object({
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  type: v.string(),
-  project: v.nullable(v.string()),
-  stale: v.boolean(),
-  createdAt: v.string(),
-  lastSeenAt: v.nullable(v.string()),
-  impressionData: v.boolean(),
-  archived: v.boolean(),
-});
+export const UpdateFeatureResponse = FeatureAnswer;
 
 /** What `PATCH /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
-export const PatchFeatureResponse = v.object({
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  type: v.string(),
-  project: v.nullable(v.string()),
-  stale: v.boolean(),
-  createdAt: v.string(),
-  lastSeenAt: v.nullable(v.string()),
-  impressionData: v.boolean(),
-  archived: v.boolean(),
+export const PatchFeatureResponse = FeatureAnswer;
+
+const FeatureListAnswer = v.object({
+  version: v.number(),
+  features: v.array(
+    v.object({
+      name: v.nullable(v.string()),
+      description: v.nullable(v.string()),
+      type: v.string(),
+      project: v.nullable(v.string()),
+      stale: v.boolean(),
+      createdAt: v.string(),
+      lastSeenAt: v.nullable(v.string()),
+      impressionData: v.boolean(),
+      archived: v.boolean(),
+      archivedAt: v.nullable(v.string()),
+    }),
+  ),
 });
 
 /** What `GET /api/admin/archive/features` answers with status 200. */
-export const GetArchivedFeaturesResponse = v.object({
-  version: v.number(),
-  features: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      description: v.nullable(v.string()),
-      type: v.string(),
-      project: v.nullable(v.string()),
-      stale: v.boolean(),
-      createdAt: v.string(),
-      lastSeenAt: v.nullable(v.string()),
-      impressionData: v.boolean(),
-      archived: v.boolean(),
-      archivedAt: v.nullable(v.string()),
-    }),
-  ),
-});
+export const GetArchivedFeaturesResponse = FeatureListAnswer;
 
 /** What `GET /api/admin/archive/features/:projectId` answers with status 200. */
-export const GetArchivedFeaturesByProjectIdResponse = v.object({
-  version: v.number(),
-  features: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      description: v.nullable(v.string()),
-      type: v.string(),
-      project: v.nullable(v.string()),
-      stale: v.boolean(),
-      createdAt: v.string(),
-      lastSeenAt: v.nullable(v.string()),
-      impressionData: v.boolean(),
-      archived: v.boolean(),
-      archivedAt: v.nullable(v.string()),
-    }),
-  ),
-});
+export const GetArchivedFeaturesByProjectIdResponse = FeatureListAnswer;
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
 export const GetFeatureStrategiesResponse = v.array(
@@ -354,8 +322,7 @@ export const UpdateFeatureStrategyResponse = v.object({
   parameters: v.object({}),
 });
 
-/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants` answers with status 200. */
-export const GetEnvironmentFeatureVariantsResponse = v.object({
+const VariantsAnswer = v.object({
   version: v.number(),
   variants: v.array(
     v.object({
@@ -367,18 +334,11 @@ export const GetEnvironmentFeatureVariantsResponse = v.object({
   ),
 });
 
+/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants` answers with status 200. */
+export const GetEnvironmentFeatureVariantsResponse = VariantsAnswer;
+
 /** What `PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants` answers with status 200. */
-export const OverwriteEnvironmentFeatureVariantsResponse = v.object({
-  version: v.number(),
-  variants: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      weight: v.number(),
-      weightType: v.string(),
-      stickiness: v.string(),
-    }),
-  ),
-});
+export const OverwriteEnvironmentFeatureVariantsResponse = VariantsAnswer;
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName/lifecycle` answers with status 200. */
 export const GetFeatureLifecycleResponse = v.array(

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 
-/** What `GET /api/frontend` answers with status 200. */
-export const GetFrontendFeaturesResponse = v.object({
+const FrontendTogglesAnswer = v.object({
   toggles: v.array(
     v.object({
       name: v.nullable(v.string()),
@@ -23,25 +22,8 @@ export const GetFrontendFeaturesResponse = v.object({
   ),
 });
 
+/** What `GET /api/frontend` answers with status 200. */
+export const GetFrontendFeaturesResponse = FrontendTogglesAnswer;
+
 /** What `POST /api/frontend` answers with status 200. */
-export const GetFrontendApiFeaturesWithPostResponse = v.object({
-  toggles: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      enabled: v.boolean(),
-      variant: v.object({
-        name: v.nullable(v.string()),
-        enabled: v.boolean(),
-        feature_enabled: v.boolean(),
-        featureEnabled: v.boolean(),
-        payload: v.optional(
-          v.object({
-            type: v.string(),
-            value: v.optional(v.string()),
-          }),
-        ),
-      }),
-      impressionData: v.boolean(),
-    }),
-  ),
-});
+export const GetFrontendApiFeaturesWithPostResponse = FrontendTogglesAnswer;

@@ -33,27 +33,19 @@ export const GetBaseUsersAndGroupsResponse = v.object({
   groups: v.array(v.unknown()),
 });
 
+const ProjectRoleAnswer = v.object({
+  id: v.number(),
+  name: v.nullable(v.string()),
+  displayName: v.string(),
+  type: v.string(),
+  hasPermission: v.boolean(),
+});
+
 /** What `GET /api/admin/user-admin/:id/permissions` answers with status 200. */
 export const GetUserPermissionsResponse = v.object({
   overview: v.object({
-    root: v.array(
-      v.object({
-        id: v.number(),
-        name: v.nullable(v.string()),
-        displayName: v.string(),
-        type: v.string(),
-        hasPermission: v.boolean(),
-      }),
-    ),
-    project: v.array(
-      v.object({
-        id: v.number(),
-        name: v.nullable(v.string()),
-        displayName: v.string(),
-        type: v.string(),
-        hasPermission: v.boolean(),
-      }),
-    ),
+    root: v.array(ProjectRoleAnswer),
+    project: v.array(ProjectRoleAnswer),
     environment: v.array(
       v.object({
         environment: v.nullable(v.string()),

@@ -1,54 +1,30 @@
 import * as v from 'valibot';
 
+const ProjectAnswer = v.object({
+  id: v.string(),
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  health: v.number(),
+  featureCount: v.number(),
+  memberCount: v.number(),
+  createdAt: v.string(),
+  archivedAt: v.nullable(v.string()),
+  mode: v.string(),
+  defaultStickiness: v.string(),
+  environments: v.array(v.string()),
+});
+
 /** What `GET /api/admin/projects` answers with status 200. */
 export const GetProjectsResponse = v.object({
   version: v.number(),
-  projects: v.array(
-    v.object({
-      id: v.string(),
-      name: v.nullable(v.string()),
-      description: v.nullable(v.string()),
-      health: v.number(),
-      featureCount: v.number(),
-      memberCount: v.number(),
-      createdAt: v.string(),
-      archivedAt: v.nullable(v.string()),
-      mode: v.string(),
-      defaultStickiness: v.string(),
-      environments: v.array(v.string()),
-    }),
-  ),
+  projects: v.array(ProjectAnswer),
 });
 
 /** What `POST /api/admin/projects` answers with status 201. */
-export const CreateProject201Response = v.object({
-  id: v.string(),
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  health: v.number(),
-  featureCount: v.number(),
-  memberCount: v.number(),
-  createdAt: v.string(),
-  archivedAt: v.nullable(v.string()),
-  mode: v.string(),
-  defaultStickiness: v.string(),
-  environments: v.array(v.string()),
-});
+export const CreateProject201Response = ProjectAnswer;
 
 /** What `GET /api/admin/projects/:projectId` answers with status 200. */
-export const GetDeprecatedProjectOverviewResponse = v.object({
-  id: v.string(),
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  health: v.number(),
-  featureCount: v.number(),
-  memberCount: v.number(),
-  createdAt: v.string(),
-  archivedAt: v.nullable(v.string()),
-  mode: v.string(),
-  defaultStickiness: v.string(),
-  environments: v.array(v.string()),
-});
+export const GetDeprecatedProjectOverviewResponse = ProjectAnswer;
 
 /** What `GET /api/admin/projects/:projectId/overview` answers with status 200. */
 export const GetProjectOverviewResponse = v.object({

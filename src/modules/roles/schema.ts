@@ -45,8 +45,7 @@ export const GetRolesResponse = v.object({
   ),
 });
 
-/** What `POST /api/admin/roles` answers with status 201. */
-export const CreateRole201Response = v.object({
+const RoleAnswer = v.object({
   id: v.number(),
   type: v.string(),
   name: v.nullable(v.string()),
@@ -63,23 +62,11 @@ export const CreateRole201Response = v.object({
   ),
 });
 
+/** What `POST /api/admin/roles` answers with status 201. */
+export const CreateRole201Response = RoleAnswer;
+
 /** What `GET /api/admin/roles/:id` answers with status 200. */
-export const GetRoleByIdResponse = v.object({
-  id: v.number(),
-  type: v.string(),
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  project: v.nullable(v.string()),
-  permissions: v.array(
-    v.object({
-      id: v.number(),
-      name: v.nullable(v.string()),
-      displayName: v.string(),
-      type: v.string(),
-      environment: v.optional(v.string()),
-    }),
-  ),
-});
+export const GetRoleByIdResponse = RoleAnswer;
 
 /** What `PUT /api/admin/roles/:id` answers with status 200. */
 export const UpdateRoleResponse = v.object({

@@ -21,6 +21,14 @@ export const UpdateSignupTokenSchema = v.pipe(
 );
 export type UpdateSignupTokenRequest = v.InferOutput<typeof UpdateSignupTokenSchema>;
 
+const SignupRoleAnswer = v.object({
+  id: v.number(),
+  type: v.string(),
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  project: v.nullable(v.string()),
+});
+
 /** What a person sends to sign up with an invite link (Unleash's createInvitedUserSchema). */
 export const SignupSchema = v.strictObject({
   email,
@@ -30,41 +38,35 @@ export const SignupSchema = v.strictObject({
 });
 export type SignupRequest = v.InferOutput<typeof SignupSchema>;
 
-/** What `GET /api/admin/invite-link/tokens` answers with status 200. */
-export const GetAllPublicSignupTokensResponse = v.object({
-  tokens: v.array(
+const SignupTokenAnswer = v.object({
+  secret: v.string(),
+  name: v.nullable(v.string()),
+  url: v.string(),
+  expiresAt: v.nullable(v.string()),
+  enabled: v.boolean(),
+  createdAt: v.string(),
+  createdBy: v.nullable(v.string()),
+  role: SignupRoleAnswer,
+  users: v.array(
     v.object({
-      secret: v.string(),
-      name: v.nullable(v.string()),
-      url: v.string(),
-      expiresAt: v.nullable(v.string()),
-      enabled: v.boolean(),
+      isAPI: v.boolean(),
+      accountType: v.string(),
+      id: v.number(),
+      name: v.optional(v.nullable(v.string())),
+      email: v.optional(v.nullable(v.string())),
+      imageUrl: v.nullable(v.string()),
+      seenAt: v.nullable(v.string()),
+      loginAttempts: v.number(),
       createdAt: v.string(),
-      createdBy: v.nullable(v.string()),
-      role: v.object({
-        id: v.number(),
-        type: v.string(),
-        name: v.nullable(v.string()),
-        description: v.nullable(v.string()),
-        project: v.nullable(v.string()),
-      }),
-      users: v.array(
-        v.object({
-          isAPI: v.boolean(),
-          accountType: v.string(),
-          id: v.number(),
-          name: v.optional(v.nullable(v.string())),
-          email: v.optional(v.nullable(v.string())),
-          imageUrl: v.nullable(v.string()),
-          seenAt: v.nullable(v.string()),
-          loginAttempts: v.number(),
-          createdAt: v.string(),
-          scimId: v.nullable(v.string()),
-          rootRole: v.number(),
-        }),
-      ),
+      scimId: v.nullable(v.string()),
+      rootRole: v.number(),
     }),
   ),
+});
+
+/** What `GET /api/admin/invite-link/tokens` answers with status 200. */
+export const GetAllPublicSignupTokensResponse = v.object({
+  tokens: v.array(SignupTokenAnswer),
 });
 
 /** What `POST /api/admin/invite-link/tokens` answers with status 201. */
@@ -76,85 +78,11 @@ export const CreatePublicSignupToken201Response = v.object({
   enabled: v.boolean(),
   createdAt: v.string(),
   createdBy: v.nullable(v.string()),
-  role: v.object({
-    id: v.number(),
-    type: v.string(),
-    name: v.nullable(v.string()),
-    description: v.nullable(v.string()),
-    project: v.nullable(v.string()),
-  }),
+  role: SignupRoleAnswer,
   users: v.array(v.unknown()),
 });
 
-/** What `GET /api/admin/invite-link/tokens/:token` answers with status 200. */
-export const GetPublicSignupTokenResponse = v.object({
-  secret: v.string(),
-  name: v.nullable(v.string()),
-  url: v.string(),
-  expiresAt: v.nullable(v.string()),
-  enabled: v.boolean(),
-  createdAt: v.string(),
-  createdBy: v.nullable(v.string()),
-  role: v.object({
-    id: v.number(),
-    type: v.string(),
-    name: v.nullable(v.string()),
-    description: v.nullable(v.string()),
-    project: v.nullable(v.string()),
-  }),
-  users: v.array(
-    v.object({
-      isAPI: v.boolean(),
-      accountType: v.string(),
-      id: v.number(),
-      name: v.optional(v.nullable(v.string())),
-      email: v.optional(v.nullable(v.string())),
-      imageUrl: v.nullable(v.string()),
-      seenAt: v.nullable(v.string()),
-      loginAttempts: v.number(),
-      createdAt: v.string(),
-      scimId: v.nullable(v.string()),
-      rootRole: v.number(),
-      username: v.optional(v.string()),
-    }),
-  ),
-});
-
-/** What `PUT /api/admin/invite-link/tokens/:token` answers with status 200. */
-export const UpdatePublicSignupTokenResponse = v.object({
-  secret: v.string(),
-  name: v.nullable(v.string()),
-  url: v.string(),
-  expiresAt: v.nullable(v.string()),
-  enabled: v.boolean(),
-  createdAt: v.string(),
-  createdBy: v.nullable(v.string()),
-  role: v.object({
-    id: v.number(),
-    type: v.string(),
-    name: v.nullable(v.string()),
-    description: v.nullable(v.string()),
-    project: v.nullable(v.string()),
-  }),
-  users: v.array(
-    v.object({
-      isAPI: v.boolean(),
-      accountType: v.string(),
-      id: v.number(),
-      name: v.optional(v.nullable(v.string())),
-      email: v.optional(v.nullable(v.string())),
-      imageUrl: v.nullable(v.string()),
-      seenAt: v.nullable(v.string()),
-      loginAttempts: v.number(),
-      createdAt: v.string(),
-      scimId: v.nullable(v.string()),
-      rootRole: v.number(),
-    }),
-  ),
-});
-
-/** What `POST /invite/:token/signup` answers with status 201. */
-export const AddPublicSignupTokenUser201Response = v.object({
+const SignupUserAnswer = v.object({
   isAPI: v.boolean(),
   accountType: v.string(),
   id: v.number(),
@@ -168,3 +96,22 @@ export const AddPublicSignupTokenUser201Response = v.object({
   rootRole: v.number(),
   username: v.optional(v.string()),
 });
+
+/** What `GET /api/admin/invite-link/tokens/:token` answers with status 200. */
+export const GetPublicSignupTokenResponse = v.object({
+  secret: v.string(),
+  name: v.nullable(v.string()),
+  url: v.string(),
+  expiresAt: v.nullable(v.string()),
+  enabled: v.boolean(),
+  createdAt: v.string(),
+  createdBy: v.nullable(v.string()),
+  role: SignupRoleAnswer,
+  users: v.array(SignupUserAnswer),
+});
+
+/** What `PUT /api/admin/invite-link/tokens/:token` answers with status 200. */
+export const UpdatePublicSignupTokenResponse = SignupTokenAnswer;
+
+/** What `POST /invite/:token/signup` answers with status 201. */
+export const AddPublicSignupTokenUser201Response = SignupUserAnswer;

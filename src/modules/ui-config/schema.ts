@@ -1,5 +1,11 @@
 import * as v from 'valibot';
 
+const FlagToggleAnswer = v.object({
+  name: v.nullable(v.string()),
+  enabled: v.boolean(),
+  feature_enabled: v.boolean(),
+});
+
 /** What `GET /api/admin/ui-config` answers with status 200. */
 export const GetUiConfigResponse = v.object({
   environment: v.nullable(v.string()),
@@ -11,11 +17,7 @@ export const GetUiConfigResponse = v.object({
     embedProxyFrontend: v.boolean(),
     responseTimeWithAppNameKillSwitch: v.boolean(),
     maintenanceMode: v.boolean(),
-    messageBanner: v.object({
-      name: v.nullable(v.string()),
-      enabled: v.boolean(),
-      feature_enabled: v.boolean(),
-    }),
+    messageBanner: FlagToggleAnswer,
     strictSchemaValidation: v.boolean(),
     personalAccessTokensKillSwitch: v.boolean(),
     migrationLock: v.boolean(),
@@ -32,11 +34,7 @@ export const GetUiConfigResponse = v.object({
     encryptEmails: v.boolean(),
     extendedUsageMetrics: v.boolean(),
     outdatedSdksBanner: v.boolean(),
-    feedbackComments: v.object({
-      name: v.nullable(v.string()),
-      enabled: v.boolean(),
-      feature_enabled: v.boolean(),
-    }),
+    feedbackComments: FlagToggleAnswer,
     showInactiveUsers: v.boolean(),
     useMemoizedActiveTokens: v.boolean(),
     killScheduledChangeRequestCache: v.boolean(),
@@ -59,11 +57,7 @@ export const GetUiConfigResponse = v.object({
     'enterprise-payg': v.boolean(),
     showUserDeviceCount: v.boolean(),
     streaming: v.boolean(),
-    etagVariant: v.object({
-      name: v.nullable(v.string()),
-      enabled: v.boolean(),
-      feature_enabled: v.boolean(),
-    }),
+    etagVariant: FlagToggleAnswer,
     deltaApi: v.boolean(),
     uniqueSdkTracking: v.boolean(),
     consumptionModel: v.boolean(),

@@ -78,6 +78,13 @@ export const ChangeOwnPasswordSchema = v.pipe(
   ),
 );
 
+const UserRoleAnswer = v.object({
+  id: v.number(),
+  name: v.nullable(v.string()),
+  type: v.string(),
+  description: v.nullable(v.string()),
+});
+
 /** What `GET /api/admin/user-admin` answers with status 200. */
 export const GetUsersResponse = v.object({
   users: v.array(
@@ -97,14 +104,7 @@ export const GetUsersResponse = v.object({
       name: v.optional(v.string()),
     }),
   ),
-  rootRoles: v.array(
-    v.object({
-      id: v.number(),
-      name: v.nullable(v.string()),
-      type: v.string(),
-      description: v.nullable(v.string()),
-    }),
-  ),
+  rootRoles: v.array(UserRoleAnswer),
 });
 
 /** What `POST /api/admin/user-admin` answers with status 201. */
@@ -190,12 +190,7 @@ export const GetMeResponse = v.object({
 /** What `GET /api/admin/user/profile` answers with status 200. */
 export const GetProfileResponse = v.object({
   projects: v.array(v.string()),
-  rootRole: v.object({
-    id: v.number(),
-    name: v.nullable(v.string()),
-    type: v.string(),
-    description: v.nullable(v.string()),
-  }),
+  rootRole: UserRoleAnswer,
   subscriptions: v.array(v.string()),
   features: v.array(v.unknown()),
 });
