@@ -23,6 +23,7 @@ import { noteLocalWrite } from '../db/revision';
 import type { Env } from '../env';
 import { noAccess } from '../http/errors';
 import { authenticate } from './authenticate';
+import { requireSameOriginForCookieWrite } from './same-origin';
 import { ADMIN, requireAnyPermission, type Permission } from './permissions';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from './principal';
 
@@ -116,6 +117,7 @@ export function adminRoute(rule: readonly Permission[] | RouteRule, handler: Gua
   return async (request, env, ctx) => {
     const principal = await authenticate(request, env, ctx);
     if (principal.kind === 'api-token' && principal.token.type !== 'admin') wrongTokenType();
+    requireSameOriginForCookieWrite(request, principal, env);
     const context: RequestContext = { request, env, ctx, principal };
     if (anyOf.length > 0 && typeof project === 'string' && project.startsWith('body:')) {
       if (!anyOf.some((wanted) => principal.access.grants.some((grant) => grant.permission === wanted || grant.permission === ADMIN))) {
