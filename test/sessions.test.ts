@@ -298,3 +298,71 @@ describe('a root role change', () => {
     expect((await call('GET', '/api/admin/user-admin', withSession(user.cookie))).status).toBe(200);
   });
 });
+
+describe("a role's permissions change", () => {
+  const FLAGS = '/api/admin/projects/default/features';
+
+  async function customRole(type: 'custom' | 'root-custom', permissions: string[]): Promise<number> {
+    const response = await call('POST', '/api/admin/roles', {
+      body: { name: `role-${crypto.randomUUID().slice(0, 8)}`, type, permissions: permissions.map((name) => ({ name })) },
+    });
+    expect(response.status).toBe(201);
+    return (await bodyOf<{ id: number }>(response)).id;
+  }
+
+  async function setPermissions(roleId: number, type: 'custom' | 'root-custom', permissions: string[]) {
+    const role = await bodyOf<{ name: string }>(await call('GET', `/api/admin/roles/${roleId}`));
+    const response = await call('PUT', `/api/admin/roles/${roleId}`, {
+      body: { name: role.name, type, permissions: permissions.map((name) => ({ name })) },
+    });
+    expect(response.status).toBe(200);
+  }
+
+  /** A Viewer holding `roleId` in project default, signed in, with a flag to edit. */
+  async function holderOf(roleId: number) {
+    const user = await signedInUser(3);
+    expect((await call('POST', '/api/admin/projects/default/access', { body: { roles: [roleId], users: [user.id] } })).status).toBe(200);
+    const flag = `role-edit-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await call('POST', FLAGS, { body: { name: flag } })).status).toBe(201);
+    const edit = () => call('PUT', `${FLAGS}/${flag}`, withSession(user.cookie, { body: { description: 'edited' } }));
+    return { user, edit };
+  }
+
+  it('a project role: a permission taken away is refused, and given back is allowed, on the very next request', async () => {
+    const roleId = await customRole('custom', ['UPDATE_FEATURE']);
+    const { edit } = await holderOf(roleId);
+    expect((await edit()).status).toBe(200);
+    await setPermissions(roleId, 'custom', ['CREATE_FEATURE']);
+    await expectError(await edit(), 403, 'NoAccessError');
+    await setPermissions(roleId, 'custom', ['UPDATE_FEATURE']);
+    expect((await edit()).status).toBe(200);
+  });
+
+  it('a root role: the same, at once', async () => {
+    const roleId = await customRole('root-custom', ['CREATE_TAG_TYPE']);
+    const user = await createUser(roleId);
+    const cookie = await loginAs(user.username);
+    const addTagType = () =>
+      call('POST', '/api/admin/tag-types', withSession(cookie, { body: { name: `t-${crypto.randomUUID().slice(0, 8)}` } }));
+    expect((await addTagType()).status).toBe(201);
+    await setPermissions(roleId, 'root-custom', ['READ_ROLE']);
+    await expectError(await addTagType(), 403, 'NoAccessError');
+    await setPermissions(roleId, 'root-custom', ['CREATE_TAG_TYPE']);
+    expect((await addTagType()).status).toBe(201);
+  });
+
+  it('an edit made by another isolate (D1 changed under this one) reaches the holder within 10 seconds', async () => {
+    const roleId = await customRole('custom', ['UPDATE_FEATURE']);
+    const { edit } = await holderOf(roleId);
+    expect((await edit()).status).toBe(200);
+    // Another isolate's edit: the rows change, this isolate's cache is not told.
+    await env.DB.prepare("UPDATE role_permission SET permission = 'CREATE_FEATURE' WHERE role_id = ?").bind(roleId).run();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 10_001);
+      await expectError(await edit(), 403, 'NoAccessError');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
