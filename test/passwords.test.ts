@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
-import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
+import { createPersonalToken, createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
 
 const TOO_SHORT = 'The password must be at least 10 characters long.';
 const TOO_LONG = 'The password must be fewer than 128 characters.';
@@ -21,6 +21,10 @@ async function expectWeak(response: Response, problems: string[]) {
     message: problems[0],
     details: [{ validationErrors: problems, message: problems[0] }],
   });
+}
+
+async function sessionRows(userId: number): Promise<number> {
+  return (await env.DB.prepare('SELECT count(*) AS n FROM sessions WHERE user_id = ?').bind(userId).first<{ n: number }>())!.n;
 }
 
 async function userCount(): Promise<number> {
@@ -156,9 +160,10 @@ describe('POST /api/admin/user-admin/:id/change-password', () => {
 });
 
 describe('POST /api/admin/user/change-password', () => {
-  it("changes the caller's password; this session stays, the others end", async () => {
+  it("changes the caller's password and ends every session of theirs, this one included (as Unleash 6.10.1)", async () => {
     const user = await signedInUser(3);
     const other = await loginAs(user.username);
+    const pat = await createPersonalToken(user.cookie);
     const response = await call(
       'POST',
       '/api/admin/user/change-password',
@@ -167,9 +172,36 @@ describe('POST /api/admin/user/change-password', () => {
       }),
     );
     expect(response.status).toBe(200);
-    expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
-    await expectError(await call('GET', '/api/admin/user', withSession(other)), 401, 'AuthenticationRequired');
+    for (const cookie of [user.cookie, other]) {
+      await expectError(await call('GET', '/api/admin/user', withSession(cookie)), 401, 'AuthenticationRequired');
+    }
+    expect(await sessionRows(user.id)).toBe(0);
+    // Personal access tokens survive a password change, as in Unleash.
+    expect((await call('GET', '/api/admin/user', { token: pat })).status).toBe(200);
     await loginAs(user.username, 'Brand-New-Pass-1');
+  });
+
+  it("expires the person's open reset links", async () => {
+    const created = await call('POST', '/api/admin/user-admin', {
+      body: { username: `with-link-${crypto.randomUUID().slice(0, 8)}`, password: STRONG_PASSWORD, rootRole: 3 },
+    });
+    const { username, inviteLink } = await bodyOf(created);
+    const token = new URL(inviteLink).searchParams.get('token')!;
+    expect((await call('GET', `/auth/reset/validate?token=${token}`, { token: null })).status).toBe(200);
+    const cookie = await loginAs(username);
+    const change = await call(
+      'POST',
+      '/api/admin/user/change-password',
+      withSession(cookie, { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: STRONG_PASSWORD } }),
+    );
+    expect(change.status).toBe(200);
+    await expectError(await call('GET', `/auth/reset/validate?token=${token}`, { token: null }), 401, 'InvalidTokenError');
+    await expectError(
+      await call('POST', '/auth/reset/password', { token: null, body: { token, password: 'Link-Password-77' } }),
+      401,
+      'InvalidTokenError',
+    );
+    await loginAs(username, 'Brand-New-Pass-1');
   });
 
   it("401 with Unleash's message for a wrong old password; nothing changes", async () => {

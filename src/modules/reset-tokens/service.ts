@@ -39,6 +39,17 @@ export async function newResetToken(db: Db, userId: number, actor: Actor, now = 
   return { secret, statement };
 }
 
+/**
+ * Ends the person's open links (expiry set to now), as Unleash does whenever their password
+ * changes: a link handed out before must not set another password afterwards.
+ */
+export function expireResetTokensStatement(db: Db, userId: number, now: string) {
+  return db
+    .update(resetTokens)
+    .set({ expiresAt: now })
+    .where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now)));
+}
+
 /** Unleash's answer for a token that is unknown, used or expired. */
 function invalidToken(): ApiError {
   return new ApiError(401, 'InvalidTokenError', 'Token was not valid');
@@ -87,7 +98,8 @@ export async function validateResetToken(db: Db, secret: string) {
 /**
  * `POST /auth/reset/password`: sets the password and spends the token in one batch whose
  * statements re-check that the token is still unused, so two requests with one token cannot
- * both set a password. The user's sessions end, as with any password set by someone else.
+ * both set a password. As in Unleash, the person's sessions end and their other open links
+ * expire.
  */
 export async function resetPassword(env: Env, db: Db, secret: string, password: string): Promise<void> {
   const token = await liveToken(db, secret);
@@ -101,6 +113,7 @@ export async function resetPassword(env: Env, db: Db, secret: string, password: 
       .set({ passwordHash, loginAttempts: 0, lastFailedLoginAt: null, updatedAt: now })
       .where(and(eq(users.id, token.userId), sql`EXISTS (SELECT 1 FROM ${resetTokens} WHERE ${unspent})`)),
     db.update(resetTokens).set({ usedAt: now }).where(unspent),
+    expireResetTokensStatement(db, token.userId, now),
   ]);
   if (spent.meta.changes === 0) throw invalidToken();
   await endSessions(env, db, token.userId);

@@ -4,12 +4,13 @@ import { badRequest, notFound, validationError, type ErrorDetail } from '../../h
 import { sha256Hex } from '../../auth/secrets';
 import { hashPassword, verifyPassword } from './password';
 import { requireStrongPassword } from './password-policy';
+import { expireResetTokensStatement } from '../reset-tokens/service';
 import type { Env } from '../../env';
 import type { Grant } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { loginFailed, oldPasswordInvalid } from '../../http/errors';
 import { forgetUser } from '../../auth/user-principal';
-import { credentialHashesOf, deleteCredentialStatements, endSessions, revokeCredentials } from '../../auth/user-credentials';
+import { credentialHashesOf, deleteCredentialStatements, revokeCredentials } from '../../auth/user-credentials';
 import type { UpdateUserRequest } from './schema';
 import * as store from './store';
 
@@ -253,31 +254,46 @@ export function validatePassword(password: string): void {
   requireStrongPassword(password);
 }
 
-/** An admin sets a user's password: every session of that user ends. */
+/**
+ * Stores a new password as Unleash's changePassword does: every session of the person ends
+ * (personal access tokens stay) and their open reset links expire, all in one batch; then KV
+ * and this isolate forget the sessions.
+ */
+async function replacePassword(env: Env, db: Db, userId: number, password: string): Promise<void> {
+  const passwordHash = await hashPassword(password);
+  const now = new Date().toISOString();
+  const credentials = await credentialHashesOf(db, userId);
+  await runBatch(db, [
+    store.setPasswordStatement(db, userId, passwordHash, now),
+    expireResetTokensStatement(db, userId, now),
+    ...deleteCredentialStatements(db, userId),
+  ]);
+  await revokeCredentials(env, userId, credentials);
+}
+
+/** An admin sets a user's password. */
 export async function setPassword(env: Env, db: Db, id: number | null, password: string): Promise<void> {
   const user = await requireUser(db, id);
   requireStrongPassword(password);
-  await store.setPasswordStatement(db, user.id, await hashPassword(password), new Date().toISOString()).run();
-  await endSessions(env, db, user.id);
+  await replacePassword(env, db, user.id, password);
 }
 
 /**
- * A user changes their own password: the old one must be right (else 401, as Unleash), and
- * their other sessions end; the one in use (`currentSessionHash`) stays.
+ * A person changes their own password: the strength rule, then the old password (else 401).
+ * Every session of theirs ends, the one this request came with included, and their open reset
+ * links expire, as in Unleash 6.10.1.
  */
 export async function changeOwnPassword(
   env: Env,
   db: Db,
   userId: number,
   change: { password: string; oldPassword: string },
-  currentSessionHash?: string,
 ): Promise<void> {
   requireStrongPassword(change.password);
   const stored = await store.passwordHashOf(db, userId);
   const matches = await verifyPassword(change.oldPassword, stored ?? DUMMY_PASSWORD_HASH);
   if (stored === null || !matches) throw oldPasswordInvalid();
-  await store.setPasswordStatement(db, userId, await hashPassword(change.password), new Date().toISOString()).run();
-  await endSessions(env, db, userId, currentSessionHash);
+  await replacePassword(env, db, userId, change.password);
 }
 
 // ---------------------------------------------------------------------------------------
