@@ -10,6 +10,7 @@ const LOWER = 'The password must contain at least one lowercase letter.';
 const UPPER = 'The password must contain at least one uppercase letter.';
 const NUMBER = 'The password must contain at least one number.';
 const SPECIAL = 'The password must contain at least one special character.';
+const PREVIOUSLY_USED = "You've previously used this password. Please use a new password.";
 const OLD_INVALID =
   'The old password you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.';
 
@@ -25,6 +26,10 @@ async function expectWeak(response: Response, problems: string[]) {
 
 async function sessionRows(userId: number): Promise<number> {
   return (await env.DB.prepare('SELECT count(*) AS n FROM sessions WHERE user_id = ?').bind(userId).first<{ n: number }>())!.n;
+}
+
+async function usedPasswordRows(userId: number): Promise<number> {
+  return (await env.DB.prepare('SELECT count(*) AS n FROM used_passwords WHERE user_id = ?').bind(userId).first<{ n: number }>())!.n;
 }
 
 async function userCount(): Promise<number> {
@@ -202,6 +207,40 @@ describe('POST /api/admin/user/change-password', () => {
       'InvalidTokenError',
     );
     await loginAs(username, 'Brand-New-Pass-1');
+  });
+
+  it('400 for any of the last 5 passwords, the current one included; the sixth-latest is allowed again', async () => {
+    const user = await signedInUser(3);
+    const pat = await createPersonalToken(user.cookie);
+    let current = STRONG_PASSWORD;
+    const change = (password: string) =>
+      call('POST', '/api/admin/user/change-password', { token: pat, body: { password, confirmPassword: password, oldPassword: current } });
+
+    const same = await expectError(await change(STRONG_PASSWORD), 400, 'ValidationError');
+    expect(same).toEqual({ id: same.id, name: 'ValidationError', message: PREVIOUSLY_USED, details: [{ message: PREVIOUSLY_USED }] });
+    // Refused: nothing changed, the session still works.
+    expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
+
+    for (const next of ['Second-Pass-22', 'Third-Pass-303', 'Fourth-Pass-44', 'Fifth-Pass-505']) {
+      expect((await change(next)).status).toBe(200);
+      current = next;
+    }
+    // The last five are the first one and these four: each is refused.
+    for (const used of [STRONG_PASSWORD, 'Second-Pass-22', 'Third-Pass-303', 'Fourth-Pass-44', 'Fifth-Pass-505']) {
+      const refused = await expectError(await change(used), 400, 'ValidationError');
+      expect(refused.message).toBe(PREVIOUSLY_USED);
+    }
+    expect((await change('Sixth-Pass-606')).status).toBe(200);
+    current = 'Sixth-Pass-606';
+    // Six passwords set: the first one has dropped out of the last five.
+    expect(await usedPasswordRows(user.id)).toBe(5);
+    expect((await change(STRONG_PASSWORD)).status).toBe(200);
+  });
+
+  it('an admin may set any strong password, a used one too (Unleash checks only the person’s own changes)', async () => {
+    const user = await createUser(3);
+    const response = await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: STRONG_PASSWORD } });
+    expect(response.status).toBe(200);
   });
 
   it("401 with Unleash's message for a wrong old password; nothing changes", async () => {

@@ -614,6 +614,22 @@ export const resetTokens = sqliteTable(
   (t) => [index('reset_tokens_user_idx').on(t.userId)],
 );
 
+/**
+ * A person's latest passwords (hashes, newest last): Unleash 6 refuses any of the last 5 as a
+ * new password when people change their own or set one through a reset link.
+ */
+export const usedPasswords = sqliteTable(
+  'used_passwords',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    passwordHash: text('password_hash').notNull(),
+    usedAt: text('used_at').notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.passwordHash] })],
+);
+
 export const sessions = sqliteTable(
   'sessions',
   {

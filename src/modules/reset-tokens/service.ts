@@ -13,6 +13,7 @@ import { resetTokens, roles, roleUser, users } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
 import { hashPassword } from '../users/password';
+import { recordPasswordStatements, requireUnusedPassword } from '../users/password-history';
 import { requireStrongPassword } from '../users/password-policy';
 
 /** How long a new user's link works (Unleash's own default is not documented; a week fits an invite). */
@@ -98,12 +99,13 @@ export async function validateResetToken(db: Db, secret: string) {
 /**
  * `POST /auth/reset/password`: sets the password and spends the token in one batch whose
  * statements re-check that the token is still unused, so two requests with one token cannot
- * both set a password. As in Unleash, the person's sessions end and their other open links
- * expire.
+ * both set a password. As in Unleash, the password may not be one of the person's last 5;
+ * their sessions end and their other open links expire.
  */
 export async function resetPassword(env: Env, db: Db, secret: string, password: string): Promise<void> {
   const token = await liveToken(db, secret);
   requireStrongPassword(password);
+  await requireUnusedPassword(db, token.userId, password);
   const passwordHash = await hashPassword(password);
   const now = new Date().toISOString();
   const unspent = and(eq(resetTokens.secretHash, token.secretHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now));
@@ -113,6 +115,7 @@ export async function resetPassword(env: Env, db: Db, secret: string, password: 
       .set({ passwordHash, loginAttempts: 0, lastFailedLoginAt: null, updatedAt: now })
       .where(and(eq(users.id, token.userId), sql`EXISTS (SELECT 1 FROM ${resetTokens} WHERE ${unspent})`)),
     db.update(resetTokens).set({ usedAt: now }).where(unspent),
+    ...recordPasswordStatements(db, token.userId, passwordHash, now),
     expireResetTokensStatement(db, token.userId, now),
   ]);
   if (spent.meta.changes === 0) throw invalidToken();

@@ -4,6 +4,7 @@ import { badRequest, notFound, validationError, type ErrorDetail } from '../../h
 import { sha256Hex } from '../../auth/secrets';
 import { hashPassword, verifyPassword } from './password';
 import { requireStrongPassword } from './password-policy';
+import { forgetPasswordsStatement, recordPasswordStatements, requireUnusedPassword } from './password-history';
 import { expireResetTokensStatement } from '../reset-tokens/service';
 import type { Env } from '../../env';
 import type { Grant } from '../../auth/access';
@@ -130,6 +131,7 @@ export async function createUser(
     try {
       await runBatch(db, [
         ...store.insertUserStatements(db, { ...row, passwordHash, createdByUserId: actor.userId }, role.id, actor.userId),
+        ...(passwordHash === null ? [] : recordPasswordStatements(db, row.id, passwordHash, createdAt)),
         auditEvent(db, actor, { type: 'user-created', data: auditData(row, role.id) }),
         ...extraStatements,
       ]);
@@ -210,6 +212,7 @@ export async function deleteUser(env: Env, db: Db, actor: Actor, id: number | nu
   const credentials = await credentialHashesOf(db, before.id, { personalTokens: true });
   await runBatch(db, [
     ...store.softDeleteStatements(db, before.id, now),
+    forgetPasswordsStatement(db, before.id),
     ...deleteCredentialStatements(db, before.id, { personalTokens: true }),
     auditEvent(db, actor, { type: 'user-deleted', preData: auditData(before, before.rootRole ?? VIEWER_ROLE_ID) }),
   ]);
@@ -255,9 +258,9 @@ export function validatePassword(password: string): void {
 }
 
 /**
- * Stores a new password as Unleash's changePassword does: every session of the person ends
- * (personal access tokens stay) and their open reset links expire, all in one batch; then KV
- * and this isolate forget the sessions.
+ * Stores a new password as Unleash's changePassword does: it is recorded among the person's
+ * latest, every session of theirs ends (personal access tokens stay) and their open reset
+ * links expire, all in one batch; then KV and this isolate forget the sessions.
  */
 async function replacePassword(env: Env, db: Db, userId: number, password: string): Promise<void> {
   const passwordHash = await hashPassword(password);
@@ -265,13 +268,14 @@ async function replacePassword(env: Env, db: Db, userId: number, password: strin
   const credentials = await credentialHashesOf(db, userId);
   await runBatch(db, [
     store.setPasswordStatement(db, userId, passwordHash, now),
+    ...recordPasswordStatements(db, userId, passwordHash, now),
     expireResetTokensStatement(db, userId, now),
     ...deleteCredentialStatements(db, userId),
   ]);
   await revokeCredentials(env, userId, credentials);
 }
 
-/** An admin sets a user's password. */
+/** An admin sets a user's password (no check against earlier ones, as in Unleash). */
 export async function setPassword(env: Env, db: Db, id: number | null, password: string): Promise<void> {
   const user = await requireUser(db, id);
   requireStrongPassword(password);
@@ -279,9 +283,9 @@ export async function setPassword(env: Env, db: Db, id: number | null, password:
 }
 
 /**
- * A person changes their own password: the strength rule, then the old password (else 401).
- * Every session of theirs ends, the one this request came with included, and their open reset
- * links expire, as in Unleash 6.10.1.
+ * A person changes their own password, in Unleash 6.10.1's order: the strength rule, the old
+ * password (else 401), then none of their last 5 passwords (else 400). Every session of theirs
+ * ends, the one this request came with included, and their open reset links expire.
  */
 export async function changeOwnPassword(
   env: Env,
@@ -293,6 +297,7 @@ export async function changeOwnPassword(
   const stored = await store.passwordHashOf(db, userId);
   const matches = await verifyPassword(change.oldPassword, stored ?? DUMMY_PASSWORD_HASH);
   if (stored === null || !matches) throw oldPasswordInvalid();
+  await requireUnusedPassword(db, userId, change.password);
   await replacePassword(env, db, userId, change.password);
 }
 
