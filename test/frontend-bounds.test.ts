@@ -168,6 +168,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
       ['expire-metrics', true],
       ['expire-client-instances', true],
       ['expire-sessions', true],
+      ['expire-login-failures', true],
       ['fail-stuck-import-jobs', true],
     ]);
   });

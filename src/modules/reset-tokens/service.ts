@@ -14,6 +14,7 @@ import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
 import { hashPassword } from '../users/password';
 import { recordPasswordStatements, requireUnusedPassword } from '../users/password-history';
+import { clearFailuresStatement } from '../users/login-limits';
 import { requireStrongPassword } from '../users/password-policy';
 
 /** How long a new user's link works (Unleash's own default is not documented; a week fits an invite). */
@@ -116,6 +117,7 @@ export async function resetPassword(env: Env, db: Db, secret: string, password: 
       .where(and(eq(users.id, token.userId), sql`EXISTS (SELECT 1 FROM ${resetTokens} WHERE ${unspent})`)),
     db.update(resetTokens).set({ usedAt: now }).where(unspent),
     ...recordPasswordStatements(db, token.userId, passwordHash, now),
+    clearFailuresStatement(db, token.userId),
     expireResetTokensStatement(db, token.userId, now),
   ]);
   if (spent.meta.changes === 0) throw invalidToken();

@@ -5,6 +5,7 @@ import { sha256Hex } from '../../auth/secrets';
 import { hashPassword, verifyPassword } from './password';
 import { requireStrongPassword } from './password-policy';
 import { forgetPasswordsStatement, recordPasswordStatements, requireUnusedPassword } from './password-history';
+import { clearFailuresStatement, forgiveAddressStatement, reserveLoginAttempt } from './login-limits';
 import { expireResetTokensStatement } from '../reset-tokens/service';
 import type { Env } from '../../env';
 import type { Grant } from '../../auth/access';
@@ -222,10 +223,6 @@ export async function deleteUser(env: Env, db: Db, actor: Actor, id: number | nu
 // ---------------------------------------------------------------------------------------
 // Passwords and sign-in
 
-/** Consecutive failed sign-ins after which an account is locked (Unleash 6 has no lockout). */
-export const LOCKOUT_THRESHOLD = 10;
-export const LOCKOUT_MS = 15 * 60_000;
-
 /**
  * Checked when no account (or no password) matches, so that such attempts cost the same
  * PBKDF2 work as a wrong password. It matches no password.
@@ -233,22 +230,25 @@ export const LOCKOUT_MS = 15 * 60_000;
 const DUMMY_PASSWORD_HASH = 'pbkdf2-sha256$100000$c2lnbi1pbi1kdW1teS1zYWx0$paWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaU=';
 
 /**
- * Checks a sign-in. Unknown account, wrong password, no password and a locked account all
- * get the same 401 after the same work. Success resets the failure count and sets `seenAt`.
+ * Checks a sign-in from `address` (`clientKey`). Unknown account, wrong password, no password
+ * and an attempt the limits refuse (login-limits.ts) all get the same 401 after the same work:
+ * one counting statement, one PBKDF2 check, one update. Success resets the failure count, sets
+ * `seenAt` and forgives the address its failures.
  */
-export async function verifyLogin(db: Db, identifier: string, password: string): Promise<store.UserRow> {
+export async function verifyLogin(db: Db, identifier: string, password: string, address: string): Promise<store.UserRow> {
   const candidate = await store.findLoginCandidate(db, identifier);
   const now = Date.now();
-  const allowed = await store.reserveLoginAttempt(
-    db,
-    candidate?.id ?? 0,
-    new Date(now).toISOString(),
-    LOCKOUT_THRESHOLD,
-    new Date(now - LOCKOUT_MS).toISOString(),
-  );
+  const allowed = await reserveLoginAttempt(db, candidate?.id ?? 0, address, now);
   const matches = await verifyPassword(password, candidate?.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!candidate || !candidate.passwordHash || !allowed || !matches) throw loginFailed();
-  await store.successfulLoginStatement(db, candidate.id, new Date(now).toISOString()).run();
+  if (!candidate || !candidate.passwordHash || !allowed || !matches) {
+    // Refused attempts are not counted in loginAttempts (id 0 names nobody): as before, only checked ones.
+    await store.failedLoginStatement(db, candidate && allowed ? candidate.id : 0, new Date(now).toISOString()).run();
+    throw loginFailed();
+  }
+  await runBatch(db, [
+    store.successfulLoginStatement(db, candidate.id, new Date(now).toISOString()),
+    forgiveAddressStatement(db, candidate.id, address),
+  ]);
   return requireUser(db, candidate.id);
 }
 
@@ -269,6 +269,7 @@ async function replacePassword(env: Env, db: Db, userId: number, password: strin
   await runBatch(db, [
     store.setPasswordStatement(db, userId, passwordHash, now),
     ...recordPasswordStatements(db, userId, passwordHash, now),
+    clearFailuresStatement(db, userId),
     expireResetTokensStatement(db, userId, now),
     ...deleteCredentialStatements(db, userId),
   ]);
