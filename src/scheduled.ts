@@ -5,10 +5,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { getDb } from './db/client';
-import { clientInstances, clientMetricsEnv, sessions } from './db/schema';
+import { clientInstances, clientMetricsEnv, loginFailures, sessions } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
 import { failStuckImportJobs } from './modules/import-export/jobs';
+import { staleFailures } from './modules/users/login-limits';
 
 export interface ScheduledJob {
   name: string;
@@ -29,7 +30,7 @@ const MAX_CHUNKS = 20;
 /** Deletes the rows of `table` that `where` selects, a chunk at a time; returns how many. */
 async function deleteInChunks(
   env: Env,
-  table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions,
+  table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions | typeof loginFailures,
   where: ReturnType<typeof sql>,
 ): Promise<number> {
   const db = getDb(env);
@@ -72,6 +73,14 @@ export const expireSessions: ScheduledJob = {
   },
 };
 
+/** Wrong passwords older than the sign-in limits' longest window (an hour) count for nothing. */
+export const expireLoginFailures: ScheduledJob = {
+  name: 'expire-login-failures',
+  async run(env, now) {
+    return { deleted: await deleteInChunks(env, loginFailures, staleFailures(now)) };
+  },
+};
+
 /** Import jobs that made no progress for too long are failed with a reason (see jobs.ts). */
 export const failStuckImports: ScheduledJob = {
   name: 'fail-stuck-import-jobs',
@@ -80,7 +89,13 @@ export const failStuckImports: ScheduledJob = {
   },
 };
 
-export const SCHEDULED_JOBS: readonly ScheduledJob[] = [expireMetrics, expireInstances, expireSessions, failStuckImports];
+export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
+  expireMetrics,
+  expireInstances,
+  expireSessions,
+  expireLoginFailures,
+  failStuckImports,
+];
 
 export interface JobOutcome {
   name: string;

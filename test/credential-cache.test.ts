@@ -9,6 +9,7 @@ import { findRecord, forgetInIsolate, isolateCacheLimits, KV_TTL_SECONDS } from 
 import worker from '../src/index';
 import { ADMIN_TOKEN, bodyOf, call, expectError } from './support/http';
 import { sha256Hex } from './support/crypto';
+import { captureLogs } from './support/logs';
 
 async function createClientToken(tokenName: string, expiresAt?: string) {
   const response = await call('POST', '/api/admin/api-tokens', {
@@ -82,6 +83,7 @@ describe('a revoke that cannot empty KV', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+    const logs = captureLogs();
     const ctx = createExecutionContext();
     const response = await worker.fetch(
       new Request(`http://localhost/api/admin/api-tokens/${id}`, { method: 'DELETE', headers: { authorization: ADMIN_TOKEN } }),
@@ -90,6 +92,16 @@ describe('a revoke that cannot empty KV', () => {
     );
     await waitOnExecutionContext(ctx);
     await expectError(response, 500, 'UnknownError');
+    logs.restore();
+    expect(logs.entries).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        msg: 'unhandled error',
+        method: 'DELETE',
+        path: expect.stringMatching(/^\/api\/admin\/api-tokens\//),
+      }),
+    ]);
+    expect(logs.text()).toContain('KV delete of a revoked apikey failed 3 times');
     // D1 went first: the key is refused wherever KV does not answer for it.
     expect(await env.DB.prepare('SELECT count(*) AS n FROM api_tokens WHERE id = ?').bind(id).first('n')).toBe(0);
     // Retrying the DELETE by secret empties KV although D1 no longer knows the token.

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { directRoutes } from '../src/direct-routes';
 import type { Env } from '../src/env';
 import { call } from './support/http';
+import { captureLogs } from './support/logs';
 
 const ctx = { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
 
@@ -45,8 +46,10 @@ describe('direct routes', () => {
 
   it('turn a thrown error into the error answer, as the router does', async () => {
     const url = new URL('http://x/boom');
+    const logs = captureLogs();
     const response = await find('GET', '/boom')!(new Request(url), url, env as unknown as Env, ctx);
     expect(response.status).toBe(500);
+    expect(logs.entries).toEqual([expect.objectContaining({ level: 'error', msg: 'unhandled error', method: 'GET', path: '/boom' })]);
     expect(((await response.json()) as { name: string }).name).toBe('UnknownError');
   });
 

@@ -5,6 +5,7 @@ import { strategyBucket } from '../src/modules/evaluation/murmur';
 import type { IRequest } from 'itty-router';
 import { preflight, withCors } from '../src/http/cors';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
+import { captureLogs } from './support/logs';
 import { seedFlag, seedProject, seedSegment, writeWithEvent } from './support/sdk-seed';
 
 let frontendToken: string;
@@ -401,8 +402,10 @@ describe('CORS on /api/frontend', () => {
     const failing = withCors(async () => {
       throw new Error('boom');
     });
+    const logs = captureLogs();
     const error = await failing(request as IRequest, restricted, ctx);
     expect(error.status).toBe(500);
+    expect(logs.messages()).toEqual(['unhandled error']);
     expect(error.headers.get('access-control-allow-origin')).toBe('https://app.example');
   });
 

@@ -9,6 +9,7 @@ import worker from '../src/index';
 import { FRONTEND_NEW_INSTANCES_PER_DAY } from '../src/modules/client-api/usage';
 import { runScheduledJobs, SCHEDULED_JOBS, type ScheduledJob } from '../src/scheduled';
 import { call, createToken } from './support/http';
+import { captureLogs } from './support/logs';
 import { seedFlag, seedProject } from './support/sdk-seed';
 import { count } from './support/db';
 
@@ -137,8 +138,13 @@ describe('scheduled housekeeping (cron trigger)', () => {
     ]);
 
     const ctx = createExecutionContext();
+    const logs = captureLogs();
     await worker.scheduled(createScheduledController({ scheduledTime: now, cron: '*/5 * * * *' }), env, ctx);
     await waitOnExecutionContext(ctx);
+    // Each job logs what it did.
+    expect(logs.entries.filter((entry) => entry.msg === 'scheduled job done').map((entry) => entry.job)).toEqual(
+      SCHEDULED_JOBS.map((job) => job.name),
+    );
 
     const { results: metrics } = await env.DB.prepare(
       "SELECT timestamp FROM client_metrics_env WHERE app_name = 'fb-cron' ORDER BY timestamp DESC",
@@ -157,12 +163,16 @@ describe('scheduled housekeeping (cron trigger)', () => {
         throw new Error('boom');
       },
     };
+    const logs = captureLogs();
     const outcomes = await runScheduledJobs(env, new Date(), [failing, ...SCHEDULED_JOBS]);
+    expect(logs.entries[0]).toMatchObject({ level: 'error', msg: 'scheduled job failed', job: 'always-fails', error: { message: 'boom' } });
+    expect(logs.entries.slice(1).map((entry) => entry.msg)).toEqual(SCHEDULED_JOBS.map(() => 'scheduled job done'));
     expect(outcomes.map((outcome) => [outcome.name, outcome.ok])).toEqual([
       ['always-fails', false],
       ['expire-metrics', true],
       ['expire-client-instances', true],
       ['expire-sessions', true],
+      ['expire-login-failures', true],
       ['fail-stuck-import-jobs', true],
     ]);
   });

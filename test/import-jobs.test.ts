@@ -23,6 +23,7 @@ import {
 } from '../src/modules/import-export/plan';
 import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
+import { captureLogs } from './support/logs';
 import { maxEventId, payload, waitForJob } from './support/import';
 import { count, rows } from './support/db';
 import { createProject } from './support/admin';
@@ -499,6 +500,7 @@ describe('the watchdog for stuck jobs', () => {
     // First in its own line, queued just now: not stuck.
     const fresh = await insertJob(project, 'production', [chunk({ features: [feature(unique('fresh'))] })]);
 
+    const logs = captureLogs();
     expect(await failStuckImportJobs(env as unknown as Env, Date.now())).toEqual([stuck]);
     const failed = await bodyOf<Job>(await call('GET', `${IMPORT}/jobs/${stuck}`));
     expect(failed).toMatchObject({ status: 'failed', doneChunks: 1 });
@@ -521,6 +523,11 @@ describe('the watchdog for stuck jobs', () => {
     expect(await failStuckImportJobs(env as unknown as Env, Date.now() + STUCK_AFTER_MS + 60_000)).toEqual(
       expect.arrayContaining([behind]),
     );
+    // Each watchdog run that failed a job says so, as a warning.
+    expect(logs.entries.filter((entry) => entry.msg === 'stuck import jobs failed')).toEqual([
+      expect.objectContaining({ level: 'warn', jobs: [stuck] }),
+      expect.objectContaining({ level: 'warn', jobs: expect.arrayContaining([behind]) }),
+    ]);
   });
 
   it('runs from the scheduled handler', async () => {
@@ -528,8 +535,13 @@ describe('the watchdog for stuck jobs', () => {
     const old = new Date(Date.now() - STUCK_AFTER_MS - 60_000).toISOString();
     await env.DB.prepare('UPDATE import_jobs SET queued_at = ? WHERE id = ?').bind(old, jobId).run();
     const controller = createScheduledController({ scheduledTime: Date.now(), cron: '*/5 * * * *' });
+    const logs = captureLogs();
     await worker.scheduled!(controller, env);
     expect((await jobRow(jobId)).status).toBe('failed');
+    expect(logs.messages()).toContain('stuck import jobs failed');
+    expect(logs.entries).toContainEqual(
+      expect.objectContaining({ level: 'info', msg: 'scheduled job done', job: 'fail-stuck-import-jobs' }),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
-import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
+import { createPersonalToken, createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
 import { count } from './support/db';
 
 const TOO_SHORT = 'The password must be at least 10 characters long.';
@@ -11,6 +11,7 @@ const LOWER = 'The password must contain at least one lowercase letter.';
 const UPPER = 'The password must contain at least one uppercase letter.';
 const NUMBER = 'The password must contain at least one number.';
 const SPECIAL = 'The password must contain at least one special character.';
+const PREVIOUSLY_USED = "You've previously used this password. Please use a new password.";
 const OLD_INVALID =
   'The old password you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.';
 
@@ -22,6 +23,14 @@ async function expectWeak(response: Response, problems: string[]) {
     message: problems[0],
     details: [{ validationErrors: problems, message: problems[0] }],
   });
+}
+
+function sessionRows(userId: number): Promise<number> {
+  return count('SELECT count(*) AS n FROM sessions WHERE user_id = ?', userId);
+}
+
+function usedPasswordRows(userId: number): Promise<number> {
+  return count('SELECT count(*) AS n FROM used_passwords WHERE user_id = ?', userId);
 }
 
 function userCount(): Promise<number> {
@@ -157,9 +166,10 @@ describe('POST /api/admin/user-admin/:id/change-password', () => {
 });
 
 describe('POST /api/admin/user/change-password', () => {
-  it("changes the caller's password; this session stays, the others end", async () => {
+  it("changes the caller's password and ends every session of theirs, this one included (as Unleash 6.10.1)", async () => {
     const user = await signedInUser(3);
     const other = await loginAs(user.username);
+    const pat = await createPersonalToken(user.cookie);
     const response = await call(
       'POST',
       '/api/admin/user/change-password',
@@ -168,9 +178,70 @@ describe('POST /api/admin/user/change-password', () => {
       }),
     );
     expect(response.status).toBe(200);
-    expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
-    await expectError(await call('GET', '/api/admin/user', withSession(other)), 401, 'AuthenticationRequired');
+    for (const cookie of [user.cookie, other]) {
+      await expectError(await call('GET', '/api/admin/user', withSession(cookie)), 401, 'AuthenticationRequired');
+    }
+    expect(await sessionRows(user.id)).toBe(0);
+    // Personal access tokens survive a password change, as in Unleash.
+    expect((await call('GET', '/api/admin/user', { token: pat })).status).toBe(200);
     await loginAs(user.username, 'Brand-New-Pass-1');
+  });
+
+  it("expires the person's open reset links", async () => {
+    const created = await call('POST', '/api/admin/user-admin', {
+      body: { username: `with-link-${crypto.randomUUID().slice(0, 8)}`, password: STRONG_PASSWORD, rootRole: 3 },
+    });
+    const { username, inviteLink } = await bodyOf(created);
+    const token = new URL(inviteLink).searchParams.get('token')!;
+    expect((await call('GET', `/auth/reset/validate?token=${token}`, { token: null })).status).toBe(200);
+    const cookie = await loginAs(username);
+    const change = await call(
+      'POST',
+      '/api/admin/user/change-password',
+      withSession(cookie, { body: { password: 'Brand-New-Pass-1', confirmPassword: 'Brand-New-Pass-1', oldPassword: STRONG_PASSWORD } }),
+    );
+    expect(change.status).toBe(200);
+    await expectError(await call('GET', `/auth/reset/validate?token=${token}`, { token: null }), 401, 'InvalidTokenError');
+    await expectError(
+      await call('POST', '/auth/reset/password', { token: null, body: { token, password: 'Link-Password-77' } }),
+      401,
+      'InvalidTokenError',
+    );
+    await loginAs(username, 'Brand-New-Pass-1');
+  });
+
+  it('400 for any of the last 5 passwords, the current one included; the sixth-latest is allowed again', async () => {
+    const user = await signedInUser(3);
+    const pat = await createPersonalToken(user.cookie);
+    let current = STRONG_PASSWORD;
+    const change = (password: string) =>
+      call('POST', '/api/admin/user/change-password', { token: pat, body: { password, confirmPassword: password, oldPassword: current } });
+
+    const same = await expectError(await change(STRONG_PASSWORD), 400, 'ValidationError');
+    expect(same).toEqual({ id: same.id, name: 'ValidationError', message: PREVIOUSLY_USED, details: [{ message: PREVIOUSLY_USED }] });
+    // Refused: nothing changed, the session still works.
+    expect((await call('GET', '/api/admin/user', withSession(user.cookie))).status).toBe(200);
+
+    for (const next of ['Second-Pass-22', 'Third-Pass-303', 'Fourth-Pass-44', 'Fifth-Pass-505']) {
+      expect((await change(next)).status).toBe(200);
+      current = next;
+    }
+    // The last five are the first one and these four: each is refused.
+    for (const used of [STRONG_PASSWORD, 'Second-Pass-22', 'Third-Pass-303', 'Fourth-Pass-44', 'Fifth-Pass-505']) {
+      const refused = await expectError(await change(used), 400, 'ValidationError');
+      expect(refused.message).toBe(PREVIOUSLY_USED);
+    }
+    expect((await change('Sixth-Pass-606')).status).toBe(200);
+    current = 'Sixth-Pass-606';
+    // Six passwords set: the first one has dropped out of the last five.
+    expect(await usedPasswordRows(user.id)).toBe(5);
+    expect((await change(STRONG_PASSWORD)).status).toBe(200);
+  });
+
+  it('an admin may set any strong password, a used one too (Unleash checks only the person’s own changes)', async () => {
+    const user = await createUser(3);
+    const response = await call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: STRONG_PASSWORD } });
+    expect(response.status).toBe(200);
   });
 
   it("401 with Unleash's message for a wrong old password; nothing changes", async () => {

@@ -358,6 +358,69 @@ describe('project roles', () => {
   });
 });
 
+describe('turning a flag on where it has no strategy', () => {
+  // Unleash adds the default strategy then, so it also asks for CREATE_FEATURE_STRATEGY there.
+  let toggler: string;
+  beforeAll(async () => {
+    const role = await bodyOf(
+      await adminOk('POST', '/api/admin/roles', {
+        name: `prod-toggle-only-${run}`,
+        type: 'custom',
+        permissions: [{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }],
+      }),
+    );
+    toggler = await signInAs('Viewer', async (userId) => {
+      await adminOk('POST', `/api/admin/projects/${P}/access`, { roles: [role.id], users: [userId] });
+    });
+  });
+
+  async function newFlag(): Promise<string> {
+    const name = `no-strategy-${crypto.randomUUID().slice(0, 8)}`;
+    await adminOk('POST', `/api/admin/projects/${P}/features`, { name });
+    return name;
+  }
+
+  const strategies = (name: string) =>
+    count("SELECT COUNT(*) AS n FROM feature_strategies WHERE feature_name = ? AND environment = 'production'", name);
+  const enabled = (name: string) =>
+    count("SELECT COUNT(*) AS n FROM feature_environments WHERE feature_name = ? AND environment = 'production' AND enabled = 1", name);
+
+  it('403 naming CREATE_FEATURE_STRATEGY for a holder of only UPDATE_FEATURE_ENVIRONMENT; nothing written', async () => {
+    const name = await newFlag();
+    const response = await call('POST', `/api/admin/projects/${P}/features/${name}/environments/production/on`, { token: toggler });
+    expect(response.status).toBe(403);
+    const body = await bodyOf(response);
+    expect(body).toMatchObject({ name: 'NoAccessError', permissions: ['CREATE_FEATURE_STRATEGY'] });
+    expect(body.message).toBe(
+      'You don\'t have the required permissions to perform this operation. To perform this action, you need the "CREATE_FEATURE_STRATEGY" permission.',
+    );
+    expect(await strategies(name)).toBe(0);
+    expect(await enabled(name)).toBe(0);
+  });
+
+  it('the same person may turn it on once it has a strategy, and off in any case', async () => {
+    const name = await newFlag();
+    await adminOk('POST', `/api/admin/projects/${P}/features/${name}/environments/production/strategies`, strategy);
+    const on = await call('POST', `/api/admin/projects/${P}/features/${name}/environments/production/on`, { token: toggler });
+    expect(on.status).toBe(200);
+    expect(await enabled(name)).toBe(1);
+    expect(await strategies(name)).toBe(1);
+    const off = await call('POST', `/api/admin/projects/${P}/features/${name}/environments/production/off`, { token: toggler });
+    expect(off.status).toBe(200);
+    expect(await enabled(name)).toBe(0);
+  });
+
+  it('with CREATE_FEATURE_STRATEGY there too, it is turned on with the default strategy added', async () => {
+    const name = await newFlag();
+    const response = await call('POST', `/api/admin/projects/${P}/features/${name}/environments/production/on`, {
+      token: credentials.projectEnv,
+    });
+    expect(response.status).toBe(200);
+    expect(await strategies(name)).toBe(1);
+    expect(await enabled(name)).toBe(1);
+  });
+});
+
 describe('segments of a project', () => {
   it('lets a project role with UPDATE_PROJECT_SEGMENT make segments in its project only', async () => {
     const role = await bodyOf(

@@ -84,6 +84,18 @@ describe('POST /auth/reset/password', () => {
     expect(await passwordHashOf(user.id)).toBeNull();
   });
 
+  it("refuses one of the person's last 5 passwords (Unleash's PasswordPreviouslyUsedError); the link stays usable", async () => {
+    const email = `reset-used-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const created = await bodyOf(await call('POST', '/api/admin/user-admin', { body: { email, password: STRONG_PASSWORD, rootRole: 3 } }));
+    const token = new URL(created.inviteLink).searchParams.get('token')!;
+    const before = await passwordHashOf(created.id);
+    const body = await expectError(await setPassword(token, STRONG_PASSWORD), 400, 'ValidationError');
+    expect(body.message).toBe("You've previously used this password. Please use a new password.");
+    expect(await passwordHashOf(created.id)).toBe(before);
+    expect((await setPassword(token, 'Another-Str0ng-one')).status).toBe(200);
+    await loginAs(email, 'Another-Str0ng-one');
+  });
+
   it('two requests racing with one token: exactly one sets the password', async () => {
     const user = await newUser();
     const answers = await Promise.all([setPassword(user.token, 'First-Str0ng-pass'), setPassword(user.token, 'Second-Str0ng-pass')]);

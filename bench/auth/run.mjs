@@ -45,7 +45,8 @@ try {
   const cookie = login.headers.get('set-cookie').split(';')[0];
   const patResponse = await fetch(`${base}/api/admin/user/tokens`, {
     method: 'POST',
-    headers: { cookie, 'content-type': 'application/json' },
+    // Cookie-authenticated writes must come from the service's own origin, as the UI's do.
+    headers: { cookie, origin: base, 'content-type': 'application/json' },
     body: JSON.stringify({ description: 'bench', expiresAt: '2099-01-01T00:00:00Z' }),
   });
   if (patResponse.status !== 201) throw new Error(`PAT creation: ${patResponse.status}`);

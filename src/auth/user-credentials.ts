@@ -3,7 +3,7 @@
  * person is deleted, their personal access tokens too. D1 rows go first, in the caller's
  * batch or here; then KV and this isolate forget them (`revokeCached` fails loudly).
  */
-import { and, eq, ne } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Env } from '../env';
 import type { Db, Statement } from '../db/client';
 import { personalAccessTokens, sessions } from '../db/schema';
@@ -15,33 +15,22 @@ export interface UserCredentialHashes {
   personalTokens: string[];
 }
 
-/** The hashes of a user's sessions (all but `keepSessionHash`) and, if asked, personal tokens. */
+/** The hashes of a user's sessions and, if asked, personal tokens. */
 export async function credentialHashesOf(
   db: Db,
   userId: number,
-  options: { keepSessionHash?: string; personalTokens?: boolean } = {},
+  options: { personalTokens?: boolean } = {},
 ): Promise<UserCredentialHashes> {
-  const sessionRows = await db
-    .select({ hash: sessions.idHash })
-    .from(sessions)
-    .where(and(eq(sessions.userId, userId), options.keepSessionHash ? ne(sessions.idHash, options.keepSessionHash) : undefined));
+  const sessionRows = await db.select({ hash: sessions.idHash }).from(sessions).where(eq(sessions.userId, userId));
   const tokenRows = options.personalTokens
     ? await db.select({ hash: personalAccessTokens.secretHash }).from(personalAccessTokens).where(eq(personalAccessTokens.userId, userId))
     : [];
   return { sessions: sessionRows.map((row) => row.hash), personalTokens: tokenRows.map((row) => row.hash) };
 }
 
-/** Statements deleting the user's sessions (all but `keepSessionHash`) and, if asked, personal tokens. */
-export function deleteCredentialStatements(
-  db: Db,
-  userId: number,
-  options: { keepSessionHash?: string; personalTokens?: boolean } = {},
-): Statement[] {
-  const statements: Statement[] = [
-    db
-      .delete(sessions)
-      .where(and(eq(sessions.userId, userId), options.keepSessionHash ? ne(sessions.idHash, options.keepSessionHash) : undefined)),
-  ];
+/** Statements deleting the user's sessions and, if asked, personal tokens. */
+export function deleteCredentialStatements(db: Db, userId: number, options: { personalTokens?: boolean } = {}): Statement[] {
+  const statements: Statement[] = [db.delete(sessions).where(eq(sessions.userId, userId))];
   if (options.personalTokens) statements.push(db.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, userId)));
   return statements;
 }
@@ -55,10 +44,10 @@ export async function revokeCredentials(env: Env, userId: number, hashes: UserCr
   ]);
 }
 
-/** Ends a user's sessions now (all but `keepSessionHash`): D1, then KV and this isolate. */
-export async function endSessions(env: Env, db: Db, userId: number, keepSessionHash?: string): Promise<number> {
-  const hashes = await credentialHashesOf(db, userId, { keepSessionHash });
-  const [first, ...rest] = deleteCredentialStatements(db, userId, { keepSessionHash });
+/** Ends every session of a user now: D1, then KV and this isolate. */
+export async function endSessions(env: Env, db: Db, userId: number): Promise<number> {
+  const hashes = await credentialHashesOf(db, userId);
+  const [first, ...rest] = deleteCredentialStatements(db, userId);
   await db.batch([first!, ...rest]);
   await revokeCredentials(env, userId, hashes);
   return hashes.sessions.length;

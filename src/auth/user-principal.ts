@@ -2,7 +2,8 @@
  * A user's credential (session or personal access token) -> UserPrincipal. The user's name
  * and grants are cached in the isolate for as long as credentials are (ISOLATE_CACHE_TTL_MS),
  * so a signed-in request costs no D1 query on the hot path; a role change or deletion is
- * seen within that bound, and at once in the isolate that made it (`forgetUser`).
+ * seen within that bound, and at once in the isolate that made it (`forgetUser` for one
+ * person's roles, `forgetAllUsers` for a role's permissions).
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Env } from '../env';
@@ -26,6 +27,15 @@ const cachedUsers = new BoundedMap<number, CachedUser>({ entries: MAX_USERS });
 /** Forgets what this isolate knows of a user (after a role change, a deletion). */
 export function forgetUser(userId: number): void {
   cachedUsers.delete(userId);
+}
+
+/**
+ * Forgets every user's grants in this isolate: after a role's permissions change, which
+ * reaches everyone holding the role (root role or project role in any project). Role edits
+ * are rare; each user's next request reloads their grants with one query.
+ */
+export function forgetAllUsers(): void {
+  cachedUsers.clear();
 }
 
 async function loadUser(env: Env, userId: number): Promise<CachedUser | null> {

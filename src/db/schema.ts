@@ -458,7 +458,7 @@ export const users = sqliteTable(
     /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`; never returned. */
     passwordHash: text('password_hash'),
     loginAttempts: integer('login_attempts').notNull().default(0),
-    /** When the latest failed sign-in of the current run happened (the lockout's clock). */
+    /** When the latest failed sign-in happened (for people to see; the limits count `login_failures`). */
     lastFailedLoginAt: text('last_failed_login_at'),
     createdAt: createdAt(),
     seenAt: text('seen_at'),
@@ -612,6 +612,43 @@ export const resetTokens = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index('reset_tokens_user_idx').on(t.userId)],
+);
+
+/**
+ * A person's latest passwords (hashes, newest last): Unleash 6 refuses any of the last 5 as a
+ * new password when people change their own or set one through a reset link.
+ */
+export const usedPasswords = sqliteTable(
+  'used_passwords',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    passwordHash: text('password_hash').notNull(),
+    usedAt: text('used_at').notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.passwordHash] })],
+);
+
+/**
+ * Wrong passwords, one row each, per account and client address (an IPv4 address or an IPv6
+ * /64): what the sign-in limits count (src/modules/users/login-limits.ts). Rows older than the
+ * longest window are swept by the cron job.
+ */
+export const loginFailures = sqliteTable(
+  'login_failures',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    address: text('address').notNull(),
+    failedAt: text('failed_at').notNull(),
+  },
+  (t) => [
+    index('login_failures_user_address_idx').on(t.userId, t.address, t.failedAt),
+    index('login_failures_failed_at_idx').on(t.failedAt),
+  ],
 );
 
 export const sessions = sqliteTable(

@@ -14,6 +14,7 @@ import type { IRequest, RouterType } from 'itty-router';
 import type * as v from 'valibot';
 import { authenticate } from '../auth/authenticate';
 import { ADMIN, requireAnyPermission, type Permission } from '../auth/permissions';
+import { requireSameOriginForCookieWrite } from '../auth/same-origin';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
 import { noteLocalWrite } from '../db/coherence';
 import type { Env } from '../env';
@@ -244,6 +245,7 @@ function handlerFor(route: Route): Handler {
       return call({ request, env, ctx, principal, params, query: readQuery(route, request), body: await readBody(route, request) });
     }
     if (principal.kind === 'api-token' && principal.token.type !== 'admin') wrongTokenType();
+    requireSameOriginForCookieWrite(request, principal, env);
     const params = decodePathParams(request);
     const anyOf = access.permissions;
     if (anyOf.length > 0) {

@@ -2,7 +2,7 @@
  * People in tests: create a user through the API, sign in for a session cookie, mint a
  * personal access token. Everything goes through the Worker's real routes.
  */
-import { bodyOf, call, type CallOptions } from './http';
+import { BASE, bodyOf, call, type CallOptions } from './http';
 import { unique } from './names';
 
 /** Strong enough for Unleash's rule (upper, lower, digit, symbol, 10+ characters). */
@@ -48,9 +48,12 @@ export async function signedInUser(rootRole: number | string = 3): Promise<TestU
   return { ...user, cookie: await loginAs(user.username, user.password) };
 }
 
-/** Call options that send a session cookie instead of an API key. */
+/**
+ * Call options that send a session cookie instead of an API key, as a browser on one of the
+ * service's own pages does: with its `Origin` (writes need it; `options.headers` may change it).
+ */
 export function withSession(cookie: string, options: CallOptions = {}): CallOptions {
-  return { ...options, token: null, headers: { ...options.headers, cookie } };
+  return { ...options, token: null, headers: { origin: BASE, ...options.headers, cookie } };
 }
 
 /** Creates a personal access token for the signed-in user and returns its secret. */

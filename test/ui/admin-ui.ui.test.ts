@@ -4,7 +4,9 @@
  * fails on any error the UI's own calls meet that the flow did not cause on purpose.
  */
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { api, apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
 
 let server: Server;
@@ -381,6 +383,69 @@ describe('Unleash admin UI', () => {
       expect(body.features).toHaveLength(all.total);
       const file = await download;
       expect(file.suggestedFilename()).toMatch(/\.json$/);
+    });
+  });
+
+  it('a page on another origin of the same site cannot write with the session cookie; the UI itself can', async () => {
+    const flagName = `ui-forged-${run}`;
+    await apiJson(server.base, 'POST', '/api/admin/projects/default/features', { name: flagName });
+    const target = `${server.base}/api/admin/projects/default/features/${flagName}/environments/development/on`;
+    const enabled = async () => {
+      const feature = await apiJson(server.base, 'GET', `/api/admin/projects/default/features/${flagName}`);
+      return feature.environments.find((e: { name: string }) => e.name === 'development').enabled as boolean;
+    };
+    // Same host, another port: another origin but the same site, so SameSite=Lax lets the
+    // session cookie go along, as it would from a sibling subdomain. A real server, so that the
+    // browser sees a page of the same (loopback) address space.
+    const other = createServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another page</title>');
+    });
+    await new Promise<void>((resolve) => other.listen(0, new URL(server.base).hostname, resolve));
+    const sibling = `http://${new URL(server.base).hostname}:${(other.address() as AddressInfo).port}`;
+    onTestFinished(() => new Promise<void>((resolve) => other.close(() => resolve())));
+    await runFlow(browser, server.base, 'forged-writes', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+      session.expect(
+        { method: 'POST', path: /\/environments\/development\/on$/, status: 403 },
+        { method: 'POST', path: /^\/logout$/, status: 403 },
+      );
+      // The session answers other origins itself (no internet here); this one is really loaded.
+      await session.context.route(`${sibling}/**`, (route) => route.continue());
+      await page.goto(`${sibling}/page.html`);
+
+      // The classic forgery: a body-less, text/plain POST needs no CORS preflight.
+      const forged = page.waitForResponse((r) => r.url() === target);
+      await page.evaluate(
+        // The page cannot read the answer (the browser blocks an opaque JSON response): it only sends.
+        (url) =>
+          fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' } }).then(
+            () => undefined,
+            () => undefined,
+          ),
+        target,
+      );
+      const answer = await forged;
+      expect(answer.status()).toBe(403);
+      expect(await answer.request().headerValue('cookie')).toMatch(/unleash-session=/);
+      expect(await enabled()).toBe(false);
+
+      // A form posting /logout signs nobody out.
+      const logout = page.waitForResponse((r) => r.url() === `${server.base}/logout`);
+      await page.evaluate((action) => {
+        const form = document.createElement('form');
+        form.method = 'POST';
+        form.action = action;
+        document.body.append(form);
+        form.submit();
+      }, `${server.base}/logout`);
+      expect((await logout).status()).toBe(403);
+
+      // Back on the service's own pages, the same request passes.
+      await page.goto('/projects/default');
+      const own = await page.evaluate((url) => fetch(url, { method: 'POST', credentials: 'include' }).then((r) => r.status), target);
+      expect(own).toBe(200);
+      expect(await enabled()).toBe(true);
     });
   });
 });

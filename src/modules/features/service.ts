@@ -25,6 +25,7 @@ import { parseInput } from '../../http/validation';
 import type { CreateFeatureRequest, StrategyRequest, UpdateFeatureRequest } from './schema';
 import { CreateFeatureSchema, DependencySchema, PatchFeatureSchema, UpdateFeatureSchema, ValidateFeatureNameSchema } from './schema';
 import { safePattern } from '../import-export/rules';
+import { CREATE_FEATURE_STRATEGY, requireAnyPermission, type PermissionHolder } from '../../auth/permissions';
 import { projects } from '../../db/schema';
 import * as store from './store';
 import { fixWeights, WEIGHT_PROBLEMS } from './weights';
@@ -477,11 +478,20 @@ export async function deleteArchived(db: Db, actor: Actor, name: string) {
 // ---------------------------------------------------------------------------------------
 // Environments on/off
 
-export async function setEnvironmentEnabled(db: Db, actor: Actor, projectId: string, name: string, environment: string, enabled: boolean) {
+export async function setEnvironmentEnabled(
+  db: Db,
+  actor: Actor & PermissionHolder,
+  projectId: string,
+  name: string,
+  environment: string,
+  enabled: boolean,
+) {
   const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
   const statements: Statement[] = [];
   if (enabled && (await store.strategyCount(db, name, environment)) === 0) {
-    // Unleash turns a flag with no strategies on for everyone by adding its default strategy.
+    // Unleash turns a flag with no strategies on for everyone by adding its default strategy,
+    // so the caller must also be allowed to add one there (its stopWhenCannotCreateStrategies).
+    requireAnyPermission(actor, [CREATE_FEATURE_STRATEGY], projectId, environment);
     const projectEnvironment = await store.projectEnvironment(db, projectId, environment);
     const configured = projectEnvironment?.defaultStrategy as
       { name?: string; parameters?: Record<string, string>; constraints?: [] } | null | undefined;

@@ -14,6 +14,8 @@ import { resetTokens, roles, roleUser, users } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
 import { hashPassword } from '../users/password';
+import { recordPasswordStatements, requireUnusedPassword } from '../users/password-history';
+import { clearFailuresStatement } from '../users/login-limits';
 import { requireStrongPassword } from '../users/password-policy';
 
 /** How long a new user's link works (Unleash's own default is not documented; a week fits an invite). */
@@ -38,6 +40,17 @@ export async function newResetToken(db: Db, userId: number, actor: Actor, now = 
     createdBy: actor.actorName,
   });
   return { secret, statement };
+}
+
+/**
+ * Ends the person's open links (expiry set to now), as Unleash does whenever their password
+ * changes: a link handed out before must not set another password afterwards.
+ */
+export function expireResetTokensStatement(db: Db, userId: number, now: string) {
+  return db
+    .update(resetTokens)
+    .set({ expiresAt: now })
+    .where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now)));
 }
 
 /** Unleash's answer for a token that is unknown, used or expired. */
@@ -88,11 +101,13 @@ export async function validateResetToken(db: Db, secret: string) {
 /**
  * `POST /auth/reset/password`: sets the password and spends the token in one batch whose
  * statements re-check that the token is still unused, so two requests with one token cannot
- * both set a password. The user's sessions end, as with any password set by someone else.
+ * both set a password. As in Unleash, the password may not be one of the person's last 5;
+ * their sessions end and their other open links expire.
  */
 export async function resetPassword(env: Env, db: Db, secret: string, password: string): Promise<void> {
   const token = await liveToken(db, secret);
   requireStrongPassword(password);
+  await requireUnusedPassword(db, token.userId, password);
   const passwordHash = await hashPassword(password);
   const now = new Date().toISOString();
   const unspent = and(eq(resetTokens.secretHash, token.secretHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now));
@@ -102,6 +117,9 @@ export async function resetPassword(env: Env, db: Db, secret: string, password: 
       .set({ passwordHash, loginAttempts: 0, lastFailedLoginAt: null, updatedAt: now })
       .where(and(eq(users.id, token.userId), sql`EXISTS (SELECT 1 FROM ${resetTokens} WHERE ${unspent})`)),
     db.update(resetTokens).set({ usedAt: now }).where(unspent),
+    ...recordPasswordStatements(db, token.userId, passwordHash, now),
+    clearFailuresStatement(db, token.userId),
+    expireResetTokensStatement(db, token.userId, now),
   ]);
   if (spent.meta.changes === 0) throw invalidToken();
   await endSessions(env, db, token.userId);

@@ -1,3 +1,4 @@
+import { forgetAllUsers } from '../../auth/user-principal';
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import { ApiError, conflict, notFound, validationError, type ErrorDetail } from '../../http/errors';
@@ -218,6 +219,8 @@ export async function updateRole(db: Db, actor: Actor, id: number | null, body: 
     if (constraintFailed(error, 'roles.type, roles.name')) throw conflict(`There already exists a role with the name ${role.name}`);
     throw error;
   }
+  // Its holders' grants change: at once in this isolate, within ISOLATE_CACHE_TTL_MS elsewhere.
+  forgetAllUsers();
   return roleWithPermissions(db, after);
 }
 

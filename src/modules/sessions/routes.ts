@@ -4,6 +4,7 @@ import { clearedSessionCookie, sessionCookie } from '../../auth/credentials';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
 import { readJsonBody } from '../../http/body';
+import { clientKey } from '../../http/rate-limit';
 import { json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
 import { sessionUserBody, verifyLogin } from '../users/service';
@@ -15,7 +16,7 @@ import { LoginResponse } from './schema';
 /** `POST /auth/simple/login`: public (rate limited by address in front of it). */
 export async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>): Promise<Response> {
   const db = getDb(env);
-  const user = await verifyLogin(db, body.username, body.password);
+  const user = await verifyLogin(db, body.username, body.password, clientKey(request));
   const session = await service.createSession(env, db, user.id);
   return json({ ...(await sessionUserBody(user)), deletedSessions: 0, activeSessions: session.activeSessions }, 200, {
     'set-cookie': sessionCookie(request, session.sessionId, session.expiresAt),

@@ -8,8 +8,6 @@ import { newResetToken } from '../reset-tokens/service';
 import { parseInput } from '../../http/validation';
 import type { Env } from '../../env';
 import type { IRequest } from 'itty-router';
-import { sessionIdFromRequest } from '../../auth/credentials';
-import { sha256Hex } from '../../lib/encoding';
 import { noAccess } from '../../http/errors';
 import { ChangeOwnPasswordSchema, CreateUserSchema, IdParams, PasswordSchema, UpdateUserSchema } from './schema';
 import * as service from './service';
@@ -81,16 +79,14 @@ export async function setPassword({ request, env, body }: AdminContext<v.InferOu
   return empty(200);
 }
 
-/** `POST /api/admin/user/change-password`: a signed-in user; their other sessions end. */
+/** `POST /api/admin/user/change-password`: a signed-in user; all their sessions end, this one too. */
 export async function changeOwnPassword({
-  request,
   env,
   principal,
   body,
 }: AdminContext<v.InferOutput<typeof ChangeOwnPasswordSchema>>): Promise<Response> {
   if (principal.kind !== 'user') throw noAccess('Only a signed-in user (session or personal access token) can change their own password.');
-  const sessionId = principal.via === 'session' ? sessionIdFromRequest(request) : null;
-  await service.changeOwnPassword(env, getDb(env), principal.userId, body, sessionId === null ? undefined : await sha256Hex(sessionId));
+  await service.changeOwnPassword(env, getDb(env), principal.userId, body);
   return empty(200);
 }
 

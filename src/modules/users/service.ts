@@ -4,12 +4,15 @@ import { badRequest, notFound, validationError, type ErrorDetail } from '../../h
 import { gravatarUrl } from './gravatar';
 import { hashPassword, verifyPassword } from './password';
 import { requireStrongPassword } from './password-policy';
+import { forgetPasswordsStatement, recordPasswordStatements, requireUnusedPassword } from './password-history';
+import { clearFailuresStatement, forgiveAddressStatement, reserveLoginAttempt } from './login-limits';
+import { expireResetTokensStatement } from '../reset-tokens/service';
 import type { Env } from '../../env';
 import type { Grant } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { loginFailed, oldPasswordInvalid } from '../../http/errors';
 import { forgetUser } from '../../auth/user-principal';
-import { credentialHashesOf, deleteCredentialStatements, endSessions, revokeCredentials } from '../../auth/user-credentials';
+import { credentialHashesOf, deleteCredentialStatements, revokeCredentials } from '../../auth/user-credentials';
 import type { UpdateUserRequest } from './schema';
 import * as store from './store';
 
@@ -128,6 +131,7 @@ export async function createUser(
     try {
       await runBatch(db, [
         ...store.insertUserStatements(db, { ...row, passwordHash, createdByUserId: actor.userId }, role.id, actor.userId),
+        ...(passwordHash === null ? [] : recordPasswordStatements(db, row.id, passwordHash, createdAt)),
         auditEvent(db, actor, { type: 'user-created', data: auditData(row, role.id) }),
         ...extraStatements,
       ]);
@@ -208,6 +212,7 @@ export async function deleteUser(env: Env, db: Db, actor: Actor, id: number | nu
   const credentials = await credentialHashesOf(db, before.id, { personalTokens: true });
   await runBatch(db, [
     ...store.softDeleteStatements(db, before.id, now),
+    forgetPasswordsStatement(db, before.id),
     ...deleteCredentialStatements(db, before.id, { personalTokens: true }),
     auditEvent(db, actor, { type: 'user-deleted', preData: auditData(before, before.rootRole ?? VIEWER_ROLE_ID) }),
   ]);
@@ -217,10 +222,6 @@ export async function deleteUser(env: Env, db: Db, actor: Actor, id: number | nu
 // ---------------------------------------------------------------------------------------
 // Passwords and sign-in
 
-/** Consecutive failed sign-ins after which an account is locked (Unleash 6 has no lockout). */
-export const LOCKOUT_THRESHOLD = 10;
-export const LOCKOUT_MS = 15 * 60_000;
-
 /**
  * Checked when no account (or no password) matches, so that such attempts cost the same
  * PBKDF2 work as a wrong password. It matches no password.
@@ -228,22 +229,25 @@ export const LOCKOUT_MS = 15 * 60_000;
 const DUMMY_PASSWORD_HASH = 'pbkdf2-sha256$100000$c2lnbi1pbi1kdW1teS1zYWx0$paWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaU=';
 
 /**
- * Checks a sign-in. Unknown account, wrong password, no password and a locked account all
- * get the same 401 after the same work. Success resets the failure count and sets `seenAt`.
+ * Checks a sign-in from `address` (`clientKey`). Unknown account, wrong password, no password
+ * and an attempt the limits refuse (login-limits.ts) all get the same 401 after the same work:
+ * one counting statement, one PBKDF2 check, one update. Success resets the failure count, sets
+ * `seenAt` and forgives the address its failures.
  */
-export async function verifyLogin(db: Db, identifier: string, password: string): Promise<store.UserRow> {
+export async function verifyLogin(db: Db, identifier: string, password: string, address: string): Promise<store.UserRow> {
   const candidate = await store.findLoginCandidate(db, identifier);
   const now = Date.now();
-  const allowed = await store.reserveLoginAttempt(
-    db,
-    candidate?.id ?? 0,
-    new Date(now).toISOString(),
-    LOCKOUT_THRESHOLD,
-    new Date(now - LOCKOUT_MS).toISOString(),
-  );
+  const allowed = await reserveLoginAttempt(db, candidate?.id ?? 0, address, now);
   const matches = await verifyPassword(password, candidate?.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!candidate || !candidate.passwordHash || !allowed || !matches) throw loginFailed();
-  await store.successfulLoginStatement(db, candidate.id, new Date(now).toISOString()).run();
+  if (!candidate || !candidate.passwordHash || !allowed || !matches) {
+    // Refused attempts are not counted in loginAttempts (id 0 names nobody): as before, only checked ones.
+    await store.failedLoginStatement(db, candidate && allowed ? candidate.id : 0, new Date(now).toISOString()).run();
+    throw loginFailed();
+  }
+  await runBatch(db, [
+    store.successfulLoginStatement(db, candidate.id, new Date(now).toISOString()),
+    forgiveAddressStatement(db, candidate.id, address),
+  ]);
   return requireUser(db, candidate.id);
 }
 
@@ -252,31 +256,49 @@ export function validatePassword(password: string): void {
   requireStrongPassword(password);
 }
 
-/** An admin sets a user's password: every session of that user ends. */
+/**
+ * Stores a new password as Unleash's changePassword does: it is recorded among the person's
+ * latest, every session of theirs ends (personal access tokens stay) and their open reset
+ * links expire, all in one batch; then KV and this isolate forget the sessions.
+ */
+async function replacePassword(env: Env, db: Db, userId: number, password: string): Promise<void> {
+  const passwordHash = await hashPassword(password);
+  const now = new Date().toISOString();
+  const credentials = await credentialHashesOf(db, userId);
+  await runBatch(db, [
+    store.setPasswordStatement(db, userId, passwordHash, now),
+    ...recordPasswordStatements(db, userId, passwordHash, now),
+    clearFailuresStatement(db, userId),
+    expireResetTokensStatement(db, userId, now),
+    ...deleteCredentialStatements(db, userId),
+  ]);
+  await revokeCredentials(env, userId, credentials);
+}
+
+/** An admin sets a user's password (no check against earlier ones, as in Unleash). */
 export async function setPassword(env: Env, db: Db, id: number | null, password: string): Promise<void> {
   const user = await requireUser(db, id);
   requireStrongPassword(password);
-  await store.setPasswordStatement(db, user.id, await hashPassword(password), new Date().toISOString()).run();
-  await endSessions(env, db, user.id);
+  await replacePassword(env, db, user.id, password);
 }
 
 /**
- * A user changes their own password: the old one must be right (else 401, as Unleash), and
- * their other sessions end; the one in use (`currentSessionHash`) stays.
+ * A person changes their own password, in Unleash 6.10.1's order: the strength rule, the old
+ * password (else 401), then none of their last 5 passwords (else 400). Every session of theirs
+ * ends, the one this request came with included, and their open reset links expire.
  */
 export async function changeOwnPassword(
   env: Env,
   db: Db,
   userId: number,
   change: { password: string; oldPassword: string },
-  currentSessionHash?: string,
 ): Promise<void> {
   requireStrongPassword(change.password);
   const stored = await store.passwordHashOf(db, userId);
   const matches = await verifyPassword(change.oldPassword, stored ?? DUMMY_PASSWORD_HASH);
   if (stored === null || !matches) throw oldPasswordInvalid();
-  await store.setPasswordStatement(db, userId, await hashPassword(change.password), new Date().toISOString()).run();
-  await endSessions(env, db, userId, currentSessionHash);
+  await requireUnusedPassword(db, userId, change.password);
+  await replacePassword(env, db, userId, change.password);
 }
 
 // ---------------------------------------------------------------------------------------

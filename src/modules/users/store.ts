@@ -185,23 +185,14 @@ export async function findLoginCandidate(db: Db, identifier: string): Promise<{ 
 }
 
 /**
- * Counts a sign-in attempt before the password is checked, unless the account is locked (at
- * least `threshold` failures in a row, the latest after `lockedSince`). Counting first makes
- * the limit hold under parallel guesses. Returns false when the account is locked; an id
- * naming no user costs the same statement, so unknown accounts take the same time.
+ * A wrong password (or a refused attempt) counts in `loginAttempts`, failures in a row as
+ * Unleash reports them. An id naming no user costs the same statement (equal timing).
  */
-export async function reserveLoginAttempt(db: Db, id: number, now: string, threshold: number, lockedSince: string): Promise<boolean> {
-  const rows = await db
+export function failedLoginStatement(db: Db, id: number, now: string) {
+  return db
     .update(users)
     .set({ loginAttempts: sql`${users.loginAttempts} + 1`, lastFailedLoginAt: now })
-    .where(
-      and(
-        eq(users.id, id),
-        sql`NOT (${users.loginAttempts} >= ${threshold} AND ${users.lastFailedLoginAt} IS NOT NULL AND ${users.lastFailedLoginAt} > ${lockedSince})`,
-      ),
-    )
-    .returning({ id: users.id });
-  return rows.length > 0;
+    .where(eq(users.id, id));
 }
 
 /** A successful sign-in: the failure count starts over and `seenAt` is now. */
@@ -218,7 +209,7 @@ export async function passwordHashOf(db: Db, id: number): Promise<string | null>
   return row?.passwordHash ?? null;
 }
 
-/** A new password also lifts a lockout. */
+/** A new password starts the failure count over. */
 export function setPasswordStatement(db: Db, id: number, passwordHash: string, now: string) {
   return db.update(users).set({ passwordHash, loginAttempts: 0, lastFailedLoginAt: null, updatedAt: now }).where(eq(users.id, id));
 }

@@ -4,7 +4,7 @@
  * 4xx/5xx the UI's own calls receive that it did not cause on purpose, on console errors and
  * on uncaught page errors; a failing flow leaves a screenshot in test/ui/artifacts/.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startWorker } from '../../../bench/sdk/worker.mjs';
@@ -25,6 +25,12 @@ export async function startServer(): Promise<Server> {
 }
 
 export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    // `npm test` runs scripts/ensure-chromium.mjs first; a direct `vitest --project ui` gets the same advice.
+    throw new Error(
+      `Browser tests need ${CHROMIUM}, which is missing: install Chromium (Debian/Ubuntu: apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary.`,
+    );
+  }
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [

@@ -1,0 +1,1 @@
+export function passwordProblems(password: string): string[];
