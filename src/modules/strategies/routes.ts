@@ -1,40 +1,17 @@
 /** Activation strategy definitions: the list the UI offers and the form of one (its parameters). */
-import { asc, eq } from 'drizzle-orm';
 import { getDb } from '../../db/client';
-import { strategies } from '../../db/schema';
-import { notFound } from '../../http/errors';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';
 import { GetAllStrategiesResponse, GetStrategyResponse } from './schema';
-
-type StrategyRow = typeof strategies.$inferSelect;
-
-function strategyShape(row: StrategyRow) {
-  return {
-    displayName: row.displayName,
-    name: row.name,
-    editable: !row.builtIn,
-    description: row.description,
-    parameters: row.parameters,
-    deprecated: row.deprecated,
-    title: row.title,
-  };
-}
+import * as service from './service';
 
 export async function list({ env }: AdminContext): Promise<Response> {
-  const rows = await getDb(env).select().from(strategies).orderBy(asc(strategies.sortOrder), asc(strategies.name));
-  return json({ version: 1, strategies: rows.map(strategyShape) });
+  return json(await service.listStrategies(getDb(env)));
 }
 
 export async function get({ request, env }: AdminContext): Promise<Response> {
-  const [row] = await getDb(env)
-    .select()
-    .from(strategies)
-    .where(eq(strategies.name, pathParam(request, 'name')))
-    .limit(1);
-  if (!row) throw notFound('No strategy found');
-  return json(strategyShape(row));
+  return json(await service.getStrategy(getDb(env), pathParam(request, 'name')));
 }
 
 export const routes: Route[] = [
