@@ -517,14 +517,14 @@ describe('tags and tag types', () => {
     expect(await bodyOf(response)).toEqual({ type: 'simple', value: 'backend' });
     expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({
       version: 1,
-      tags: [{ value: 'backend', type: 'simple' }],
+      tags: [{ type: 'simple', value: 'backend', color: '#FFFFFF' }],
     });
     expect((await call('DELETE', '/api/admin/features/tag-me/tags/simple/backend')).status).toBe(200);
     expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({ version: 1, tags: [] });
     expect(await eventTypes('tag-me')).toEqual(['feature-created', 'feature-tagged', 'feature-untagged']);
   });
 
-  it('rejects tag values outside 2..50 characters, unknown tag types and unknown features', async () => {
+  it('rejects tag values outside 2..50 characters, unknown tag types (400, as Unleash) and unknown features', async () => {
     await createFeature('tag-bad');
     await expectError(
       await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'simple', value: 'x' } }),
@@ -536,11 +536,12 @@ describe('tags and tag types', () => {
       400,
       'ValidationError',
     );
-    await expectError(
+    const unknownType = await expectError(
       await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'nosuchtype', value: 'ok' } }),
-      404,
-      'NotFoundError',
+      400,
+      'ValidationError',
     );
+    expect(unknownType.details).toEqual([{ message: "Tag type 'nosuchtype' does not exist" }]);
     const error = await expectError(
       await call('POST', '/api/admin/features/nope/tags', { body: { type: 'simple', value: 'ok' } }),
       404,

@@ -3,10 +3,19 @@ import { getDb } from '../../db/client';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { featureProject } from '../../auth/scopes';
-import { CREATE_TAG_TYPE, UPDATE_FEATURE } from '../../auth/permissions';
+import { CREATE_TAG_TYPE, DELETE_TAG_TYPE, UPDATE_FEATURE, UPDATE_TAG_TYPE } from '../../auth/permissions';
 import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
 import {
   CreateTagTypeSchema,
+  BulkTagsSchema,
+  UpdateTagsSchema,
+  UpdateTagTypeSchema,
+  ValidateTagTypeSchema,
+  TagWithVersionResponse,
+  ValidateTagTypeResponse,
+  type BulkTagsInput,
+  type UpdateTagsInput,
+  type UpdateTagTypeInput,
   TagSchema,
   type CreateTagTypeInput,
   type TagInput,
@@ -61,6 +70,43 @@ export async function listTags({ env }: AdminContext): Promise<Response> {
 /** The values of one tag type; an unknown type has none (Unleash answers an empty list too). */
 export async function listTagsOfType({ request, env }: AdminContext): Promise<Response> {
   return json(await service.listTags(getDb(env), pathParam(request, 'type')));
+}
+
+export async function updateFeatureTags({ request, env, principal, body }: AdminContext<UpdateTagsInput>): Promise<Response> {
+  return json(await service.updateFeatureTags(getDb(env), principal, pathParam(request, 'featureName'), body));
+}
+
+export async function bulkTagFeatures({ request, env, principal, body }: AdminContext<BulkTagsInput>): Promise<Response> {
+  await service.bulkTagFeatures(getDb(env), principal, pathParam(request, 'projectId'), body);
+  return empty(200);
+}
+
+export async function createTag({ env, principal, body }: AdminContext<TagInput>): Promise<Response> {
+  const answer = await service.createTag(getDb(env), principal, body);
+  return json(answer, 201, { location: `tags/${answer.tag.type}/${answer.tag.value}` });
+}
+
+export async function getTag({ request, env }: AdminContext): Promise<Response> {
+  return json(await service.getTag(getDb(env), pathParam(request, 'type'), pathParam(request, 'value')));
+}
+
+export async function deleteTag({ request, env, principal }: AdminContext): Promise<Response> {
+  await service.deleteTag(getDb(env), principal, pathParam(request, 'type'), pathParam(request, 'value'));
+  return empty(200);
+}
+
+export async function validateTagType({ env, body }: AdminContext<CreateTagTypeInput>): Promise<Response> {
+  return json(await service.validateTagType(getDb(env), body));
+}
+
+export async function updateTagType({ request, env, principal, body }: AdminContext<UpdateTagTypeInput>): Promise<Response> {
+  await service.updateTagType(getDb(env), principal, pathParam(request, 'name'), body);
+  return empty(200);
+}
+
+export async function deleteTagType({ request, env, principal }: AdminContext): Promise<Response> {
+  await service.deleteTagType(getDb(env), principal, pathParam(request, 'name'));
+  return empty(200);
 }
 
 export const routes: Route[] = [
@@ -151,5 +197,98 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: GetTagsByTypeResponse } },
     errors: [400],
     handler: listTagsOfType,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/features/:featureName/tags',
+    access: admin(UPDATE_FEATURE, featureProject('featureName')),
+    tag: 'Features',
+    operationId: 'updateTags',
+    summary: "Add and remove a flag's tags in one call",
+    body: UpdateTagsSchema,
+    responses: { 200: { description: "The flag's tags after the change", schema: ListTagsResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: updateFeatureTags,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/tags',
+    access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Tags',
+    operationId: 'addTagToFeatures',
+    summary: 'Add and remove tags on several flags of a project',
+    body: BulkTagsSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: bulkTagFeatures,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/tags',
+    access: authenticated(),
+    tag: 'Tags',
+    operationId: 'createTag',
+    summary: 'Create a tag',
+    body: TagSchema,
+    responses: { 201: { description: 'Created', schema: TagWithVersionResponse } },
+    errors: [400, 401, 409, 413, 415],
+    handler: createTag,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/tags/:type/:value',
+    access: authenticated(),
+    tag: 'Tags',
+    operationId: 'getTag',
+    summary: 'Get a tag',
+    responses: { 200: { description: 'Success', schema: TagWithVersionResponse } },
+    errors: [400, 401, 404],
+    handler: getTag,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/tags/:type/:value',
+    access: admin(UPDATE_FEATURE),
+    tag: 'Tags',
+    operationId: 'deleteTag',
+    summary: 'Delete a tag and remove it from every flag',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403],
+    handler: deleteTag,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/tag-types/validate',
+    access: authenticated(),
+    tag: 'Tags',
+    operationId: 'validateTagType',
+    summary: 'Check a tag type without creating it',
+    body: ValidateTagTypeSchema,
+    responses: { 200: { description: 'The tag type could be created', schema: ValidateTagTypeResponse } },
+    errors: [400, 401, 409, 413, 415],
+    handler: validateTagType,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/tag-types/:name',
+    access: admin(UPDATE_TAG_TYPE),
+    tag: 'Tags',
+    operationId: 'updateTagType',
+    summary: "Change a tag type's description, icon or colour",
+    body: UpdateTagTypeSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: updateTagType,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/tag-types/:name',
+    access: admin(DELETE_TAG_TYPE),
+    tag: 'Tags',
+    operationId: 'deleteTagType',
+    summary: 'Delete a tag type with its tags',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404],
+    handler: deleteTagType,
   }),
 ];

@@ -1,5 +1,6 @@
 /** The Drizzle queries of tag types, tags and the tags on features. */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { chunkedInsert, chunksOf, D1_MAX_BOUND_PARAMETERS } from '../../db/chunk';
 import type { Db } from '../../db/client';
 import { featureTag, features, tagTypes, tags } from '../../db/schema';
 
@@ -33,12 +34,14 @@ export async function findFeature(db: Db, name: string): Promise<{ name: string;
   return feature;
 }
 
-export async function featureTags(db: Db, featureName: string): Promise<{ value: string; type: string }[]> {
+/** A flag's tags in the order they were added, each with its type's colour. */
+export async function featureTags(db: Db, featureName: string): Promise<{ type: string; value: string; color: string | null }[]> {
   return db
-    .select({ value: featureTag.tagValue, type: featureTag.tagType })
+    .select({ type: featureTag.tagType, value: featureTag.tagValue, color: tagTypes.color })
     .from(featureTag)
+    .leftJoin(tagTypes, eq(tagTypes.name, featureTag.tagType))
     .where(eq(featureTag.featureName, featureName))
-    .orderBy(sql`rowid`);
+    .orderBy(sql`${featureTag}.rowid`);
 }
 
 export function insertTag(db: Db, type: string, value: string) {
@@ -62,4 +65,72 @@ export async function listTags(db: Db, type?: string): Promise<{ type: string; v
     .from(tags)
     .where(type === undefined ? undefined : eq(tags.type, type))
     .orderBy(sql`rowid`);
+}
+
+export async function findTag(db: Db, type: string, value: string): Promise<{ type: string; value: string } | undefined> {
+  const [row] = await db
+    .select({ type: tags.type, value: tags.value })
+    .from(tags)
+    .where(and(eq(tags.type, type), eq(tags.value, value)))
+    .limit(1);
+  return row;
+}
+
+/** Deletes a tag and every flag's use of it. */
+export function deleteTag(db: Db, type: string, value: string) {
+  return [
+    db.delete(featureTag).where(and(eq(featureTag.tagType, type), eq(featureTag.tagValue, value))),
+    db.delete(tags).where(and(eq(tags.type, type), eq(tags.value, value))),
+  ];
+}
+
+export function updateTagType(db: Db, name: string, changes: Partial<Pick<TagTypeValues, 'description' | 'icon' | 'color'>>) {
+  return db.update(tagTypes).set(changes).where(eq(tagTypes.name, name));
+}
+
+/** Deletes a tag type, its tags and every flag's use of them. */
+export function deleteTagType(db: Db, name: string) {
+  return [
+    db.delete(featureTag).where(eq(featureTag.tagType, name)),
+    db.delete(tags).where(eq(tags.type, name)),
+    db.delete(tagTypes).where(eq(tagTypes.name, name)),
+  ];
+}
+
+/** The flags of these names that exist, with their projects. */
+export async function findFeatures(db: Db, names: readonly string[]): Promise<{ name: string; project: string }[]> {
+  const found: { name: string; project: string }[] = [];
+  for (const run of chunksOf([...new Set(names)], D1_MAX_BOUND_PARAMETERS - 1)) {
+    found.push(...(await db.select({ name: features.name, project: features.project }).from(features).where(inArray(features.name, run))));
+  }
+  return found;
+}
+
+/** Of these tags, the ones that already exist. */
+export async function existingTags(db: Db, list: readonly { type: string; value: string }[]) {
+  const found: { type: string; value: string }[] = [];
+  for (const tag of list) {
+    const row = await findTag(db, tag.type, tag.value);
+    if (row) found.push(row);
+  }
+  return found;
+}
+
+export function insertTags(db: Db, list: readonly { type: string; value: string }[]) {
+  return chunkedInsert(list, 2, (run) => db.insert(tags).values(run).onConflictDoNothing());
+}
+
+export function insertFeatureTags(
+  db: Db,
+  rows: readonly { featureName: string; tagType: string; tagValue: string; createdByUserId: number }[],
+) {
+  return chunkedInsert(rows, 4, (run) => db.insert(featureTag).values(run).onConflictDoNothing());
+}
+
+export function deleteFeatureTags(db: Db, featureNames: readonly string[], tag: { type: string; value: string }) {
+  return chunksOf(featureNames, D1_MAX_BOUND_PARAMETERS - 2).map((run) =>
+    db
+      .delete(featureTag)
+      .where(and(eq(featureTag.tagType, tag.type), eq(featureTag.tagValue, tag.value), inArray(featureTag.featureName, run))),
+  );
 }
