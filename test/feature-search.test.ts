@@ -54,10 +54,13 @@ beforeAll(async () => {
 
   await ok('POST', `${P}/s-alpha/environments/development/strategies`, { name: 'default', segments: [segOne.id] });
   await ok('POST', `${P}/s-alpha/environments/development/on`);
-  await ok('PUT', `${P}/s-alpha/environments/production/variants`, [
-    { name: 'a', weight: 0 },
-    { name: 'b', weight: 0 },
-  ]);
+  await ok('PUT', `${P}/s-alpha/variants-batch`, {
+    environments: ['production'],
+    variants: [
+      { name: 'a', weight: 0 },
+      { name: 'b', weight: 0 },
+    ],
+  });
   await ok('POST', '/api/admin/features/s-alpha/tags', { type: 'simple', value: 'alpha-tag' });
   await ok('POST', '/api/admin/features/s-alpha/tags', { type: 'team', value: 'core' });
 

@@ -419,8 +419,15 @@ describe('environments on/off and strategies', () => {
 });
 
 describe('environment variants', () => {
-  it('PUT stores balanced variants and GET returns them', async () => {
+  it('PUT stores balanced variants and GET returns them, once the flag has environment variants', async () => {
     await createFeature('var-env');
+    const refused = await expectError(
+      await call('PUT', `${P}/var-env/environments/development/variants`, { body: [{ name: 'v1', weight: 0 }] }),
+      403,
+      'InvalidOperationError',
+    );
+    expect(refused.message).toBe('Environment variants deprecated for feature: var-env. Use strategy variants instead.');
+    expect((await call('PUT', `${P}/var-env/variants`, { body: [{ name: 'seed', weight: 0 }] })).status).toBe(200);
     const response = await call('PUT', `${P}/var-env/environments/development/variants`, {
       body: [
         { name: 'v1', weight: 0, weightType: 'variable' },
@@ -432,12 +439,12 @@ describe('environment variants', () => {
     const body = await bodyOf(response);
     expect(body.variants.map((variant: { weight: number }) => variant.weight)).toEqual([334, 333, 333]);
     expect(await bodyOf(await call('GET', `${P}/var-env/environments/development/variants`))).toEqual(body);
-    expect(await eventTypes('var-env')).toEqual(['feature-created', 'feature-environment-variants-updated']);
+    expect(await eventTypes('var-env')).toEqual(['feature-created', 'feature-variants-updated', 'feature-environment-variants-updated']);
   });
 
   it('rejects fixed weights over 1000 and duplicate names', async () => {
     await createFeature('var-bad');
-    const path = `${P}/var-bad/environments/development/variants`;
+    const path = `${P}/var-bad/variants`;
     await expectError(
       await call('PUT', path, {
         body: [
@@ -467,11 +474,7 @@ describe('environment variants', () => {
       { name: 'a', weight: 400, weightType: 'fix' },
       { name: 'b', weight: 600, weightType: 'fix' },
     ];
-    const environment = await expectError(
-      await call('PUT', `${P}/var-all-fixed/environments/development/variants`, { body: allFixed }),
-      400,
-      'ValidationError',
-    );
+    const environment = await expectError(await call('PUT', `${P}/var-all-fixed/variants`, { body: allFixed }), 400, 'ValidationError');
     expect(environment.details[0]!.message).toBe('variants: There must be at least one "variable" variant');
     const strategy = await expectError(
       await call('POST', `${P}/var-all-fixed/environments/development/strategies`, {

@@ -111,6 +111,12 @@ export const VariantSchema = v.object({
 });
 export const VariantsSchema = v.pipe(v.array(VariantSchema), v.maxLength(100, 'must have at most 100 items'));
 
+/** The same variants for several environments (the UI's "copy to environments"). */
+export const VariantsBatchSchema = v.object({
+  variants: v.optional(VariantsSchema, []),
+  environments: v.optional(v.pipe(v.array(nonBlank(100)), v.maxLength(100, 'must have at most 100 items')), []),
+});
+
 /** Strategy parameters are strings in Unleash; numbers and booleans are stored as text. */
 const ParameterValue = v.pipe(
   v.union([text(10_000), v.number(), v.boolean()], 'must be string'),
