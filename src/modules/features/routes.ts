@@ -4,7 +4,15 @@ import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
-import { CompleteLifecycleSchema, ReviveSchema, StaleSchema, StrategySchema, VariantsBatchSchema, VariantsSchema } from './schema';
+import {
+  CompleteLifecycleSchema,
+  ReviveSchema,
+  StaleSchema,
+  StrategySchema,
+  StrategySortOrderSchema,
+  VariantsBatchSchema,
+  VariantsSchema,
+} from './schema';
 import { JsonPatchSchema, type JsonPatch } from '../../http/json-patch';
 import * as service from './service';
 import { featureProject } from '../../auth/scopes';
@@ -140,6 +148,23 @@ export async function updateStrategy({
   return json(
     await service.updateStrategy(getDb(env), principal, project(request), feature(request), environment(request), strategyId, body),
   );
+}
+
+export async function patchStrategy({ request, env, principal, body }: AdminContext<JsonPatch>): Promise<Response> {
+  const strategyId = pathParam(request, 'strategyId');
+  return json(
+    await service.patchStrategy(getDb(env), principal, project(request), feature(request), environment(request), strategyId, body),
+  );
+}
+
+export async function setStrategySortOrder({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof StrategySortOrderSchema>>): Promise<Response> {
+  await service.setStrategySortOrder(getDb(env), principal, project(request), feature(request), environment(request), body);
+  return empty(200);
 }
 
 export async function deleteStrategy({ request, env, principal }: AdminContext): Promise<Response> {
@@ -441,6 +466,30 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: UpdateFeatureStrategyResponse } },
     errors: [400, 404, 413],
     handler: updateStrategy,
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'patchFeatureStrategy',
+    summary: 'Change a strategy of a flag with a JSON Patch',
+    body: JsonPatchSchema,
+    responses: { 200: { description: 'Success', schema: UpdateFeatureStrategyResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: patchStrategy,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/set-sort-order',
+    access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'setStrategySortOrder',
+    summary: "Reorder a flag's strategies in an environment",
+    body: StrategySortOrderSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: setStrategySortOrder,
   }),
   route({
     method: 'DELETE',

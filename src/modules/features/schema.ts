@@ -294,7 +294,7 @@ export const GetFeatureStrategiesResponse = v.array(
   v.object({
     id: v.string(),
     name: v.nullable(v.string()),
-    title: v.null(),
+    title: v.nullable(v.string()),
     disabled: v.boolean(),
     featureName: v.string(),
     sortOrder: v.number(),
@@ -350,7 +350,7 @@ export const AddFeatureStrategyResponse = v.object({
 export const UpdateFeatureStrategyResponse = v.object({
   id: v.string(),
   name: v.nullable(v.string()),
-  title: v.null(),
+  title: v.nullable(v.string()),
   disabled: v.boolean(),
   featureName: v.string(),
   sortOrder: v.number(),
@@ -397,3 +397,9 @@ export const GetFeatureLifecycleResponse = v.array(
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName/parent-variants` answers with status 200. */
 export const ListParentVariantOptionsResponse = v.array(v.string());
+
+/** New sort orders for some of a flag's strategies in one environment. */
+export const StrategySortOrderSchema = v.pipe(
+  v.array(v.strictObject({ id: text(100), sortOrder: v.pipe(v.number(), v.integer('must be integer')) })),
+  v.maxLength(1000, 'must have at most 1000 items'),
+);

@@ -26,6 +26,7 @@ import { ApiError, badRequest, conflict, notFound, validationError } from '../..
 import { parseInput } from '../../http/validation';
 import type { CreateFeatureRequest, StrategyRequest, UpdateFeatureRequest } from './schema';
 import {
+  StrategySchema,
   VariantsSchema,
   CreateFeatureSchema,
   DependencySchema,
@@ -671,6 +672,54 @@ export async function deleteStrategy(db: Db, actor: Actor, projectId: string, na
       environment,
       featureName: name,
       preData: strategyShape(existing.row, existing.segmentIds),
+    }),
+  ]);
+}
+
+/** Applies a JSON Patch to the strategy as GET shows it; the result must be a valid strategy. */
+export async function patchStrategy(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  strategyId: string,
+  patch: JsonPatch,
+) {
+  const current = await getStrategy(db, projectId, name, environment, strategyId);
+  const patched = parseInput(StrategySchema, applyJsonPatch(current, patch), '/body');
+  return updateStrategy(db, actor, projectId, name, environment, strategyId, patched);
+}
+
+/** Sets the sort order of some of a flag's strategies in one environment (the UI's drag and drop). */
+export async function setStrategySortOrder(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  orders: { id: string; sortOrder: number }[],
+) {
+  const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const { rows } = await store.strategiesWithSegments(db, name, environment);
+  const known = new Set(rows.map((row) => row.id));
+  const unknown = orders.find((order) => !known.has(order.id));
+  if (unknown) throw badRequest(`Strategy ${unknown.id} is not one of the strategies of ${name} in ${environment}`);
+  const wanted = new Map(orders.map((order) => [order.id, order.sortOrder]));
+  const before = rows.map((row) => row.id);
+  const after = rows
+    .map((row, index) => ({ id: row.id, sortOrder: wanted.get(row.id) ?? row.sortOrder, index }))
+    .sort((a, b) => a.sortOrder - b.sortOrder || a.index - b.index)
+    .map((row) => row.id);
+  await runBatch(db, [
+    ...orders.map((order) => store.setStrategySortOrder(db, name, environment, order.id, order.sortOrder)),
+    auditEvent(db, actor, {
+      type: 'strategy-order-changed',
+      project: feature.project,
+      environment,
+      featureName: name,
+      data: { strategyIds: after },
+      preData: { strategyIds: before },
     }),
   ]);
 }

@@ -235,3 +235,12 @@ export function setEnvironmentVariants(db: Db, featureName: string, variants: Va
       ),
     );
 }
+
+export function setStrategySortOrder(db: Db, featureName: string, environment: string, id: string, sortOrder: number) {
+  return db
+    .update(featureStrategies)
+    .set({ sortOrder })
+    .where(
+      and(eq(featureStrategies.id, id), eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)),
+    );
+}
