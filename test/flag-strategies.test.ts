@@ -119,3 +119,35 @@ describe('POST …/environments/:environment/strategies/set-sort-order', () => {
     expect(await order(flag)).toEqual(ids);
   });
 });
+
+describe('GET /api/admin/projects/:projectId/features/:featureName/environments/:environment', () => {
+  it('answers the environment with its strategies in Unleash’s shape and key order', async () => {
+    const { flag, ids } = await flagWithStrategies(1);
+    const response = await call('GET', `${P}/${flag}/environments/development`);
+    expect(response.status).toBe(200);
+    const body = await bodyOf(response);
+    expect(Object.keys(body)).toEqual(['name', 'environment', 'enabled', 'strategies']);
+    expect(body).toMatchObject({ name: flag, environment: 'development', enabled: false });
+    expect(body.strategies).toHaveLength(1);
+    expect(Object.keys(body.strategies[0])).toEqual([
+      'id',
+      'featureName',
+      'title',
+      'parameters',
+      'constraints',
+      'variants',
+      'sortOrder',
+      'disabled',
+      'name',
+    ]);
+    expect(body.strategies[0]).toMatchObject({ id: ids[0], featureName: flag, name: 'flexibleRollout', title: 's0' });
+  });
+
+  it('answers 404 with Unleash’s message for an unknown environment or flag, and 401 without a credential', async () => {
+    const { flag } = await flagWithStrategies(0);
+    const missing = await expectError(await call('GET', `${P}/${flag}/environments/nowhere`), 404, 'NotFoundError');
+    expect(missing.message).toBe(`Could not find ${flag} in nowhere`);
+    await expectError(await call('GET', `${P}/no-such-flag/environments/development`), 404, 'NotFoundError');
+    await expectError(await call('GET', `${P}/${flag}/environments/development`, { token: null }), 401, 'AuthenticationRequired');
+  });
+});

@@ -42,6 +42,7 @@ import {
   GetEnvironmentFeatureVariantsResponse,
   OverwriteEnvironmentFeatureVariantsResponse,
   GetFeatureLifecycleResponse,
+  GetFeatureEnvironmentResponse,
   ListParentVariantOptionsResponse,
 } from './schema';
 
@@ -148,6 +149,10 @@ export async function updateStrategy({
   return json(
     await service.updateStrategy(getDb(env), principal, project(request), feature(request), environment(request), strategyId, body),
   );
+}
+
+export async function getFeatureEnvironment({ request, env }: AdminContext): Promise<Response> {
+  return json(await service.getFeatureEnvironment(getDb(env), project(request), feature(request), environment(request)));
 }
 
 export async function patchStrategy({ request, env, principal, body }: AdminContext<JsonPatch>): Promise<Response> {
@@ -466,6 +471,17 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: UpdateFeatureStrategyResponse } },
     errors: [400, 404, 413],
     handler: updateStrategy,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'getFeatureEnvironment',
+    summary: 'Get one environment of a flag with its strategies',
+    responses: { 200: { description: 'Success', schema: GetFeatureEnvironmentResponse } },
+    errors: [400, 401, 404],
+    handler: getFeatureEnvironment,
   }),
   route({
     method: 'PATCH',

@@ -403,3 +403,23 @@ export const StrategySortOrderSchema = v.pipe(
   v.array(v.strictObject({ id: text(100), sortOrder: v.pipe(v.number(), v.integer('must be integer')) })),
   v.maxLength(1000, 'must have at most 1000 items'),
 );
+
+/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment` answers. */
+export const GetFeatureEnvironmentResponse = v.object({
+  name: v.string(),
+  environment: v.string(),
+  enabled: v.boolean(),
+  strategies: v.array(
+    v.object({
+      id: v.string(),
+      featureName: v.string(),
+      title: v.nullable(v.string()),
+      parameters: v.record(v.string(), v.string()),
+      constraints: v.array(v.unknown()),
+      variants: v.array(v.unknown()),
+      sortOrder: v.number(),
+      disabled: v.nullable(v.boolean()),
+      name: v.string(),
+    }),
+  ),
+});

@@ -676,6 +676,30 @@ export async function deleteStrategy(db: Db, actor: Actor, projectId: string, na
   ]);
 }
 
+/** One environment of a flag as Unleash shows it: `name` is the flag's, strategies without their segments. */
+export async function getFeatureEnvironment(db: Db, projectId: string, name: string, environment: string) {
+  await requireFeature(db, projectId, name);
+  const featureEnvironment = await store.featureEnvironmentRow(db, name, environment);
+  if (!featureEnvironment) throw notFound(`Could not find ${name} in ${environment}`);
+  const { rows } = await store.strategiesWithSegments(db, name, environment);
+  return {
+    name,
+    environment,
+    enabled: featureEnvironment.enabled,
+    strategies: rows.map((row) => ({
+      id: row.id,
+      featureName: row.featureName,
+      title: row.title,
+      parameters: row.parameters,
+      constraints: row.constraints,
+      variants: row.variants,
+      sortOrder: row.sortOrder,
+      disabled: row.disabled,
+      name: row.strategyName,
+    })),
+  };
+}
+
 /** Applies a JSON Patch to the strategy as GET shows it; the result must be a valid strategy. */
 export async function patchStrategy(
   db: Db,
