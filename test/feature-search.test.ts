@@ -50,10 +50,13 @@ beforeAll(async () => {
 
   await adminOk('POST', `${P}/s-alpha/environments/development/strategies`, { name: 'default', segments: [segOne.id] });
   await adminOk('POST', `${P}/s-alpha/environments/development/on`);
-  await adminOk('PUT', `${P}/s-alpha/environments/production/variants`, [
-    { name: 'a', weight: 0 },
-    { name: 'b', weight: 0 },
-  ]);
+  await adminOk('PUT', `${P}/s-alpha/variants-batch`, {
+    environments: ['production'],
+    variants: [
+      { name: 'a', weight: 0 },
+      { name: 'b', weight: 0 },
+    ],
+  });
   await adminOk('POST', '/api/admin/features/s-alpha/tags', { type: 'simple', value: 'alpha-tag' });
   await adminOk('POST', '/api/admin/features/s-alpha/tags', { type: 'team', value: 'core' });
 

@@ -408,8 +408,15 @@ describe('environments on/off and strategies', () => {
 });
 
 describe('environment variants', () => {
-  it('PUT stores balanced variants and GET returns them', async () => {
+  it('PUT stores balanced variants and GET returns them, once the flag has environment variants', async () => {
     await createFeature('var-env');
+    const refused = await expectError(
+      await call('PUT', `${P}/var-env/environments/development/variants`, { body: [{ name: 'v1', weight: 0 }] }),
+      403,
+      'InvalidOperationError',
+    );
+    expect(refused.message).toBe('Environment variants deprecated for feature: var-env. Use strategy variants instead.');
+    expect((await call('PUT', `${P}/var-env/variants`, { body: [{ name: 'seed', weight: 0 }] })).status).toBe(200);
     const response = await call('PUT', `${P}/var-env/environments/development/variants`, {
       body: [
         { name: 'v1', weight: 0, weightType: 'variable' },
@@ -421,12 +428,12 @@ describe('environment variants', () => {
     const body = await bodyOf(response);
     expect(body.variants.map((variant: { weight: number }) => variant.weight)).toEqual([334, 333, 333]);
     expect(await bodyOf(await call('GET', `${P}/var-env/environments/development/variants`))).toEqual(body);
-    expect(await eventTypes('var-env')).toEqual(['feature-created', 'feature-environment-variants-updated']);
+    expect(await eventTypes('var-env')).toEqual(['feature-created', 'feature-variants-updated', 'feature-environment-variants-updated']);
   });
 
   it('rejects fixed weights over 1000 and duplicate names', async () => {
     await createFeature('var-bad');
-    const path = `${P}/var-bad/environments/development/variants`;
+    const path = `${P}/var-bad/variants`;
     await expectError(
       await call('PUT', path, {
         body: [
@@ -456,11 +463,7 @@ describe('environment variants', () => {
       { name: 'a', weight: 400, weightType: 'fix' },
       { name: 'b', weight: 600, weightType: 'fix' },
     ];
-    const environment = await expectError(
-      await call('PUT', `${P}/var-all-fixed/environments/development/variants`, { body: allFixed }),
-      400,
-      'ValidationError',
-    );
+    const environment = await expectError(await call('PUT', `${P}/var-all-fixed/variants`, { body: allFixed }), 400, 'ValidationError');
     expect(environment.details[0]!.message).toBe('variants: There must be at least one "variable" variant');
     const strategy = await expectError(
       await call('POST', `${P}/var-all-fixed/environments/development/strategies`, {
@@ -506,14 +509,14 @@ describe('tags and tag types', () => {
     expect(await bodyOf(response)).toEqual({ type: 'simple', value: 'backend' });
     expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({
       version: 1,
-      tags: [{ value: 'backend', type: 'simple' }],
+      tags: [{ type: 'simple', value: 'backend', color: '#FFFFFF' }],
     });
     expect((await call('DELETE', '/api/admin/features/tag-me/tags/simple/backend')).status).toBe(200);
     expect(await bodyOf(await call('GET', '/api/admin/features/tag-me/tags'))).toEqual({ version: 1, tags: [] });
     expect(await eventTypes('tag-me')).toEqual(['feature-created', 'feature-tagged', 'feature-untagged']);
   });
 
-  it('rejects tag values outside 2..50 characters, unknown tag types and unknown features', async () => {
+  it('rejects tag values outside 2..50 characters, unknown tag types (400, as Unleash) and unknown features', async () => {
     await createFeature('tag-bad');
     await expectError(
       await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'simple', value: 'x' } }),
@@ -525,11 +528,12 @@ describe('tags and tag types', () => {
       400,
       'ValidationError',
     );
-    await expectError(
+    const unknownType = await expectError(
       await call('POST', '/api/admin/features/tag-bad/tags', { body: { type: 'nosuchtype', value: 'ok' } }),
-      404,
-      'NotFoundError',
+      400,
+      'ValidationError',
     );
+    expect(unknownType.details).toEqual([{ message: "Tag type 'nosuchtype' does not exist" }]);
     const error = await expectError(
       await call('POST', '/api/admin/features/nope/tags', { body: { type: 'simple', value: 'ok' } }),
       404,

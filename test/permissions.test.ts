@@ -190,10 +190,13 @@ const CASES: Case[] = [
       (await count('SELECT COUNT(*) AS n FROM feature_strategies WHERE feature_name = ? AND title = ?', F_P, `by-${who}`)) === 1,
   },
   {
-    family: 'variants: PUT environment variants in default, development',
+    family: 'variants: PUT variants-batch in default, development (checked per environment)',
     method: 'PUT',
-    path: () => `/api/admin/projects/default/features/${F_DEFAULT}/environments/development/variants`,
-    body: (who) => [{ name: `v-${who}`, weight: 1000, weightType: 'variable', stickiness: 'default' }],
+    path: () => `/api/admin/projects/default/features/${F_DEFAULT}/variants-batch`,
+    body: (who) => ({
+      environments: ['development'],
+      variants: [{ name: `v-${who}`, weight: 1000, weightType: 'variable', stickiness: 'default' }],
+    }),
     allowed: ['admin', 'editor'],
     written: async (who) =>
       (await count(

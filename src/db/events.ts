@@ -3,6 +3,7 @@
  * log never claims a change that did not happen (or misses one that did).
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { chunkedInsert } from './chunk';
 import type { Db } from './client';
 import { events } from './schema';
 
@@ -45,4 +46,22 @@ export function auditEventWhere(actor: Actor, event: AuditEvent, condition: SQL)
   return sql`INSERT INTO ${events} (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
     SELECT ${event.type}, ${actor.actorName}, ${actor.userId}, ${event.project ?? null}, ${event.environment ?? null}, ${event.featureName ?? null}, ${json(event.data)}, ${json(event.preData)}
     WHERE ${condition}`;
+}
+
+/** Several audit events as multi-row inserts that fit D1's parameter bound (none for none). */
+export function auditEvents(db: Db, actor: Actor, list: readonly AuditEvent[]) {
+  return chunkedInsert(list, 8, (run) =>
+    db.insert(events).values(
+      run.map((event) => ({
+        type: event.type,
+        createdBy: actor.actorName,
+        createdByUserId: actor.userId,
+        project: event.project ?? null,
+        environment: event.environment ?? null,
+        featureName: event.featureName ?? null,
+        data: event.data ?? null,
+        preData: event.preData ?? null,
+      })),
+    ),
+  );
 }

@@ -86,7 +86,7 @@ export interface LegalValueDoc {
 export interface StrategyParameterDoc {
   name: string;
   type: string;
-  description?: string;
+  description?: string | null;
   required?: boolean;
 }
 

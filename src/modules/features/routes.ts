@@ -4,7 +4,16 @@ import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
-import { CompleteLifecycleSchema, ReviveSchema, StaleSchema, StrategySchema, VariantsSchema } from './schema';
+import {
+  CompleteLifecycleSchema,
+  ReviveSchema,
+  StaleSchema,
+  StrategySchema,
+  StrategySortOrderSchema,
+  VariantsBatchSchema,
+  VariantsSchema,
+} from './schema';
+import { JsonPatchSchema, type JsonPatch } from '../../http/json-patch';
 import * as service from './service';
 import { featureProject } from '../../auth/scopes';
 import {
@@ -17,6 +26,7 @@ import {
   UPDATE_FEATURE_ENVIRONMENT,
   UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
   UPDATE_FEATURE_STRATEGY,
+  UPDATE_FEATURE_VARIANTS,
 } from '../../auth/permissions';
 import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
 import {
@@ -32,6 +42,7 @@ import {
   GetEnvironmentFeatureVariantsResponse,
   OverwriteEnvironmentFeatureVariantsResponse,
   GetFeatureLifecycleResponse,
+  GetFeatureEnvironmentResponse,
   ListParentVariantOptionsResponse,
 } from './schema';
 
@@ -140,6 +151,27 @@ export async function updateStrategy({
   );
 }
 
+export async function getFeatureEnvironment({ request, env }: AdminContext): Promise<Response> {
+  return json(await service.getFeatureEnvironment(getDb(env), project(request), feature(request), environment(request)));
+}
+
+export async function patchStrategy({ request, env, principal, body }: AdminContext<JsonPatch>): Promise<Response> {
+  const strategyId = pathParam(request, 'strategyId');
+  return json(
+    await service.patchStrategy(getDb(env), principal, project(request), feature(request), environment(request), strategyId, body),
+  );
+}
+
+export async function setStrategySortOrder({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof StrategySortOrderSchema>>): Promise<Response> {
+  await service.setStrategySortOrder(getDb(env), principal, project(request), feature(request), environment(request), body);
+  return empty(200);
+}
+
 export async function deleteStrategy({ request, env, principal }: AdminContext): Promise<Response> {
   await service.deleteStrategy(
     getDb(env),
@@ -166,6 +198,38 @@ export async function putVariants({
   return json(
     await service.setEnvironmentVariants(getDb(env), principal, project(request), feature(request), environment(request), variants),
   );
+}
+
+export async function patchEnvironmentVariants({ request, env, principal, body }: AdminContext<JsonPatch>): Promise<Response> {
+  return json(
+    await service.patchEnvironmentVariants(getDb(env), principal, project(request), feature(request), environment(request), body),
+  );
+}
+
+export async function getFeatureVariants({ request, env }: AdminContext): Promise<Response> {
+  return json(await service.getFeatureVariants(getDb(env), project(request), feature(request)));
+}
+
+export async function putFeatureVariants({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof VariantsSchema>>): Promise<Response> {
+  return json(await service.setFeatureVariants(getDb(env), principal, project(request), feature(request), body));
+}
+
+export async function patchFeatureVariants({ request, env, principal, body }: AdminContext<JsonPatch>): Promise<Response> {
+  return json(await service.patchFeatureVariants(getDb(env), principal, project(request), feature(request), body));
+}
+
+export async function putVariantsBatch({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof VariantsBatchSchema>>): Promise<Response> {
+  return json(await service.setVariantsOnEnvironments(getDb(env), principal, principal, project(request), feature(request), body));
 }
 
 export async function addFavorite({ request, env, principal }: AdminContext): Promise<Response> {
@@ -409,6 +473,41 @@ export const routes: Route[] = [
     handler: updateStrategy,
   }),
   route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'getFeatureEnvironment',
+    summary: 'Get one environment of a flag with its strategies',
+    responses: { 200: { description: 'Success', schema: GetFeatureEnvironmentResponse } },
+    errors: [400, 401, 404],
+    handler: getFeatureEnvironment,
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'patchFeatureStrategy',
+    summary: 'Change a strategy of a flag with a JSON Patch',
+    body: JsonPatchSchema,
+    responses: { 200: { description: 'Success', schema: UpdateFeatureStrategyResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: patchStrategy,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/set-sort-order',
+    access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'setStrategySortOrder',
+    summary: "Reorder a flag's strategies in an environment",
+    body: StrategySortOrderSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: setStrategySortOrder,
+  }),
+  route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
     access: admin(DELETE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
@@ -441,6 +540,65 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: OverwriteEnvironmentFeatureVariantsResponse } },
     errors: [400, 403, 404, 413],
     handler: putVariants,
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    access: admin(UPDATE_FEATURE_ENVIRONMENT_VARIANTS, ({ params }) => ({ project: params.projectId, environment: params.environment })),
+    tag: 'Features',
+    operationId: 'patchEnvironmentsFeatureVariants',
+    summary: "Change a flag's variants in an environment with a JSON Patch",
+    body: JsonPatchSchema,
+    responses: { 200: { description: 'Success', schema: OverwriteEnvironmentFeatureVariantsResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: patchEnvironmentVariants,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'getFeatureVariants',
+    summary: "Get a flag's variants (those of its first environment)",
+    responses: { 200: { description: 'Success', schema: GetEnvironmentFeatureVariantsResponse } },
+    errors: [400, 401, 404],
+    handler: getFeatureVariants,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    access: admin(UPDATE_FEATURE_VARIANTS, ({ params }) => ({ project: params.projectId })),
+    tag: 'Features',
+    operationId: 'overwriteFeatureVariants',
+    summary: "Replace a flag's variants in all its environments",
+    body: VariantsSchema,
+    responses: { 200: { description: 'Success', schema: OverwriteEnvironmentFeatureVariantsResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: putFeatureVariants,
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    access: admin(UPDATE_FEATURE_VARIANTS, ({ params }) => ({ project: params.projectId })),
+    tag: 'Features',
+    operationId: 'patchFeatureVariants',
+    summary: "Change a flag's variants in every environment with a JSON Patch",
+    body: JsonPatchSchema,
+    responses: { 200: { description: 'Success', schema: OverwriteEnvironmentFeatureVariantsResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: patchFeatureVariants,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/features/:featureName/variants-batch',
+    access: authenticated(),
+    tag: 'Features',
+    operationId: 'overwriteFeatureVariantsOnEnvironments',
+    summary: 'Set the same variants in several environments of a flag',
+    body: VariantsBatchSchema,
+    responses: { 200: { description: 'Success', schema: OverwriteEnvironmentFeatureVariantsResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: putVariantsBatch,
   }),
   route({
     method: 'POST',

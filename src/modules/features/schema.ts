@@ -111,6 +111,12 @@ export const VariantSchema = v.object({
 });
 export const VariantsSchema = v.pipe(v.array(VariantSchema), v.maxLength(100, 'must have at most 100 items'));
 
+/** The same variants for several environments (the UI's "copy to environments"). */
+export const VariantsBatchSchema = v.object({
+  variants: v.optional(VariantsSchema, []),
+  environments: v.optional(v.pipe(v.array(nonBlank(100)), v.maxLength(100, 'must have at most 100 items')), []),
+});
+
 /** Strategy parameters are strings in Unleash; numbers and booleans are stored as text. */
 const ParameterValue = v.pipe(
   v.union([text(10_000), v.number(), v.boolean()], 'must be string'),
@@ -256,7 +262,7 @@ export const GetFeatureStrategiesResponse = v.array(
   v.object({
     id: v.string(),
     name: v.nullable(v.string()),
-    title: v.null(),
+    title: v.nullable(v.string()),
     disabled: v.boolean(),
     featureName: v.string(),
     sortOrder: v.number(),
@@ -312,7 +318,7 @@ export const AddFeatureStrategyResponse = v.object({
 export const UpdateFeatureStrategyResponse = v.object({
   id: v.string(),
   name: v.nullable(v.string()),
-  title: v.null(),
+  title: v.nullable(v.string()),
   disabled: v.boolean(),
   featureName: v.string(),
   sortOrder: v.number(),
@@ -351,3 +357,29 @@ export const GetFeatureLifecycleResponse = v.array(
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName/parent-variants` answers with status 200. */
 export const ListParentVariantOptionsResponse = v.array(v.string());
+
+/** New sort orders for some of a flag's strategies in one environment. */
+export const StrategySortOrderSchema = v.pipe(
+  v.array(v.strictObject({ id: text(100), sortOrder: v.pipe(v.number(), v.integer('must be integer')) })),
+  v.maxLength(1000, 'must have at most 1000 items'),
+);
+
+/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment` answers. */
+export const GetFeatureEnvironmentResponse = v.object({
+  name: v.string(),
+  environment: v.string(),
+  enabled: v.boolean(),
+  strategies: v.array(
+    v.object({
+      id: v.string(),
+      featureName: v.string(),
+      title: v.nullable(v.string()),
+      parameters: v.record(v.string(), v.string()),
+      constraints: v.array(v.unknown()),
+      variants: v.array(v.unknown()),
+      sortOrder: v.number(),
+      disabled: v.nullable(v.boolean()),
+      name: v.string(),
+    }),
+  ),
+});

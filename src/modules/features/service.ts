@@ -8,7 +8,8 @@ import * as v from 'valibot';
 import { chunkedInsert } from '../../db/chunk';
 import type { Db, Statement } from '../../db/client';
 import { d1Statement, runBatch, runD1Batch } from '../../db/client';
-import { auditEvent, auditEventWhere, type Actor } from '../../db/events';
+import { auditEvent, auditEvents, auditEventWhere, type Actor } from '../../db/events';
+import { applyJsonPatch, type JsonPatch } from '../../http/json-patch';
 import {
   dependentFeatures,
   favoriteFeatures,
@@ -23,9 +24,22 @@ import {
 import { ApiError, badRequest, conflict, notFound, validationError } from '../../http/errors';
 import { parseInput } from '../../http/validation';
 import type { CreateFeatureRequest, StrategyRequest, UpdateFeatureRequest } from './schema';
-import { CreateFeatureSchema, DependencySchema, PatchFeatureSchema, UpdateFeatureSchema, ValidateFeatureNameSchema } from './schema';
+import {
+  StrategySchema,
+  VariantsSchema,
+  CreateFeatureSchema,
+  DependencySchema,
+  PatchFeatureSchema,
+  UpdateFeatureSchema,
+  ValidateFeatureNameSchema,
+} from './schema';
 import { safePattern } from '../import-export/rules';
-import { CREATE_FEATURE_STRATEGY, requireAnyPermission, type PermissionHolder } from '../../auth/permissions';
+import {
+  CREATE_FEATURE_STRATEGY,
+  requireAnyPermission,
+  UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
+  type PermissionHolder,
+} from '../../auth/permissions';
 import { projects } from '../../db/schema';
 import * as store from './store';
 import { fixWeights, WEIGHT_PROBLEMS } from './weights';
@@ -674,12 +688,121 @@ export async function deleteStrategy(db: Db, actor: Actor, projectId: string, na
   ]);
 }
 
+/** One environment of a flag as Unleash shows it: `name` is the flag's, strategies without their segments. */
+export async function getFeatureEnvironment(db: Db, projectId: string, name: string, environment: string) {
+  await requireFeature(db, projectId, name);
+  const featureEnvironment = await store.featureEnvironmentRow(db, name, environment);
+  if (!featureEnvironment) throw notFound(`Could not find ${name} in ${environment}`);
+  const { rows } = await store.strategiesWithSegments(db, name, environment);
+  return {
+    name,
+    environment,
+    enabled: featureEnvironment.enabled,
+    strategies: rows.map((row) => ({
+      id: row.id,
+      featureName: row.featureName,
+      title: row.title,
+      parameters: row.parameters,
+      constraints: row.constraints,
+      variants: row.variants,
+      sortOrder: row.sortOrder,
+      disabled: row.disabled,
+      name: row.strategyName,
+    })),
+  };
+}
+
+/** Applies a JSON Patch to the strategy as GET shows it; the result must be a valid strategy. */
+export async function patchStrategy(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  strategyId: string,
+  patch: JsonPatch,
+) {
+  const current = await getStrategy(db, projectId, name, environment, strategyId);
+  const patched = parseInput(StrategySchema, applyJsonPatch(current, patch), '/body');
+  return updateStrategy(db, actor, projectId, name, environment, strategyId, patched);
+}
+
+/** Sets the sort order of some of a flag's strategies in one environment (the UI's drag and drop). */
+export async function setStrategySortOrder(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  orders: { id: string; sortOrder: number }[],
+) {
+  const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const { rows } = await store.strategiesWithSegments(db, name, environment);
+  const known = new Set(rows.map((row) => row.id));
+  const unknown = orders.find((order) => !known.has(order.id));
+  if (unknown) throw badRequest(`Strategy ${unknown.id} is not one of the strategies of ${name} in ${environment}`);
+  const wanted = new Map(orders.map((order) => [order.id, order.sortOrder]));
+  const before = rows.map((row) => row.id);
+  const after = rows
+    .map((row, index) => ({ id: row.id, sortOrder: wanted.get(row.id) ?? row.sortOrder, index }))
+    .sort((a, b) => a.sortOrder - b.sortOrder || a.index - b.index)
+    .map((row) => row.id);
+  await runBatch(db, [
+    ...orders.map((order) => store.setStrategySortOrder(db, name, environment, order.id, order.sortOrder)),
+    auditEvent(db, actor, {
+      type: 'strategy-order-changed',
+      project: feature.project,
+      environment,
+      featureName: name,
+      data: { strategyIds: after },
+      preData: { strategyIds: before },
+    }),
+  ]);
+}
+
 // ---------------------------------------------------------------------------------------
 // Environment variants
 
 export async function getEnvironmentVariants(db: Db, projectId: string, name: string, environment: string) {
   const { featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
   return { version: 1, variants: featureEnvironment.variants };
+}
+
+/** Unique names and Unleash's weight rule: the variants as stored, or a 400. */
+function checkedVariants(variants: VariantDoc[]): VariantDoc[] {
+  const names = new Set<string>();
+  for (const variant of variants) {
+    if (names.has(variant.name)) throw badRequest(`Variant names must be unique: "${variant.name}" appears twice`);
+    names.add(variant.name);
+  }
+  return balanceWeights(variants, 'variants');
+}
+
+/**
+ * Unleash 6 refuses new environment variants (its default settings): a flag may only change
+ * them if one of its environments already has some; otherwise strategy variants are the way.
+ */
+async function requireLegacyVariants(db: Db, name: string) {
+  const rows = await store.featureEnvironmentVariants(db, name);
+  if (!rows.some((row) => row.variants.length > 0)) {
+    throw new ApiError(
+      403,
+      'InvalidOperationError',
+      `Environment variants deprecated for feature: ${name}. Use strategy variants instead.`,
+    );
+  }
+  return rows;
+}
+
+function environmentVariantsEvent(feature: FeatureRow, environment: string, before: VariantDoc[], after: VariantDoc[]) {
+  return {
+    type: 'feature-environment-variants-updated',
+    project: feature.project,
+    environment,
+    featureName: feature.name,
+    data: { variants: after },
+    preData: { variants: before },
+  };
 }
 
 export async function setEnvironmentVariants(
@@ -691,25 +814,110 @@ export async function setEnvironmentVariants(
   variants: VariantDoc[],
 ) {
   const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
-  const names = new Set<string>();
-  for (const variant of variants) {
-    if (names.has(variant.name)) throw badRequest(`Variant names must be unique: "${variant.name}" appears twice`);
-    names.add(variant.name);
-  }
-  const balanced = balanceWeights(variants, 'variants');
+  await requireLegacyVariants(db, name);
+  const balanced = checkedVariants(variants);
   await runBatch(db, [
-    db
-      .update(featureEnvironments)
-      .set({ variants: balanced })
-      .where(and(eq(featureEnvironments.featureName, name), eq(featureEnvironments.environment, environment))),
+    store.setEnvironmentVariants(db, name, balanced, [environment]),
+    auditEvent(db, actor, environmentVariantsEvent(feature, environment, featureEnvironment.variants, balanced)),
+  ]);
+  return { version: 1, variants: balanced };
+}
+
+/** The patched document, validated as a variant list (400 when the patch leaves something else). */
+function patchedVariants(variants: VariantDoc[], patch: JsonPatch): VariantDoc[] {
+  return checkedVariants(parseInput(VariantsSchema, applyJsonPatch(variants, patch), '/body') as VariantDoc[]);
+}
+
+export async function patchEnvironmentVariants(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  patch: JsonPatch,
+) {
+  const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
+  await requireLegacyVariants(db, name);
+  const balanced = patchedVariants(featureEnvironment.variants, patch);
+  await runBatch(db, [
+    store.setEnvironmentVariants(db, name, balanced, [environment]),
+    auditEvent(db, actor, environmentVariantsEvent(feature, environment, featureEnvironment.variants, balanced)),
+  ]);
+  return { version: 1, variants: balanced };
+}
+
+/** Feature-level variants are those of the flag's first environment (Unleash 4.18 moved them there). */
+export async function getFeatureVariants(db: Db, projectId: string, name: string) {
+  await requireFeature(db, projectId, name);
+  const rows = await store.featureEnvironmentVariants(db, name);
+  return { version: 1, variants: rows[0]?.variants ?? [] };
+}
+
+/** Sets the same variants in every environment of the flag (allowed even where environment variants are refused, as in Unleash). */
+export async function setFeatureVariants(db: Db, actor: Actor, projectId: string, name: string, variants: VariantDoc[]) {
+  const feature = await requireFeature(db, projectId, name);
+  const rows = await store.featureEnvironmentVariants(db, name);
+  const balanced = checkedVariants(variants);
+  await runBatch(db, [
+    store.setEnvironmentVariants(db, name, balanced),
     auditEvent(db, actor, {
-      type: 'feature-environment-variants-updated',
+      type: 'feature-variants-updated',
       project: feature.project,
-      environment,
       featureName: name,
       data: { variants: balanced },
-      preData: { variants: featureEnvironment.variants },
+      preData: { variants: rows[0]?.variants ?? [] },
     }),
+  ]);
+  return { version: 1, variants: balanced };
+}
+
+/** Applies the patch to each environment's variants; answers the first environment's. */
+export async function patchFeatureVariants(db: Db, actor: Actor, projectId: string, name: string, patch: JsonPatch) {
+  const feature = await requireFeature(db, projectId, name);
+  const rows = await requireLegacyVariants(db, name);
+  const results = rows.map((row) => ({ ...row, after: patchedVariants(row.variants, patch) }));
+  await runBatch(db, [
+    ...results.map((row) => store.setEnvironmentVariants(db, name, row.after, [row.environment])),
+    ...auditEvents(
+      db,
+      actor,
+      results.map((row) => environmentVariantsEvent(feature, row.environment, row.variants, row.after)),
+    ),
+  ]);
+  return { version: 1, variants: results[0]?.after ?? [] };
+}
+
+/**
+ * Sets variants in several environments at once (the UI's "copy to environments"); the caller
+ * needs the environment-variants permission in each. Unleash fills in `variable` and `default`.
+ */
+export async function setVariantsOnEnvironments(
+  db: Db,
+  actor: Actor,
+  principal: PermissionHolder,
+  projectId: string,
+  name: string,
+  body: { variants: VariantDoc[]; environments: string[] },
+) {
+  if (body.environments.length === 0) throw badRequest('No environments provided');
+  for (const environment of body.environments) {
+    requireAnyPermission(principal, [UPDATE_FEATURE_ENVIRONMENT_VARIANTS], projectId, environment);
+  }
+  const feature = await requireFeature(db, projectId, name);
+  const rows = await store.featureEnvironmentVariants(db, name);
+  const wanted = [...new Set(body.environments)];
+  const missing = wanted.filter((environment) => !rows.some((row) => row.environment === environment));
+  if (missing.length > 0) throw notFound(`Could not find environment ${missing[0]} for feature: ${name}`);
+  const balanced = checkedVariants(body.variants);
+  await runBatch(db, [
+    store.setEnvironmentVariants(db, name, balanced, wanted),
+    ...auditEvents(
+      db,
+      actor,
+      rows
+        .filter((row) => wanted.includes(row.environment))
+        .map((row) => environmentVariantsEvent(feature, row.environment, row.variants, balanced)),
+    ),
   ]);
   return { version: 1, variants: balanced };
 }

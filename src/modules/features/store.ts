@@ -23,6 +23,7 @@ import {
   segments,
   strategies,
   users,
+  type VariantDoc,
 } from '../../db/schema';
 
 /** Unleash's order of a feature's strategies: sort order, then creation, then id. */
@@ -214,4 +215,35 @@ export async function activeChildren(db: Db, parent: string): Promise<string[]> 
     .innerJoin(features, eq(features.name, dependentFeatures.child))
     .where(and(eq(dependentFeatures.parent, parent), isNull(features.archivedAt)));
   return rows.map((row) => row.child);
+}
+
+/** A flag's environments with their variants, in the order they were attached. */
+export async function featureEnvironmentVariants(db: Db, featureName: string) {
+  return db
+    .select({ environment: featureEnvironments.environment, variants: featureEnvironments.variants })
+    .from(featureEnvironments)
+    .where(eq(featureEnvironments.featureName, featureName))
+    .orderBy(sql`${featureEnvironments}.rowid`);
+}
+
+/** Sets the same variants in some (or, without `environments`, all) of a flag's environments. */
+export function setEnvironmentVariants(db: Db, featureName: string, variants: VariantDoc[], environments?: readonly string[]) {
+  return db
+    .update(featureEnvironments)
+    .set({ variants })
+    .where(
+      and(
+        eq(featureEnvironments.featureName, featureName),
+        environments === undefined ? undefined : inArray(featureEnvironments.environment, [...environments]),
+      ),
+    );
+}
+
+export function setStrategySortOrder(db: Db, featureName: string, environment: string, id: string, sortOrder: number) {
+  return db
+    .update(featureStrategies)
+    .set({ sortOrder })
+    .where(
+      and(eq(featureStrategies.id, id), eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)),
+    );
 }

@@ -1,40 +1,51 @@
 /** Activation strategy definitions: the list the UI offers and the form of one (its parameters). */
-import { asc, eq } from 'drizzle-orm';
 import { getDb } from '../../db/client';
-import { strategies } from '../../db/schema';
-import { notFound } from '../../http/errors';
 import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';
-import { GetAllStrategiesResponse, GetStrategyResponse } from './schema';
-
-type StrategyRow = typeof strategies.$inferSelect;
-
-function strategyShape(row: StrategyRow) {
-  return {
-    displayName: row.displayName,
-    name: row.name,
-    editable: !row.builtIn,
-    description: row.description,
-    parameters: row.parameters,
-    deprecated: row.deprecated,
-    title: row.title,
-  };
-}
+import { CREATE_STRATEGY, DELETE_STRATEGY, UPDATE_STRATEGY } from '../../auth/permissions';
+import { empty } from '../../http/responses';
+import { admin } from '../../http/route';
+import type * as v from 'valibot';
+import { CreateStrategySchema, GetAllStrategiesResponse, GetStrategyResponse, UpdateStrategySchema } from './schema';
+import * as service from './service';
 
 export async function list({ env }: AdminContext): Promise<Response> {
-  const rows = await getDb(env).select().from(strategies).orderBy(asc(strategies.sortOrder), asc(strategies.name));
-  return json({ version: 1, strategies: rows.map(strategyShape) });
+  return json(await service.listStrategies(getDb(env)));
 }
 
 export async function get({ request, env }: AdminContext): Promise<Response> {
-  const [row] = await getDb(env)
-    .select()
-    .from(strategies)
-    .where(eq(strategies.name, pathParam(request, 'name')))
-    .limit(1);
-  if (!row) throw notFound('No strategy found');
-  return json(strategyShape(row));
+  return json(await service.getStrategy(getDb(env), pathParam(request, 'name')));
+}
+
+export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreateStrategySchema>>): Promise<Response> {
+  const strategy = await service.createStrategy(getDb(env), principal, body);
+  return json(strategy, 201, { location: `strategies/${strategy.name}` });
+}
+
+export async function update({
+  request,
+  env,
+  principal,
+  body,
+}: AdminContext<v.InferOutput<typeof UpdateStrategySchema>>): Promise<Response> {
+  await service.updateStrategy(getDb(env), principal, pathParam(request, 'name'), body);
+  return empty(200);
+}
+
+export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
+  await service.deleteStrategy(getDb(env), principal, pathParam(request, 'name'));
+  return empty(200);
+}
+
+export async function deprecate({ request, env, principal }: AdminContext): Promise<Response> {
+  await service.deprecateStrategy(getDb(env), principal, pathParam(request, 'strategyName'));
+  return empty(200);
+}
+
+export async function reactivate({ request, env, principal }: AdminContext): Promise<Response> {
+  await service.reactivateStrategy(getDb(env), principal, pathParam(request, 'strategyName'));
+  return empty(200);
 }
 
 export const routes: Route[] = [
@@ -58,5 +69,62 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: GetStrategyResponse } },
     errors: [400, 404],
     handler: get,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/strategies',
+    access: admin(CREATE_STRATEGY),
+    tag: 'Strategies',
+    operationId: 'createStrategy',
+    summary: 'Define a custom strategy',
+    body: CreateStrategySchema,
+    responses: { 201: { description: 'Created', schema: GetStrategyResponse } },
+    errors: [400, 401, 403, 409, 413, 415],
+    handler: create,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/strategies/:name',
+    access: admin(UPDATE_STRATEGY),
+    tag: 'Strategies',
+    operationId: 'updateStrategy',
+    summary: "Change a custom strategy's title, description and parameters",
+    body: UpdateStrategySchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: update,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/strategies/:name',
+    access: admin(DELETE_STRATEGY),
+    tag: 'Strategies',
+    operationId: 'removeStrategy',
+    summary: 'Delete a custom strategy definition',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404],
+    handler: remove,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/strategies/:strategyName/deprecate',
+    access: admin(UPDATE_STRATEGY),
+    tag: 'Strategies',
+    operationId: 'deprecateStrategy',
+    summary: 'Mark a strategy definition deprecated',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404],
+    handler: deprecate,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/strategies/:strategyName/reactivate',
+    access: admin(UPDATE_STRATEGY),
+    tag: 'Strategies',
+    operationId: 'reactivateStrategy',
+    summary: 'Take a strategy definition out of deprecation',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404],
+    handler: reactivate,
   }),
 ];

@@ -1,19 +1,24 @@
 /** Tag types and the tags on features. */
-import { and, asc, eq, sql } from 'drizzle-orm';
-import * as v from 'valibot';
-import { getDb, runBatch } from '../../db/client';
-import { auditEvent } from '../../db/events';
-import { featureTag, features, tagTypes, tags } from '../../db/schema';
-import { conflict, notFound } from '../../http/errors';
-import { readJsonBody } from '../../http/body';
+import { getDb } from '../../db/client';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
-import { parseInput, text } from '../../http/validation';
-import { urlFriendlyName } from '../../http/validation';
 import { featureProject } from '../../auth/scopes';
-import { CREATE_TAG_TYPE, UPDATE_FEATURE } from '../../auth/permissions';
+import { CREATE_TAG_TYPE, DELETE_TAG_TYPE, UPDATE_FEATURE, UPDATE_TAG_TYPE } from '../../auth/permissions';
 import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
 import {
+  CreateTagTypeSchema,
+  BulkTagsSchema,
+  UpdateTagsSchema,
+  UpdateTagTypeSchema,
+  ValidateTagTypeSchema,
+  TagWithVersionResponse,
+  ValidateTagTypeResponse,
+  type BulkTagsInput,
+  type UpdateTagsInput,
+  type UpdateTagTypeInput,
+  TagSchema,
+  type CreateTagTypeInput,
+  type TagInput,
   GetTagTypesResponse,
   CreateTagType201Response,
   GetTagTypeResponse,
@@ -22,134 +27,86 @@ import {
   GetTagsResponse,
   GetTagsByTypeResponse,
 } from './schema';
-
-const CreateTagTypeSchema = v.object({
-  name: urlFriendlyName(50, 2),
-  description: v.optional(v.nullable(text(1000))),
-  icon: v.optional(v.nullable(text(255))),
-  color: v.optional(v.nullable(text(50))),
-});
-
-/** Tag values are 2 to 50 characters after trimming, as the seed's limits say. */
-const TagSchema = v.object({
-  type: urlFriendlyName(50, 2),
-  value: v.pipe(
-    text(200),
-    v.trim(),
-    v.minLength(2, 'must be at least 2 characters long'),
-    v.maxLength(50, 'must be at most 50 characters long'),
-  ),
-});
+import * as service from './service';
 
 export async function listTagTypes({ env }: AdminContext): Promise<Response> {
-  const db = getDb(env);
-  const rows = await db.select().from(tagTypes).orderBy(asc(tagTypes.name));
-  return json({
-    version: 1,
-    tagTypes: rows.map((row) => ({ name: row.name, description: row.description, icon: row.icon, color: row.color })),
-  });
+  return json(await service.listTagTypes(getDb(env)));
 }
 
 /** One tag type, as Unleash answers it; the target of the `location` that creating one sends. */
 export async function getTagType({ request, env }: AdminContext): Promise<Response> {
-  const [row] = await getDb(env)
-    .select()
-    .from(tagTypes)
-    .where(eq(tagTypes.name, pathParam(request, 'name')))
-    .limit(1);
-  if (!row) throw notFound('Could not find tag-type');
-  return json({ version: 1, tagType: { name: row.name, description: row.description, icon: row.icon, color: row.color } });
+  return json(await service.getTagType(getDb(env), pathParam(request, 'name')));
 }
 
-export async function createTagType({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof CreateTagTypeSchema>>): Promise<Response> {
-  const db = getDb(env);
-  const existing = await db.select({ name: tagTypes.name }).from(tagTypes).where(eq(tagTypes.name, body.name)).limit(1);
-  if (existing.length > 0) throw conflict(`There already exists a tag-type with the name ${body.name}`);
-  const tagType = { name: body.name, description: body.description ?? '', icon: body.icon ?? null, color: body.color ?? null };
-  await runBatch(db, [db.insert(tagTypes).values(tagType), auditEvent(db, principal, { type: 'tag-type-created', data: tagType })]);
+export async function createTagType({ env, principal, body }: AdminContext<CreateTagTypeInput>): Promise<Response> {
+  const tagType = await service.createTagType(getDb(env), principal, body);
   return json(tagType, 201, { location: `/api/admin/tag-types/${encodeURIComponent(body.name)}` });
 }
 
-async function requireFeature(db: ReturnType<typeof getDb>, name: string) {
-  const [feature] = await db
-    .select({ name: features.name, project: features.project })
-    .from(features)
-    .where(eq(features.name, name))
-    .limit(1);
-  if (!feature) throw notFound('No feature flag found');
-  return feature;
-}
-
 export async function listFeatureTags({ request, env }: AdminContext): Promise<Response> {
-  const db = getDb(env);
-  const name = pathParam(request, 'featureName');
-  await requireFeature(db, name);
-  const rows = await db
-    .select({ value: featureTag.tagValue, type: featureTag.tagType })
-    .from(featureTag)
-    .where(eq(featureTag.featureName, name))
-    .orderBy(sql`rowid`);
-  return json({ version: 1, tags: rows });
+  return json(await service.listFeatureTags(getDb(env), pathParam(request, 'featureName')));
 }
 
-export async function addFeatureTag({ request, env, principal, body }: AdminContext<v.InferOutput<typeof TagSchema>>): Promise<Response> {
-  const db = getDb(env);
-  const feature = await requireFeature(db, pathParam(request, 'featureName'));
-  const tagType = await db.select({ name: tagTypes.name }).from(tagTypes).where(eq(tagTypes.name, body.type)).limit(1);
-  if (tagType.length === 0) throw notFound(`Could not find tag type with name ${body.type}`);
-  await runBatch(db, [
-    db.insert(tags).values({ type: body.type, value: body.value }).onConflictDoNothing(),
-    db
-      .insert(featureTag)
-      .values({ featureName: feature.name, tagType: body.type, tagValue: body.value, createdByUserId: principal.userId })
-      .onConflictDoNothing(),
-    auditEvent(db, principal, {
-      type: 'feature-tagged',
-      project: feature.project,
-      featureName: feature.name,
-      data: { type: body.type, value: body.value },
-    }),
-  ]);
-  return json({ type: body.type, value: body.value }, 201);
+export async function addFeatureTag({ request, env, principal, body }: AdminContext<TagInput>): Promise<Response> {
+  return json(await service.addFeatureTag(getDb(env), principal, pathParam(request, 'featureName'), body), 201);
 }
 
 export async function removeFeatureTag({ request, env, principal }: AdminContext): Promise<Response> {
-  const db = getDb(env);
-  const feature = await requireFeature(db, pathParam(request, 'featureName'));
-  const type = pathParam(request, 'type');
-  const value = pathParam(request, 'value');
-  await runBatch(db, [
-    db
-      .delete(featureTag)
-      .where(and(eq(featureTag.featureName, feature.name), eq(featureTag.tagType, type), eq(featureTag.tagValue, value))),
-    auditEvent(db, principal, { type: 'feature-untagged', project: feature.project, featureName: feature.name, preData: { type, value } }),
-  ]);
+  await service.removeFeatureTag(
+    getDb(env),
+    principal,
+    pathParam(request, 'featureName'),
+    pathParam(request, 'type'),
+    pathParam(request, 'value'),
+  );
   return empty(200);
 }
 
 /** Every tag value in use or created, as Unleash lists them (creation order). */
 export async function listTags({ env }: AdminContext): Promise<Response> {
-  const rows = await getDb(env)
-    .select({ type: tags.type, value: tags.value })
-    .from(tags)
-    .orderBy(sql`rowid`);
-  return json({ version: 1, tags: rows });
+  return json(await service.listTags(getDb(env)));
 }
 
 /** The values of one tag type; an unknown type has none (Unleash answers an empty list too). */
 export async function listTagsOfType({ request, env }: AdminContext): Promise<Response> {
-  const type = pathParam(request, 'type');
-  const rows = await getDb(env)
-    .select({ type: tags.type, value: tags.value })
-    .from(tags)
-    .where(eq(tags.type, type))
-    .orderBy(sql`rowid`);
-  return json({ version: 1, tags: rows });
+  return json(await service.listTags(getDb(env), pathParam(request, 'type')));
+}
+
+export async function updateFeatureTags({ request, env, principal, body }: AdminContext<UpdateTagsInput>): Promise<Response> {
+  return json(await service.updateFeatureTags(getDb(env), principal, pathParam(request, 'featureName'), body));
+}
+
+export async function bulkTagFeatures({ request, env, principal, body }: AdminContext<BulkTagsInput>): Promise<Response> {
+  await service.bulkTagFeatures(getDb(env), principal, pathParam(request, 'projectId'), body);
+  return empty(200);
+}
+
+export async function createTag({ env, principal, body }: AdminContext<TagInput>): Promise<Response> {
+  const answer = await service.createTag(getDb(env), principal, body);
+  return json(answer, 201, { location: `tags/${answer.tag.type}/${answer.tag.value}` });
+}
+
+export async function getTag({ request, env }: AdminContext): Promise<Response> {
+  return json(await service.getTag(getDb(env), pathParam(request, 'type'), pathParam(request, 'value')));
+}
+
+export async function deleteTag({ request, env, principal }: AdminContext): Promise<Response> {
+  await service.deleteTag(getDb(env), principal, pathParam(request, 'type'), pathParam(request, 'value'));
+  return empty(200);
+}
+
+export async function validateTagType({ env, body }: AdminContext<CreateTagTypeInput>): Promise<Response> {
+  return json(await service.validateTagType(getDb(env), body));
+}
+
+export async function updateTagType({ request, env, principal, body }: AdminContext<UpdateTagTypeInput>): Promise<Response> {
+  await service.updateTagType(getDb(env), principal, pathParam(request, 'name'), body);
+  return empty(200);
+}
+
+export async function deleteTagType({ request, env, principal }: AdminContext): Promise<Response> {
+  await service.deleteTagType(getDb(env), principal, pathParam(request, 'name'));
+  return empty(200);
 }
 
 export const routes: Route[] = [
@@ -240,5 +197,98 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: GetTagsByTypeResponse } },
     errors: [400],
     handler: listTagsOfType,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/features/:featureName/tags',
+    access: admin(UPDATE_FEATURE, featureProject('featureName')),
+    tag: 'Features',
+    operationId: 'updateTags',
+    summary: "Add and remove a flag's tags in one call",
+    body: UpdateTagsSchema,
+    responses: { 200: { description: "The flag's tags after the change", schema: ListTagsResponse } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: updateFeatureTags,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/tags',
+    access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
+    tag: 'Tags',
+    operationId: 'addTagToFeatures',
+    summary: 'Add and remove tags on several flags of a project',
+    body: BulkTagsSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: bulkTagFeatures,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/tags',
+    access: authenticated(),
+    tag: 'Tags',
+    operationId: 'createTag',
+    summary: 'Create a tag',
+    body: TagSchema,
+    responses: { 201: { description: 'Created', schema: TagWithVersionResponse } },
+    errors: [400, 401, 409, 413, 415],
+    handler: createTag,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/tags/:type/:value',
+    access: authenticated(),
+    tag: 'Tags',
+    operationId: 'getTag',
+    summary: 'Get a tag',
+    responses: { 200: { description: 'Success', schema: TagWithVersionResponse } },
+    errors: [400, 401, 404],
+    handler: getTag,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/tags/:type/:value',
+    access: admin(UPDATE_FEATURE),
+    tag: 'Tags',
+    operationId: 'deleteTag',
+    summary: 'Delete a tag and remove it from every flag',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403],
+    handler: deleteTag,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/tag-types/validate',
+    access: authenticated(),
+    tag: 'Tags',
+    operationId: 'validateTagType',
+    summary: 'Check a tag type without creating it',
+    body: ValidateTagTypeSchema,
+    responses: { 200: { description: 'The tag type could be created', schema: ValidateTagTypeResponse } },
+    errors: [400, 401, 409, 413, 415],
+    handler: validateTagType,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/tag-types/:name',
+    access: admin(UPDATE_TAG_TYPE),
+    tag: 'Tags',
+    operationId: 'updateTagType',
+    summary: "Change a tag type's description, icon or colour",
+    body: UpdateTagTypeSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handler: updateTagType,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/tag-types/:name',
+    access: admin(DELETE_TAG_TYPE),
+    tag: 'Tags',
+    operationId: 'deleteTagType',
+    summary: 'Delete a tag type with its tags',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 401, 403, 404],
+    handler: deleteTagType,
   }),
 ];
