@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '../src/db/client';
 import { segments } from '../src/db/schema';
 import { archiveIfUnused, linkIfAllowed } from '../src/modules/features/service';
-import { deleteIfUnused } from '../src/modules/segments/routes';
+import { deleteIfUnused } from '../src/modules/segments/service';
 import { bodyOf, call, expectError } from './support/http';
 import { seedSegment } from './sdk-seed';
 

@@ -1,4 +1,18 @@
 import * as v from 'valibot';
+import { integerId, nonBlank, text } from '../../http/validation';
+import { ConstraintSchema } from '../features/schema';
+
+/** A segment as created or replaced. */
+export const SegmentSchema = v.object({
+  name: nonBlank(255),
+  description: v.optional(v.nullable(text(1000))),
+  project: v.optional(v.nullable(nonBlank(100))),
+  constraints: v.optional(v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items')), []),
+});
+export type SegmentInput = v.InferOutput<typeof SegmentSchema>;
+
+/** A segment id in the path. */
+export const SegmentIdParams = v.object({ id: integerId });
 
 /** What `GET /api/admin/segments` answers with status 200. */
 export const GetSegmentsResponse = v.object({
