@@ -56,7 +56,7 @@ describe('segment delete vs a strategy added with that segment', () => {
 
   it('an unused segment is deleted, with its event', async () => {
     const id = await seedSegment('race-unused', []);
-    expect((await call('DELETE', `/api/admin/segments/${id}`)).status).toBe(200);
+    expect((await call('DELETE', `/api/admin/segments/${id}`)).status).toBe(204);
     expect(await count('SELECT count(*) AS n FROM segments WHERE id = ?', id)).toBe(0);
     expect(await count("SELECT count(*) AS n FROM events WHERE type = 'segment-deleted' AND json_extract(pre_data, '$.id') = ?", id)).toBe(
       1,

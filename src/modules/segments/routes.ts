@@ -1,11 +1,22 @@
 /** Segments: the route objects; the rules are in service.ts. */
-import { CREATE_SEGMENT, DELETE_SEGMENT, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT } from '../../auth/permissions';
+import { CREATE_SEGMENT, DELETE_SEGMENT, UPDATE_FEATURE_STRATEGY, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT } from '../../auth/permissions';
 import { segmentProject } from '../../auth/scopes';
 import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
 import { admin, adminInBody, authenticated, route, type Route } from '../../http/route';
 import { parseInput } from '../../http/validation';
-import { CreateSegment201Response, GetSegmentResponse, GetSegmentsResponse, SegmentIdParams, SegmentSchema } from './schema';
+import {
+  CreateSegment201Response,
+  GetSegmentResponse,
+  GetSegmentsResponse,
+  SegmentIdParams,
+  SegmentNameSchema,
+  SegmentSchema,
+  SegmentStrategiesResponse,
+  SegmentsOfStrategyResponse,
+  StrategySegmentsResponse,
+  StrategySegmentsSchema,
+} from './schema';
 import * as service from './service';
 
 function segmentId(params: { id: string }): number {
@@ -73,11 +84,66 @@ export const routes: Route[] = [
     tag: 'Segments',
     operationId: 'removeSegment',
     summary: 'Delete a segment that no strategy uses',
-    responses: { 200: { description: 'Success', schema: null } },
+    responses: { 204: { description: 'Deleted, no content', schema: null } },
     errors: [400, 404, 409],
     handler: async ({ env, principal, params }) => {
       await service.deleteSegment(getDb(env), principal, segmentId(params));
-      return empty(200);
+      return empty(204);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/segments/validate',
+    access: authenticated(),
+    tag: 'Segments',
+    operationId: 'validateSegment',
+    summary: 'Check that a segment name is free',
+    body: SegmentNameSchema,
+    responses: { 204: { description: 'The name is free', schema: null } },
+    errors: [400, 409, 413, 415],
+    handler: async ({ env, body }) => {
+      await service.validateName(getDb(env), body.name);
+      return empty(204);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/segments/:id/strategies',
+    access: authenticated(),
+    tag: 'Segments',
+    operationId: 'getStrategiesBySegmentId',
+    summary: 'List the strategies that use a segment',
+    responses: { 200: { description: 'Success', schema: SegmentStrategiesResponse } },
+    errors: [400],
+    handler: async ({ env, params }) => json(await service.strategiesOfSegment(getDb(env), segmentId(params))),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/segments/strategies/:strategyId',
+    access: authenticated(),
+    tag: 'Segments',
+    operationId: 'getSegmentsByStrategyId',
+    summary: 'List the segments a strategy uses',
+    responses: { 200: { description: 'Success', schema: SegmentsOfStrategyResponse } },
+    errors: [400],
+    handler: async ({ env, params }) => json(await service.segmentsOfStrategy(getDb(env), params.strategyId)),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/segments/strategies',
+    access: adminInBody(UPDATE_FEATURE_STRATEGY, (body) => {
+      const named = body as { projectId: string; environmentId: string };
+      return { project: named.projectId, environment: named.environmentId };
+    }),
+    tag: 'Strategies',
+    operationId: 'updateFeatureStrategySegments',
+    summary: 'Replace the segments a strategy uses',
+    body: StrategySegmentsSchema,
+    responses: { 201: { description: 'Done', schema: StrategySegmentsResponse, headers: { location: 'strategies/<strategyId>' } } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      await service.setStrategySegments(getDb(env), principal, body);
+      return json(body, 201, { location: `strategies/${body.strategyId}` });
     },
   }),
 ];

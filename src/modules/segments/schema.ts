@@ -28,9 +28,11 @@ export const GetSegmentsResponse = v.object({
           values: v.optional(v.array(v.string())),
         }),
       ),
-      project: v.nullable(v.string()),
+      project: v.optional(v.string()),
       createdBy: v.nullable(v.string()),
       createdAt: v.string(),
+      usedInProjects: v.number(),
+      usedInFeatures: v.number(),
     }),
   ),
 });
@@ -47,7 +49,7 @@ export const CreateSegment201Response = v.object({
       values: v.optional(v.array(v.string())),
     }),
   ),
-  project: v.nullable(v.string()),
+  project: v.optional(v.string()),
   createdBy: v.nullable(v.string()),
   createdAt: v.string(),
 });
@@ -64,7 +66,54 @@ export const GetSegmentResponse = v.object({
       values: v.optional(v.array(v.string())),
     }),
   ),
-  project: v.nullable(v.string()),
+  project: v.optional(v.string()),
   createdBy: v.nullable(v.string()),
   createdAt: v.string(),
 });
+
+/** A segment name to check before creating. */
+export const SegmentNameSchema = v.object({ name: text(255) });
+
+/** The segments one strategy should use from now on. */
+export const StrategySegmentsSchema = v.object({
+  projectId: nonBlank(100),
+  environmentId: nonBlank(100),
+  strategyId: nonBlank(100),
+  segmentIds: v.pipe(
+    v.array(
+      v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0'), v.maxValue(2147483647, 'must be <= 2147483647')),
+    ),
+    v.maxLength(100, 'must have at most 100 items'),
+  ),
+});
+export type StrategySegmentsInput = v.InferOutput<typeof StrategySegmentsSchema>;
+
+const SegmentAnswer = v.object({
+  id: v.number(),
+  name: v.string(),
+  description: v.nullable(v.string()),
+  project: v.optional(v.string()),
+  constraints: v.array(v.object({ contextName: v.string(), operator: v.string(), values: v.optional(v.array(v.string())) })),
+  createdBy: v.nullable(v.string()),
+  createdAt: v.string(),
+});
+
+/** What `GET /api/admin/segments/strategies/:strategyId` answers with status 200. */
+export const SegmentsOfStrategyResponse = v.object({ segments: v.array(SegmentAnswer) });
+
+const StrategyReference = v.object({
+  id: v.string(),
+  projectId: v.string(),
+  featureName: v.string(),
+  strategyName: v.string(),
+  environment: v.string(),
+});
+
+/** What `GET /api/admin/segments/:id/strategies` answers with status 200. */
+export const SegmentStrategiesResponse = v.object({
+  strategies: v.array(StrategyReference),
+  changeRequestStrategies: v.array(v.unknown()),
+});
+
+/** What `POST /api/admin/segments/strategies` answers with status 201: what was asked. */
+export const StrategySegmentsResponse = StrategySegmentsSchema;
