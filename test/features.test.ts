@@ -661,6 +661,7 @@ describe('projects and environments', () => {
       'protected',
       'requiredApprovals',
       'projectCount',
+      'apiTokenCount',
       'enabledToggleCount',
     ]);
     expect(body.environments[0]).toMatchObject({ name: 'default', type: 'production', sortOrder: 1, enabled: false, protected: true });
