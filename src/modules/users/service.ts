@@ -345,3 +345,35 @@ export async function profile(db: Db, principal: Principal) {
     features: [],
   };
 }
+
+export async function adminCount(db: Db) {
+  return store.adminCount(db);
+}
+
+/** Most users a search answers with. */
+export const SEARCH_LIMIT = 100;
+
+/** Users whose name contains `q` or whose username or email starts with it; nothing for fewer than 2 characters. */
+export async function searchUsers(db: Db, q: string | undefined) {
+  if (q === undefined || q.length < 2) return [];
+  const rows = await store.searchUsers(db, q, SEARCH_LIMIT);
+  return Promise.all(
+    rows.map(async (row) => {
+      const { loginAttempts: _attempts, createdAt: _created, rootRole: _role, ...shown } = await userBody(row);
+      return shown;
+    }),
+  );
+}
+
+/** The user an admin asks a reset link for, by email (Unleash's `id` field carries the email). */
+export async function userByEmail(db: Db, email: string): Promise<store.UserRow> {
+  const row = await store.findByEmail(db, email.trim().toLowerCase());
+  if (!row) throw notFound('No user found');
+  return row;
+}
+
+/** The caller's roles in a project, with their root role. */
+export async function rolesInProject(db: Db, principal: Principal, projectId: string) {
+  const rows = await store.projectRolesOf(db, principal.userId, projectId);
+  return { version: 1, roles: rows.map((row) => ({ ...row, description: row.description ?? '' })) };
+}

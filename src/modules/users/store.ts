@@ -232,3 +232,57 @@ export async function projectsOfUser(db: Db, userId: number): Promise<string[]> 
     .orderBy(asc(roleUser.project));
   return rows.map((row) => row.project);
 }
+
+/** Active accounts holding the Admin root role: with a password, without one, and service accounts. */
+export async function adminCount(db: Db): Promise<{ password: number; noPassword: number; service: number }> {
+  const [row] = await db
+    .select({
+      password: sql<number>`count(CASE WHEN ${users.passwordHash} IS NOT NULL AND ${users.isService} = 0 THEN 1 END)`,
+      noPassword: sql<number>`count(CASE WHEN ${users.passwordHash} IS NULL AND ${users.isService} = 0 THEN 1 END)`,
+      service: sql<number>`count(CASE WHEN ${users.isService} = 1 THEN 1 END)`,
+    })
+    .from(users)
+    .innerJoin(roleUser, eq(roleUser.userId, users.id))
+    .innerJoin(roles, eq(roles.id, roleUser.roleId))
+    .where(and(isNull(users.deletedAt), eq(users.isSystem, false), eq(roles.name, 'Admin'), eq(roles.type, 'root')));
+  return { password: row?.password ?? 0, noPassword: row?.noPassword ?? 0, service: row?.service ?? 0 };
+}
+
+/** Unleash's user search: the name contains the text, or the username or email starts with it (any case). */
+export async function searchUsers(db: Db, q: string, limit: number): Promise<UserRow[]> {
+  const escaped = q.replace(/[\\%_]/g, (character) => `\\${character}`);
+  return db
+    .select(userColumns)
+    .from(users)
+    .where(
+      visible(
+        or(
+          sql`${users.name} LIKE ${`%${escaped}%`} ESCAPE '\\'`,
+          sql`${users.username} LIKE ${`${escaped}%`} ESCAPE '\\'`,
+          sql`${users.email} LIKE ${`${escaped}%`} ESCAPE '\\'`,
+        )!,
+      ),
+    )
+    .orderBy(asc(users.id))
+    .limit(limit);
+}
+
+/** An active user (not a system or service account) by email, compared as stored: trimmed and lowercased. */
+export async function findByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select(userColumns)
+    .from(users)
+    .where(visible(eq(users.email, email)))
+    .limit(1);
+  return row;
+}
+
+/** The roles a user holds in a project, and their root role. */
+export function projectRolesOf(db: Db, userId: number, project: string) {
+  return db
+    .select({ id: roles.id, name: roles.name, type: roles.type, project: roleUser.project, description: roles.description })
+    .from(roles)
+    .innerJoin(roleUser, eq(roleUser.roleId, roles.id))
+    .where(and(eq(roleUser.userId, userId), or(eq(roleUser.project, project), eq(roles.type, 'root'))))
+    .orderBy(asc(roles.id));
+}
