@@ -124,3 +124,47 @@ describe('POST /auth/reset/password-email', () => {
     await expectError(await call('POST', '/auth/reset/password-email', { token: null, body: {} }), 400, 'ValidationError');
   });
 });
+
+describe('GET /api/admin/user-admin/inactive and POST /api/admin/user-admin/inactive/delete', () => {
+  const LONG_AGO = '2020-01-01T00:00:00.000Z';
+
+  async function makeInactive(id: number) {
+    await env.DB.prepare('UPDATE users SET created_at = ?, seen_at = ? WHERE id = ?').bind(LONG_AGO, LONG_AGO, id).run();
+  }
+
+  it('lists people unseen for 180 days and deletes only those of the listed ids, recording the events', async () => {
+    const idle = await createUser('Viewer', { email: 'idle@example.com' });
+    const active = await createUser('Viewer');
+    await makeInactive(idle.id);
+    const response = await call('GET', '/api/admin/user-admin/inactive');
+    expect(response.status).toBe(200);
+    const body = await bodyOf(response);
+    expect(body.version).toBe(1);
+    const listed = body.inactiveUsers.find((user: { id: number }) => user.id === idle.id);
+    expect(Object.keys(listed)).toEqual(['id', 'name', 'email', 'username', 'seenAt', 'createdAt', 'patSeenAt']);
+    expect(listed).toMatchObject({ email: 'idle@example.com', username: idle.username, seenAt: LONG_AGO, patSeenAt: null });
+    expect(body.inactiveUsers.some((user: { id: number }) => user.id === active.id)).toBe(false);
+
+    const deleted = await call('POST', '/api/admin/user-admin/inactive/delete', { body: { ids: [idle.id, active.id] } });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.text()).toBe('');
+    expect(await count('SELECT count(*) AS n FROM users WHERE id = ? AND deleted_at IS NOT NULL', idle.id)).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM users WHERE id = ? AND deleted_at IS NULL', active.id)).toBe(1);
+    expect(
+      await count("SELECT count(*) AS n FROM events WHERE type = 'user-deleted' AND json_extract(pre_data, '$.id') = ?", idle.id),
+    ).toBe(1);
+  });
+
+  it('refuses a non-admin and bad ids, deleting nobody', async () => {
+    const idle = await createUser('Viewer');
+    await makeInactive(idle.id);
+    await expectError(await call('GET', '/api/admin/user-admin/inactive', { token: viewer }), 403, 'NoAccessError');
+    await expectError(
+      await call('POST', '/api/admin/user-admin/inactive/delete', { body: { ids: [idle.id] }, token: viewer }),
+      403,
+      'NoAccessError',
+    );
+    await expectError(await call('POST', '/api/admin/user-admin/inactive/delete', { body: { ids: ['x'] } }), 400, 'ValidationError');
+    expect(await count('SELECT count(*) AS n FROM users WHERE id = ? AND deleted_at IS NULL', idle.id)).toBe(1);
+  });
+});

@@ -17,6 +17,8 @@ import { ADMIN } from '../../auth/permissions';
 import { admin, authenticated, open, route, type Route, type AdminContext, type OpenContext } from '../../http/route';
 import { GetUsersResponse, CreateUser201Response, GetUserResponse, UpdateUserResponse, GetMeResponse, GetProfileResponse } from './schema';
 import {
+  IdsSchema,
+  InactiveUsersResponse,
   AdminCountResponse,
   EmailSchema,
   ResetPasswordResponse,
@@ -301,5 +303,30 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Done, no body', schema: null } },
     errors: [400, 413, 415, 429],
     handler: async () => empty(200),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user-admin/inactive',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'getInactiveUsers',
+    summary: 'List people not seen for 180 days',
+    responses: { 200: { description: 'Success', schema: InactiveUsersResponse } },
+    handler: async ({ env }) => json(await service.inactiveUsers(getDb(env))),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/user-admin/inactive/delete',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'deleteInactiveUsers',
+    summary: 'Delete the listed inactive people',
+    body: IdsSchema,
+    responses: { 200: { description: 'Done, no body', schema: null } },
+    errors: [400, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      await service.deleteInactiveUsers(env, getDb(env), principal, body.ids);
+      return empty(200);
+    },
   }),
 ];

@@ -236,3 +236,29 @@ export const UserRolesResponse = v.object({
 
 /** Who asks for a reset email. */
 export const EmailSchema = v.object({ email: v.pipe(text(320), v.nonEmpty('must not be empty')) });
+
+/** What `GET /api/admin/user-admin/inactive` answers with status 200. */
+export const InactiveUsersResponse = v.object({
+  version: v.number(),
+  inactiveUsers: v.array(
+    v.object({
+      id: v.number(),
+      name: v.nullable(v.string()),
+      email: v.nullable(v.string()),
+      username: v.nullable(v.string()),
+      seenAt: v.nullable(v.string()),
+      createdAt: v.nullable(v.string()),
+      patSeenAt: v.nullable(v.string()),
+    }),
+  ),
+});
+
+/** Users to delete, by id. */
+export const IdsSchema = v.object({
+  ids: v.pipe(
+    v.array(
+      v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2147483647, 'must be <= 2147483647')),
+    ),
+    v.maxLength(1000, 'must have at most 1000 items'),
+  ),
+});

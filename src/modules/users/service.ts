@@ -377,3 +377,26 @@ export async function rolesInProject(db: Db, principal: Principal, projectId: st
   const rows = await store.projectRolesOf(db, principal.userId, projectId);
   return { version: 1, roles: rows.map((row) => ({ ...row, description: row.description ?? '' })) };
 }
+
+/** Unleash's threshold: a person unseen for this many days is inactive. */
+export const INACTIVE_AFTER_DAYS = 180;
+
+function inactiveCutoff(now = Date.now()): string {
+  return new Date(now - INACTIVE_AFTER_DAYS * 24 * 60 * 60 * 1000).toISOString();
+}
+
+export async function inactiveUsers(db: Db) {
+  return { version: 1, inactiveUsers: await store.inactiveUsers(db, inactiveCutoff()) };
+}
+
+/**
+ * Deletes the listed users that are inactive, never the caller. Unleash deletes any id given;
+ * here an id that is not (or no longer) inactive is skipped, so a stale list cannot remove
+ * someone who has come back.
+ */
+export async function deleteInactiveUsers(env: Env, db: Db, actor: Actor, ids: readonly number[]): Promise<void> {
+  const inactive = new Set((await store.inactiveUsers(db, inactiveCutoff())).map((row) => row.id));
+  for (const id of new Set(ids)) {
+    if (id !== actor.userId && inactive.has(id)) await deleteUser(env, db, actor, id);
+  }
+}

@@ -286,3 +286,31 @@ export function projectRolesOf(db: Db, userId: number, project: string) {
     .where(and(eq(roleUser.userId, userId), or(eq(roleUser.project, project), eq(roles.type, 'root'))))
     .orderBy(asc(roles.id));
 }
+
+/**
+ * People (not service or system accounts) neither seen, created nor using a personal access
+ * token since `cutoff`, with when their tokens were last used.
+ */
+export function inactiveUsers(db: Db, cutoff: string) {
+  return db
+    .select({
+      id: users.id,
+      name: users.name,
+      email: users.email,
+      username: users.username,
+      seenAt: users.seenAt,
+      createdAt: users.createdAt,
+      patSeenAt: sql<string | null>`(SELECT max(pat.seen_at) FROM personal_access_tokens pat WHERE pat.user_id = "users"."id")`,
+    })
+    .from(users)
+    .where(
+      and(
+        isNull(users.deletedAt),
+        eq(users.isService, false),
+        eq(users.isSystem, false),
+        sql`(${users.seenAt} IS NULL OR ${users.seenAt} < ${cutoff}) AND ${users.createdAt} < ${cutoff}
+          AND NOT EXISTS (SELECT 1 FROM personal_access_tokens pat WHERE pat.user_id = "users"."id" AND pat.seen_at >= ${cutoff})`,
+      ),
+    )
+    .orderBy(asc(users.id));
+}
