@@ -21,6 +21,7 @@ import { routes as features } from './modules/features/routes';
 import { routes as frontendApi } from './modules/frontend-api/routes';
 import { routes as importExport } from './modules/import-export/routes';
 import { routes as instanceAdmin } from './modules/instance-admin/routes';
+import { routes as maintenance } from './modules/maintenance/routes';
 import { documentRoutes, routes as operational } from './modules/operational/routes';
 import { routes as personalDashboard } from './modules/personal-dashboard/routes';
 import { routes as personalTokens } from './modules/personal-tokens/routes';
@@ -58,6 +59,7 @@ export const ROUTES: readonly Route[] = [
   ...importExport,
   ...uiConfig,
   ...instanceAdmin,
+  ...maintenance,
   ...personalDashboard,
   ...featureTypes,
   ...strategies,

@@ -40,7 +40,8 @@ describe('OpenAPI document', () => {
     });
     const document = buildOpenApiDocument([widget]) as { paths: Record<string, any> };
     const operation = document.paths['/api/admin/widgets/{widgetId}'].post;
-    expect(Object.keys(operation.responses).sort()).toEqual(['201', '400', '401', '403', '413', '415', '500']);
+    // An admin-API write also answers 503 while maintenance mode is on.
+    expect(Object.keys(operation.responses).sort()).toEqual(['201', '400', '401', '403', '413', '415', '500', '503']);
     expect(operation.parameters).toEqual([{ name: 'widgetId', in: 'path', required: true, schema: { type: 'string' } }]);
     expect(operation.requestBody.content['application/json'].schema.required).toEqual(['name']);
     expect(operation['x-permission']).toEqual(['UPDATE_FEATURE']);

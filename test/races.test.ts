@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '../src/db/client';
 import { segments } from '../src/db/schema';
 import { archiveIfUnused, linkIfAllowed } from '../src/modules/features/service';
-import { deleteIfUnused } from '../src/modules/segments/routes';
+import { deleteIfUnused } from '../src/modules/segments/service';
 import { bodyOf, call, expectError } from './support/http';
 import { seedSegment } from './support/sdk-seed';
 import { count } from './support/db';
@@ -51,7 +51,7 @@ describe('segment delete vs a strategy added with that segment', () => {
 
   it('an unused segment is deleted, with its event', async () => {
     const id = await seedSegment('race-unused', []);
-    expect((await call('DELETE', `/api/admin/segments/${id}`)).status).toBe(200);
+    expect((await call('DELETE', `/api/admin/segments/${id}`)).status).toBe(204);
     expect(await count('SELECT count(*) AS n FROM segments WHERE id = ?', id)).toBe(0);
     expect(await count("SELECT count(*) AS n FROM events WHERE type = 'segment-deleted' AND json_extract(pre_data, '$.id') = ?", id)).toBe(
       1,

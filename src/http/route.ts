@@ -25,6 +25,8 @@ import { decodePathParams } from './params';
 import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS, type RateLimitBucket } from './rate-limit';
 import { urlOf } from './request-url';
 import { parseInput } from './validation';
+import { getDb } from '../db/client';
+import { refuseWriteInMaintenance, stoppedByMaintenance } from '../modules/maintenance/service';
 
 /** `ALL` is for catch-alls only: they are not operations and are left out of the document. */
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
@@ -224,6 +226,7 @@ function handlerFor(route: Route): Handler {
     context: RouteContext<Access, unknown, unknown, unknown> & { principal: Principal | undefined },
   ) => Response | Promise<Response>;
   const writes = !READ_METHODS.has(route.method);
+  const maintenanceApplies = access.kind === 'admin' && stoppedByMaintenance(route.method, route.path);
 
   const run: Handler = async (request, env, ctx) => {
     if (access.kind === 'open') {
@@ -246,6 +249,7 @@ function handlerFor(route: Route): Handler {
     }
     if (principal.kind === 'api-token' && principal.token.type !== 'admin') wrongTokenType();
     requireSameOriginForCookieWrite(request, principal, env);
+    if (maintenanceApplies) await refuseWriteInMaintenance(getDb(env), route.method, route.path);
     const params = decodePathParams(request);
     const anyOf = access.permissions;
     if (anyOf.length > 0) {

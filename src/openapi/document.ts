@@ -4,6 +4,7 @@
  * valibot schemas that validate them, so the document cannot drift from what is served.
  * Catch-alls (`ALL`, paths with `*`) are not operations and are left out.
  */
+import { stoppedByMaintenance } from '../modules/maintenance/service';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import type { Answer, Route } from '../http/route';
@@ -39,6 +40,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The body is too large',
   415: 'The body is not JSON (ContentTypeerror)',
   429: 'Too many requests from this address or key (TooManyRequestsError; see retry-after)',
+  503: 'Maintenance mode is on: the admin API takes no writes (MaintenanceModeError)',
   500: 'An unexpected failure; the error id is logged',
 };
 
@@ -73,6 +75,7 @@ export function errorStatuses(declared: Route): number[] {
     errors.add(403);
   }
   if (declared.access.kind !== 'admin' && declared.access.rateLimit !== undefined) errors.add(429);
+  if (declared.access.kind === 'admin' && stoppedByMaintenance(declared.method, declared.path)) errors.add(503);
   errors.add(500);
   return [...errors].sort();
 }

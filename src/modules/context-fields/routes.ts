@@ -1,79 +1,21 @@
-/** Context fields: what constraints and stickiness can refer to, with how often they are used. */
-import type * as v from 'valibot';
-import { asc, eq, isNull, sql } from 'drizzle-orm';
+/** Context fields: the route objects; the rules are in service.ts. */
+import { CREATE_CONTEXT_FIELD, DELETE_CONTEXT_FIELD, UPDATE_CONTEXT_FIELD } from '../../auth/permissions';
 import { getDb } from '../../db/client';
-import { contextFields } from '../../db/schema';
-import { badRequest, notFound } from '../../http/errors';
-import { readJsonBody } from '../../http/body';
-import { parseInput } from '../../http/validation';
-import { ConstraintSchema } from '../features/schema';
-import { constraintProblem } from '../import-export/rules';
-import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
-import { authenticated, route, type Route, type AdminContext } from '../../http/route';
-import { GetContextFieldsResponse, GetContextFieldResponse } from './schema';
+import { admin, authenticated, route, type Route } from '../../http/route';
+import { ConstraintSchema } from '../features/schema';
+import {
+  ContextFieldStrategiesResponse,
+  ContextNameSchema,
+  CreateContextFieldSchema,
+  GetContextFieldResponse,
+  GetContextFieldsResponse,
+  LegalValueSchema,
+  UpdateContextFieldSchema,
+} from './schema';
+import * as service from './service';
 
-// Unleash counts the projects and active features whose strategies constrain on the field.
-const usage = {
-  usedInFeatures: sql<number>`(SELECT count(DISTINCT fs.feature_name) FROM feature_strategies fs JOIN features f ON f.name = fs.feature_name
-    WHERE f.archived_at IS NULL AND EXISTS (SELECT 1 FROM json_each(fs.constraints) c WHERE json_extract(c.value, '$.contextName') = context_fields.name))`,
-  usedInProjects: sql<number>`(SELECT count(DISTINCT fs.project_name) FROM feature_strategies fs JOIN features f ON f.name = fs.feature_name
-    WHERE f.archived_at IS NULL AND EXISTS (SELECT 1 FROM json_each(fs.constraints) c WHERE json_extract(c.value, '$.contextName') = context_fields.name))`,
-};
-
-type Row = typeof contextFields.$inferSelect & { usedInFeatures?: number; usedInProjects?: number };
-
-function fieldShape(row: Row) {
-  return {
-    name: row.name,
-    description: row.description,
-    stickiness: row.stickiness,
-    sortOrder: row.sortOrder,
-    legalValues: row.legalValues,
-    createdAt: row.createdAt,
-    ...(row.usedInProjects === undefined ? {} : { usedInProjects: row.usedInProjects, usedInFeatures: row.usedInFeatures }),
-  };
-}
-
-export async function list({ env }: AdminContext): Promise<Response> {
-  const rows = await getDb(env)
-    .select({
-      name: contextFields.name,
-      description: contextFields.description,
-      stickiness: contextFields.stickiness,
-      sortOrder: contextFields.sortOrder,
-      legalValues: contextFields.legalValues,
-      createdAt: contextFields.createdAt,
-      project: contextFields.project,
-      updatedAt: contextFields.updatedAt,
-      ...usage,
-    })
-    .from(contextFields)
-    .where(isNull(contextFields.project))
-    .orderBy(asc(contextFields.name));
-  return json(rows.map(fieldShape));
-}
-
-export async function get({ request, env }: AdminContext): Promise<Response> {
-  const name = pathParam(request, 'name');
-  const [row] = await getDb(env).select().from(contextFields).where(eq(contextFields.name, name)).limit(1);
-  if (!row) throw notFound('Could not find context field');
-  return json(fieldShape(row));
-}
-
-/**
- * The strategy form checks each constraint as it is edited: the context field must exist and
- * the value(s) fit the operator and the field's legal values. 204 when it would be accepted.
- */
-export async function validateConstraint({ request, env, body }: AdminContext<v.InferOutput<typeof ConstraintSchema>>): Promise<Response> {
-  const constraint = body;
-  const [field] = await getDb(env).select().from(contextFields).where(eq(contextFields.name, constraint.contextName)).limit(1);
-  if (!field) throw notFound(`Could not find Context field with name ${constraint.contextName}`);
-  const legal = field.legalValues.length > 0 ? new Set(field.legalValues.map((legalValue) => legalValue.value)) : undefined;
-  const problem = constraintProblem(constraint, legal);
-  if (problem) throw badRequest(problem);
-  return empty(204);
-}
+const done = { 200: { description: 'Done, no body', schema: null } };
 
 export const routes: Route[] = [
   route({
@@ -84,7 +26,37 @@ export const routes: Route[] = [
     operationId: 'getContextFields',
     summary: 'List context fields',
     responses: { 200: { description: 'Success', schema: GetContextFieldsResponse } },
-    handler: list,
+    handler: async ({ env }) => json(await service.listFields(getDb(env))),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/context',
+    access: admin(CREATE_CONTEXT_FIELD),
+    tag: 'Context',
+    operationId: 'createContextField',
+    summary: 'Create a context field',
+    body: CreateContextFieldSchema,
+    responses: { 201: { description: 'Created', schema: GetContextFieldResponse, headers: { location: 'context/<name>' } } },
+    errors: [400, 409, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      const field = await service.createField(getDb(env), principal, body);
+      return json(field, 201, { location: `context/${field.name}` });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/context/validate',
+    access: admin(UPDATE_CONTEXT_FIELD),
+    tag: 'Context',
+    operationId: 'validate',
+    summary: 'Check that a new context field name is free',
+    body: ContextNameSchema,
+    responses: done,
+    errors: [400, 409, 413, 415],
+    handler: async ({ env, body }) => {
+      await service.validateName(getDb(env), body.name);
+      return empty(200);
+    },
   }),
   route({
     method: 'GET',
@@ -95,7 +67,76 @@ export const routes: Route[] = [
     summary: 'Get a context field',
     responses: { 200: { description: 'Success', schema: GetContextFieldResponse } },
     errors: [400, 404],
-    handler: get,
+    handler: async ({ env, params }) => json(await service.getField(getDb(env), params.name)),
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/context/:name',
+    access: admin(UPDATE_CONTEXT_FIELD),
+    tag: 'Context',
+    operationId: 'updateContextField',
+    summary: 'Replace a context field',
+    body: UpdateContextFieldSchema,
+    responses: done,
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, params, body }) => {
+      await service.updateField(getDb(env), principal, params.name, body);
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/context/:name',
+    access: admin(DELETE_CONTEXT_FIELD),
+    tag: 'Context',
+    operationId: 'deleteContextField',
+    summary: 'Delete a context field',
+    responses: done,
+    errors: [400, 404],
+    handler: async ({ env, principal, params }) => {
+      await service.deleteField(getDb(env), principal, params.name);
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/context/:name/strategies',
+    access: authenticated(),
+    tag: 'Strategies',
+    operationId: 'getStrategiesByContextField',
+    summary: 'List the strategies whose constraints use a context field',
+    responses: { 200: { description: 'Success', schema: ContextFieldStrategiesResponse } },
+    errors: [400],
+    handler: async ({ env, params }) => json(await service.strategiesUsing(getDb(env), params.name)),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/context/:name/legal-values',
+    access: admin(UPDATE_CONTEXT_FIELD),
+    tag: 'Context',
+    operationId: 'updateContextFieldLegalValue',
+    summary: 'Add a legal value to a context field, or change its description',
+    body: LegalValueSchema,
+    responses: done,
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, params, body }) => {
+      await service.putLegalValue(getDb(env), principal, params.name, body);
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/context/:name/legal-values/:legalValue',
+    access: admin(UPDATE_CONTEXT_FIELD),
+    tag: 'Context',
+    operationId: 'deleteContextFieldLegalValue',
+    summary: 'Remove a legal value from a context field',
+    responses: done,
+    errors: [400, 404],
+    handler: async ({ env, principal, params }) => {
+      await service.deleteLegalValue(getDb(env), principal, params.name, params.legalValue);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -107,6 +148,9 @@ export const routes: Route[] = [
     body: ConstraintSchema,
     responses: { 204: { description: 'Done, no content', schema: null } },
     errors: [400, 404, 413],
-    handler: validateConstraint,
+    handler: async ({ env, body }) => {
+      await service.validateConstraint(getDb(env), body);
+      return empty(204);
+    },
   }),
 ];

@@ -1,40 +1,19 @@
-import { asc, sql } from 'drizzle-orm';
+/** Environments: the route objects; the rules are in service.ts. */
+import { ADMIN, UPDATE_PROJECT } from '../../auth/permissions';
 import { getDb } from '../../db/client';
-import { environments } from '../../db/schema';
-import { json } from '../../http/responses';
-import { authenticated, route, type Route, type AdminContext } from '../../http/route';
-import { GetAllEnvironmentsResponse } from './schema';
+import { empty, json } from '../../http/responses';
+import { admin, authenticated, route, type Route } from '../../http/route';
+import {
+  DefaultStrategyResponse,
+  DefaultStrategySchema,
+  GetAllEnvironmentsResponse,
+  GetEnvironmentResponse,
+  GetProjectEnvironmentsResponse,
+  SortOrderSchema,
+} from './schema';
+import * as service from './service';
 
-/** All environments in sort order, with the counts Unleash 6 reports. */
-export async function list({ env }: AdminContext): Promise<Response> {
-  const db = getDb(env);
-  const rows = await db
-    .select({
-      name: environments.name,
-      type: environments.type,
-      sortOrder: environments.sortOrder,
-      enabled: environments.enabled,
-      protected: environments.protected,
-      projectCount: sql<number>`(SELECT count(*) FROM project_environments pe WHERE pe.environment_name = ${environments.name})`,
-      enabledToggleCount: sql<number>`(SELECT count(*) FROM feature_environments fe JOIN features f ON f.name = fe.feature_name
-        WHERE fe.environment = ${environments.name} AND fe.enabled = 1 AND f.archived_at IS NULL)`,
-    })
-    .from(environments)
-    .orderBy(asc(environments.sortOrder), asc(environments.name));
-  return json({
-    version: 1,
-    environments: rows.map((row) => ({
-      name: row.name,
-      type: row.type,
-      sortOrder: row.sortOrder,
-      enabled: row.enabled,
-      protected: row.protected,
-      requiredApprovals: null,
-      projectCount: row.projectCount,
-      enabledToggleCount: row.enabledToggleCount,
-    })),
-  });
-}
+const PROJECT_DEFAULT_STRATEGY_WRITE = 'PROJECT_DEFAULT_STRATEGY_WRITE';
 
 export const routes: Route[] = [
   route({
@@ -45,6 +24,101 @@ export const routes: Route[] = [
     operationId: 'getAllEnvironments',
     summary: 'List environments',
     responses: { 200: { description: 'Success', schema: GetAllEnvironmentsResponse } },
-    handler: list,
+    handler: async ({ env }) => json(await service.listEnvironments(getDb(env))),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/environments/:name',
+    access: authenticated(),
+    tag: 'Environments',
+    operationId: 'getEnvironment',
+    summary: 'Get an environment',
+    responses: { 200: { description: 'Success', schema: GetEnvironmentResponse } },
+    errors: [400, 404],
+    handler: async ({ env, params }) => json(await service.getEnvironment(getDb(env), params.name)),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/environments/project/:projectId',
+    access: authenticated(),
+    tag: 'Environments',
+    operationId: 'getProjectEnvironments',
+    summary: 'List environments as a project uses them',
+    responses: { 200: { description: 'Success', schema: GetProjectEnvironmentsResponse } },
+    errors: [400],
+    handler: async ({ env, params }) => json(await service.projectEnvironments(getDb(env), params.projectId)),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/environments/:name/on',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'toggleEnvironmentOn',
+    summary: 'Turn an environment on',
+    responses: { 204: { description: 'Done, no content', schema: null } },
+    errors: [400, 404],
+    handler: async ({ env, principal, params }) => {
+      await service.setEnabled(getDb(env), principal, params.name, true);
+      return empty(204);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/environments/:name/off',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'toggleEnvironmentOff',
+    summary: 'Turn an environment off',
+    responses: { 204: { description: 'Done, no content', schema: null } },
+    errors: [400, 404],
+    handler: async ({ env, principal, params }) => {
+      await service.setEnabled(getDb(env), principal, params.name, false);
+      return empty(204);
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/environments/sort-order',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'updateSortOrder',
+    summary: 'Reorder environments',
+    body: SortOrderSchema,
+    responses: { 200: { description: 'Done, no body', schema: null } },
+    errors: [400, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      await service.setSortOrder(getDb(env), principal, body);
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/environments/:environment',
+    access: admin(UPDATE_PROJECT, ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'removeEnvironmentFromProject',
+    summary: 'Remove an environment from a project',
+    responses: { 200: { description: 'Done, no body', schema: null } },
+    errors: [400],
+    handler: async ({ env, principal, params }) => {
+      await service.detachFromProject(getDb(env), principal, params.projectId, params.environment);
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/projects/:projectId/environments/:environment/default-strategy',
+    access: admin([UPDATE_PROJECT, PROJECT_DEFAULT_STRATEGY_WRITE], ({ params }) => ({
+      project: params.projectId,
+      environment: params.environment,
+    })),
+    tag: 'Projects',
+    operationId: 'addDefaultStrategyToProjectEnvironment',
+    summary: 'Set the strategy a flag gets when first enabled in a project environment',
+    body: DefaultStrategySchema,
+    responses: { 200: { description: 'The default strategy', schema: DefaultStrategyResponse } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, params, body }) =>
+      json(await service.setDefaultStrategy(getDb(env), principal, params.projectId, params.environment, body)),
   }),
 ];

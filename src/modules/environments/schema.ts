@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { nonBlank, text } from '../../http/validation';
+import { ConstraintSchema } from '../features/schema';
 
 /** What `GET /api/admin/environments` answers with status 200. */
 export const GetAllEnvironmentsResponse = v.object({
@@ -12,7 +14,72 @@ export const GetAllEnvironmentsResponse = v.object({
       protected: v.boolean(),
       requiredApprovals: v.null(),
       projectCount: v.number(),
+      apiTokenCount: v.number(),
       enabledToggleCount: v.number(),
     }),
   ),
 });
+
+const Environment = {
+  name: v.string(),
+  type: v.string(),
+  sortOrder: v.number(),
+  enabled: v.boolean(),
+  protected: v.boolean(),
+  requiredApprovals: v.null(),
+};
+
+/** What `GET /api/admin/environments/:name` answers with status 200. */
+export const GetEnvironmentResponse = v.object(Environment);
+
+const StrategyParameters = v.record(v.string(), v.string());
+
+/** A project's default strategy in an environment, as stored and answered. */
+export const DefaultStrategySchema = v.object({
+  name: nonBlank(100),
+  title: v.optional(v.nullable(text(255))),
+  parameters: v.optional(
+    v.pipe(
+      StrategyParameters,
+      v.check((value) => Object.keys(value).length <= 100, 'must have at most 100 properties'),
+    ),
+  ),
+  constraints: v.optional(v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items'))),
+  segments: v.optional(v.pipe(v.array(v.number()), v.maxLength(5, 'must have at most 5 items'))),
+});
+
+export const DefaultStrategyResponse = v.object({
+  name: v.string(),
+  title: v.optional(v.nullable(v.string())),
+  parameters: StrategyParameters,
+  constraints: v.array(v.unknown()),
+  segments: v.optional(v.array(v.number())),
+});
+
+/** What `GET /api/admin/environments/project/:projectId` answers with status 200. */
+export const GetProjectEnvironmentsResponse = v.object({
+  version: v.number(),
+  environments: v.array(
+    v.object({
+      ...Environment,
+      projectApiTokenCount: v.number(),
+      projectEnabledToggleCount: v.number(),
+      defaultStrategy: v.optional(DefaultStrategyResponse),
+      visible: v.boolean(),
+    }),
+  ),
+});
+
+/** New sort orders by environment name. */
+export const SortOrderSchema = v.pipe(
+  v.record(
+    text(100),
+    v.pipe(
+      v.number(),
+      v.integer('must be integer'),
+      v.minValue(-2147483648, 'must be >= -2147483648'),
+      v.maxValue(2147483647, 'must be <= 2147483647'),
+    ),
+  ),
+  v.check((value) => Object.keys(value).length <= 1000, 'must have at most 1000 properties'),
+);

@@ -4,6 +4,7 @@
  * We present ourselves as the open-source Unleash 6.10.1 the UI was built for, never as
  * Enterprise: Enterprise-only panels stay hidden.
  */
+import { getMaintenance } from '../maintenance/service';
 import { eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { getDb, type Db } from '../../db/client';
@@ -136,7 +137,7 @@ export async function uiConfig({ request, env }: AdminContext): Promise<Response
     prometheusAPIAvailable: false,
     resourceLimits: RESOURCE_LIMITS,
     disablePasswordAuth: false,
-    maintenanceMode: false,
+    maintenanceMode: (await getMaintenance(db)).enabled,
     maxSessionsCount: 0,
     unleashContext: {},
   });

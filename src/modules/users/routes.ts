@@ -14,6 +14,20 @@ import * as service from './service';
 import { ADMIN } from '../../auth/permissions';
 import { admin, authenticated, open, route, type Route, type AdminContext, type OpenContext } from '../../http/route';
 import { GetUsersResponse, CreateUser201Response, GetUserResponse, UpdateUserResponse, GetMeResponse, GetProfileResponse } from './schema';
+import {
+  IdsSchema,
+  InactiveUsersResponse,
+  AdminCountResponse,
+  EmailSchema,
+  ResetPasswordResponse,
+  ResetPasswordSchema,
+  SearchUsersQuery,
+  SearchUsersResponse,
+  UserRolesQuery,
+  UserRolesResponse,
+} from './schema';
+import { badRequest } from '../../http/errors';
+import { runBatch } from '../../db/client';
 
 function userId(request: AdminContext['request']): number | null {
   return parseInput(IdParams, { id: pathParam(request, 'id') }, '/params').id;
@@ -216,5 +230,99 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 413],
     handler: changeOwnPassword,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user-admin/admin-count',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'getAdminCount',
+    summary: 'Count the admins, with and without a password',
+    responses: { 200: { description: 'Success', schema: AdminCountResponse } },
+    handler: async ({ env }) => json(await service.adminCount(getDb(env))),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user-admin/search',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'searchUsers',
+    summary: 'Find users by name, username or email',
+    query: SearchUsersQuery,
+    responses: { 200: { description: 'Success', schema: SearchUsersResponse } },
+    errors: [400],
+    handler: async ({ env, query }) => json(await service.searchUsers(getDb(env), query.q)),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/user-admin/reset-password',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'resetUserPassword',
+    summary: 'Make a link for a user to choose a new password',
+    body: ResetPasswordSchema,
+    responses: { 200: { description: 'The reset link', schema: ResetPasswordResponse } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ request, env, principal, body }) => {
+      const db = getDb(env);
+      const user = await service.userByEmail(db, body.id);
+      const token = await newResetToken(db, user.id, principal);
+      await runBatch(db, [token.statement]);
+      return json({ resetPasswordUrl: `${publicBaseUrl(env, request)}/reset-password?token=${token.secret}` }, 200, NO_STORE);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user/roles',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'getUserRoles',
+    summary: "The caller's roles in a project",
+    query: UserRolesQuery,
+    responses: { 200: { description: 'Success', schema: UserRolesResponse } },
+    errors: [400],
+    handler: async ({ env, principal, query }) => {
+      if (query.projectId === undefined) throw badRequest('The `projectId` query parameter is required.');
+      return json(await service.rolesInProject(getDb(env), principal, query.projectId));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/auth/reset/password-email',
+    access: open('password-reset'),
+    tag: 'Auth',
+    operationId: 'sendResetPasswordEmail',
+    summary: 'Ask for a password reset email',
+    description:
+      'There is no email service, so no email is sent and no link is made; the answer is the same whether or not the address belongs to a user, so it reveals nothing.',
+    body: EmailSchema,
+    responses: { 200: { description: 'Done, no body', schema: null } },
+    errors: [400, 413, 415, 429],
+    handler: async () => empty(200),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/user-admin/inactive',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'getInactiveUsers',
+    summary: 'List people not seen for 180 days',
+    responses: { 200: { description: 'Success', schema: InactiveUsersResponse } },
+    handler: async ({ env }) => json(await service.inactiveUsers(getDb(env))),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/user-admin/inactive/delete',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'deleteInactiveUsers',
+    summary: 'Delete the listed inactive people',
+    body: IdsSchema,
+    responses: { 200: { description: 'Done, no body', schema: null } },
+    errors: [400, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      await service.deleteInactiveUsers(env, getDb(env), principal, body.ids);
+      return empty(200);
+    },
   }),
 ];

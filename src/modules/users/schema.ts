@@ -194,3 +194,66 @@ export const GetProfileResponse = v.object({
   subscriptions: v.array(v.string()),
   features: v.array(v.unknown()),
 });
+
+/** What `GET /api/admin/user-admin/admin-count` answers with status 200. */
+export const AdminCountResponse = v.object({ password: v.number(), noPassword: v.number(), service: v.number() });
+
+export const SearchUsersQuery = v.object({ q: v.optional(text(255)) });
+
+/** What `GET /api/admin/user-admin/search` answers with status 200. */
+export const SearchUsersResponse = v.array(
+  v.object({
+    isAPI: v.boolean(),
+    accountType: v.string(),
+    id: v.number(),
+    name: v.optional(v.string()),
+    username: v.optional(v.string()),
+    email: v.optional(v.string()),
+    imageUrl: v.string(),
+    seenAt: v.nullable(v.string()),
+    scimId: v.nullable(v.string()),
+  }),
+);
+
+/** The user to make a reset link for: Unleash names them by email in `id`. */
+export const ResetPasswordSchema = v.object({ id: v.pipe(text(320), v.nonEmpty('must not be empty')) });
+
+/** What `POST /api/admin/user-admin/reset-password` answers with status 200. */
+export const ResetPasswordResponse = v.object({ resetPasswordUrl: v.string() });
+
+export const UserRolesQuery = v.object({ projectId: v.optional(text(100)) });
+
+/** What `GET /api/admin/user/roles` answers with status 200. */
+export const UserRolesResponse = v.object({
+  version: v.number(),
+  roles: v.array(v.object({ id: v.number(), name: v.string(), type: v.string(), project: v.string(), description: v.string() })),
+});
+
+/** Who asks for a reset email. */
+export const EmailSchema = v.object({ email: v.pipe(text(320), v.nonEmpty('must not be empty')) });
+
+/** What `GET /api/admin/user-admin/inactive` answers with status 200. */
+export const InactiveUsersResponse = v.object({
+  version: v.number(),
+  inactiveUsers: v.array(
+    v.object({
+      id: v.number(),
+      name: v.nullable(v.string()),
+      email: v.nullable(v.string()),
+      username: v.nullable(v.string()),
+      seenAt: v.nullable(v.string()),
+      createdAt: v.nullable(v.string()),
+      patSeenAt: v.nullable(v.string()),
+    }),
+  ),
+});
+
+/** Users to delete, by id. */
+export const IdsSchema = v.object({
+  ids: v.pipe(
+    v.array(
+      v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2147483647, 'must be <= 2147483647')),
+    ),
+    v.maxLength(1000, 'must have at most 1000 items'),
+  ),
+});

@@ -366,3 +366,58 @@ export async function profile(db: Db, principal: Principal) {
     features: [],
   };
 }
+
+export async function adminCount(db: Db) {
+  return store.adminCount(db);
+}
+
+/** Most users a search answers with. */
+export const SEARCH_LIMIT = 100;
+
+/** Users whose name contains `q` or whose username or email starts with it; nothing for fewer than 2 characters. */
+export async function searchUsers(db: Db, q: string | undefined) {
+  if (q === undefined || q.length < 2) return [];
+  const rows = await store.searchUsers(db, q, SEARCH_LIMIT);
+  return Promise.all(
+    rows.map(async (row) => {
+      const { loginAttempts: _attempts, createdAt: _created, rootRole: _role, ...shown } = await userBody(row);
+      return shown;
+    }),
+  );
+}
+
+/** The user an admin asks a reset link for, by email (Unleash's `id` field carries the email). */
+export async function userByEmail(db: Db, email: string): Promise<store.UserRow> {
+  const row = await store.findByEmail(db, email.trim().toLowerCase());
+  if (!row) throw notFound('No user found');
+  return row;
+}
+
+/** The caller's roles in a project, with their root role. */
+export async function rolesInProject(db: Db, principal: Principal, projectId: string) {
+  const rows = await store.projectRolesOf(db, principal.userId, projectId);
+  return { version: 1, roles: rows.map((row) => ({ ...row, description: row.description ?? '' })) };
+}
+
+/** Unleash's threshold: a person unseen for this many days is inactive. */
+export const INACTIVE_AFTER_DAYS = 180;
+
+function inactiveCutoff(now = Date.now()): string {
+  return new Date(now - INACTIVE_AFTER_DAYS * 24 * 60 * 60 * 1000).toISOString();
+}
+
+export async function inactiveUsers(db: Db) {
+  return { version: 1, inactiveUsers: await store.inactiveUsers(db, inactiveCutoff()) };
+}
+
+/**
+ * Deletes the listed users that are inactive, never the caller. Unleash deletes any id given;
+ * here an id that is not (or no longer) inactive is skipped, so a stale list cannot remove
+ * someone who has come back.
+ */
+export async function deleteInactiveUsers(env: Env, db: Db, actor: Actor, ids: readonly number[]): Promise<void> {
+  const inactive = new Set((await store.inactiveUsers(db, inactiveCutoff())).map((row) => row.id));
+  for (const id of new Set(ids)) {
+    if (id !== actor.userId && inactive.has(id)) await deleteUser(env, db, actor, id);
+  }
+}

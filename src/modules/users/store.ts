@@ -223,3 +223,85 @@ export async function projectsOfUser(db: Db, userId: number): Promise<string[]> 
     .orderBy(asc(roleUser.project));
   return rows.map((row) => row.project);
 }
+
+/** Active accounts holding the Admin root role: with a password, without one, and service accounts. */
+export async function adminCount(db: Db): Promise<{ password: number; noPassword: number; service: number }> {
+  const [row] = await db
+    .select({
+      password: sql<number>`count(CASE WHEN ${users.passwordHash} IS NOT NULL AND ${users.isService} = 0 THEN 1 END)`,
+      noPassword: sql<number>`count(CASE WHEN ${users.passwordHash} IS NULL AND ${users.isService} = 0 THEN 1 END)`,
+      service: sql<number>`count(CASE WHEN ${users.isService} = 1 THEN 1 END)`,
+    })
+    .from(users)
+    .innerJoin(roleUser, eq(roleUser.userId, users.id))
+    .innerJoin(roles, eq(roles.id, roleUser.roleId))
+    .where(and(isNull(users.deletedAt), eq(users.isSystem, false), eq(roles.name, 'Admin'), eq(roles.type, 'root')));
+  return { password: row?.password ?? 0, noPassword: row?.noPassword ?? 0, service: row?.service ?? 0 };
+}
+
+/** Unleash's user search: the name contains the text, or the username or email starts with it (any case). */
+export async function searchUsers(db: Db, q: string, limit: number): Promise<UserRow[]> {
+  const escaped = q.replace(/[\\%_]/g, (character) => `\\${character}`);
+  return db
+    .select(userColumns)
+    .from(users)
+    .where(
+      visible(
+        or(
+          sql`${users.name} LIKE ${`%${escaped}%`} ESCAPE '\\'`,
+          sql`${users.username} LIKE ${`${escaped}%`} ESCAPE '\\'`,
+          sql`${users.email} LIKE ${`${escaped}%`} ESCAPE '\\'`,
+        )!,
+      ),
+    )
+    .orderBy(asc(users.id))
+    .limit(limit);
+}
+
+/** An active user (not a system or service account) by email, compared as stored: trimmed and lowercased. */
+export async function findByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select(userColumns)
+    .from(users)
+    .where(visible(eq(users.email, email)))
+    .limit(1);
+  return row;
+}
+
+/** The roles a user holds in a project, and their root role. */
+export function projectRolesOf(db: Db, userId: number, project: string) {
+  return db
+    .select({ id: roles.id, name: roles.name, type: roles.type, project: roleUser.project, description: roles.description })
+    .from(roles)
+    .innerJoin(roleUser, eq(roleUser.roleId, roles.id))
+    .where(and(eq(roleUser.userId, userId), or(eq(roleUser.project, project), eq(roles.type, 'root'))))
+    .orderBy(asc(roles.id));
+}
+
+/**
+ * People (not service or system accounts) neither seen, created nor using a personal access
+ * token since `cutoff`, with when their tokens were last used.
+ */
+export function inactiveUsers(db: Db, cutoff: string) {
+  return db
+    .select({
+      id: users.id,
+      name: users.name,
+      email: users.email,
+      username: users.username,
+      seenAt: users.seenAt,
+      createdAt: users.createdAt,
+      patSeenAt: sql<string | null>`(SELECT max(pat.seen_at) FROM personal_access_tokens pat WHERE pat.user_id = "users"."id")`,
+    })
+    .from(users)
+    .where(
+      and(
+        isNull(users.deletedAt),
+        eq(users.isService, false),
+        eq(users.isSystem, false),
+        sql`(${users.seenAt} IS NULL OR ${users.seenAt} < ${cutoff}) AND ${users.createdAt} < ${cutoff}
+          AND NOT EXISTS (SELECT 1 FROM personal_access_tokens pat WHERE pat.user_id = "users"."id" AND pat.seen_at >= ${cutoff})`,
+      ),
+    )
+    .orderBy(asc(users.id));
+}

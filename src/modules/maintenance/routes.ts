@@ -1,0 +1,37 @@
+/** Maintenance mode: the route objects; the rules are in service.ts. */
+import { ADMIN } from '../../auth/permissions';
+import { getDb } from '../../db/client';
+import { empty, json } from '../../http/responses';
+import { admin, route, type Route } from '../../http/route';
+import { MaintenanceSchema } from './schema';
+import * as service from './service';
+
+const UPDATE_MAINTENANCE_MODE = 'UPDATE_MAINTENANCE_MODE';
+
+export const routes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/admin/maintenance',
+    access: admin([ADMIN, UPDATE_MAINTENANCE_MODE]),
+    tag: 'Maintenance',
+    operationId: 'getMaintenance',
+    summary: 'Whether maintenance mode is on',
+    responses: { 200: { description: 'Success', schema: MaintenanceSchema } },
+    handler: async ({ env }) => json(await service.getMaintenance(getDb(env))),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/maintenance',
+    access: admin([ADMIN, UPDATE_MAINTENANCE_MODE]),
+    tag: 'Maintenance',
+    operationId: 'toggleMaintenance',
+    summary: 'Turn maintenance mode on or off',
+    body: MaintenanceSchema,
+    responses: { 204: { description: 'Done, no content', schema: null } },
+    errors: [400, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      await service.setMaintenance(getDb(env), principal, body);
+      return empty(204);
+    },
+  }),
+];

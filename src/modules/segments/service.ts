@@ -1,0 +1,141 @@
+/** Segments: named, reusable constraint sets that strategies refer to by id. */
+import { CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT, requireAnyPermission } from '../../auth/permissions';
+import type { Principal } from '../../auth/principal';
+import type { Db } from '../../db/client';
+import type { Actor } from '../../db/events';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
+import { strategyShape } from '../features/service';
+import type { SegmentInput, StrategySegmentsInput } from './schema';
+import * as store from './store';
+
+type ShapedRow = Omit<store.SegmentRow, 'createdBy'> & { createdBy: string | null; usedInProjects?: number; usedInFeatures?: number };
+
+/** A segment as Unleash answers it: `project` only for a project's segment, usage only in the list. */
+export function segmentShape(row: ShapedRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    ...(row.segmentProjectId === null ? {} : { project: row.segmentProjectId }),
+    constraints: row.constraints,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt,
+    ...(row.usedInProjects === undefined ? {} : { usedInProjects: row.usedInProjects, usedInFeatures: row.usedInFeatures }),
+  };
+}
+
+export async function listSegments(db: Db) {
+  return { segments: (await store.listWithUsage(db)).map(segmentShape) };
+}
+
+function missing(id: number) {
+  return notFound(`No segment exists with ID "${id}"`);
+}
+
+export async function segmentById(db: Db, id: number): Promise<store.SegmentRow> {
+  const row = await store.byId(db, id);
+  if (!row) throw missing(id);
+  return row;
+}
+
+const NAME_TAKEN = 'Segment name already exists';
+
+/** The form's check of a segment name: not empty and not taken. */
+export async function validateName(db: Db, name: string): Promise<void> {
+  if (name.trim() === '') throw badRequest('Segment name cannot be empty');
+  if (await store.nameTaken(db, name)) throw conflict(NAME_TAKEN);
+}
+
+export async function segmentsOfStrategy(db: Db, strategyId: string) {
+  return { segments: (await store.byStrategy(db, strategyId)).map(segmentShape) };
+}
+
+/** The strategies using the segment (none for an unknown one); there are no change requests here. */
+export async function strategiesOfSegment(db: Db, id: number) {
+  return { strategies: await store.strategiesUsing(db, id), changeRequestStrategies: [] };
+}
+
+/** How many segments one strategy may use (Unleash's default limit). */
+export const STRATEGY_SEGMENTS_LIMIT = 5;
+
+/**
+ * Replaces the segments a strategy uses. The caller's permission was checked in the project
+ * and environment the body names, so the strategy must be in them; the segments must exist.
+ */
+export async function setStrategySegments(db: Db, actor: Actor, body: StrategySegmentsInput): Promise<void> {
+  const wanted = [...new Set(body.segmentIds)];
+  if (wanted.length > STRATEGY_SEGMENTS_LIMIT) throw badRequest(`Strategies may not have more than ${STRATEGY_SEGMENTS_LIMIT} segments`);
+  const strategy = await store.strategyById(db, body.strategyId);
+  if (!strategy || strategy.projectName !== body.projectId || strategy.environment !== body.environmentId)
+    throw notFound(`Could not find strategy with id ${body.strategyId}`);
+  const found = new Set((await store.segmentsAmong(db, wanted)).map((segment) => segment.id));
+  const unknown = wanted.filter((id) => !found.has(id));
+  if (unknown.length > 0) throw badRequest(`Unsupported segments: ${unknown.join(', ')}`);
+  const before = (await store.byStrategy(db, strategy.id)).map((segment) => segment.id);
+  try {
+    await store.replaceStrategySegments(db, actor, strategy.id, wanted, {
+      type: 'feature-strategy-update',
+      project: strategy.projectName,
+      environment: strategy.environment,
+      featureName: strategy.featureName,
+      data: strategyShape(strategy, wanted),
+      preData: strategyShape(strategy, before),
+    });
+  } catch (error) {
+    // A segment deleted since the check fails the batch's foreign key: report it as the check would.
+    const still = new Set((await store.segmentsAmong(db, wanted)).map((segment) => segment.id));
+    const gone = wanted.filter((id) => !still.has(id));
+    if (gone.length > 0) throw badRequest(`Unsupported segments: ${gone.join(', ')}`);
+    throw error;
+  }
+}
+
+async function checkProjectAndName(db: Db, body: SegmentInput, exceptId?: number): Promise<void> {
+  if (body.project && !(await store.projectExists(db, body.project))) throw badRequest(`Project=${body.project} does not exist`);
+  if (await store.nameTaken(db, body.name, exceptId)) throw conflict(NAME_TAKEN);
+}
+
+function values(body: SegmentInput): store.SegmentValues {
+  return {
+    name: body.name,
+    description: body.description ?? null,
+    constraints: body.constraints,
+    segmentProjectId: body.project ?? null,
+  };
+}
+
+export async function createSegment(db: Db, principal: Principal, body: SegmentInput) {
+  // A project segment may be made by whoever may edit that project's segments (Unleash's rule).
+  requireAnyPermission(principal, [CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
+  await checkProjectAndName(db, body);
+  const row = await store.insert(db, principal, values(body), { type: 'segment-created', project: body.project ?? null, data: body });
+  return segmentShape(row);
+}
+
+export async function updateSegment(db: Db, principal: Principal, id: number, body: SegmentInput): Promise<void> {
+  const row = await segmentById(db, id);
+  // The route checked the segment's current project; moving it needs the same right where it goes.
+  if ((body.project ?? null) !== row.segmentProjectId)
+    requireAnyPermission(principal, [UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
+  await checkProjectAndName(db, body, row.id);
+  // Strategies using the segment change what SDKs evaluate, so this is a flag change too.
+  await store.update(db, principal, row.id, values(body), {
+    type: 'segment-updated',
+    project: body.project ?? null,
+    data: { id: row.id, ...body },
+    preData: segmentShape(row),
+  });
+}
+
+/** The delete write, for a segment read before: false when a strategy uses it (or it is gone). */
+export function deleteIfUnused(db: Db, actor: Actor, row: store.SegmentRow): Promise<boolean> {
+  return store.deleteIfUnused(db, actor, row.id, { type: 'segment-deleted', project: row.segmentProjectId, preData: segmentShape(row) });
+}
+
+export async function deleteSegment(db: Db, actor: Actor, id: number): Promise<void> {
+  const row = await segmentById(db, id);
+  if (!(await deleteIfUnused(db, actor, row))) {
+    await segmentById(db, id); // 404 if it went meanwhile
+    throw new ApiError(409, 'SegmentInUseError', `Segment ${row.name} is in use by strategies and cannot be deleted.`);
+  }
+}
