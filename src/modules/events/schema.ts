@@ -1,5 +1,7 @@
 import * as v from 'valibot';
 
+// An event's data and preData are whatever the change recorded: any JSON value, or null.
+
 /** What `GET /api/admin/search/events` answers with status 200. */
 export const SearchEventsResponse = v.object({
   events: v.array(
@@ -9,27 +11,8 @@ export const SearchEventsResponse = v.object({
       createdBy: v.nullable(v.string()),
       createdAt: v.string(),
       createdByUserId: v.number(),
-      data: v.record(
-        v.string(),
-        v.nullable(
-          v.union([
-            v.array(v.string()),
-            v.boolean(),
-            v.number(),
-            v.object({
-              rollout: v.optional(v.string()),
-              stickiness: v.optional(v.string()),
-              groupId: v.optional(v.string()),
-            }),
-            v.string(),
-          ]),
-        ),
-      ),
-      preData: v.nullable(
-        v.object({
-          enabled: v.boolean(),
-        }),
-      ),
+      data: v.unknown(),
+      preData: v.unknown(),
       tags: v.array(
         v.object({
           value: v.optional(v.string()),
@@ -56,56 +39,8 @@ export const GetEventsResponse = v.object({
       createdBy: v.nullable(v.string()),
       createdAt: v.string(),
       createdByUserId: v.number(),
-      data: v.record(
-        v.string(),
-        v.nullable(
-          v.union([
-            v.array(
-              v.union([
-                v.object({
-                  name: v.optional(v.string()),
-                  weight: v.optional(v.number()),
-                  weightType: v.optional(v.string()),
-                  stickiness: v.optional(v.string()),
-                  roleId: v.optional(v.number()),
-                  groupIds: v.optional(v.array(v.unknown())),
-                  userIds: v.optional(v.array(v.number())),
-                  environment: v.optional(v.string()),
-                }),
-                v.string(),
-              ]),
-            ),
-            v.boolean(),
-            v.number(),
-            v.object({
-              rollout: v.optional(v.string()),
-              stickiness: v.optional(v.string()),
-              groupId: v.optional(v.string()),
-              id: v.optional(v.number()),
-              type: v.optional(v.string()),
-              name: v.optional(v.string()),
-              description: v.optional(v.string()),
-              project: v.optional(v.null()),
-            }),
-            v.string(),
-          ]),
-        ),
-      ),
-      preData: v.nullable(
-        v.object({
-          variants: v.optional(
-            v.array(
-              v.object({
-                name: v.nullable(v.string()),
-                weight: v.number(),
-                weightType: v.string(),
-                stickiness: v.string(),
-              }),
-            ),
-          ),
-          enabled: v.optional(v.boolean()),
-        }),
-      ),
+      data: v.unknown(),
+      preData: v.unknown(),
       tags: v.array(
         v.object({
           value: v.optional(v.string()),
@@ -131,17 +66,8 @@ export const GetEventsForToggleResponse = v.object({
       createdBy: v.nullable(v.string()),
       createdAt: v.string(),
       createdByUserId: v.number(),
-      data: v.object({
-        name: v.nullable(v.string()),
-        project: v.nullable(v.string()),
-        description: v.nullable(v.string()),
-        type: v.string(),
-        impressionData: v.boolean(),
-        stale: v.boolean(),
-        createdAt: v.string(),
-        createdByUserId: v.number(),
-      }),
-      preData: v.null(),
+      data: v.unknown(),
+      preData: v.unknown(),
       tags: v.array(v.unknown()),
       featureName: v.string(),
       project: v.nullable(v.string()),
