@@ -8,6 +8,7 @@ import { getDb } from './db/client';
 import { clientInstances, clientMetricsEnv, sessions } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
+import { flushOutbox } from './modules/addons/delivery';
 import { failStuckImportJobs } from './modules/import-export/jobs';
 
 export interface ScheduledJob {
@@ -80,7 +81,24 @@ export const failStuckImports: ScheduledJob = {
   },
 };
 
-export const SCHEDULED_JOBS: readonly ScheduledJob[] = [expireMetrics, expireInstances, expireSessions, failStuckImports];
+/**
+ * Integration deliveries not yet on their Queue (the request that wrote their events could not
+ * hand them over, or they come from an import): handed over now.
+ */
+export const queueIntegrationDeliveries: ScheduledJob = {
+  name: 'queue-integration-deliveries',
+  async run(env) {
+    return { queued: await flushOutbox(env) };
+  },
+};
+
+export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
+  expireMetrics,
+  expireInstances,
+  expireSessions,
+  failStuckImports,
+  queueIntegrationDeliveries,
+];
 
 export interface JobOutcome {
   name: string;
