@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
-import { control, outbound } from './test/support/receiver';
+import { control, outbound } from './test/support/receiver.ts';
 
 export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 
