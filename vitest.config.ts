@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { control, outbound } from './test/support/receiver.ts';
 
 export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 
@@ -28,9 +29,17 @@ export default defineConfig(async () => {
                   INIT_ADMIN_API_TOKENS: `${TEST_ADMIN_TOKEN}, *:*.second-admin-token`,
                   // Tests write and read back at once: check the SDK data revision on every request.
                   SDK_REVISION_CHECK_MS: '0',
+                  // Integration retries at once, not after seconds of backoff.
+                  INTEGRATIONS_RETRY_DELAY_SECONDS: '0',
                 },
+                // Integrations deliver to a receiver in this process (test/support/receiver.ts).
+                outboundService: outbound,
+                serviceBindings: { RECEIVER: control },
                 queueConsumers: {
                   'unleash-import': { maxBatchTimeout: 0.05 },
+                  // An entry here replaces wrangler.toml's consumer: restate its retries and dead letters.
+                  'unleash-integrations': { maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: 'unleash-integrations-dlq' },
+                  'unleash-integrations-dlq': { maxBatchTimeout: 0.05 },
                 },
               },
             }),

@@ -7,6 +7,7 @@ import { Router, type IRequest } from 'itty-router';
 import type { Env } from './env';
 import { pathNotFound, toErrorResponse } from './http/errors';
 import { authenticated, register, route, type Route } from './http/route';
+import { routes as addons } from './modules/addons/routes';
 import { routes as apiTokens } from './modules/api-tokens/routes';
 import { routes as clientApi } from './modules/client-api/routes';
 import { routes as clientDelta } from './modules/client-api/delta-routes';
@@ -42,6 +43,7 @@ import { preflight } from './http/cors';
 export const ROUTES: readonly Route[] = [
   ...operational,
   ...apiTokens,
+  ...addons,
   ...roles,
   ...users,
   ...projectAccess,

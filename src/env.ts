@@ -1,3 +1,4 @@
+import type { DeliveryMessage } from './modules/addons/queue-message';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
 
 /**
@@ -5,10 +6,15 @@ import type { ImportChunkMessage } from './modules/import-export/queue-message';
  * `GeneratedEnv` in src/worker-configuration.d.ts, which `npm run cf-typegen` (`wrangler types`)
  * writes and `npm run check:types-generated` compares with what wrangler would generate: change
  * wrangler.toml, not that file. Declared here is only what wrangler.toml cannot say: variables
- * and secrets that may be unset (`wrangler secret put`, `.dev.vars`), and the queue's message type.
+ * and secrets that may be unset (`wrangler secret put`, `.dev.vars`), and the queues' message types.
  */
 export interface Env extends GeneratedEnv {
   IMPORT_QUEUE: Queue<ImportChunkMessage>;
+  INTEGRATIONS_QUEUE: Queue<DeliveryMessage>;
+  /** Base delay (seconds) of an integration's retries, doubled per try; default 10. */
+  INTEGRATIONS_RETRY_DELAY_SECONDS?: string;
+  /** `true`: integrations may call loopback and private addresses (local development only). */
+  INTEGRATIONS_ALLOW_PRIVATE_TARGETS?: string;
   /** Comma-separated secrets accepted as admin tokens, as Unleash reads INIT_ADMIN_API_TOKENS. */
   INIT_ADMIN_API_TOKENS?: string;
   /** Public base URL of this service, used in invite links. */

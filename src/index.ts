@@ -4,8 +4,11 @@ import { directRoutes } from './direct-routes';
 import type { Env } from './env';
 import { rememberUrl, urlOf } from './http/request-url';
 import { answerFromMemo } from './modules/client-api/memo';
+import { flushOutbox, handleIntegrationQueue, INTEGRATIONS_DLQ_NAME, INTEGRATIONS_QUEUE_NAME } from './modules/addons/delivery';
+import type { DeliveryMessage } from './modules/addons/queue-message';
 import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
+import { log } from './log';
 import { runScheduledJobs } from './scheduled';
 
 const direct = directRoutes(router);
@@ -44,12 +47,19 @@ export default {
     return database.finish(await dispatch(normalised, database.env, ctx));
   },
 
+  /** Each queue's consumer, by queue name (wrangler.toml `[[queues.consumers]]`). */
   async queue(batch, env): Promise<void> {
-    await handleQueue(batch, env);
+    if (batch.queue === INTEGRATIONS_QUEUE_NAME || batch.queue === INTEGRATIONS_DLQ_NAME) {
+      await handleIntegrationQueue(batch as MessageBatch<DeliveryMessage>, env);
+      return;
+    }
+    await handleQueue(batch as MessageBatch<ImportChunkMessage>, env);
+    // Imported changes write audit events: integrations that listen get them now.
+    await flushOutbox(env).catch((error: unknown) => log.error('integration deliveries not queued', { error }));
   },
 
   /** The cron trigger (wrangler.toml): housekeeping jobs, listed in src/scheduled.ts. */
   async scheduled(controller, env, _ctx?: ExecutionContext): Promise<void> {
     await runScheduledJobs(env, new Date(controller.scheduledTime));
   },
-} satisfies ExportedHandler<Env, ImportChunkMessage>;
+} satisfies ExportedHandler<Env, ImportChunkMessage | DeliveryMessage>;

@@ -8,6 +8,7 @@ import { getDb } from './db/client';
 import { clientInstances, clientMetricsEnv, loginFailures, sessions } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
+import { flushOutbox } from './modules/addons/delivery';
 import { failStuckImportJobs } from './modules/import-export/jobs';
 import { staleFailures } from './modules/users/login-limits';
 
@@ -89,12 +90,24 @@ export const failStuckImports: ScheduledJob = {
   },
 };
 
+/**
+ * Integration deliveries not yet on their Queue (the request that wrote their events could not
+ * hand them over, or they come from an import): handed over now.
+ */
+export const queueIntegrationDeliveries: ScheduledJob = {
+  name: 'queue-integration-deliveries',
+  async run(env) {
+    return { queued: await flushOutbox(env) };
+  },
+};
+
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   expireMetrics,
   expireInstances,
   expireSessions,
   expireLoginFailures,
   failStuckImports,
+  queueIntegrationDeliveries,
 ];
 
 export interface JobOutcome {

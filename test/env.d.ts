@@ -7,7 +7,10 @@ declare global {
     // binding is untyped: restate the Worker's typed one so tests send what the Worker reads.
     interface Env extends WorkerEnv {
       IMPORT_QUEUE: WorkerEnv['IMPORT_QUEUE'];
+      INTEGRATIONS_QUEUE: WorkerEnv['INTEGRATIONS_QUEUE'];
       TEST_MIGRATIONS: D1Migration[];
+      /** The integrations' local receiver (test/support/receiver.ts). */
+      RECEIVER: Fetcher;
     }
   }
 }

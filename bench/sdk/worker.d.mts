@@ -1,5 +1,5 @@
 export const BENCH_ADMIN_TOKEN: string;
-export function startWorker(options: { port: number; token?: string; log?: boolean }): Promise<{
+export function startWorker(options: { port: number; token?: string; log?: boolean; vars?: Record<string, string> }): Promise<{
   base: string;
   token: string;
   persistTo: string;

@@ -22,7 +22,8 @@ async function answers(base) {
   }
 }
 
-export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false } = {}) {
+/** `vars`: extra variables for the Worker (`--var NAME:value`). */
+export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false, vars = {} } = {}) {
   // A server left on the port would answer the health check below and be taken for the fresh one.
   if (await answers(`http://127.0.0.1:${port}`)) throw new Error(`port ${port} is already in use; stop what is listening there first`);
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-state-'));
@@ -56,6 +57,7 @@ export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false
       persistTo,
       '--var',
       `INIT_ADMIN_API_TOKENS:${token}`,
+      ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
       '--log-level',
       'warn',
     ],

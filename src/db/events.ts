@@ -65,3 +65,13 @@ export function auditEvents(db: Db, actor: Actor, list: readonly AuditEvent[]) {
     ),
   );
 }
+
+/**
+ * The audit event of a row written earlier in the same batch, its `data` built in SQL by
+ * `dataJson` (e.g. from the row `last_insert_rowid()` names): for creates whose event must
+ * carry the id the database gives.
+ */
+export function auditEventFromSql(actor: Actor, type: string, dataJson: SQL): SQL {
+  return sql`INSERT INTO ${events} (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+    VALUES (${type}, ${actor.actorName}, ${actor.userId}, NULL, NULL, NULL, ${dataJson}, NULL)`;
+}

@@ -811,3 +811,66 @@ export const sdkChanges = sqliteTable('sdk_changes', {
   environment: text('environment'),
   segmentId: integer('segment_id'),
 });
+
+// ---------------------------------------------------------------------------------------
+// Integrations (Unleash's addons) and their deliveries
+
+/** An integration: its provider, parameters (secrets among them) and what it listens to. */
+export const addons = sqliteTable('addons', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  provider: text('provider').notNull(),
+  description: text('description'),
+  enabled: bool('enabled').notNull().default(true),
+  parameters: text('parameters', { mode: 'json' }).$type<Record<string, string | number | boolean>>().notNull(),
+  events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+  projects: text('projects', { mode: 'json' }).$type<string[]>().notNull(),
+  environments: text('environments', { mode: 'json' }).$type<string[]>().notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * One row per audit event an enabled integration subscribes to, written by a trigger on
+ * `events` in the same batch as the event (migration `addon_deliveries_trigger`): the outbox
+ * the Queue is fed from, and the record that keeps a retried message from being sent twice.
+ * `queuedAt` null: not on the Queue yet. `status`: `pending`, `sending` (claimed until
+ * `leaseUntil`), `sent` or `failed`.
+ */
+export const addonDeliveries = sqliteTable(
+  'addon_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    addonId: integer('addon_id')
+      .notNull()
+      .references(() => addons.id, { onDelete: 'cascade' }),
+    eventId: integer('event_id').notNull(),
+    featureName: text('feature_name'),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    leaseUntil: text('lease_until'),
+    queuedAt: text('queued_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('addon_deliveries_addon_event_unique').on(t.addonId, t.eventId),
+    index('addon_deliveries_unqueued_idx').on(t.queuedAt),
+    index('addon_deliveries_feature_idx').on(t.addonId, t.featureName, t.status),
+  ],
+);
+
+/** What each integration did with each event (`GET /api/admin/addons/:id/events`). */
+export const integrationEvents = sqliteTable(
+  'integration_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    integrationId: integer('integration_id')
+      .notNull()
+      .references(() => addons.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    state: text('state').notNull(),
+    stateDetails: text('state_details').notNull(),
+    event: text('event', { mode: 'json' }).notNull(),
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [index('integration_events_integration_idx').on(t.integrationId, t.id)],
+);

@@ -4,7 +4,8 @@
  *
  *   CORS (on answers and errors) -> rate limit -> authentication and the caller's kind ->
  *   path parameters -> the permission check in its project and environment -> query and body
- *   validation (400 ValidationError) -> the handler -> write tracking
+ *   validation (400 ValidationError) -> the handler -> write tracking (and, after admin and
+ *   public writes, the audit events' integration deliveries handed to their Queue)
  *
  * The body is read only after the permission check, so a caller without access learns nothing
  * about what the route accepts. The OpenAPI document (src/openapi) is built from the same
@@ -17,6 +18,7 @@ import { ADMIN, requireAnyPermission, type Permission } from '../auth/permission
 import { requireSameOriginForCookieWrite } from '../auth/same-origin';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
 import { noteLocalWrite } from '../db/coherence';
+import { flushAfterResponse } from '../modules/addons/delivery';
 import type { Env } from '../env';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import { withCors } from './cors';
@@ -284,6 +286,9 @@ function handlerFor(route: Route): Handler {
           return run(request, env, ctx);
         };
   const served = route.cors ? withCors(limited) : limited;
+  // Writes of the admin API and of the public routes (sign-up, sign-in) write audit events;
+  // the SDK routes' writes (metrics, registrations) do not.
+  const feedsIntegrations = writes && access.kind !== 'sdk';
   return async (request, env, ctx) => {
     let response: Response;
     try {
@@ -291,6 +296,8 @@ function handlerFor(route: Route): Handler {
     } catch (error) {
       response = toErrorResponse(error, request);
     }
+    // After the answer, never delaying it: the events this write recorded for integrations.
+    if (feedsIntegrations && response.status < 400) flushAfterResponse(env, ctx);
     return observer === undefined ? response : observer(route, request, response);
   };
 }

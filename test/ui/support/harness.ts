@@ -20,7 +20,8 @@ export interface Server {
 
 export async function startServer(): Promise<Server> {
   const port = Number(process.env.TEST_UI_PORT ?? 8810);
-  const worker = await startWorker({ port, token: ADMIN_KEY });
+  // Integrations deliver to a receiver the flow runs on loopback, as in local development.
+  const worker = await startWorker({ port, token: ADMIN_KEY, vars: { INTEGRATIONS_ALLOW_PRIVATE_TARGETS: 'true' } });
   return { base: worker.base, stop: () => worker.stop() };
 }
 
