@@ -169,6 +169,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
       ['expire-client-instances', true],
       ['expire-sessions', true],
       ['fail-stuck-import-jobs', true],
+      ['queue-integration-deliveries', true],
     ]);
   });
 });
