@@ -174,6 +174,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
       ['expire-sessions', true],
       ['expire-login-failures', true],
       ['fail-stuck-import-jobs', true],
+      ['queue-integration-deliveries', true],
     ]);
   });
 });

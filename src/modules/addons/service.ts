@@ -121,7 +121,12 @@ export async function deleteAddon(db: Db, actor: Actor, id: number): Promise<voi
 export async function integrationEvents(db: Db, id: number, limit?: string, offset?: string) {
   const size = Number(limit ?? '50');
   const from = Number(offset ?? '0');
-  const rows = await store.integrationEventsOf(db, id, size > 0 && size <= 100 ? Math.floor(size) : 50, from > 0 ? Math.floor(from) : 0);
+  const rows = await store.integrationEventsOf(
+    db,
+    id,
+    size >= 1 && size <= 100 ? Math.floor(size) : 50,
+    from > 0 && Number.isSafeInteger(Math.floor(from)) ? Math.floor(from) : 0,
+  );
   return {
     integrationEvents: rows.map((row) => ({
       id: String(row.id),
