@@ -369,7 +369,11 @@ describe('Unleash admin UI', () => {
       const { page } = session;
       await signIn(session, ADMIN_USER, PASSWORD);
       await page.goto('/projects/default');
-      await page.getByRole('button', { name: 'Export all project flags' }).click();
+      // The button is drawn as a skeleton until the page's data has loaded; one clicked then
+      // can stay waiting on the stale element.
+      const exportButton = page.getByRole('button', { name: 'Export all project flags' });
+      await expect.poll(async () => (await exportButton.getAttribute('class')) ?? 'skeleton').not.toContain('skeleton');
+      await exportButton.click();
       const dialog = page.getByRole('dialog').last();
       const exported = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/export'));
       const download = page.waitForEvent('download');
