@@ -337,7 +337,10 @@ describe('Unleash admin UI', () => {
       const { page } = session;
       await signIn(session, ADMIN_USER, PASSWORD);
       await page.goto('/projects/default');
-      await page.getByTestId('IMPORT_BUTTON').click();
+      // Drawn as a skeleton until the page's data has loaded (see the export flow).
+      const importButton = page.getByTestId('IMPORT_BUTTON');
+      await expect.poll(async () => (await importButton.getAttribute('class')) ?? 'skeleton').not.toContain('skeleton');
+      await importButton.click();
       await page
         .getByTestId('import-file')
         .setInputFiles({ name: 'export.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
