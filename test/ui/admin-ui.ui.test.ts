@@ -447,6 +447,8 @@ describe('Unleash admin UI', () => {
         form.submit();
       }, `${server.base}/logout`);
       expect((await logout).status()).toBe(403);
+      // The form navigated the page to the refusal: let that navigation finish before the next.
+      await page.waitForURL(`${server.base}/logout`);
 
       // Back on the service's own pages, the same request passes.
       await page.goto('/projects/default');
