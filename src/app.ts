@@ -38,6 +38,8 @@ import { routes as tags } from './modules/tags/routes';
 import { routes as uiConfig } from './modules/ui-config/routes';
 import { routes as users } from './modules/users/routes';
 import { preflight } from './http/cors';
+import { flushAfterResponse } from './modules/addons/delivery';
+import { refuseWriteInMaintenance } from './modules/maintenance/service';
 
 /** Every operation the service answers, in the order the router tries them. */
 export const ROUTES: readonly Route[] = [
@@ -77,7 +79,12 @@ export const router = Router<IRequest, [Env, ExecutionContext], Response>({
   catch: (error, request) => toErrorResponse(error, request),
 });
 
-register(router, ROUTES);
+// What every route does around its handler that belongs to a module, not to src/http: the
+// maintenance switch refuses admin writes; a write's audit events go to their integrations.
+register(router, ROUTES, {
+  guardAdminWrite: (env, method, path) => refuseWriteInMaintenance(env, method, path),
+  afterWrite: flushAfterResponse,
+});
 documentRoutes(() => ROUTES);
 
 // Browsers preflight every frontend API path, also those that answer 405.

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { signInAs } from './support/users';
+import { refuseWriteInMaintenance } from '../src/modules/maintenance/service';
 
 let editor: string;
 
@@ -79,5 +80,37 @@ describe('while maintenance mode is on', () => {
       await setMaintenance(false);
     }
     expect((await call('POST', '/api/admin/projects/default/features', { body: { name: 'after-maintenance' } })).status).toBe(201);
+  });
+});
+
+describe('the maintenance guard of admin writes', () => {
+  // With a tick of a minute, as in production with a longer SDK_REVISION_CHECK_MS.
+  const ticking = { ...env, SDK_REVISION_CHECK_MS: '60000' };
+  const switchInD1 = (enabled: boolean) =>
+    env.DB.prepare(
+      "INSERT INTO settings (name, content) VALUES ('maintenance.mode', ?) ON CONFLICT (name) DO UPDATE SET content = excluded.content",
+    )
+      .bind(JSON.stringify({ enabled }))
+      .run();
+
+  it('reads the switch once per tick, and again at once after this isolate flipped it', async () => {
+    const start = Date.now();
+    // Flipped through the API here: what this isolate knew of the switch is forgotten.
+    await setMaintenance(false);
+    await switchInD1(true);
+    await expect(refuseWriteInMaintenance(ticking, 'POST', '/api/admin/context', start)).rejects.toMatchObject({ status: 503 });
+    // Another isolate turns it off: this one follows within the tick, not before.
+    await switchInD1(false);
+    await expect(refuseWriteInMaintenance(ticking, 'POST', '/api/admin/context', start + 59_000)).rejects.toMatchObject({ status: 503 });
+    await expect(refuseWriteInMaintenance(ticking, 'POST', '/api/admin/context', start + 60_000)).resolves.toBeUndefined();
+    // Flipped here: the next guarded write reads it again whatever the tick.
+    await switchInD1(true);
+    await setMaintenance(false);
+    await switchInD1(true);
+    await expect(refuseWriteInMaintenance(ticking, 'POST', '/api/admin/context', start + 60_001)).rejects.toMatchObject({ status: 503 });
+    // Reads and the switch itself are never guarded.
+    await expect(refuseWriteInMaintenance(ticking, 'GET', '/api/admin/context', start)).resolves.toBeUndefined();
+    await expect(refuseWriteInMaintenance(ticking, 'POST', '/api/admin/maintenance', start)).resolves.toBeUndefined();
+    await switchInD1(false);
   });
 });

@@ -3,9 +3,10 @@
  * turns each into one router handler that applies, always in this order:
  *
  *   CORS (on answers and errors) -> rate limit -> authentication and the caller's kind ->
- *   path parameters -> the permission check in its project and environment -> query and body
+ *   the cookie-write origin check -> the admin-write guard (maintenance mode) -> path
+ *   parameters -> the permission check in its project and environment -> query and body
  *   validation (400 ValidationError) -> the handler -> write tracking (and, after admin and
- *   public writes, the audit events' integration deliveries handed to their Queue)
+ *   public writes, the `afterWrite` hook: the audit events' integration deliveries)
  *
  * The body is read only after the permission check, so a caller without access learns nothing
  * about what the route accepts. The OpenAPI document (src/openapi) is built from the same
@@ -18,7 +19,6 @@ import { ADMIN, requireAnyPermission, type Permission } from '../auth/permission
 import { requireSameOriginForCookieWrite } from '../auth/same-origin';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
 import { noteLocalWrite } from '../db/coherence';
-import { flushAfterResponse } from '../modules/addons/delivery';
 import type { Env } from '../env';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import { withCors } from './cors';
@@ -27,8 +27,6 @@ import { decodePathParams } from './params';
 import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS, type RateLimitBucket } from './rate-limit';
 import { urlOf } from './request-url';
 import { parseInput } from './validation';
-import { getDb } from '../db/client';
-import { refuseWriteInMaintenance, stoppedByMaintenance } from '../modules/maintenance/service';
 
 /** `ALL` is for catch-alls only: they are not operations and are left out of the document. */
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
@@ -211,6 +209,17 @@ export function observeResponses(next: ResponseObserver | undefined): void {
 
 type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<Response>;
 
+/**
+ * What the entry plugs into every route (src/app.ts), so that this file depends on no module:
+ * the modules depend on it.
+ */
+export interface RouteHooks {
+  /** Before an admin-API write's permission check; throws to refuse the write (maintenance mode). */
+  readonly guardAdminWrite?: (env: Env, method: Method, path: string) => Promise<void>;
+  /** After a write of the admin API or a public route answered below 400, never delaying the answer. */
+  readonly afterWrite?: (env: Env, ctx: ExecutionContext) => void;
+}
+
 async function readBody(route: Route, request: IRequest): Promise<unknown> {
   if (route.body === undefined || route.bodyReadByHandler) return undefined;
   return parseInput(route.body, await readJsonBody(request, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), '/body');
@@ -222,13 +231,13 @@ function readQuery(route: Route, request: IRequest): unknown {
 }
 
 /** The one handler a route object becomes. */
-function handlerFor(route: Route): Handler {
+function handlerFor(route: Route, hooks: RouteHooks): Handler {
   const access = route.access;
   const call = route.handler as unknown as (
     context: RouteContext<Access, unknown, unknown, unknown> & { principal: Principal | undefined },
   ) => Response | Promise<Response>;
   const writes = !READ_METHODS.has(route.method);
-  const maintenanceApplies = access.kind === 'admin' && stoppedByMaintenance(route.method, route.path);
+  const guardWrite = writes && access.kind === 'admin' ? hooks.guardAdminWrite : undefined;
 
   const run: Handler = async (request, env, ctx) => {
     if (access.kind === 'open') {
@@ -251,7 +260,7 @@ function handlerFor(route: Route): Handler {
     }
     if (principal.kind === 'api-token' && principal.token.type !== 'admin') wrongTokenType();
     requireSameOriginForCookieWrite(request, principal, env);
-    if (maintenanceApplies) await refuseWriteInMaintenance(getDb(env), route.method, route.path);
+    if (guardWrite !== undefined) await guardWrite(env, route.method, route.path);
     const params = decodePathParams(request);
     const anyOf = access.permissions;
     if (anyOf.length > 0) {
@@ -288,7 +297,7 @@ function handlerFor(route: Route): Handler {
   const served = route.cors ? withCors(limited) : limited;
   // Writes of the admin API and of the public routes (sign-up, sign-in) write audit events;
   // the SDK routes' writes (metrics, registrations) do not.
-  const feedsIntegrations = writes && access.kind !== 'sdk';
+  const afterWrite = writes && access.kind !== 'sdk' ? hooks.afterWrite : undefined;
   return async (request, env, ctx) => {
     let response: Response;
     try {
@@ -296,8 +305,7 @@ function handlerFor(route: Route): Handler {
     } catch (error) {
       response = toErrorResponse(error, request);
     }
-    // After the answer, never delaying it: the events this write recorded for integrations.
-    if (feedsIntegrations && response.status < 400) flushAfterResponse(env, ctx);
+    if (afterWrite !== undefined && response.status < 400) afterWrite(env, ctx);
     return observer === undefined ? response : observer(route, request, response);
   };
 }
@@ -321,9 +329,13 @@ function compareSpecificity(a: Route, b: Route): number {
  * the more specific paths go first: `/user-admin/access` is never taken for `/user-admin/:id`.
  * Otherwise the order given is kept.
  */
-export function register(router: RouterType<IRequest, [Env, ExecutionContext], Response>, routes: readonly Route[]): void {
+export function register(
+  router: RouterType<IRequest, [Env, ExecutionContext], Response>,
+  routes: readonly Route[],
+  hooks: RouteHooks = {},
+): void {
   for (const declared of [...routes].sort(compareSpecificity)) {
-    router[declared.method.toLowerCase() as 'get'](declared.path, handlerFor(declared));
+    router[declared.method.toLowerCase() as 'get'](declared.path, handlerFor(declared, hooks));
   }
 }
 

@@ -1,9 +1,13 @@
 /**
  * Maintenance mode: while on, the admin API refuses writes (503, Unleash's message) except
- * the switch itself; reads, sign-in and the SDK APIs keep working. Read from D1 on each admin
- * write, so every isolate follows the switch at once.
+ * the switch itself; reads, sign-in and the SDK APIs keep working. An isolate reads the switch
+ * from D1 at most once per revision tick (SDK_REVISION_CHECK_MS, 1 s by default) for the admin
+ * writes it guards, and at once after it flipped the switch itself: another isolate follows a
+ * switch within that tick.
  */
-import type { Db } from '../../db/client';
+import { getDb, type Db } from '../../db/client';
+import { revisionCheckInterval } from '../../db/coherence';
+import type { Env } from '../../env';
 import type { Actor } from '../../db/events';
 import { ApiError } from '../../http/errors';
 import type { Maintenance } from './schema';
@@ -18,6 +22,7 @@ export async function getMaintenance(db: Db): Promise<Maintenance> {
 export async function setMaintenance(db: Db, actor: Actor, body: Maintenance): Promise<void> {
   const existing = await store.read(db);
   const data = { id: store.MAINTENANCE_KEY, enabled: body.enabled };
+  known = undefined;
   await store.write(
     db,
     actor,
@@ -33,8 +38,14 @@ export function stoppedByMaintenance(method: string, path: string): boolean {
   return WRITES.has(method) && path.startsWith('/api/admin/') && !path.includes('/maintenance');
 }
 
+/** The switch as this isolate last read it for the guard, and when. */
+let known: { enabled: boolean; readAt: number } | undefined;
+
 /** Throws Unleash's 503 for an admin-API write while maintenance mode is on. */
-export async function refuseWriteInMaintenance(db: Db, method: string, path: string): Promise<void> {
+export async function refuseWriteInMaintenance(env: Env, method: string, path: string, now = Date.now()): Promise<void> {
   if (!stoppedByMaintenance(method, path)) return;
-  if ((await getMaintenance(db)).enabled) throw new ApiError(503, 'MaintenanceModeError', MAINTENANCE_MODE_ENABLED);
+  if (known === undefined || now - known.readAt >= revisionCheckInterval(env)) {
+    known = { enabled: (await getMaintenance(getDb(env))).enabled, readAt: now };
+  }
+  if (known.enabled) throw new ApiError(503, 'MaintenanceModeError', MAINTENANCE_MODE_ENABLED);
 }
