@@ -24,6 +24,65 @@ export interface ProviderDefinition {
   [key: string]: unknown;
 }
 
+// Parameters and event lists that two providers share, as Unleash defines them.
+const SLACK_AND_TEAMS_EVENTS: string[] = [
+  'feature-created',
+  'feature-updated',
+  'feature-archived',
+  'feature-revived',
+  'feature-stale-on',
+  'feature-stale-off',
+  'feature-environment-enabled',
+  'feature-environment-disabled',
+  'feature-strategy-remove',
+  'feature-strategy-update',
+  'feature-strategy-add',
+  'feature-metadata-updated',
+  'feature-variants-updated',
+  'feature-project-change',
+  'feature-potentially-stale-on',
+];
+
+const DATADOG_AND_NEW_RELIC_EVENTS: string[] = [
+  'feature-created',
+  'feature-updated',
+  'feature-archived',
+  'feature-revived',
+  'feature-stale-on',
+  'feature-stale-off',
+  'feature-environment-enabled',
+  'feature-environment-disabled',
+  'feature-strategy-remove',
+  'feature-strategy-update',
+  'feature-strategy-add',
+  'feature-metadata-updated',
+  'feature-project-change',
+  'feature-environment-variants-updated',
+  'feature-potentially-stale-on',
+];
+
+const SLACK_AND_TEAMS_HEADERS: ProviderParameter = {
+  name: 'customHeaders',
+  displayName: 'Extra HTTP Headers',
+  placeholder: '{\n  "ISTIO_USER_KEY": "hunter2",\n  "SOME_OTHER_CUSTOM_HTTP_HEADER": "SOMEVALUE"\n}',
+  description:
+    '(Optional) Used to add extra HTTP Headers to the request the plugin fires off. This must be a valid json object of key-value pairs where both the key and the value are strings',
+  required: false,
+  sensitive: true,
+  type: 'textfield',
+};
+
+const DATADOG_AND_NEW_RELIC_HEADERS: ProviderParameter = {
+  name: 'customHeaders',
+  displayName: 'Extra HTTP Headers',
+  placeholder: '{\n  "SOME_CUSTOM_HTTP_HEADER": "SOME_VALUE",\n  "SOME_OTHER_CUSTOM_HTTP_HEADER": "SOME_OTHER_VALUE"\n}',
+  description:
+    '(Optional) Used to add extra HTTP Headers to the request the plugin fires off. This must be a valid json object of key-value pairs where both the key and the value are strings',
+  required: false,
+  sensitive: true,
+  type: 'textfield',
+};
+
 export const PROVIDERS: readonly ProviderDefinition[] = [
   {
     name: 'webhook',
@@ -162,34 +221,9 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
         required: true,
         sensitive: false,
       },
-      {
-        name: 'customHeaders',
-        displayName: 'Extra HTTP Headers',
-        placeholder: '{\n  "ISTIO_USER_KEY": "hunter2",\n  "SOME_OTHER_CUSTOM_HTTP_HEADER": "SOMEVALUE"\n}',
-        description:
-          '(Optional) Used to add extra HTTP Headers to the request the plugin fires off. This must be a valid json object of key-value pairs where both the key and the value are strings',
-        required: false,
-        sensitive: true,
-        type: 'textfield',
-      },
+      { ...SLACK_AND_TEAMS_HEADERS },
     ],
-    events: [
-      'feature-created',
-      'feature-updated',
-      'feature-archived',
-      'feature-revived',
-      'feature-stale-on',
-      'feature-stale-off',
-      'feature-environment-enabled',
-      'feature-environment-disabled',
-      'feature-strategy-remove',
-      'feature-strategy-update',
-      'feature-strategy-add',
-      'feature-metadata-updated',
-      'feature-variants-updated',
-      'feature-project-change',
-      'feature-potentially-stale-on',
-    ],
+    events: SLACK_AND_TEAMS_EVENTS,
     tagTypes: [
       {
         name: 'slack',
@@ -313,34 +347,9 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
         required: true,
         sensitive: true,
       },
-      {
-        name: 'customHeaders',
-        displayName: 'Extra HTTP Headers',
-        placeholder: '{\n  "ISTIO_USER_KEY": "hunter2",\n  "SOME_OTHER_CUSTOM_HTTP_HEADER": "SOMEVALUE"\n}',
-        description:
-          '(Optional) Used to add extra HTTP Headers to the request the plugin fires off. This must be a valid json object of key-value pairs where both the key and the value are strings',
-        required: false,
-        sensitive: true,
-        type: 'textfield',
-      },
+      { ...SLACK_AND_TEAMS_HEADERS },
     ],
-    events: [
-      'feature-created',
-      'feature-updated',
-      'feature-archived',
-      'feature-revived',
-      'feature-stale-on',
-      'feature-stale-off',
-      'feature-environment-enabled',
-      'feature-environment-disabled',
-      'feature-strategy-remove',
-      'feature-strategy-update',
-      'feature-strategy-add',
-      'feature-metadata-updated',
-      'feature-variants-updated',
-      'feature-project-change',
-      'feature-potentially-stale-on',
-    ],
+    events: SLACK_AND_TEAMS_EVENTS,
   },
   {
     name: 'datadog',
@@ -375,16 +384,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
         required: false,
         sensitive: false,
       },
-      {
-        name: 'customHeaders',
-        displayName: 'Extra HTTP Headers',
-        placeholder: '{\n  "SOME_CUSTOM_HTTP_HEADER": "SOME_VALUE",\n  "SOME_OTHER_CUSTOM_HTTP_HEADER": "SOME_OTHER_VALUE"\n}',
-        description:
-          '(Optional) Used to add extra HTTP Headers to the request the plugin fires off. This must be a valid json object of key-value pairs where both the key and the value are strings',
-        required: false,
-        sensitive: true,
-        type: 'textfield',
-      },
+      { ...DATADOG_AND_NEW_RELIC_HEADERS },
       {
         name: 'bodyTemplate',
         displayName: 'Body template',
@@ -397,23 +397,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
         type: 'textfield',
       },
     ],
-    events: [
-      'feature-created',
-      'feature-updated',
-      'feature-archived',
-      'feature-revived',
-      'feature-stale-on',
-      'feature-stale-off',
-      'feature-environment-enabled',
-      'feature-environment-disabled',
-      'feature-strategy-remove',
-      'feature-strategy-update',
-      'feature-strategy-add',
-      'feature-metadata-updated',
-      'feature-project-change',
-      'feature-environment-variants-updated',
-      'feature-potentially-stale-on',
-    ],
+    events: DATADOG_AND_NEW_RELIC_EVENTS,
     tagTypes: [
       {
         name: 'datadog',
@@ -447,16 +431,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
         required: true,
         sensitive: true,
       },
-      {
-        name: 'customHeaders',
-        displayName: 'Extra HTTP Headers',
-        placeholder: '{\n  "SOME_CUSTOM_HTTP_HEADER": "SOME_VALUE",\n  "SOME_OTHER_CUSTOM_HTTP_HEADER": "SOME_OTHER_VALUE"\n}',
-        description:
-          '(Optional) Used to add extra HTTP Headers to the request the plugin fires off. This must be a valid json object of key-value pairs where both the key and the value are strings',
-        required: false,
-        sensitive: true,
-        type: 'textfield',
-      },
+      { ...DATADOG_AND_NEW_RELIC_HEADERS },
       {
         name: 'bodyTemplate',
         displayName: 'Body template',
@@ -469,23 +444,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
         type: 'textfield',
       },
     ],
-    events: [
-      'feature-created',
-      'feature-updated',
-      'feature-archived',
-      'feature-revived',
-      'feature-stale-on',
-      'feature-stale-off',
-      'feature-environment-enabled',
-      'feature-environment-disabled',
-      'feature-strategy-remove',
-      'feature-strategy-update',
-      'feature-strategy-add',
-      'feature-metadata-updated',
-      'feature-project-change',
-      'feature-environment-variants-updated',
-      'feature-potentially-stale-on',
-    ],
+    events: DATADOG_AND_NEW_RELIC_EVENTS,
     tagTypes: [
       {
         name: 'new-relic',

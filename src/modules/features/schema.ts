@@ -167,6 +167,42 @@ export const ValidateFeatureNameSchema = v.object({
   projectId: v.optional(v.nullable(text(100))),
 });
 
+/** A constraint as the admin API answers it. */
+export const ConstraintAnswer = v.object({
+  contextName: v.string(),
+  operator: v.string(),
+  caseInsensitive: v.optional(v.boolean()),
+  inverted: v.optional(v.boolean()),
+  values: v.optional(v.array(v.string())),
+  value: v.optional(v.string()),
+});
+
+/** A strategy variant as the admin API answers it. */
+export const StrategyVariantAnswer = v.object({
+  name: v.string(),
+  weight: v.number(),
+  weightType: v.string(),
+  stickiness: v.string(),
+  payload: v.optional(v.object({ type: v.string(), value: v.string() })),
+});
+
+/**
+ * A strategy of a flag in one environment, as the admin API answers it (Unleash's
+ * featureStrategySchema): the strategy routes, the flag's environments and the export.
+ */
+export const StrategyAnswer = v.object({
+  id: v.string(),
+  name: v.string(),
+  title: v.nullable(v.string()),
+  disabled: v.nullable(v.boolean()),
+  featureName: v.string(),
+  sortOrder: v.number(),
+  segments: v.array(v.number()),
+  constraints: v.array(ConstraintAnswer),
+  variants: v.array(StrategyVariantAnswer),
+  parameters: v.record(v.string(), v.string()),
+});
+
 const FeatureAnswer = v.object({
   name: v.nullable(v.string()),
   description: v.nullable(v.string()),
@@ -209,7 +245,7 @@ export const GetFeatureResponse = v.object({
       lastSeenAt: v.nullable(v.string()),
       variantCount: v.number(),
       variants: v.array(v.unknown()),
-      strategies: v.array(v.unknown()),
+      strategies: v.array(StrategyAnswer),
     }),
   ),
   variants: v.array(v.unknown()),
@@ -258,75 +294,13 @@ export const GetArchivedFeaturesResponse = FeatureListAnswer;
 export const GetArchivedFeaturesByProjectIdResponse = FeatureListAnswer;
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
-export const GetFeatureStrategiesResponse = v.array(
-  v.object({
-    id: v.string(),
-    name: v.nullable(v.string()),
-    title: v.nullable(v.string()),
-    disabled: v.boolean(),
-    featureName: v.string(),
-    sortOrder: v.number(),
-    segments: v.array(v.unknown()),
-    constraints: v.array(v.unknown()),
-    variants: v.array(v.unknown()),
-    parameters: v.object({
-      rollout: v.string(),
-      stickiness: v.string(),
-      groupId: v.string(),
-    }),
-  }),
-);
+export const GetFeatureStrategiesResponse = v.array(StrategyAnswer);
 
 /** What `POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
-export const AddFeatureStrategyResponse = v.object({
-  id: v.string(),
-  name: v.nullable(v.string()),
-  title: v.nullable(v.string()),
-  disabled: v.boolean(),
-  featureName: v.string(),
-  sortOrder: v.number(),
-  segments: v.array(v.number()),
-  constraints: v.array(
-    v.object({
-      contextName: v.string(),
-      operator: v.string(),
-      values: v.optional(v.array(v.string())),
-    }),
-  ),
-  variants: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      weight: v.number(),
-      weightType: v.string(),
-      stickiness: v.string(),
-      payload: v.optional(
-        v.object({
-          type: v.string(),
-          value: v.optional(v.string()),
-        }),
-      ),
-    }),
-  ),
-  parameters: v.object({
-    rollout: v.optional(v.string()),
-    stickiness: v.optional(v.string()),
-    groupId: v.optional(v.string()),
-  }),
-});
+export const AddFeatureStrategyResponse = StrategyAnswer;
 
 /** What `PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId` answers with status 200. */
-export const UpdateFeatureStrategyResponse = v.object({
-  id: v.string(),
-  name: v.nullable(v.string()),
-  title: v.nullable(v.string()),
-  disabled: v.boolean(),
-  featureName: v.string(),
-  sortOrder: v.number(),
-  segments: v.array(v.unknown()),
-  constraints: v.array(v.unknown()),
-  variants: v.array(v.unknown()),
-  parameters: v.object({}),
-});
+export const UpdateFeatureStrategyResponse = StrategyAnswer;
 
 const VariantsAnswer = v.object({
   version: v.number(),
@@ -369,17 +343,5 @@ export const GetFeatureEnvironmentResponse = v.object({
   name: v.string(),
   environment: v.string(),
   enabled: v.boolean(),
-  strategies: v.array(
-    v.object({
-      id: v.string(),
-      featureName: v.string(),
-      title: v.nullable(v.string()),
-      parameters: v.record(v.string(), v.string()),
-      constraints: v.array(v.unknown()),
-      variants: v.array(v.unknown()),
-      sortOrder: v.number(),
-      disabled: v.nullable(v.boolean()),
-      name: v.string(),
-    }),
-  ),
+  strategies: v.array(v.omit(StrategyAnswer, ['segments'])),
 });

@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
 import { dateTime, nonBlank, text, urlFriendlyName } from '../../http/validation';
+import { StrategyAnswer } from '../features/schema';
 
 const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
 
@@ -307,43 +308,7 @@ export const ExportFeaturesResponse = v.object({
       archived: v.boolean(),
     }),
   ),
-  featureStrategies: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      id: v.string(),
-      featureName: v.string(),
-      title: v.nullable(v.string()),
-      parameters: v.object({
-        rollout: v.optional(v.string()),
-        stickiness: v.optional(v.string()),
-        groupId: v.optional(v.string()),
-      }),
-      constraints: v.array(
-        v.object({
-          contextName: v.string(),
-          operator: v.string(),
-          caseInsensitive: v.boolean(),
-          inverted: v.boolean(),
-          values: v.optional(v.array(v.string())),
-        }),
-      ),
-      variants: v.array(
-        v.object({
-          name: v.nullable(v.string()),
-          weight: v.number(),
-          weightType: v.string(),
-          stickiness: v.string(),
-          payload: v.object({
-            type: v.string(),
-            value: v.optional(v.string()),
-          }),
-        }),
-      ),
-      disabled: v.boolean(),
-      segments: v.array(v.number()),
-      sortOrder: v.number(),
-    }),
-  ),
+  featureStrategies: v.array(StrategyAnswer),
   featureEnvironments: v.array(
     v.object({
       enabled: v.boolean(),

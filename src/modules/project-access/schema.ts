@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { UserAnswer } from '../users/schema';
 
 const id = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(2_147_483_647));
 const ids = v.pipe(v.array(id), v.maxLength(80, 'at most 80 ids at once'));
@@ -57,19 +58,7 @@ export const GetUserPermissionsResponse = v.object({
       }),
     ),
   }),
-  user: v.object({
-    isAPI: v.boolean(),
-    accountType: v.string(),
-    id: v.number(),
-    email: v.optional(v.string()),
-    imageUrl: v.nullable(v.string()),
-    seenAt: v.nullable(v.string()),
-    loginAttempts: v.number(),
-    createdAt: v.string(),
-    scimId: v.nullable(v.string()),
-    rootRole: v.number(),
-    username: v.optional(v.string()),
-  }),
+  user: UserAnswer,
   rootRole: v.object({
     id: v.number(),
     name: v.nullable(v.string()),
@@ -110,20 +99,10 @@ export const GetProjectAccessResponse = v.object({
   groups: v.array(v.unknown()),
   users: v.array(
     v.object({
-      isAPI: v.boolean(),
-      accountType: v.string(),
-      id: v.number(),
-      username: v.optional(v.string()),
-      imageUrl: v.nullable(v.string()),
-      seenAt: v.nullable(v.string()),
-      loginAttempts: v.number(),
-      createdAt: v.string(),
-      scimId: v.nullable(v.string()),
-      rootRole: v.number(),
+      ...UserAnswer.entries,
       addedAt: v.string(),
       roleId: v.number(),
       roles: v.array(v.number()),
-      email: v.optional(v.string()),
     }),
   ),
 });

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { text } from '../../http/validation';
+import { UserAnswer } from '../users/schema';
 
 /** Unleash's loginSchema: `username` is a username or an email address. */
 export const LoginSchema = v.object({
@@ -10,15 +11,7 @@ export type LoginRequest = v.InferOutput<typeof LoginSchema>;
 
 /** What `POST /auth/simple/login` answers with status 200. */
 export const LoginResponse = v.object({
-  isAPI: v.boolean(),
-  accountType: v.string(),
-  id: v.number(),
-  username: v.optional(v.nullable(v.string())),
-  imageUrl: v.nullable(v.string()),
-  seenAt: v.nullable(v.string()),
-  loginAttempts: v.number(),
-  createdAt: v.string(),
-  scimId: v.nullable(v.string()),
+  ...v.omit(UserAnswer, ['rootRole']).entries,
   deletedSessions: v.number(),
   activeSessions: v.number(),
 });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { dateTime, nonBlank, text } from '../../http/validation';
-import { email, password } from '../users/schema';
+import { email, password, UserAnswer } from '../users/schema';
 
 export const CreateSignupTokenSchema = v.strictObject({
   name: nonBlank(255),
@@ -47,21 +47,7 @@ const SignupTokenAnswer = v.object({
   createdAt: v.string(),
   createdBy: v.nullable(v.string()),
   role: SignupRoleAnswer,
-  users: v.array(
-    v.object({
-      isAPI: v.boolean(),
-      accountType: v.string(),
-      id: v.number(),
-      name: v.optional(v.nullable(v.string())),
-      email: v.optional(v.nullable(v.string())),
-      imageUrl: v.nullable(v.string()),
-      seenAt: v.nullable(v.string()),
-      loginAttempts: v.number(),
-      createdAt: v.string(),
-      scimId: v.nullable(v.string()),
-      rootRole: v.number(),
-    }),
-  ),
+  users: v.array(UserAnswer),
 });
 
 /** What `GET /api/admin/invite-link/tokens` answers with status 200. */
@@ -69,49 +55,14 @@ export const GetAllPublicSignupTokensResponse = v.object({
   tokens: v.array(SignupTokenAnswer),
 });
 
-/** What `POST /api/admin/invite-link/tokens` answers with status 201. */
-export const CreatePublicSignupToken201Response = v.object({
-  secret: v.string(),
-  name: v.nullable(v.string()),
-  url: v.string(),
-  expiresAt: v.nullable(v.string()),
-  enabled: v.boolean(),
-  createdAt: v.string(),
-  createdBy: v.nullable(v.string()),
-  role: SignupRoleAnswer,
-  users: v.array(v.unknown()),
-});
-
-const SignupUserAnswer = v.object({
-  isAPI: v.boolean(),
-  accountType: v.string(),
-  id: v.number(),
-  name: v.optional(v.nullable(v.string())),
-  email: v.optional(v.nullable(v.string())),
-  imageUrl: v.nullable(v.string()),
-  seenAt: v.nullable(v.string()),
-  loginAttempts: v.number(),
-  createdAt: v.string(),
-  scimId: v.nullable(v.string()),
-  rootRole: v.number(),
-  username: v.optional(v.string()),
-});
+/** What `POST /api/admin/invite-link/tokens` answers with status 201 (no users yet). */
+export const CreatePublicSignupToken201Response = SignupTokenAnswer;
 
 /** What `GET /api/admin/invite-link/tokens/:token` answers with status 200. */
-export const GetPublicSignupTokenResponse = v.object({
-  secret: v.string(),
-  name: v.nullable(v.string()),
-  url: v.string(),
-  expiresAt: v.nullable(v.string()),
-  enabled: v.boolean(),
-  createdAt: v.string(),
-  createdBy: v.nullable(v.string()),
-  role: SignupRoleAnswer,
-  users: v.array(SignupUserAnswer),
-});
+export const GetPublicSignupTokenResponse = SignupTokenAnswer;
 
 /** What `PUT /api/admin/invite-link/tokens/:token` answers with status 200. */
 export const UpdatePublicSignupTokenResponse = SignupTokenAnswer;
 
 /** What `POST /invite/:token/signup` answers with status 201. */
-export const AddPublicSignupTokenUser201Response = SignupUserAnswer;
+export const AddPublicSignupTokenUser201Response = UserAnswer;

@@ -78,6 +78,25 @@ export const ChangeOwnPasswordSchema = v.pipe(
   ),
 );
 
+/**
+ * A user as the admin API answers one (Unleash's userSchema): every answer that carries users
+ * takes these fields, adding its own. `name`, `email` and `username` are left out when unset.
+ */
+export const UserAnswer = v.object({
+  isAPI: v.boolean(),
+  accountType: v.string(),
+  id: v.number(),
+  name: v.optional(v.nullable(v.string())),
+  email: v.optional(v.nullable(v.string())),
+  username: v.optional(v.nullable(v.string())),
+  imageUrl: v.nullable(v.string()),
+  seenAt: v.nullable(v.string()),
+  loginAttempts: v.number(),
+  createdAt: v.string(),
+  scimId: v.nullable(v.string()),
+  rootRole: v.number(),
+});
+
 const UserRoleAnswer = v.object({
   id: v.number(),
   name: v.nullable(v.string()),
@@ -87,74 +106,18 @@ const UserRoleAnswer = v.object({
 
 /** What `GET /api/admin/user-admin` answers with status 200. */
 export const GetUsersResponse = v.object({
-  users: v.array(
-    v.object({
-      isAPI: v.boolean(),
-      accountType: v.string(),
-      id: v.number(),
-      username: v.optional(v.string()),
-      imageUrl: v.nullable(v.string()),
-      seenAt: v.nullable(v.string()),
-      loginAttempts: v.number(),
-      createdAt: v.string(),
-      scimId: v.nullable(v.string()),
-      rootRole: v.number(),
-      inviteLink: v.string(),
-      email: v.optional(v.string()),
-      name: v.optional(v.string()),
-    }),
-  ),
+  users: v.array(v.object({ ...UserAnswer.entries, inviteLink: v.string() })),
   rootRoles: v.array(UserRoleAnswer),
 });
 
 /** What `POST /api/admin/user-admin` answers with status 201. */
-export const CreateUser201Response = v.object({
-  isAPI: v.boolean(),
-  accountType: v.string(),
-  id: v.number(),
-  username: v.optional(v.string()),
-  imageUrl: v.nullable(v.string()),
-  seenAt: v.nullable(v.string()),
-  loginAttempts: v.number(),
-  createdAt: v.string(),
-  scimId: v.nullable(v.string()),
-  rootRole: v.number(),
-  inviteLink: v.string(),
-  emailSent: v.boolean(),
-  email: v.optional(v.string()),
-  name: v.optional(v.string()),
-});
+export const CreateUser201Response = v.object({ ...UserAnswer.entries, inviteLink: v.string(), emailSent: v.boolean() });
 
 /** What `GET /api/admin/user-admin/:id` answers with status 200. */
-export const GetUserResponse = v.object({
-  isAPI: v.boolean(),
-  accountType: v.string(),
-  id: v.number(),
-  name: v.optional(v.string()),
-  email: v.optional(v.string()),
-  imageUrl: v.nullable(v.string()),
-  seenAt: v.nullable(v.string()),
-  loginAttempts: v.number(),
-  createdAt: v.string(),
-  scimId: v.nullable(v.string()),
-  rootRole: v.number(),
-  username: v.optional(v.string()),
-});
+export const GetUserResponse = UserAnswer;
 
 /** What `PUT /api/admin/user-admin/:id` answers with status 200. */
-export const UpdateUserResponse = v.object({
-  isAPI: v.boolean(),
-  accountType: v.string(),
-  id: v.number(),
-  name: v.optional(v.nullable(v.string())),
-  email: v.optional(v.nullable(v.string())),
-  imageUrl: v.nullable(v.string()),
-  seenAt: v.nullable(v.string()),
-  loginAttempts: v.number(),
-  createdAt: v.string(),
-  scimId: v.nullable(v.string()),
-  rootRole: v.number(),
-});
+export const UpdateUserResponse = UserAnswer;
 
 /** What `GET /api/admin/user` answers with status 200. */
 export const GetMeResponse = v.object({
