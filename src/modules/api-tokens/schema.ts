@@ -44,19 +44,8 @@ const ApiTokenAnswer = v.object({
   alias: v.null(),
 });
 
-const CreatedApiTokenAnswer = v.object({
-  secret: v.string(),
-  tokenName: v.string(),
-  username: v.nullable(v.string()),
-  type: v.string(),
-  environment: v.nullable(v.string()),
-  project: v.nullable(v.string()),
-  projects: v.array(v.string()),
-  expiresAt: v.nullable(v.string()),
-  createdAt: v.string(),
-  seenAt: v.nullable(v.string()),
-  alias: v.null(),
-});
+/** A token as its creation answers it: Unleash sends no `id` there. */
+const CreatedApiTokenAnswer = v.omit(ApiTokenAnswer, ['id']);
 
 /** What `POST /api/admin/api-tokens` answers with status 201. */
 export const CreateApiToken201Response = CreatedApiTokenAnswer;

@@ -221,26 +221,6 @@ const RolloutParameters = v.object({
   groupId: v.optional(v.string()),
 });
 
-/** What `GET /api/client/features/:featureName` answers with status 200. */
-export const GetClientFeatureResponse = v.object({
-  name: v.nullable(v.string()),
-  type: v.string(),
-  enabled: v.boolean(),
-  project: v.nullable(v.string()),
-  stale: v.boolean(),
-  strategies: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      constraints: v.array(v.unknown()),
-      parameters: RolloutParameters,
-      variants: v.array(v.unknown()),
-    }),
-  ),
-  variants: v.array(v.unknown()),
-  description: v.nullable(v.string()),
-  impressionData: v.boolean(),
-});
-
 /** What `POST /edge/validate` answers with status 200. */
 export const GetValidTokensResponse = v.object({
   tokens: v.array(
@@ -253,6 +233,7 @@ export const GetValidTokensResponse = v.object({
   ),
 });
 
+/** A flag as the client API serves it (its strategies name their segments). */
 const ClientFeatureAnswer = v.object({
   name: v.nullable(v.string()),
   type: v.string(),
@@ -272,6 +253,9 @@ const ClientFeatureAnswer = v.object({
   description: v.nullable(v.string()),
   impressionData: v.boolean(),
 });
+
+/** What `GET /api/client/features/:featureName` answers with status 200. */
+export const GetClientFeatureResponse = ClientFeatureAnswer;
 
 const ClientSegmentAnswer = v.object({
   id: v.number(),

@@ -219,8 +219,8 @@ export const ExportSchema = v.strictObject({
 });
 export type ExportRequest = v.InferOutput<typeof ExportSchema>;
 
-/** What `POST /api/admin/features-batch/import` answers with status 202. */
-export const ImportToggles202Response = v.object({
+/** An import job as the job routes answer it. */
+const ImportJobAnswer = v.object({
   id: v.string(),
   status: v.string(),
   project: v.nullable(v.string()),
@@ -228,50 +228,20 @@ export const ImportToggles202Response = v.object({
   totalChunks: v.number(),
   doneChunks: v.number(),
   totalFeatures: v.number(),
-  errors: v.array(v.unknown()),
-  createdAt: v.string(),
-  startedAt: v.null(),
-  finishedAt: v.null(),
-});
-
-/** What `GET /api/admin/features-batch/import/jobs/:id` answers with status 200. */
-export const GetImportJobResponse = v.object({
-  id: v.string(),
-  status: v.string(),
-  project: v.nullable(v.string()),
-  environment: v.nullable(v.string()),
-  totalChunks: v.number(),
-  doneChunks: v.number(),
-  totalFeatures: v.number(),
-  errors: v.array(
-    v.object({
-      message: v.string(),
-      chunk: v.optional(v.number()),
-    }),
-  ),
+  errors: v.array(v.object({ message: v.string(), chunk: v.optional(v.number()) })),
   createdAt: v.string(),
   startedAt: v.nullable(v.string()),
   finishedAt: v.nullable(v.string()),
 });
 
-/** What `DELETE /api/admin/features-batch/import/jobs/:id` answers with status 200. */
-export const CancelImportJobResponse = v.object({
-  id: v.string(),
-  status: v.string(),
-  project: v.nullable(v.string()),
-  environment: v.nullable(v.string()),
-  totalChunks: v.number(),
-  doneChunks: v.number(),
-  totalFeatures: v.number(),
-  errors: v.array(
-    v.object({
-      message: v.string(),
-    }),
-  ),
-  createdAt: v.string(),
-  startedAt: v.nullable(v.string()),
-  finishedAt: v.string(),
-});
+/** What `POST /api/admin/features-batch/import` answers with status 202: the job, queued. */
+export const ImportToggles202Response = ImportJobAnswer;
+
+/** What `GET /api/admin/features-batch/import/jobs/:id` answers with status 200. */
+export const GetImportJobResponse = ImportJobAnswer;
+
+/** What `DELETE /api/admin/features-batch/import/jobs/:id` answers with status 200: the job, cancelled. */
+export const CancelImportJobResponse = ImportJobAnswer;
 
 /** What `POST /api/admin/features-batch/validate` answers with status 200. */
 export const ValidateImportResponse = v.object({

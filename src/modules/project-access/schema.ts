@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { RoleAnswer } from '../roles/schema';
 import { UserAnswer } from '../users/schema';
 
 const id = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(2_147_483_647));
@@ -65,24 +66,7 @@ export const GetUserPermissionsResponse = v.object({
     type: v.string(),
     description: v.nullable(v.string()),
   }),
-  projectRoles: v.array(
-    v.object({
-      id: v.number(),
-      type: v.string(),
-      name: v.nullable(v.string()),
-      description: v.nullable(v.string()),
-      project: v.nullable(v.string()),
-      permissions: v.array(
-        v.object({
-          id: v.number(),
-          name: v.nullable(v.string()),
-          displayName: v.string(),
-          type: v.string(),
-          environment: v.nullable(v.string()),
-        }),
-      ),
-    }),
-  ),
+  projectRoles: v.array(RoleAnswer),
 });
 
 /** What `GET /api/admin/projects/:projectId/access` answers with status 200. */

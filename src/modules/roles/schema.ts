@@ -45,7 +45,8 @@ export const GetRolesResponse = v.object({
   ),
 });
 
-const RoleAnswer = v.object({
+/** A role with its permissions, as the admin API answers it. */
+export const RoleAnswer = v.object({
   id: v.number(),
   type: v.string(),
   name: v.nullable(v.string()),
@@ -57,7 +58,7 @@ const RoleAnswer = v.object({
       name: v.nullable(v.string()),
       displayName: v.string(),
       type: v.string(),
-      environment: v.optional(v.string()),
+      environment: v.optional(v.nullable(v.string())),
     }),
   ),
 });
@@ -69,18 +70,4 @@ export const CreateRole201Response = RoleAnswer;
 export const GetRoleByIdResponse = RoleAnswer;
 
 /** What `PUT /api/admin/roles/:id` answers with status 200. */
-export const UpdateRoleResponse = v.object({
-  id: v.number(),
-  type: v.string(),
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  project: v.nullable(v.string()),
-  permissions: v.array(
-    v.object({
-      id: v.number(),
-      name: v.nullable(v.string()),
-      displayName: v.string(),
-      type: v.string(),
-    }),
-  ),
-});
+export const UpdateRoleResponse = RoleAnswer;

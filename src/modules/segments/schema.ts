@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { integerId, nonBlank, text } from '../../http/validation';
-import { ConstraintSchema } from '../features/schema';
+import { ConstraintAnswer, ConstraintSchema } from '../features/schema';
 
 /** A segment as created or replaced. */
 export const SegmentSchema = v.object({
@@ -14,62 +14,27 @@ export type SegmentInput = v.InferOutput<typeof SegmentSchema>;
 /** A segment id in the path. */
 export const SegmentIdParams = v.object({ id: integerId });
 
-/** What `GET /api/admin/segments` answers with status 200. */
+/** A segment as the admin API answers it. */
+const SegmentAnswer = v.object({
+  id: v.number(),
+  name: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  constraints: v.array(ConstraintAnswer),
+  project: v.optional(v.string()),
+  createdBy: v.nullable(v.string()),
+  createdAt: v.string(),
+});
+
+/** What `GET /api/admin/segments` answers with status 200: each segment with where it is used. */
 export const GetSegmentsResponse = v.object({
-  segments: v.array(
-    v.object({
-      id: v.number(),
-      name: v.nullable(v.string()),
-      description: v.nullable(v.string()),
-      constraints: v.array(
-        v.object({
-          contextName: v.string(),
-          operator: v.string(),
-          values: v.optional(v.array(v.string())),
-        }),
-      ),
-      project: v.optional(v.string()),
-      createdBy: v.nullable(v.string()),
-      createdAt: v.string(),
-      usedInProjects: v.number(),
-      usedInFeatures: v.number(),
-    }),
-  ),
+  segments: v.array(v.object({ ...SegmentAnswer.entries, usedInProjects: v.number(), usedInFeatures: v.number() })),
 });
 
 /** What `POST /api/admin/segments` answers with status 201. */
-export const CreateSegment201Response = v.object({
-  id: v.number(),
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  constraints: v.array(
-    v.object({
-      contextName: v.string(),
-      operator: v.string(),
-      values: v.optional(v.array(v.string())),
-    }),
-  ),
-  project: v.optional(v.string()),
-  createdBy: v.nullable(v.string()),
-  createdAt: v.string(),
-});
+export const CreateSegment201Response = SegmentAnswer;
 
 /** What `GET /api/admin/segments/:id` answers with status 200. */
-export const GetSegmentResponse = v.object({
-  id: v.number(),
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  constraints: v.array(
-    v.object({
-      contextName: v.string(),
-      operator: v.string(),
-      values: v.optional(v.array(v.string())),
-    }),
-  ),
-  project: v.optional(v.string()),
-  createdBy: v.nullable(v.string()),
-  createdAt: v.string(),
-});
+export const GetSegmentResponse = SegmentAnswer;
 
 /** A segment name to check before creating. */
 export const SegmentNameSchema = v.object({ name: text(255) });
@@ -87,16 +52,6 @@ export const StrategySegmentsSchema = v.object({
   ),
 });
 export type StrategySegmentsInput = v.InferOutput<typeof StrategySegmentsSchema>;
-
-const SegmentAnswer = v.object({
-  id: v.number(),
-  name: v.string(),
-  description: v.nullable(v.string()),
-  project: v.optional(v.string()),
-  constraints: v.array(v.object({ contextName: v.string(), operator: v.string(), values: v.optional(v.array(v.string())) })),
-  createdBy: v.nullable(v.string()),
-  createdAt: v.string(),
-});
 
 /** What `GET /api/admin/segments/strategies/:strategyId` answers with status 200. */
 export const SegmentsOfStrategyResponse = v.object({ segments: v.array(SegmentAnswer) });

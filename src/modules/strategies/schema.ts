@@ -25,31 +25,8 @@ export const UpdateStrategySchema = v.object({ name: v.optional(v.unknown()), ..
 
 export type StrategyInput = Omit<v.InferOutput<typeof UpdateStrategySchema>, 'name'>;
 
-/** What `GET /api/admin/strategies` answers with status 200. */
-export const GetAllStrategiesResponse = v.object({
-  version: v.number(),
-  strategies: v.array(
-    v.object({
-      displayName: v.nullable(v.string()),
-      name: v.nullable(v.string()),
-      editable: v.boolean(),
-      description: v.nullable(v.string()),
-      parameters: v.array(
-        v.object({
-          name: v.nullable(v.string()),
-          type: v.string(),
-          description: v.optional(v.nullable(v.string())),
-          required: v.optional(v.boolean()),
-        }),
-      ),
-      deprecated: v.boolean(),
-      title: v.nullable(v.string()),
-    }),
-  ),
-});
-
-/** What `GET /api/admin/strategies/:name` answers with status 200. */
-export const GetStrategyResponse = v.object({
+/** A strategy definition as the admin API answers it. */
+const StrategyDefinitionAnswer = v.object({
   displayName: v.nullable(v.string()),
   name: v.nullable(v.string()),
   editable: v.boolean(),
@@ -65,3 +42,9 @@ export const GetStrategyResponse = v.object({
   deprecated: v.boolean(),
   title: v.nullable(v.string()),
 });
+
+/** What `GET /api/admin/strategies` answers with status 200. */
+export const GetAllStrategiesResponse = v.object({ version: v.number(), strategies: v.array(StrategyDefinitionAnswer) });
+
+/** What `GET /api/admin/strategies/:name` answers with status 200. */
+export const GetStrategyResponse = StrategyDefinitionAnswer;
