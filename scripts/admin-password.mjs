@@ -22,6 +22,8 @@
 // shown (with the hash cut out, should it echo the SQL).
 import { spawnSync } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { passwordProblems } from './password-rule.mjs';
@@ -73,8 +75,21 @@ export function setAdminPassword({
   cwd = process.cwd(),
 } = {}) {
   const hash = hashPassword(password);
-  const args = ['d1', 'execute', 'DB', remote ? '--remote' : '--local', '--yes', '--command', passwordSql(hash, onlyIfUnset)];
+  // The SQL (it holds the hash) goes to wrangler in a file only this user can read, never on
+  // its command line, where any local user's process list would show it.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'admin-password-'));
+  const sqlFile = path.join(dir, 'set-password.sql');
+  writeFileSync(sqlFile, passwordSql(hash, onlyIfUnset), { mode: 0o600 });
+  const args = ['d1', 'execute', 'DB', remote ? '--remote' : '--local', '--yes', '--file', sqlFile];
   if (persistTo) args.push('--persist-to', persistTo);
+  try {
+    runWrangler(args, hash, cwd);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function runWrangler(args, hash, cwd) {
   const bin = path.join(cwd, 'node_modules', '.bin');
   const wrangler = path.join(bin, process.platform === 'win32' ? 'wrangler.cmd' : 'wrangler');
   const result = spawnSync(wrangler, args, {

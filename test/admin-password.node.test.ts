@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { pbkdf2Sync } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,5 +143,45 @@ describe('scripts/admin-password.mjs', () => {
     expect(output).not.toMatch(/\n\s+at /);
     expect(output).not.toContain('pbkdf2-sha256');
     expect(output).not.toContain(STRONG);
+  }, 60_000);
+
+  it('hands wrangler the SQL in a file only its user can read, never on its command line, and removes the file', () => {
+    // A stand-in wrangler in the directory the script runs from: it records what it was given.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'admin-password-fake-'));
+    try {
+      const bin = path.join(dir, 'node_modules', '.bin');
+      mkdirSync(bin, { recursive: true });
+      const fake = path.join(bin, 'wrangler');
+      writeFileSync(
+        fake,
+        [
+          '#!/bin/sh',
+          `printf '%s\\n' "$@" > '${dir}/args'`,
+          'while [ $# -gt 0 ]; do',
+          `  if [ "$1" = "--file" ]; then cp "$2" '${dir}/sql'; stat -c %a "$2" > '${dir}/mode'; printf '%s' "$2" > '${dir}/path'; fi`,
+          '  shift',
+          'done',
+          '',
+        ].join('\n'),
+      );
+      chmodSync(fake, 0o755);
+      const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'admin-password.mjs'), '--remote'], {
+        cwd: dir,
+        input: `${STRONG}\n`,
+        encoding: 'utf8',
+        env: isolatedEnv(),
+        timeout: 60_000,
+      });
+      expect(result.status, result.stderr).toBe(0);
+      const args = readFileSync(path.join(dir, 'args'), 'utf8');
+      expect(args).toContain('--remote');
+      expect(args).toContain('--file');
+      expect(args).not.toContain('pbkdf2-sha256');
+      expect(readFileSync(path.join(dir, 'sql'), 'utf8')).toContain('pbkdf2-sha256$');
+      expect(readFileSync(path.join(dir, 'mode'), 'utf8').trim()).toBe('600');
+      expect(existsSync(readFileSync(path.join(dir, 'path'), 'utf8'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

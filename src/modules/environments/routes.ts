@@ -1,5 +1,5 @@
 /** Environments: the route objects; the rules are in service.ts. */
-import { ADMIN, UPDATE_PROJECT } from '../../auth/permissions';
+import { ADMIN, UPDATE_PROJECT, PROJECT_DEFAULT_STRATEGY_WRITE } from '../../auth/permissions';
 import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
 import { admin, authenticated, route, type Route } from '../../http/route';
@@ -12,8 +12,6 @@ import {
   SortOrderSchema,
 } from './schema';
 import * as service from './service';
-
-const PROJECT_DEFAULT_STRATEGY_WRITE = 'PROJECT_DEFAULT_STRATEGY_WRITE';
 
 export const routes: Route[] = [
   route({

@@ -1,12 +1,10 @@
 /** Maintenance mode: the route objects; the rules are in service.ts. */
-import { ADMIN } from '../../auth/permissions';
+import { ADMIN, UPDATE_MAINTENANCE_MODE } from '../../auth/permissions';
 import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
 import { admin, route, type Route } from '../../http/route';
 import { MaintenanceSchema } from './schema';
 import * as service from './service';
-
-const UPDATE_MAINTENANCE_MODE = 'UPDATE_MAINTENANCE_MODE';
 
 export const routes: Route[] = [
   route({
