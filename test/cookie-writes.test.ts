@@ -8,7 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../src/index';
-import { createPersonalToken, signedInUser } from './support/auth';
+import { createPersonalToken, createUser, signedInUser, STRONG_PASSWORD } from './support/auth';
 import { ADMIN_TOKEN, BASE, bodyOf, call, expectError } from './support/http';
 
 const P = '/api/admin/projects/default/features';
@@ -195,5 +195,43 @@ describe('credentials in Authorization are not concerned', () => {
     });
     expect(viaPat.status).toBe(200);
     expect(await enabledIn(name, 'development')).toBe(false);
+  });
+});
+
+describe('sign-in posted by another site (login CSRF)', () => {
+  const login = (username: string, headers: Record<string, string>) =>
+    raw(
+      'POST',
+      '/auth/simple/login',
+      { 'content-type': 'application/json', ...headers },
+      JSON.stringify({ username, password: STRONG_PASSWORD }),
+    );
+  const sessionsOf = async (userId: number) =>
+    (await env.DB.prepare('SELECT count(*) AS n FROM sessions WHERE user_id = ?').bind(userId).first<number>('n'))!;
+
+  it('is refused from another origin or site, and opens no session', async () => {
+    const user = await createUser();
+    const foreign: Record<string, string>[] = [
+      { origin: EVIL },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ];
+    for (const headers of foreign) {
+      const refused = await expectError(await login(user.username, headers), 403, 'NoAccessError');
+      expect(refused.message).toContain('Sign-in is accepted only from the pages of this service');
+    }
+    expect(await sessionsOf(user.id)).toBe(0);
+  });
+
+  it("is accepted from the service's own pages and from scripts (no Origin, no Sec-Fetch-Site)", async () => {
+    const user = await createUser();
+    const ours: Record<string, string>[] = [{ origin: new URL(BASE).origin }, { 'sec-fetch-site': 'same-origin' }, {}];
+    for (const headers of ours) {
+      const response = await login(user.username, headers);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('set-cookie')).toContain('unleash-session=');
+    }
+    expect(await sessionsOf(user.id)).toBe(3);
   });
 });

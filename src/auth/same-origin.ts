@@ -61,3 +61,15 @@ export function requireSameOriginForCookieWrite(request: Request, principal: Pri
     'Requests signed in with the session cookie may change something only when sent from the pages of this service (same-origin Origin header). Scripts should use a personal access token in the Authorization header.',
   );
 }
+
+/**
+ * 403 NoAccessError for a sign-in posted by another site's page (login CSRF: the page would
+ * sign the visitor in as an account it chose, and what they then enter lands there). A
+ * browser always names the page's origin on such a POST; scripts send neither `Origin` nor
+ * `Sec-Fetch-Site` and pass.
+ */
+export function refuseSignInFromOtherSites(request: Request, env: Pick<Env, 'UNLEASH_URL'>): void {
+  if (request.headers.get('origin') === null && request.headers.get('sec-fetch-site') === null) return;
+  if (comesFromOwnPages(request, env)) return;
+  throw noAccess('Sign-in is accepted only from the pages of this service (same-origin Origin header), or from scripts.');
+}

@@ -12,9 +12,14 @@ import { LoginSchema } from './schema';
 import * as service from './service';
 import { authenticated, open, route, type Route, type OpenContext, type AdminContext } from '../../http/route';
 import { LoginResponse } from './schema';
+import { refuseSignInFromOtherSites } from '../../auth/same-origin';
 
-/** `POST /auth/simple/login`: public (rate limited by address in front of it). */
+/**
+ * `POST /auth/simple/login`: public (rate limited by address in front of it); refused when
+ * another site's page posts it.
+ */
 export async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>): Promise<Response> {
+  refuseSignInFromOtherSites(request, env);
   const db = getDb(env);
   const user = await verifyLogin(db, body.username, body.password, clientKey(request));
   const session = await service.createSession(env, db, user.id);
@@ -51,7 +56,7 @@ export const routes: Route[] = [
     summary: 'Sign in with a username or email and a password',
     body: LoginSchema,
     responses: { 200: { description: 'Success', schema: LoginResponse } },
-    errors: [400, 401, 413, 429],
+    errors: [400, 401, 403, 413, 429],
     handler: login,
   }),
   route({
