@@ -431,6 +431,24 @@ describe('environment variants', () => {
     expect(await eventTypes('var-env')).toEqual(['feature-created', 'feature-variants-updated', 'feature-environment-variants-updated']);
   });
 
+  it('fixes the weights in the order sent, then sorts by name as Unleash does (its locale order)', async () => {
+    await createFeature('var-sorted');
+    const names = ['Zeta', 'beta', 'alpha', '_x', '10', '9'];
+    const response = await call('PUT', `${P}/var-sorted/variants`, {
+      body: names.map((name) => ({ name, weight: 0, weightType: 'variable', stickiness: 'default' })),
+    });
+    expect(response.status).toBe(200);
+    // As Unleash 6.10.1 answered the same body: the remainder of 1000 / 6 went to the first four sent.
+    expect((await bodyOf(response)).variants.map((variant: { name: string; weight: number }) => [variant.name, variant.weight])).toEqual([
+      ['_x', 167],
+      ['10', 166],
+      ['9', 166],
+      ['alpha', 167],
+      ['beta', 167],
+      ['Zeta', 167],
+    ]);
+  });
+
   it('rejects fixed weights over 1000 and duplicate names', async () => {
     await createFeature('var-bad');
     const path = `${P}/var-bad/variants`;
@@ -442,7 +460,7 @@ describe('environment variants', () => {
         ],
       }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     await expectError(
       await call('PUT', path, {
@@ -463,16 +481,19 @@ describe('environment variants', () => {
       { name: 'a', weight: 400, weightType: 'fix' },
       { name: 'b', weight: 600, weightType: 'fix' },
     ];
-    const environment = await expectError(await call('PUT', `${P}/var-all-fixed/variants`, { body: allFixed }), 400, 'ValidationError');
-    expect(environment.details[0]!.message).toBe('variants: There must be at least one "variable" variant');
+    const environment = await expectError(await call('PUT', `${P}/var-all-fixed/variants`, { body: allFixed }), 400, 'BadDataError');
+    expect(environment.message).toBe(
+      'Request validation failed: your request body or params contain invalid data: There must be at least one "variable" variant',
+    );
+    expect(environment.details).toEqual([{ message: 'There must be at least one "variable" variant' }]);
     const strategy = await expectError(
       await call('POST', `${P}/var-all-fixed/environments/development/strategies`, {
         body: { name: 'default', variants: allFixed.map((variant) => ({ ...variant, stickiness: 'default' })) },
       }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
-    expect(strategy.details[0]!.message).toBe('variants: There must be at least one "variable" variant');
+    expect(strategy.details).toEqual([{ message: 'There must be at least one "variable" variant' }]);
     expect(await count("SELECT count(*) AS n FROM feature_strategies WHERE feature_name = 'var-all-fixed'")).toBe(0);
   });
 });

@@ -84,7 +84,7 @@ describe('PUT /api/admin/projects/:projectId/features/:featureName/variants', ()
     const fixed = await expectError(
       await call('PUT', `${P}/${flag}/variants`, { body: [{ name: 'a', weight: 500, weightType: 'fix' }] }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(fixed.details[0]!.message).toContain('There must be at least one "variable" variant');
     await expectError(await call('PUT', `${P}/${flag}/variants`, { body: { x: 1 } }), 400, 'ValidationError');
@@ -183,10 +183,11 @@ describe('PATCH /api/admin/projects/:projectId/features/:featureName/variants', 
     const response = await call('PATCH', `${P}/${flag}/variants`, { body: [{ op: 'replace', path: '/0/name', value: 'c' }] });
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
-    expect(body.variants.map((variant: { name: string }) => variant.name)).toEqual(['c', 'b']);
+    // Renamed, then sorted by name as Unleash 6.10.1 answers the same patch.
+    expect(body.variants.map((variant: { name: string }) => variant.name)).toEqual(['b', 'c']);
     expect(await storedVariants(flag)).toEqual([
-      ['development', ['c', 'b']],
-      ['production', ['c', 'b']],
+      ['development', ['b', 'c']],
+      ['production', ['b', 'c']],
     ]);
     expect((await eventsSince(before)).map((event) => event.type)).toEqual([
       'feature-environment-variants-updated',

@@ -41,6 +41,11 @@ export function badRequest(reason: string, extraDetail: Record<string, unknown> 
   return new ApiError(400, 'ValidationError', `${VALIDATION_PREFIX}: ${reason}`, [{ message: reason, ...extraDetail }]);
 }
 
+/** Unleash's BadDataError: valid JSON whose data break a rule (e.g. variant weights). */
+export function badData(reason: string): ApiError {
+  return new ApiError(400, 'BadDataError', `${VALIDATION_PREFIX}: ${reason}`, [{ message: reason }]);
+}
+
 export function notFound(message: string): ApiError {
   return new ApiError(404, 'NotFoundError', message);
 }

@@ -21,7 +21,7 @@ import {
   type StrategyVariantDoc,
   type VariantDoc,
 } from '../../db/schema';
-import { ApiError, badRequest, conflict, notFound, validationError } from '../../http/errors';
+import { ApiError, badData, badRequest, conflict, notFound, validationError } from '../../http/errors';
 import { parseInput } from '../../http/validation';
 import type { CreateFeatureRequest, StrategyRequest, UpdateFeatureRequest } from './schema';
 import {
@@ -548,12 +548,18 @@ export async function setEnvironmentEnabled(
 // ---------------------------------------------------------------------------------------
 // Strategies
 
-/** The variants with their weights fixed (features/weights.ts), or a 400 saying why not. */
-export function balanceWeights<T extends { weight: number; weightType?: 'variable' | 'fix' }>(variants: T[], path: string): T[] {
+/**
+ * The variants with their weights fixed (features/weights.ts) and sorted by name, as Unleash
+ * stores and answers them; or its 400 BadDataError saying why not.
+ */
+export function balanceWeights<T extends { name: string; weight: number; weightType?: 'variable' | 'fix' }>(variants: T[]): T[] {
   const balanced = fixWeights(variants);
-  if (typeof balanced === 'string') throw badRequest(`${path}: ${WEIGHT_PROBLEMS[balanced]}`);
-  return balanced;
+  if (typeof balanced === 'string') throw badData(WEIGHT_PROBLEMS[balanced]);
+  return balanced.sort((a, b) => VARIANT_ORDER.compare(a.name, b.name));
 }
+
+/** Unleash sorts with `localeCompare` in its (English) locale: `_x`, `10`, `9`, `alpha`, `Zeta`. */
+const VARIANT_ORDER = new Intl.Collator('en');
 
 async function validateStrategyReferences(db: Db, body: StrategyRequest) {
   if (!(await store.strategyExists(db, body.name))) throw badRequest(`${body.name} is not supported.`);
@@ -608,7 +614,7 @@ export async function getStrategy(db: Db, projectId: string, name: string, envir
 export async function addStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, body: StrategyRequest) {
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
   await validateStrategyReferences(db, body);
-  const strategyVariants = balanceWeights(body.variants, 'variants') as StrategyVariantDoc[];
+  const strategyVariants = balanceWeights(body.variants) as StrategyVariantDoc[];
   const id = crypto.randomUUID();
   const row = {
     id,
@@ -651,7 +657,7 @@ export async function updateStrategy(
     title: body.title ?? null,
     parameters: body.parameters,
     constraints: body.constraints,
-    variants: balanceWeights(body.variants, 'variants') as StrategyVariantDoc[],
+    variants: balanceWeights(body.variants) as StrategyVariantDoc[],
     sortOrder: body.sortOrder ?? existing.row.sortOrder,
     disabled: body.disabled ?? false,
   };
@@ -775,7 +781,7 @@ function checkedVariants(variants: VariantDoc[]): VariantDoc[] {
     if (names.has(variant.name)) throw badRequest(`Variant names must be unique: "${variant.name}" appears twice`);
     names.add(variant.name);
   }
-  return balanceWeights(variants, 'variants');
+  return balanceWeights(variants);
 }
 
 /**
