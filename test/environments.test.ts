@@ -169,6 +169,36 @@ describe('POST /api/admin/projects/:projectId/environments/:environment/default-
     expect(strategies[0]).toMatchObject({ name: 'flexibleRollout', parameters: { rollout: '40' } });
   });
 
+  it("gives a flag first enabled there the default strategy's title, variants and segments, grouped by the flag (as 6.10.1)", async () => {
+    const segment = await bodyOf(
+      await call('POST', '/api/admin/segments', { body: { name: 'default-strategy-segment', constraints: [] } }),
+    );
+    const strategy = {
+      name: 'flexibleRollout',
+      title: 'dflt',
+      parameters: { rollout: '50', stickiness: 'default', groupId: '' },
+      constraints: [],
+      variants: [{ name: 'v', weight: 1000, weightType: 'variable', stickiness: 'default' }],
+      segments: [segment.id],
+    };
+    const saved = await call('POST', '/api/admin/projects/default/environments/production/default-strategy', { body: strategy });
+    expect(saved.status).toBe(200);
+    // Answered in the key order of Unleash's jsonb column, as 6.10.1 answers the same body.
+    expect(Object.keys(await bodyOf(saved))).toEqual(['name', 'title', 'segments', 'variants', 'parameters', 'constraints']);
+    expect((await call('POST', '/api/admin/projects/default/features', { body: { name: 'gets-default-segments' } })).status).toBe(201);
+    expect((await call('POST', '/api/admin/projects/default/features/gets-default-segments/environments/production/on')).status).toBe(200);
+    const [added] = await bodyOf(
+      await call('GET', '/api/admin/projects/default/features/gets-default-segments/environments/production/strategies'),
+    );
+    expect(added).toMatchObject({
+      name: 'flexibleRollout',
+      title: 'dflt',
+      parameters: { groupId: 'gets-default-segments', rollout: '50', stickiness: 'default' },
+      variants: [{ name: 'v', weight: 1000, weightType: 'variable', stickiness: 'default' }],
+      segments: [segment.id],
+    });
+  });
+
   it('refuses another strategy (400), an environment the project does not use (404), a caller without access (403), writing nothing', async () => {
     const before = await stored();
     const other = await expectError(

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { nonBlank, text } from '../../http/validation';
-import { ConstraintSchema } from '../features/schema';
+import { ConstraintSchema, StrategyVariantSchema } from '../features/schema';
 
 /** What `GET /api/admin/environments` answers with status 200. */
 export const GetAllEnvironmentsResponse = v.object({
@@ -46,14 +46,16 @@ export const DefaultStrategySchema = v.object({
   ),
   constraints: v.optional(v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items'))),
   segments: v.optional(v.pipe(v.array(v.number()), v.maxLength(5, 'must have at most 5 items'))),
+  variants: v.optional(v.pipe(v.array(StrategyVariantSchema), v.maxLength(100, 'must have at most 100 items'))),
 });
 
 export const DefaultStrategyResponse = v.object({
   name: v.string(),
   title: v.optional(v.nullable(v.string())),
-  parameters: StrategyParameters,
-  constraints: v.array(v.unknown()),
   segments: v.optional(v.array(v.number())),
+  variants: v.optional(v.array(v.unknown())),
+  parameters: v.optional(StrategyParameters),
+  constraints: v.optional(v.array(v.unknown())),
 });
 
 /** What `GET /api/admin/environments/project/:projectId` answers with status 200. */

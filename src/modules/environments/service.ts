@@ -4,6 +4,7 @@ import type { Actor } from '../../db/events';
 import { badRequest, notFound } from '../../http/errors';
 import type * as v from 'valibot';
 import type { DefaultStrategySchema } from './schema';
+import { jsonbOrder } from '../../lib/jsonb-order';
 import * as store from './store';
 
 /** All environments in sort order, with the counts Unleash 6 reports. */
@@ -98,13 +99,15 @@ export async function setDefaultStrategy(
     throw badRequest('Only "flexibleRollout" strategy can be used as a default strategy for an environment');
   const attached = await store.projectEnvironment(db, projectId, environment);
   if (!attached) throw notFound(`Could not find environment ${environment} in project ${projectId}`);
-  const strategy = {
+  // Stored as sent, in the key order Unleash's jsonb column answers it with.
+  const strategy = jsonbOrder({
     name: body.name,
     ...(body.title === undefined ? {} : { title: body.title }),
-    parameters: body.parameters ?? {},
-    constraints: body.constraints ?? [],
+    ...(body.parameters === undefined ? {} : { parameters: body.parameters }),
+    ...(body.constraints === undefined ? {} : { constraints: body.constraints }),
     ...(body.segments === undefined ? {} : { segments: body.segments }),
-  };
+    ...(body.variants === undefined ? {} : { variants: body.variants }),
+  });
   await store.setDefaultStrategy(db, actor, projectId, environment, strategy, {
     type: 'default-strategy-updated',
     project: projectId,

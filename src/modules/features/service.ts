@@ -508,20 +508,41 @@ export async function setEnvironmentEnabled(
     requireAnyPermission(actor, [CREATE_FEATURE_STRATEGY], projectId, environment);
     const projectEnvironment = await store.projectEnvironment(db, projectId, environment);
     const configured = projectEnvironment?.defaultStrategy as
-      { name?: string; parameters?: Record<string, string>; constraints?: [] } | null | undefined;
+      | {
+          name?: string;
+          title?: string | null;
+          parameters?: Record<string, string>;
+          constraints?: [];
+          variants?: StrategyVariantDoc[];
+          segments?: number[];
+        }
+      | null
+      | undefined;
+    const strategyName = configured?.name ?? 'flexibleRollout';
+    const parameters = { ...(configured?.parameters ?? { rollout: '100', stickiness: 'default', groupId: name }) };
+    // As Unleash: a flexible rollout without a group id groups by the flag.
+    if (strategyName === 'flexibleRollout' && !parameters.groupId) parameters.groupId = name;
+    // The project's default strategy with everything it names: its title, variants and the
+    // segments that still exist.
+    const segmentIds = [...new Set(configured?.segments ?? [])];
+    const existing = segmentIds.length === 0 ? new Set<number>() : await store.existingSegmentIds(db, segmentIds);
     const strategy = {
       id: crypto.randomUUID(),
       featureName: name,
       projectName: projectId,
       environment,
-      strategyName: configured?.name ?? 'flexibleRollout',
-      parameters: configured?.parameters ?? { rollout: '100', stickiness: 'default', groupId: name },
+      strategyName,
+      title: configured?.title ?? null,
+      parameters,
       constraints: configured?.constraints ?? [],
-      variants: [],
+      variants: configured?.variants ?? [],
       sortOrder: 0,
       createdByUserId: actor.userId,
     };
     statements.push(db.insert(featureStrategies).values(strategy));
+    for (const segmentId of segmentIds.filter((id) => existing.has(id))) {
+      statements.push(db.insert(featureStrategySegment).values({ featureStrategyId: strategy.id, segmentId }));
+    }
     statements.push(
       auditEvent(db, actor, { type: 'feature-strategy-add', project: projectId, environment, featureName: name, data: strategy }),
     );
