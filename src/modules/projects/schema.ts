@@ -1,4 +1,21 @@
 import * as v from 'valibot';
+import { nonBlank, text, urlFriendlyName } from '../../http/validation';
+
+export const CreateProjectSchema = v.object({
+  id: urlFriendlyName(100),
+  name: nonBlank(255),
+  description: v.optional(v.nullable(text(1000))),
+  mode: v.optional(
+    v.picklist(['open', 'protected', 'private'], 'must be equal to one of the allowed values: "open", "protected", "private"'),
+    'open',
+  ),
+  defaultStickiness: v.optional(nonBlank(100), 'default'),
+  environments: v.optional(v.pipe(v.array(nonBlank(100)), v.maxLength(100, 'must have at most 100 items'))),
+});
+export type CreateProjectInput = v.InferOutput<typeof CreateProjectSchema>;
+
+export const AttachEnvironmentSchema = v.object({ environment: nonBlank(100) });
+export type AttachEnvironmentInput = v.InferOutput<typeof AttachEnvironmentSchema>;
 
 const ProjectAnswer = v.object({
   id: v.string(),
