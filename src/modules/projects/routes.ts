@@ -1,9 +1,10 @@
 /** Projects: the route objects; the rules are in service.ts. */
-import { CREATE_PROJECT, UPDATE_PROJECT } from '../../auth/permissions';
+import { CREATE_PROJECT, DELETE_PROJECT, UPDATE_PROJECT } from '../../auth/permissions';
 import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
 import { admin, authenticated, route, type Route } from '../../http/route';
 import {
+  ArchivedQuery,
   AttachEnvironmentSchema,
   CheckDependenciesExistResponse,
   CreateProject201Response,
@@ -12,6 +13,7 @@ import {
   GetProjectFlagCreatorsResponse,
   GetProjectOverviewResponse,
   GetProjectsResponse,
+  UpdateProjectSchema,
 } from './schema';
 import * as service from './service';
 
@@ -23,11 +25,11 @@ export const routes: Route[] = [
     tag: 'Projects',
     operationId: 'getProjects',
     summary: 'List projects',
+    query: ArchivedQuery,
     responses: { 200: { description: 'Success', schema: GetProjectsResponse } },
-    errors: [403],
+    errors: [400, 403],
     // `?archived=true` lists the archived projects instead of the live ones (the settings page asks).
-    handler: async ({ request, env }) =>
-      json(await service.listProjects(getDb(env), new URL(request.url).searchParams.get('archived') === 'true')),
+    handler: async ({ env, principal, query }) => json(await service.listProjects(getDb(env), principal, query.archived === 'true')),
   }),
   route({
     method: 'POST',
@@ -51,9 +53,40 @@ export const routes: Route[] = [
     tag: 'Projects',
     operationId: 'getDeprecatedProjectOverview',
     summary: 'Get a project with its flags',
+    query: ArchivedQuery,
     responses: { 200: { description: 'Success', schema: GetDeprecatedProjectOverviewResponse } },
     errors: [400, 404],
-    handler: async ({ env, params }) => json(await service.getProject(getDb(env), params.projectId)),
+    handler: async ({ env, principal, params, query }) =>
+      json(await service.projectWithFlags(getDb(env), principal, params.projectId, query.archived === 'true')),
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId',
+    access: admin(UPDATE_PROJECT, ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'updateProject',
+    summary: "Change a project's name and description (Unleash Enterprise)",
+    body: UpdateProjectSchema,
+    responses: { 200: { description: 'Updated, no body', schema: null } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, params, body }) => {
+      await service.updateProject(getDb(env), principal, params.projectId, body);
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId',
+    access: admin(DELETE_PROJECT, ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'deleteProject',
+    summary: 'Delete a project that has no live flags (Unleash Enterprise)',
+    responses: { 200: { description: 'Deleted, no body', schema: null } },
+    errors: [400, 404],
+    handler: async ({ env, principal, params }) => {
+      await service.deleteProject(env, getDb(env), principal, params.projectId);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',

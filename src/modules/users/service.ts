@@ -21,7 +21,7 @@ const VIEWER_ROLE_ID = 3;
 const NO_USER = 'No user found';
 
 /** Unleash's generated avatar: gravatar of the email, else the username, else the id. */
-function userImageUrl(user: Pick<store.UserRow, 'id' | 'email' | 'username'>): Promise<string> {
+export function userImageUrl(user: Pick<store.UserRow, 'id' | 'email' | 'username'>): Promise<string> {
   const ident = user.email || user.username || String(user.id);
   // Unleash lowercases and trims unless the text starts with "@" (its indexOf quirk).
   return gravatarUrl(ident.startsWith('@') ? ident.trim() : ident.toLowerCase().trim());
