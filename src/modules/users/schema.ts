@@ -167,7 +167,7 @@ export const GetMeResponse = v.object({
     seenAt: v.optional(v.string()),
     loginAttempts: v.optional(v.number()),
     createdAt: v.optional(v.string()),
-    scimId: v.optional(v.null()),
+    scimId: v.optional(v.nullable(v.string())),
     permissions: v.optional(v.array(v.string())),
     environment: v.optional(v.string()),
     type: v.optional(v.string()),

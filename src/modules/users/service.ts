@@ -219,6 +219,25 @@ export async function deleteUser(env: Env, db: Db, actor: Actor, id: number | nu
   await revokeCredentials(env, before.id, credentials);
 }
 
+/**
+ * Deletes every person a SCIM directory provisioned, as Unleash does (one `scim-users-deleted`
+ * event, none per person); their sessions and personal access tokens end with them.
+ */
+export async function deleteScimUsers(env: Env, db: Db, actor: Actor): Promise<void> {
+  const ids = await store.liveScimUserIds(db);
+  const now = new Date().toISOString();
+  const credentials = await Promise.all(ids.map((id) => credentialHashesOf(db, id, { personalTokens: true })));
+  await runBatch(db, [
+    ...ids.flatMap((id) => [
+      ...store.softDeleteStatements(db, id, now),
+      forgetPasswordsStatement(db, id),
+      ...deleteCredentialStatements(db, id, { personalTokens: true }),
+    ]),
+    auditEvent(db, actor, { type: 'scim-users-deleted', data: null }),
+  ]);
+  await Promise.all(ids.map((id, index) => revokeCredentials(env, id, credentials[index]!)));
+}
+
 // ---------------------------------------------------------------------------------------
 // Passwords and sign-in
 
