@@ -36,6 +36,7 @@ import { routes as signupTokens } from './modules/signup-tokens/routes';
 import { routes as strategies } from './modules/strategies/routes';
 import { routes as tags } from './modules/tags/routes';
 import { routes as uiConfig } from './modules/ui-config/routes';
+import { routes as userFeedback } from './modules/user-feedback/routes';
 import { routes as users } from './modules/users/routes';
 import { preflight } from './http/cors';
 
@@ -60,6 +61,7 @@ export const ROUTES: readonly Route[] = [
   ...segments,
   ...importExport,
   ...uiConfig,
+  ...userFeedback,
   ...instanceAdmin,
   ...maintenance,
   ...personalDashboard,

@@ -16,4 +16,19 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: GetInstanceAdminStatsResponse } },
     handler: async ({ env }) => json(await service.statistics(getDb(env))),
   }),
+  route({
+    method: 'GET',
+    path: '/api/admin/instance-admin/statistics/csv',
+    access: authenticated(),
+    tag: 'Instance Admin',
+    operationId: 'getInstanceAdminStatsCsv',
+    summary: 'Counts of what this instance holds, as a CSV download',
+    responses: { 200: { description: 'Success', schema: null, contentType: 'text/csv' } },
+    handler: async ({ env }) => {
+      const { csv, fileName } = await service.statisticsCsv(getDb(env));
+      return new Response(csv, {
+        headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${fileName}"` },
+      });
+    },
+  }),
 ];

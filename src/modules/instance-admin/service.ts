@@ -47,3 +47,18 @@ export async function statistics(db: Db) {
   // Unleash signs the statistics with a SHA-256 over them so a copy can be checked.
   return { ...stats, sum: await sha256Hex(JSON.stringify(stats)) };
 }
+
+/** One CSV field as json2csv writes it: text and structures quoted (inner quotes doubled), numbers and booleans bare. */
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+/** The statistics as Unleash's CSV download: a header row of the keys, one row of values, and its file name. */
+export async function statisticsCsv(db: Db): Promise<{ csv: string; fileName: string }> {
+  const stats = await statistics(db);
+  const csv = `${Object.keys(stats).map(csvField).join(',')}\n${Object.values(stats).map(csvField).join(',')}`;
+  return { csv, fileName: `unleash-${stats.instanceId}-${Date.now()}.csv` };
+}

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { FeedbackResponse } from '../user-feedback/schema';
 import { nonBlank, text } from '../../http/validation';
 
 const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -183,7 +184,7 @@ export const GetMeResponse = v.object({
       environment: v.optional(v.string()),
     }),
   ),
-  feedback: v.array(v.unknown()),
+  feedback: v.array(FeedbackResponse),
   splash: v.object({}),
 });
 

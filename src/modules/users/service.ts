@@ -12,6 +12,7 @@ import type { Grant } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { loginFailed, oldPasswordInvalid } from '../../http/errors';
 import { forgetUser } from '../../auth/user-principal';
+import { feedbackOf } from '../user-feedback/service';
 import { credentialHashesOf, deleteCredentialStatements, revokeCredentials } from '../../auth/user-credentials';
 import type { UpdateUserRequest } from './schema';
 import * as store from './store';
@@ -369,7 +370,12 @@ export async function currentUser(db: Db, principal: Principal) {
     };
   }
   const user = await requireUser(db, principal.userId);
-  return { user: await sessionUserBody(user), permissions: permissionList(principal.access.grants), feedback: [], splash: {} };
+  return {
+    user: await sessionUserBody(user),
+    permissions: permissionList(principal.access.grants),
+    feedback: await feedbackOf(db, user.id),
+    splash: {},
+  };
 }
 
 /** `GET /api/admin/user/profile` (Unleash answers 500 to an admin token here; we describe the token user). */
