@@ -39,6 +39,7 @@ import { routes as uiConfig } from './modules/ui-config/routes';
 import { routes as userFeedback } from './modules/user-feedback/routes';
 import { routes as users } from './modules/users/routes';
 import { preflight } from './http/cors';
+import { refreshFrontendOrigins } from './modules/ui-config/service';
 
 /** Every operation the service answers, in the order the router tries them. */
 export const ROUTES: readonly Route[] = [
@@ -83,7 +84,10 @@ register(router, ROUTES);
 documentRoutes(() => ROUTES);
 
 // Browsers preflight every frontend API path, also those that answer 405.
-router.options('/api/frontend/*', (request, env: Env) => preflight(request, env));
+router.options('/api/frontend/*', async (request, env: Env) => {
+  await refreshFrontendOrigins(env);
+  return preflight(request, env);
+});
 
 // Anything else. Under /api/admin the caller is authenticated first, as Unleash does, so an
 // anonymous caller learns nothing about which paths exist.

@@ -29,6 +29,7 @@ import { urlOf } from './request-url';
 import { parseInput } from './validation';
 import { getDb } from '../db/client';
 import { refuseWriteInMaintenance, stoppedByMaintenance } from '../modules/maintenance/service';
+import { refreshFrontendOrigins } from '../modules/ui-config/service';
 
 /** `ALL` is for catch-alls only: they are not operations and are left out of the document. */
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
@@ -285,7 +286,7 @@ function handlerFor(route: Route): Handler {
           if (!(await withinLimit(bucket, request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucket].periodSeconds);
           return run(request, env, ctx);
         };
-  const served = route.cors ? withCors(limited) : limited;
+  const served = route.cors ? withCors(limited, refreshFrontendOrigins) : limited;
   // Writes of the admin API and of the public routes (sign-up, sign-in) write audit events;
   // the SDK routes' writes (metrics, registrations) do not.
   const feedsIntegrations = writes && access.kind !== 'sdk';

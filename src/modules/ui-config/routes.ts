@@ -1,11 +1,24 @@
 /** The admin UI's configuration and splash screens: the route objects; the rules are in service.ts. */
 import * as v from 'valibot';
+import { ADMIN } from '../../auth/permissions';
 import { getDb } from '../../db/client';
-import { json } from '../../http/responses';
-import { authenticated, route, type Route } from '../../http/route';
+import { notFound } from '../../http/errors';
+import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS } from '../../http/rate-limit';
+import { empty, json } from '../../http/responses';
+import { admin, authenticated, route, type Route } from '../../http/route';
 import { parseInput, text } from '../../http/validation';
-import { GetUiConfigResponse, UpdateSplashSettingsResponse } from './schema';
+import {
+  GetTelemetrySettingsResponse,
+  GetUiConfigResponse,
+  RecordUiErrorSchema,
+  SetCorsSchema,
+  SetUiConfigSchema,
+  UpdateSplashSettingsResponse,
+} from './schema';
 import * as service from './service';
+
+/** Unleash's permission for the CORS settings (held through ADMIN, or a custom root role). */
+const UPDATE_CORS = 'UPDATE_CORS';
 
 const SplashParamsSchema = v.object({ id: text(255) });
 
@@ -33,6 +46,64 @@ export const routes: Route[] = [
     handler: async ({ env, principal, params }) => {
       const { id } = parseInput(SplashParamsSchema, params, '/params');
       return json(await service.markSplashSeen(getDb(env), principal.userId, id));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/ui-config/cors',
+    access: admin([ADMIN, UPDATE_CORS]),
+    tag: 'Admin UI',
+    operationId: 'setCors',
+    summary: 'Set the origins the frontend API accepts requests from',
+    body: SetCorsSchema,
+    responses: { 204: { description: 'Saved, no content', schema: null } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      await service.setFrontendOrigins(getDb(env), principal, body.frontendApiOrigins);
+      return empty(204);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/ui-config',
+    access: admin(ADMIN),
+    tag: 'Admin UI',
+    operationId: 'setUiConfig',
+    summary: "Set the UI's configuration: the frontend API's origins (use ./cors instead)",
+    body: SetUiConfigSchema,
+    responses: { 204: { description: 'Saved, no content', schema: null } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      if (!body.frontendSettings) throw notFound('The requested resource could not be found');
+      await service.setFrontendOrigins(getDb(env), principal, body.frontendSettings.frontendApiOrigins);
+      return empty(204);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/telemetry/settings',
+    access: authenticated(),
+    tag: 'Telemetry',
+    operationId: 'getTelemetrySettings',
+    summary: 'Whether version and feature usage information is collected',
+    responses: { 200: { description: 'Success', schema: GetTelemetrySettingsResponse } },
+    handler: () => json(service.telemetrySettings()),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/record-ui-error',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'uiObservability',
+    summary: 'Report an error the admin UI met (logged, never stored)',
+    body: RecordUiErrorSchema,
+    maxBodyBytes: service.UI_ERROR_MAX_BODY_BYTES,
+    responses: { 204: { description: 'Logged, no content', schema: null } },
+    errors: [400, 413, 415, 429],
+    handler: async ({ request, env, principal, body }) => {
+      if (!(await withinLimit('ui-errors', request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS['ui-errors'].periodSeconds);
+      service.recordUiError(principal, body);
+      return empty(204);
     },
   }),
 ];
