@@ -36,10 +36,12 @@ import { routes as signupTokens } from './modules/signup-tokens/routes';
 import { routes as strategies } from './modules/strategies/routes';
 import { routes as tags } from './modules/tags/routes';
 import { routes as uiConfig } from './modules/ui-config/routes';
+import { routes as userFeedback } from './modules/user-feedback/routes';
 import { routes as users } from './modules/users/routes';
 import { preflight } from './http/cors';
 import { flushAfterResponse } from './modules/addons/delivery';
 import { refuseWriteInMaintenance } from './modules/maintenance/service';
+import { refreshFrontendOrigins } from './modules/ui-config/service';
 
 /** Every operation the service answers, in the order the router tries them. */
 export const ROUTES: readonly Route[] = [
@@ -62,6 +64,7 @@ export const ROUTES: readonly Route[] = [
   ...segments,
   ...importExport,
   ...uiConfig,
+  ...userFeedback,
   ...instanceAdmin,
   ...maintenance,
   ...personalDashboard,
@@ -80,15 +83,20 @@ export const router = Router<IRequest, [Env, ExecutionContext], Response>({
 });
 
 // What every route does around its handler that belongs to a module, not to src/http: the
-// maintenance switch refuses admin writes; a write's audit events go to their integrations.
+// maintenance switch refuses admin writes; a write's audit events go to their integrations;
+// the frontend API's allowed origins follow what was saved in the UI.
 register(router, ROUTES, {
   guardAdminWrite: (env, method, path) => refuseWriteInMaintenance(env, method, path),
   afterWrite: flushAfterResponse,
+  refreshCorsOrigins: refreshFrontendOrigins,
 });
 documentRoutes(() => ROUTES);
 
 // Browsers preflight every frontend API path, also those that answer 405.
-router.options('/api/frontend/*', (request, env: Env) => preflight(request, env));
+router.options('/api/frontend/*', async (request, env: Env) => {
+  await refreshFrontendOrigins(env);
+  return preflight(request, env);
+});
 
 // Anything else. Under /api/admin the caller is authenticated first, as Unleash does, so an
 // anonymous caller learns nothing about which paths exist.

@@ -800,6 +800,23 @@ export const userSplash = sqliteTable(
   (t) => [primaryKey({ columns: [t.userId, t.splashId] })],
 );
 
+/**
+ * Feedback questionnaires a person has answered or dismissed (`POST /api/admin/feedback`), one
+ * row per person and questionnaire; the service caps how many one person may hold.
+ */
+export const userFeedback = sqliteTable(
+  'user_feedback',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    feedbackId: text('feedback_id').notNull(),
+    given: text('given'),
+    neverShow: bool('never_show').notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.feedbackId] })],
+);
+
 // SDK change log (migration 0010): written by a trigger on `events`, read by the delta and
 // streaming client APIs. See migrations/0010_sdk_changes.sql for what each kind means.
 

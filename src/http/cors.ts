@@ -1,6 +1,8 @@
 /**
  * CORS as Unleash sends it on the frontend API, on answers and errors alike. The allowed
- * origins come from FRONTEND_API_ORIGINS (`*` by default).
+ * origins are the ones saved with `POST /api/admin/ui-config/cors` (this isolate keeps the
+ * list it was last given, see `useSavedOrigins`); until any are saved, FRONTEND_API_ORIGINS
+ * (`*` by default), as Unleash's UNLEASH_FRONTEND_API_ORIGINS.
  */
 import type { IRequest } from 'itty-router';
 import type { Env } from '../env';
@@ -19,18 +21,42 @@ const SDK_REQUEST_HEADERS = ['authorization', 'content-type', 'if-none-match', '
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/;
 const MAX_EXTRA_HEADERS = 32;
 
-// FRONTEND_API_ORIGINS parsed once per isolate (and again if it changes): read per request.
-let origins: { source: string | undefined; any: boolean; list: readonly string[] } | undefined;
+interface AllowedOrigins {
+  any: boolean;
+  list: readonly string[];
+}
 
-function allowedOrigins(env: Env): { any: boolean; list: readonly string[] } {
-  if (origins === undefined || origins.source !== env.FRONTEND_API_ORIGINS) {
+function originsOf(list: readonly string[]): AllowedOrigins {
+  // As Unleash: an empty list, or one holding `*`, allows every origin.
+  return { any: list.length === 0 || list.includes('*'), list };
+}
+
+// FRONTEND_API_ORIGINS parsed once per isolate (and again if it changes): read per request.
+let configured: (AllowedOrigins & { source: string | undefined }) | undefined;
+/** The saved list this isolate was last given; null while none is saved. */
+let saved: AllowedOrigins | null = null;
+
+/** The origins saved in D1 (null: none saved), as the ui-config module last read them. */
+export function useSavedOrigins(list: readonly string[] | null): void {
+  saved = list === null ? null : originsOf(list);
+}
+
+/** The configured origins (FRONTEND_API_ORIGINS), what applies while none are saved. */
+export function configuredOrigins(env: Env): readonly string[] {
+  if (configured === undefined || configured.source !== env.FRONTEND_API_ORIGINS) {
     const list = (env.FRONTEND_API_ORIGINS ?? '*')
       .split(',')
       .map((item) => item.trim())
       .filter(Boolean);
-    origins = { source: env.FRONTEND_API_ORIGINS, any: list.length === 0 || list.includes('*'), list };
+    configured = { source: env.FRONTEND_API_ORIGINS, ...originsOf(list) };
   }
-  return origins;
+  return configured.list.length === 0 ? ['*'] : configured.list;
+}
+
+function allowedOrigins(env: Env): AllowedOrigins {
+  if (saved !== null) return saved;
+  configuredOrigins(env);
+  return configured!;
 }
 
 /**
@@ -59,10 +85,12 @@ export function setCorsHeaders(headers: Headers, env: Env, request: Request): vo
  * on the answer itself: copying it into a new Response would turn a string body into a
  * stream for nothing.
  */
-export function withCors(handler: Handler): Handler {
+export function withCors(handler: Handler, refreshOrigins?: (env: Env) => Promise<void>): Handler {
   return async (request, env, ctx) => {
     let response: Response;
     try {
+      // Inside the try: an error reading the saved origins is answered with CORS headers too.
+      if (refreshOrigins) await refreshOrigins(env);
       response = await handler(request, env, ctx);
     } catch (error) {
       response = toErrorResponse(error, request);

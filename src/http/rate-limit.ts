@@ -34,6 +34,8 @@ export const RATE_LIMIT_BUCKETS = {
   login: { perClient: 'RL_LOGIN_CLIENT', periodSeconds: 60 },
   /** `/auth/reset/validate-password` and the other password-reset routes. */
   'password-reset': { perClient: 'RL_PASSWORD_CLIENT', periodSeconds: 60 },
+  /** `POST /api/admin/record-ui-error`: reports are only logged, and only so many. */
+  'ui-errors': { perClient: 'RL_UI_ERROR_CLIENT', periodSeconds: 60 },
 } as const satisfies Record<string, Bucket>;
 
 export type RateLimitBucket = keyof typeof RATE_LIMIT_BUCKETS;

@@ -218,6 +218,8 @@ export interface RouteHooks {
   readonly guardAdminWrite?: (env: Env, method: Method, path: string) => Promise<void>;
   /** After a write of the admin API or a public route answered below 400, never delaying the answer. */
   readonly afterWrite?: (env: Env, ctx: ExecutionContext) => void;
+  /** Before a CORS route (the frontend API) answers: brings the allowed origins up to date. */
+  readonly refreshCorsOrigins?: (env: Env) => Promise<void>;
 }
 
 async function readBody(route: Route, request: IRequest): Promise<unknown> {
@@ -294,7 +296,7 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
           if (!(await withinLimit(bucket, request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucket].periodSeconds);
           return run(request, env, ctx);
         };
-  const served = route.cors ? withCors(limited) : limited;
+  const served = route.cors ? withCors(limited, hooks.refreshCorsOrigins) : limited;
   // Writes of the admin API and of the public routes (sign-up, sign-in) write audit events;
   // the SDK routes' writes (metrics, registrations) do not.
   const afterWrite = writes && access.kind !== 'sdk' ? hooks.afterWrite : undefined;

@@ -106,7 +106,7 @@ export function buildSnapshot(environment: string, rows: EnvironmentRows): Snaps
     const base = (strategyList: Strategy[]) => ({
       name: row.name,
       type: row.type,
-      enabled: featureEnvironment?.enabled ?? false,
+      enabled: rows.environmentEnabled && (featureEnvironment?.enabled ?? false),
       project: row.project,
       stale: row.stale,
       strategies: strategyList,

@@ -7,6 +7,7 @@ import { and, asc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
   dependentFeatures,
+  environments,
   featureEnvironments,
   featureStrategies,
   featureStrategySegment,
@@ -33,8 +34,19 @@ export async function readRevision(db: Db): Promise<number> {
 }
 
 export async function readEnvironmentRows(db: Db, environment: string) {
-  const [revision, featureRows, environmentRows, strategyRows, strategySegmentRows, segmentRows, dependencyRows, tagRows] = await db.batch([
+  const [
+    revision,
+    environmentState,
+    featureRows,
+    environmentRows,
+    strategyRows,
+    strategySegmentRows,
+    segmentRows,
+    dependencyRows,
+    tagRows,
+  ] = await db.batch([
     revisionQuery(db),
+    db.select({ enabled: environments.enabled }).from(environments).where(eq(environments.name, environment)).limit(1),
     db
       .select({
         name: features.name,
@@ -86,6 +98,8 @@ export async function readEnvironmentRows(db: Db, environment: string) {
   ]);
   return {
     revision: revision[0]?.revision ?? 0,
+    /** A disabled environment serves every flag disabled (an unknown one is left as its rows say). */
+    environmentEnabled: environmentState[0]?.enabled ?? true,
     featureRows,
     environmentRows,
     strategyRows,

@@ -6,6 +6,7 @@
 import type * as v from 'valibot';
 import type { Env } from '../../env';
 import { setCorsHeaders, preflight } from '../../http/cors';
+import { refreshFrontendOrigins } from '../ui-config/service';
 import { ApiError } from '../../http/errors';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
@@ -176,7 +177,10 @@ export const routes: Route[] = [
     operationId: 'frontendPreflight',
     summary: 'CORS preflight of the frontend API',
     responses: { 204: { description: 'Done, no content', schema: null } },
-    handler: ({ request, env }) => preflight(request, env),
+    handler: async ({ request, env }) => {
+      await refreshFrontendOrigins(env);
+      return preflight(request, env);
+    },
   }),
   route({
     method: 'GET',

@@ -6,7 +6,7 @@ import { getDb } from '../../db/client';
 import type { events } from '../../db/schema';
 import { notFound } from '../../http/errors';
 import { json } from '../../http/responses';
-import { onboardingStatus } from '../projects/routes';
+import { onboardingStatus } from '../projects/service';
 import { publicBaseUrl } from '../../http/base-url';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';
 import { GetPersonalDashboardResponse, GetPersonalDashboardProjectDetailsResponse } from './schema';

@@ -1,160 +1,26 @@
-/**
- * What Unleash's admin UI asks for about the instance itself: its configuration (version,
- * URL, feature flags of the UI), splash screens seen, and the instance statistics page.
- * We present ourselves as the open-source Unleash 6.10.1 the UI was built for, never as
- * Enterprise: Enterprise-only panels stay hidden.
- */
-import { getMaintenance } from '../maintenance/service';
-import { eq, sql } from 'drizzle-orm';
+/** The admin UI's configuration and splash screens: the route objects; the rules are in service.ts. */
 import * as v from 'valibot';
-import { getDb, type Db } from '../../db/client';
-import { settings, userSplash } from '../../db/schema';
-import { publicBaseUrl } from '../../http/base-url';
-import { pathParam } from '../../http/params';
-import { json } from '../../http/responses';
+import { ADMIN } from '../../auth/permissions';
+import { getDb } from '../../db/client';
+import { notFound } from '../../http/errors';
+import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS } from '../../http/rate-limit';
+import { empty, json } from '../../http/responses';
+import { admin, authenticated, route, type Route } from '../../http/route';
 import { parseInput, text } from '../../http/validation';
-import { authenticated, route, type Route, type AdminContext } from '../../http/route';
-import { GetUiConfigResponse, UpdateSplashSettingsResponse } from './schema';
+import {
+  GetTelemetrySettingsResponse,
+  GetUiConfigResponse,
+  RecordUiErrorSchema,
+  SetCorsSchema,
+  SetUiConfigSchema,
+  UpdateSplashSettingsResponse,
+} from './schema';
+import * as service from './service';
 
-export const UNLEASH_VERSION = '6.10.1';
-
-export async function instanceId(db: Db): Promise<string> {
-  const [row] = await db.select({ content: settings.content }).from(settings).where(eq(settings.name, 'instanceInfo')).limit(1);
-  const content = row?.content as { id?: unknown } | undefined;
-  return typeof content?.id === 'string' ? content.id : '';
-}
-
-/**
- * The UI's flags as open-source Unleash 6.10.1 reports them with no flag overrides: every
- * experiment off, so the UI shows the pages and dialogs this API implements.
- */
-const UI_FLAGS = {
-  anonymiseEventLog: false,
-  enableLicense: false,
-  enableLicenseChecker: false,
-  embedProxy: true,
-  embedProxyFrontend: true,
-  responseTimeWithAppNameKillSwitch: false,
-  maintenanceMode: false,
-  messageBanner: { name: 'disabled', enabled: false, feature_enabled: false },
-  strictSchemaValidation: false,
-  personalAccessTokensKillSwitch: false,
-  migrationLock: true,
-  demo: false,
-  googleAuthEnabled: false,
-  disableBulkToggle: false,
-  filterInvalidClientMetrics: false,
-  filterExistingFlagNames: false,
-  disableMetrics: false,
-  signals: false,
-  automatedActions: false,
-  celebrateUnleash: false,
-  feedbackPosting: false,
-  encryptEmails: false,
-  extendedUsageMetrics: false,
-  outdatedSdksBanner: false,
-  feedbackComments: { name: 'disabled', enabled: false, feature_enabled: false },
-  showInactiveUsers: false,
-  useMemoizedActiveTokens: false,
-  killScheduledChangeRequestCache: false,
-  estimateTrafficDataCost: false,
-  disableUpdateMaxRevisionId: false,
-  disablePublishUnannouncedEvents: false,
-  queryMissingTokens: false,
-  responseTimeMetricsFix: false,
-  disableShowContextFieldSelectionValues: false,
-  manyStrategiesPagination: false,
-  enableLegacyVariants: false,
-  extendedMetrics: false,
-  removeUnsafeInlineStyleSrc: false,
-  projectRoleAssignment: false,
-  originMiddlewareRequestLogging: false,
-  webhookDomainLogging: false,
-  releasePlans: false,
-  productivityReportEmail: false,
-  productivityReportUnsubscribers: false,
-  'enterprise-payg': false,
-  showUserDeviceCount: false,
-  streaming: false,
-  etagVariant: { name: 'disabled', enabled: false, feature_enabled: false },
-  deltaApi: false,
-  uniqueSdkTracking: false,
-  consumptionModel: false,
-  teamsIntegrationChangeRequests: false,
-  edgeObservability: false,
-  tagTypeColor: false,
-  addEditStrategy: false,
-  newStrategyDropdown: false,
-  flagsOverviewSearch: false,
-  flagsReleaseManagementUI: false,
-  cleanupReminder: false,
-  removeInactiveApplications: false,
-  registerFrontendClient: false,
-  featureLinks: false,
-} as const;
-
-/** Unleash 6.10.1's default resource limits (the UI uses them to cap its forms). */
-export const RESOURCE_LIMITS = {
-  segmentValues: 1000,
-  strategySegments: 5,
-  signalEndpoints: 5,
-  actionSetActions: 10,
-  actionSetsPerProject: 5,
-  actionSetFilters: 5,
-  actionSetFilterValues: 25,
-  signalTokensPerEndpoint: 5,
-  featureEnvironmentStrategies: 30,
-  constraintValues: 250,
-  constraints: 30,
-  environments: 50,
-  projects: 500,
-  apiTokens: 100000,
-  segments: 300,
-  featureFlags: 100000,
-} as const;
-
-function frontendApiOrigins(env: AdminContext['env']): string[] {
-  const configured = env.FRONTEND_API_ORIGINS?.split(',')
-    .map((origin) => origin.trim())
-    .filter(Boolean);
-  return configured && configured.length > 0 ? configured : ['*'];
-}
-
-export async function uiConfig({ request, env }: AdminContext): Promise<Response> {
-  const db = getDb(env);
-  return json({
-    environment: 'Open Source',
-    flags: UI_FLAGS,
-    version: UNLEASH_VERSION,
-    emailEnabled: false,
-    unleashUrl: publicBaseUrl(env, request),
-    baseUriPath: '',
-    authenticationType: 'open-source',
-    segmentValuesLimit: RESOURCE_LIMITS.segmentValues,
-    strategySegmentsLimit: RESOURCE_LIMITS.strategySegments,
-    frontendApiOrigins: frontendApiOrigins(env),
-    versionInfo: { current: { oss: UNLEASH_VERSION, enterprise: '' }, latest: {}, isLatest: true, instanceId: await instanceId(db) },
-    prometheusAPIAvailable: false,
-    resourceLimits: RESOURCE_LIMITS,
-    disablePasswordAuth: false,
-    maintenanceMode: (await getMaintenance(db)).enabled,
-    maxSessionsCount: 0,
-    unleashContext: {},
-  });
-}
+/** Unleash's permission for the CORS settings (held through ADMIN, or a custom root role). */
+const UPDATE_CORS = 'UPDATE_CORS';
 
 const SplashParamsSchema = v.object({ id: text(255) });
-
-/** A person dismissed a splash screen; Unleash answers what it stored. */
-export async function markSplashSeen({ request, env, principal }: AdminContext): Promise<Response> {
-  const { id: splashId } = parseInput(SplashParamsSchema, { id: pathParam(request, 'id') }, '/params');
-  const db = getDb(env);
-  await db
-    .insert(userSplash)
-    .values({ userId: principal.userId, splashId, seen: true })
-    .onConflictDoUpdate({ target: [userSplash.userId, userSplash.splashId], set: { seen: sql`excluded.seen` } });
-  return json({ userId: principal.userId, splashId, seen: true });
-}
 
 export const routes: Route[] = [
   route({
@@ -166,7 +32,7 @@ export const routes: Route[] = [
     summary: 'The settings the admin UI starts with',
     responses: { 200: { description: 'Success', schema: GetUiConfigResponse } },
     errors: [401, 403],
-    handler: uiConfig,
+    handler: async ({ request, env }) => json(await service.uiConfig(getDb(env), env, request)),
   }),
   route({
     method: 'POST',
@@ -177,6 +43,67 @@ export const routes: Route[] = [
     summary: 'Record that the caller has seen a splash screen',
     responses: { 200: { description: 'Success', schema: UpdateSplashSettingsResponse } },
     errors: [400],
-    handler: markSplashSeen,
+    handler: async ({ env, principal, params }) => {
+      const { id } = parseInput(SplashParamsSchema, params, '/params');
+      return json(await service.markSplashSeen(getDb(env), principal.userId, id));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/ui-config/cors',
+    access: admin([ADMIN, UPDATE_CORS]),
+    tag: 'Admin UI',
+    operationId: 'setCors',
+    summary: 'Set the origins the frontend API accepts requests from',
+    body: SetCorsSchema,
+    responses: { 204: { description: 'Saved, no content', schema: null } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      await service.setFrontendOrigins(getDb(env), principal, body.frontendApiOrigins);
+      return empty(204);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/ui-config',
+    access: admin(ADMIN),
+    tag: 'Admin UI',
+    operationId: 'setUiConfig',
+    summary: "Set the UI's configuration: the frontend API's origins (use ./cors instead)",
+    body: SetUiConfigSchema,
+    responses: { 204: { description: 'Saved, no content', schema: null } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      if (!body.frontendSettings) throw notFound('The requested resource could not be found');
+      await service.setFrontendOrigins(getDb(env), principal, body.frontendSettings.frontendApiOrigins);
+      return empty(204);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/telemetry/settings',
+    access: authenticated(),
+    tag: 'Telemetry',
+    operationId: 'getTelemetrySettings',
+    summary: 'Whether version and feature usage information is collected',
+    responses: { 200: { description: 'Success', schema: GetTelemetrySettingsResponse } },
+    handler: () => json(service.telemetrySettings()),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/record-ui-error',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'uiObservability',
+    summary: 'Report an error the admin UI met (logged, never stored)',
+    body: RecordUiErrorSchema,
+    maxBodyBytes: service.UI_ERROR_MAX_BODY_BYTES,
+    responses: { 204: { description: 'Logged, no content', schema: null } },
+    errors: [400, 413, 415, 429],
+    handler: async ({ request, env, principal, body }) => {
+      if (!(await withinLimit('ui-errors', request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS['ui-errors'].periodSeconds);
+      service.recordUiError(principal, body);
+      return empty(204);
+    },
   }),
 ];

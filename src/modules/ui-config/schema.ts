@@ -121,3 +121,28 @@ export const UpdateSplashSettingsResponse = v.object({
   splashId: v.string(),
   seen: v.boolean(),
 });
+
+const Origins = v.pipe(
+  v.array(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters long')), 'must be array'),
+  v.maxLength(100, 'must have at most 100 items'),
+);
+
+/** `POST /api/admin/ui-config/cors`: the list is optional in Unleash's schema (without it: 404). */
+export const SetCorsSchema = v.strictObject({ frontendApiOrigins: v.optional(Origins) });
+
+/** `POST /api/admin/ui-config` (deprecated in Unleash for `./cors`). */
+export const SetUiConfigSchema = v.strictObject({
+  frontendSettings: v.optional(v.strictObject({ frontendApiOrigins: Origins })),
+});
+
+/** What `GET /api/admin/telemetry/settings` answers with status 200. */
+export const GetTelemetrySettingsResponse = v.object({
+  versionInfoCollectionEnabled: v.boolean(),
+  featureInfoCollectionEnabled: v.boolean(),
+});
+
+/** A UI error report: only logged, each part cut to a bounded length. */
+export const RecordUiErrorSchema = v.object({
+  errorMessage: v.string(),
+  errorStack: v.optional(v.string()),
+});

@@ -325,4 +325,17 @@ export const routes: Route[] = [
       return empty(200);
     },
   }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/user-admin/scim-users',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'deleteScimUsers',
+    summary: 'Delete every person a SCIM directory provisioned',
+    responses: { 200: { description: 'Done, no body', schema: null } },
+    handler: async ({ env, principal }) => {
+      await service.deleteScimUsers(env, getDb(env), principal);
+      return empty(200);
+    },
+  }),
 ];

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { FeedbackResponse } from '../user-feedback/schema';
 import { nonBlank, text } from '../../http/validation';
 
 const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -130,7 +131,7 @@ export const GetMeResponse = v.object({
     seenAt: v.optional(v.string()),
     loginAttempts: v.optional(v.number()),
     createdAt: v.optional(v.string()),
-    scimId: v.optional(v.null()),
+    scimId: v.optional(v.nullable(v.string())),
     permissions: v.optional(v.array(v.string())),
     environment: v.optional(v.string()),
     type: v.optional(v.string()),
@@ -146,7 +147,7 @@ export const GetMeResponse = v.object({
       environment: v.optional(v.string()),
     }),
   ),
-  feedback: v.array(v.unknown()),
+  feedback: v.array(FeedbackResponse),
   splash: v.object({}),
 });
 

@@ -12,6 +12,7 @@ import type { Grant } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { loginFailed, oldPasswordInvalid } from '../../http/errors';
 import { forgetUser } from '../../auth/user-principal';
+import { feedbackOf } from '../user-feedback/service';
 import { credentialHashesOf, deleteCredentialStatements, revokeCredentials } from '../../auth/user-credentials';
 import type { UpdateUserRequest } from './schema';
 import * as store from './store';
@@ -21,7 +22,7 @@ const VIEWER_ROLE_ID = 3;
 const NO_USER = 'No user found';
 
 /** Unleash's generated avatar: gravatar of the email, else the username, else the id. */
-function userImageUrl(user: Pick<store.UserRow, 'id' | 'email' | 'username'>): Promise<string> {
+export function userImageUrl(user: Pick<store.UserRow, 'id' | 'email' | 'username'>): Promise<string> {
   const ident = user.email || user.username || String(user.id);
   // Unleash lowercases and trims unless the text starts with "@" (its indexOf quirk).
   return gravatarUrl(ident.startsWith('@') ? ident.trim() : ident.toLowerCase().trim());
@@ -219,6 +220,25 @@ export async function deleteUser(env: Env, db: Db, actor: Actor, id: number | nu
   await revokeCredentials(env, before.id, credentials);
 }
 
+/**
+ * Deletes every person a SCIM directory provisioned, as Unleash does (one `scim-users-deleted`
+ * event, none per person); their sessions and personal access tokens end with them.
+ */
+export async function deleteScimUsers(env: Env, db: Db, actor: Actor): Promise<void> {
+  const ids = await store.liveScimUserIds(db);
+  const now = new Date().toISOString();
+  const credentials = await Promise.all(ids.map((id) => credentialHashesOf(db, id, { personalTokens: true })));
+  await runBatch(db, [
+    ...ids.flatMap((id) => [
+      ...store.softDeleteStatements(db, id, now),
+      forgetPasswordsStatement(db, id),
+      ...deleteCredentialStatements(db, id, { personalTokens: true }),
+    ]),
+    auditEvent(db, actor, { type: 'scim-users-deleted', data: null }),
+  ]);
+  await Promise.all(ids.map((id, index) => revokeCredentials(env, id, credentials[index]!)));
+}
+
 // ---------------------------------------------------------------------------------------
 // Passwords and sign-in
 
@@ -350,7 +370,12 @@ export async function currentUser(db: Db, principal: Principal) {
     };
   }
   const user = await requireUser(db, principal.userId);
-  return { user: await sessionUserBody(user), permissions: permissionList(principal.access.grants), feedback: [], splash: {} };
+  return {
+    user: await sessionUserBody(user),
+    permissions: permissionList(principal.access.grants),
+    feedback: await feedbackOf(db, user.id),
+    splash: {},
+  };
 }
 
 /** `GET /api/admin/user/profile` (Unleash answers 500 to an admin token here; we describe the token user). */

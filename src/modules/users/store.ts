@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { rowsPerStatement } from '../../db/chunk';
 import type { Db } from '../../db/client';
 import { roles, roleUser, users } from '../../db/schema';
@@ -163,6 +163,15 @@ export function setRootRoleStatements(db: Db, userId: number, roleId: number, cr
  * Unleash's soft delete: the row stays (its id is never reused) but loses name, username and
  * email, so the address can sign up again; its role assignments go.
  */
+/** The people a SCIM directory provisioned (they carry its id), not yet deleted. */
+export async function liveScimUserIds(db: Db): Promise<number[]> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(isNull(users.deletedAt), isNotNull(users.scimId)));
+  return rows.map((row) => row.id);
+}
+
 export function softDeleteStatements(db: Db, id: number, now: string) {
   return [
     db
