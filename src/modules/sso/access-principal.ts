@@ -15,11 +15,6 @@ import { claimValues, groupPath, provisionUser, refusedAnswer, signInSettings, S
 const EMAIL_TTL_MS = 60_000;
 const knownEmails = new BoundedMap<string, { userId: number; until: number }>({ entries: 5_000 });
 
-/** Forgets which users this isolate knows Access emails for (tests; a deleted user is re-resolved anyway). */
-export function forgetAccessUsers(): void {
-  knownEmails.clear();
-}
-
 async function userIdFor(env: Env, email: string, claims: Record<string, unknown>, name: string | undefined): Promise<number> {
   const key = email.trim().toLowerCase();
   const known = knownEmails.get(key);

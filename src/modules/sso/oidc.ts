@@ -44,12 +44,6 @@ export interface Discovery {
 const discoveries = new Map<string, { discovery: Discovery; until: number }>();
 const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
-/** Forgets discovery documents and key sets (tests that restart their provider). */
-export function forgetProviders(): void {
-  discoveries.clear();
-  keySets.clear();
-}
-
 /** The well-known document's URL: the configured URL when it names it, else the issuer's. */
 export function discoveryUrl(discoverUrl: string): URL {
   const url = allowedProviderUrl(discoverUrl);
