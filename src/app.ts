@@ -33,6 +33,7 @@ import { routes as roles } from './modules/roles/routes';
 import { routes as segments } from './modules/segments/routes';
 import { routes as sessions } from './modules/sessions/routes';
 import { routes as signupTokens } from './modules/signup-tokens/routes';
+import { routes as sso } from './modules/sso/routes';
 import { routes as strategies } from './modules/strategies/routes';
 import { routes as tags } from './modules/tags/routes';
 import { routes as uiConfig } from './modules/ui-config/routes';
@@ -53,6 +54,7 @@ export const ROUTES: readonly Route[] = [
   ...projectAccess,
   ...signupTokens,
   ...sessions,
+  ...sso,
   ...resetTokens,
   ...personalTokens,
   ...featureSearch,

@@ -25,4 +25,10 @@ export interface Env extends GeneratedEnv {
   FRONTEND_API_ORIGINS?: string;
   /** How long a sign-in session lasts, in hours; default 48 (Unleash's). */
   SESSION_TTL_HOURS?: string;
+  /** Cloudflare Access team domain (`https://<team>.cloudflareaccess.com`); with ACCESS_AUD, Access signs people in. */
+  ACCESS_TEAM_DOMAIN?: string;
+  /** The Access application's audience (AUD) tag. */
+  ACCESS_AUD?: string;
+  /** OpenID Connect client secret (`wrangler secret put OIDC_CLIENT_SECRET`); wins over one saved in the settings. */
+  OIDC_CLIENT_SECRET?: string;
 }

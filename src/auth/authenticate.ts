@@ -11,6 +11,8 @@ import { findRecord, type UserCredentialRecord } from './token-records';
 import { userPrincipalFor } from './user-principal';
 import { PERSONAL_TOKEN_PREFIX, sessionIdFromRequest } from './credentials';
 import { hashOfKey } from './key-hashes';
+import { accessPrincipal } from '../modules/sso/access-principal';
+import { loginHints } from '../modules/sso/service';
 
 /** Longest key we hash; anything longer cannot be one of ours. */
 const MAX_KEY_LENGTH = 1024;
@@ -68,6 +70,11 @@ async function userCredential(
   return record;
 }
 
+/** The 401 that sends the UI to its login page, listing the single sign-on buttons it should show. */
+async function signInRequired(env: Env): Promise<Error> {
+  return authenticationRequired(false, await loginHints(getDb(env)));
+}
+
 /**
  * The caller of a request -> principal. `Authorization` carries an API key or a personal
  * access token (`user:<hex>`); without it, the `unleash-session` cookie is tried. 401
@@ -78,11 +85,14 @@ async function userCredential(
 export async function authenticate(request: Request, env: Env, ctx: ExecutionContext): Promise<Principal> {
   const key = keyFromHeader(request);
   if (key === null) {
+    // Behind Cloudflare Access (when configured), its signed assertion names the person.
+    const viaAccess = await accessPrincipal(request, env);
+    if (viaAccess) return viaAccess;
     const sessionId = sessionIdFromRequest(request);
-    if (sessionId === null) throw authenticationRequired(false);
+    if (sessionId === null) throw await signInRequired(env);
     const record = await userCredential(env, ctx, 'session', await sha256Hex(sessionId));
     const principal = record && (await userPrincipalFor(env, record, 'session'));
-    if (!principal) throw authenticationRequired(false);
+    if (!principal) throw await signInRequired(env);
     return principal;
   }
   if (key.length > MAX_KEY_LENGTH || !key.isWellFormed()) throw authenticationRequired(true);

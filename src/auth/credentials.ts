@@ -40,7 +40,7 @@ export function sessionIdFromRequest(request: Request): string | null {
 }
 
 /** `Secure` everywhere but plain-HTTP local development, where browsers would drop the cookie. */
-function secureAttribute(request: Request): string {
+export function secureAttribute(request: Request): string {
   const host = new URL(request.url).hostname;
   return host === 'localhost' || host === '127.0.0.1' || host === '[::1]' ? '' : '; Secure';
 }

@@ -46,8 +46,11 @@ export interface UserPrincipal extends PermissionHolder {
   readonly userId: number;
   /** Recorded as the actor in audit events and `createdBy`: the username, else the email. */
   readonly actorName: string;
-  /** How the person authenticated, and the id of that session or personal token. */
-  readonly via: 'session' | 'personal-token';
+  /**
+   * How the person authenticated, and the id of that session or personal token (or Access
+   * token's subject): a session cookie, a personal access token, or Cloudflare Access's JWT.
+   */
+  readonly via: 'session' | 'personal-token' | 'access';
   readonly credentialId: string;
 }
 

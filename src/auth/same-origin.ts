@@ -55,7 +55,8 @@ export function comesFromOwnPages(request: Request, env: Pick<Env, 'UNLEASH_URL'
  * pages. Every other request passes untouched.
  */
 export function requireSameOriginForCookieWrite(request: Request, principal: Principal, env: Pick<Env, 'UNLEASH_URL'>): void {
-  if (principal.kind !== 'user' || principal.via !== 'session' || SAFE_METHODS.has(request.method)) return;
+  // Cloudflare Access's assertion rides on its own cookie (CF_Authorization), which the browser sends as it does ours.
+  if (principal.kind !== 'user' || principal.via === 'personal-token' || SAFE_METHODS.has(request.method)) return;
   if (comesFromOwnPages(request, env)) return;
   throw noAccess(
     'Requests signed in with the session cookie may change something only when sent from the pages of this service (same-origin Origin header). Scripts should use a personal access token in the Authorization header.',

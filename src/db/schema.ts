@@ -780,6 +780,28 @@ export const importJobParts = sqliteTable(
   (t) => [primaryKey({ columns: [t.jobId, t.chunkIndex, t.part] })],
 );
 
+/**
+ * OpenID Connect sign-ins under way (src/modules/sso): one row per redirect to the provider,
+ * taken (deleted) by the callback, so each `state` works once. The row is found by the hash of
+ * `state`; the browser that started it proves itself with a cookie whose hash is kept; the
+ * PKCE verifier is sealed with a key derived from that cookie, so the row alone reveals nothing
+ * usable. Rows live 10 minutes.
+ */
+export const oidcLogins = sqliteTable(
+  'oidc_logins',
+  {
+    stateHash: text('state_hash').primaryKey(),
+    bindingHash: text('binding_hash').notNull(),
+    nonceHash: text('nonce_hash').notNull(),
+    /** base64 of AES-GCM iv + ciphertext of the PKCE code verifier. */
+    sealedVerifier: text('sealed_verifier').notNull(),
+    /** The path of ours the person goes to once signed in. */
+    redirect: text('redirect').notNull(),
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [index('oidc_logins_expires_idx').on(t.expiresAt)],
+);
+
 // ---------------------------------------------------------------------------------------
 // The admin UI's own state
 

@@ -58,14 +58,22 @@ export function noAccess(message: string, extra: Record<string, unknown> = {}): 
   return new ApiError(403, 'NoAccessError', message, [{ message }], extra);
 }
 
-export function authenticationRequired(headerPresent: boolean): ApiError {
+/** What the login page offers besides the password form (Unleash Enterprise's `options`), and whether that form is hidden. */
+export interface LoginHints {
+  defaultHidden: boolean;
+  options: readonly { type: string; message: string; path: string }[];
+}
+
+export function authenticationRequired(headerPresent: boolean, hints: LoginHints = { defaultHidden: false, options: [] }): ApiError {
   if (headerPresent) return new ApiError(401, 'AuthenticationRequired', 'You must log in to use Unleash.');
   const message =
     'You must log in to use Unleash. Your request had no authorization header, so we could not authorize you. Try logging in at /auth/simple/login';
   return new ApiError(401, 'AuthenticationRequired', message, [{ message }], {
     path: '/auth/simple/login',
     type: 'password',
-    defaultHidden: false,
+    defaultHidden: hints.defaultHidden,
+    // Single sign-on buttons, as Unleash Enterprise lists them; the UI's login page shows one per entry.
+    ...(hints.options.length > 0 ? { options: hints.options } : {}),
   });
 }
 

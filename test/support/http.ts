@@ -14,6 +14,8 @@ export interface CallOptions {
   rawBody?: string;
   contentType?: string | null;
   headers?: Record<string, string>;
+  /** `manual` to see a redirect itself (the Worker's fetch follows it by default). */
+  redirect?: 'follow' | 'manual';
 }
 
 function randomAddress(): string {
@@ -36,7 +38,7 @@ export async function call(method: string, path: string, options: CallOptions = 
   if (contentType !== null) headers.set('content-type', contentType);
   // A string body makes Request add `text/plain`; bytes let a test send no content type.
   const payload = body !== undefined && contentType === null ? new TextEncoder().encode(body) : body;
-  return exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body: payload }));
+  return exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body: payload, redirect: options.redirect }));
 }
 
 /** The test bindings with some changed (a slower revision tick, a failing KV…). */

@@ -18,8 +18,18 @@ export interface Received {
 const received = new Map<string, Received[]>();
 const scripts = new Map<string, number[]>();
 
+/** Fixed JSON answers by `<host><path>` (a key set, a discovery document…): `POST /serve` sets them. */
+const served = new Map<string, { status: number; body: string }>();
+
 export async function outbound(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  const fixed = served.get(url.host + url.pathname);
+  if (fixed) {
+    const list = received.get(url.host + url.pathname) ?? [];
+    list.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
+    received.set(url.host + url.pathname, list);
+    return new Response(fixed.body, { status: fixed.status, headers: { 'content-type': 'application/json' } });
+  }
   if (!url.hostname.endsWith('.receiver.test')) return new Response('tests have no network', { status: 502 });
   const bytes = Buffer.from(await request.arrayBuffer());
   const body = request.headers.get('content-encoding') === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
@@ -31,9 +41,17 @@ export async function outbound(request: Request): Promise<Response> {
   return new Response(status === 200 ? '{"ok":true}' : 'scripted', { status, headers: { 'content-type': 'application/json' } });
 }
 
-/** `GET /requests?at=<host><path>`: what that URL received; `POST /script` `{ at, statuses }`: its next answers. */
+/**
+ * `GET /requests?at=<host><path>`: what that URL received; `POST /script` `{ at, statuses }`: its next answers;
+ * `POST /serve` `{ at, status?, body }`: answer that URL with this JSON from now on.
+ */
 export async function control(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  if (request.method === 'POST' && url.pathname === '/serve') {
+    const { at, status, body } = (await request.json()) as { at: string; status?: number; body: unknown };
+    served.set(at, { status: status ?? 200, body: JSON.stringify(body) });
+    return new Response(null, { status: 204 });
+  }
   if (request.method === 'POST' && url.pathname === '/script') {
     const { at, statuses } = (await request.json()) as { at: string; statuses: number[] };
     scripts.set(at, [...statuses]);

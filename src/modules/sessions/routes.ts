@@ -10,6 +10,10 @@ import { parseInput } from '../../http/validation';
 import { sessionUserBody, verifyLogin } from '../users/service';
 import { LoginSchema } from './schema';
 import * as service from './service';
+import { BREAK_GLASS_USER_ID, signInSettings } from '../sso/service';
+import { endSessionLocation } from '../sso/oidc';
+import { publicBaseUrl } from '../../http/base-url';
+import type { Db } from '../../db/client';
 import { authenticated, open, route, type Route, type OpenContext, type AdminContext } from '../../http/route';
 import { LoginResponse } from './schema';
 import { refuseSignInFromOtherSites } from '../../auth/same-origin';
@@ -21,11 +25,32 @@ import { refuseSignInFromOtherSites } from '../../auth/same-origin';
 export async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>): Promise<Response> {
   refuseSignInFromOtherSites(request, env);
   const db = getDb(env);
-  const user = await verifyLogin(db, body.username, body.password, clientKey(request));
+  // With single sign-on on, an admin may switch passwords off for everyone but the break-glass admin.
+  const passwordsOff = (await signInSettings(db)).passwordDisabled;
+  const user = await verifyLogin(
+    db,
+    body.username,
+    body.password,
+    clientKey(request),
+    (userId) => !passwordsOff || userId === BREAK_GLASS_USER_ID,
+  );
   const session = await service.createSession(env, db, user.id);
   return json({ ...(await sessionUserBody(user)), deletedSessions: 0, activeSessions: session.activeSessions }, 200, {
     'set-cookie': sessionCookie(request, session.sessionId, session.expiresAt),
   });
+}
+
+/**
+ * Where the browser goes once signed out: Cloudflare Access's own sign-out when Access signed
+ * the person in (else its assertion would sign them in again at once); the OpenID Connect
+ * provider's end-session endpoint when single sign-out is on; else the start page.
+ */
+async function afterSignOut(request: Request, env: Env, db: Db, principal: AdminContext['principal']): Promise<string> {
+  if (principal.kind !== 'user') return '/';
+  if (principal.via === 'access') return '/cdn-cgi/access/logout';
+  if (principal.via !== 'session') return '/';
+  const { oidc } = await signInSettings(db);
+  return (oidc && (await endSessionLocation(oidc, publicBaseUrl(env, request)))) ?? '/';
 }
 
 /**
@@ -34,11 +59,13 @@ export async function login({ request, env, body }: OpenContext<v.InferOutput<ty
  * sign anyone out (Unleash 6.10.1 serves its UI page on GET /logout).
  */
 export async function logout({ request, env, principal }: AdminContext): Promise<Response> {
-  if (principal.kind === 'user') await service.signOut(env, getDb(env), principal.userId);
-  return new Response('Found. Redirecting to /', {
+  const db = getDb(env);
+  if (principal.kind === 'user') await service.signOut(env, db, principal.userId);
+  const location = await afterSignOut(request, env, db, principal);
+  return new Response(`Found. Redirecting to ${location}`, {
     status: 302,
     headers: {
-      location: '/',
+      location,
       'set-cookie': clearedSessionCookie(request),
       'clear-site-data': '"cookies", "storage"',
       'content-type': 'text/plain; charset=utf-8',

@@ -254,14 +254,22 @@ const DUMMY_PASSWORD_HASH = 'pbkdf2-sha256$100000$c2lnbi1pbi1kdW1teS1zYWx0$paWlp
  * one counting statement, one PBKDF2 check, one update. Success resets the failure count, sets
  * `seenAt` and forgives the address its failures.
  */
-export async function verifyLogin(db: Db, identifier: string, password: string, address: string): Promise<store.UserRow> {
+export async function verifyLogin(
+  db: Db,
+  identifier: string,
+  password: string,
+  address: string,
+  /** Whether this account may sign in with a password at all (single sign-on may have switched passwords off). */
+  passwordsAllowedFor: (userId: number) => boolean = () => true,
+): Promise<store.UserRow> {
   const candidate = await store.findLoginCandidate(db, identifier);
   const now = Date.now();
   const allowed = await reserveLoginAttempt(db, candidate?.id ?? 0, address, now);
   const matches = await verifyPassword(password, candidate?.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!candidate || !candidate.passwordHash || !allowed || !matches) {
+  const permitted = candidate !== undefined && passwordsAllowedFor(candidate.id);
+  if (!candidate || !candidate.passwordHash || !allowed || !matches || !permitted) {
     // Refused attempts are not counted in loginAttempts (id 0 names nobody): as before, only checked ones.
-    await store.failedLoginStatement(db, candidate && allowed ? candidate.id : 0, new Date(now).toISOString()).run();
+    await store.failedLoginStatement(db, candidate && allowed && permitted ? candidate.id : 0, new Date(now).toISOString()).run();
     throw loginFailed();
   }
   await runBatch(db, [
@@ -416,6 +424,21 @@ export async function userByEmail(db: Db, email: string): Promise<store.UserRow>
   const row = await store.findByEmail(db, email.trim().toLowerCase());
   if (!row) throw notFound('No user found');
   return row;
+}
+
+/** A live person by email (compared trimmed and lowercased, as stored), or undefined. */
+export async function findUserByEmail(db: Db, email: string): Promise<store.UserRow | undefined> {
+  return store.findByEmail(db, email.trim().toLowerCase());
+}
+
+/** A root role by id or name, or undefined. */
+export async function findRootRoleOf(db: Db, ref: number | string): Promise<store.RootRole | undefined> {
+  return store.findRootRole(db, ref);
+}
+
+/** A sign-in without a password (single sign-on): `seenAt` now, as a password sign-in records it. */
+export async function recordSignIn(db: Db, id: number): Promise<void> {
+  await store.successfulLoginStatement(db, id, new Date().toISOString()).run();
 }
 
 /** The caller's roles in a project, with their root role. */

@@ -18,10 +18,11 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-export async function startServer(): Promise<Server> {
+/** `vars`: more variables (and secrets) for the Worker. */
+export async function startServer(vars: Record<string, string> = {}): Promise<Server> {
   const port = Number(process.env.TEST_UI_PORT ?? 8810);
   // Integrations deliver to a receiver the flow runs on loopback, as in local development.
-  const worker = await startWorker({ port, token: ADMIN_KEY, vars: { INTEGRATIONS_ALLOW_PRIVATE_TARGETS: 'true' } });
+  const worker = await startWorker({ port, token: ADMIN_KEY, vars: { INTEGRATIONS_ALLOW_PRIVATE_TARGETS: 'true', ...vars } });
   return { base: worker.base, stop: () => worker.stop() };
 }
 
@@ -112,13 +113,14 @@ export class Session {
     readonly page: Page,
   ) {}
 
-  static async open(browser: Browser, base: string): Promise<Session> {
+  /** `reachable`: other origins the flow really visits (a local identity provider). */
+  static async open(browser: Browser, base: string, reachable: readonly string[] = []): Promise<Session> {
     const context = await browser.newContext({ baseURL: base, viewport: { width: 1400, height: 1000 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     // No internet here: answer the UI's web fonts and avatar images with empty bodies rather
     // than letting them fail (which would log console errors that are not the UI's fault).
     await context.route(
-      (url) => url.origin !== base,
+      (url) => url.origin !== base && !reachable.includes(url.origin),
       (route) => {
         const type = route.request().resourceType();
         if (type === 'image')
@@ -188,8 +190,14 @@ export async function signIn(session: Session, username: string, password: strin
  * wrong on the way" (unexpected failed calls, console and page errors). A screenshot is kept
  * when anything fails.
  */
-export async function runFlow(browser: Browser, base: string, name: string, flow: (session: Session) => Promise<void>): Promise<Session> {
-  const session = await Session.open(browser, base);
+export async function runFlow(
+  browser: Browser,
+  base: string,
+  name: string,
+  flow: (session: Session) => Promise<void>,
+  reachable: readonly string[] = [],
+): Promise<Session> {
+  const session = await Session.open(browser, base, reachable);
   try {
     await flow(session);
     // Let calls still in flight land before judging them.
