@@ -3,7 +3,7 @@
  * (`json_each`), so a bulk call is a fixed number of bound parameters however many flags it names.
  */
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { d1Statement, runD1Batch, type Db } from '../../db/client';
 import { dependentFeatures, featureLifecycles, featureTypes, features, favoriteProjects } from '../../db/schema';
 
 export interface OverviewFilter {
@@ -47,23 +47,37 @@ export async function featureOverview(db: Db, filter: OverviewFilter, userId: nu
   }
   const where = sql.join(conditions, sql` AND `);
   const picked = sql`SELECT f.name FROM features f WHERE ${where}`;
-  const [featureRows, environmentRows, tagRows, favoriteRows] = await db.batch([
-    db.all<OverviewFeatureRow>(sql`SELECT f.name, f.description, f.type, f.created_at, f.stale, f.impression_data, f.last_seen_at
-      FROM features f WHERE ${where} ORDER BY f.created_at, f.name`),
-    db.all<OverviewEnvironmentRow>(sql`SELECT fe.feature_name, e.name, fe.enabled, e.type, e.sort_order,
+  // One D1 batch: the four reads see the same state.
+  const [features, environments, tags, favorites] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      sql`SELECT f.name, f.description, f.type, f.created_at, f.stale, f.impression_data, f.last_seen_at
+        FROM features f WHERE ${where} ORDER BY f.created_at, f.name`,
+    ),
+    d1Statement(
+      db,
+      sql`SELECT fe.feature_name, e.name, fe.enabled, e.type, e.sort_order,
         json_array_length(fe.variants) AS variant_count, fe.last_seen_at,
         EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = fe.feature_name AND s.environment = fe.environment) AS has_strategies,
         EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = fe.feature_name AND s.environment = fe.environment AND s.disabled = 0) AS has_enabled_strategies
       FROM feature_environments fe JOIN environments e ON e.name = fe.environment
-      WHERE fe.feature_name IN (${picked}) ORDER BY e.sort_order, e.name`),
-    db.all<{ feature_name: string; tag_type: string; tag_value: string }>(sql`SELECT t.feature_name, t.tag_type, t.tag_value
-      FROM feature_tag t WHERE t.feature_name IN (${picked}) ORDER BY t.created_at, t.rowid`),
-    db.all<{ feature: string }>(
+      WHERE fe.feature_name IN (${picked}) ORDER BY e.sort_order, e.name`,
+    ),
+    d1Statement(
+      db,
+      sql`SELECT t.feature_name, t.tag_type, t.tag_value FROM feature_tag t WHERE t.feature_name IN (${picked}) ORDER BY t.created_at, t.rowid`,
+    ),
+    d1Statement(
+      db,
       userId === undefined
         ? sql`SELECT NULL AS feature WHERE 0`
         : sql`SELECT feature FROM favorite_features WHERE user_id = ${userId} AND feature IN (${picked})`,
     ),
   ]);
+  const featureRows = features!.results as OverviewFeatureRow[];
+  const environmentRows = environments!.results as OverviewEnvironmentRow[];
+  const tagRows = tags!.results as { feature_name: string; tag_type: string; tag_value: string }[];
+  const favoriteRows = favorites!.results as { feature: string }[];
   return { featureRows, environmentRows, tagRows, favoriteRows };
 }
 
