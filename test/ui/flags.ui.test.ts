@@ -75,9 +75,11 @@ describe('Flags in the UI', () => {
       page.setDefaultTimeout(30_000);
       await signIn(session, USER, PASSWORD);
       await page.goto(`/projects/default?query=ui-bulk-arch-`);
+      const listed = async () => (await page.locator('tbody tr').allInnerTexts()).filter((row) => names.some((name) => row.includes(name)));
+      await expect.poll(listed, { timeout: 60_000 }).toHaveLength(2);
       for (const name of names) {
-        const row = page.locator('tbody tr', { hasText: name });
-        await row.getByRole('checkbox').check();
+        // The row's first checkbox selects it (the others are its environments' switches).
+        await page.locator('tbody tr', { hasText: name }).getByRole('checkbox').first().check();
       }
       await page.getByRole('button', { name: 'Archive', exact: true }).click();
       const dialog = page.getByRole('dialog').last();
