@@ -288,6 +288,14 @@ describe('POST /api/admin/projects/:projectId/bulk_features/environments/:enviro
     ).toBe(200);
     expect([await enabled(a), await enabled(b)]).toEqual([0, 0]);
     expect((await eventsOf(a)).at(-1)).toBe('feature-environment-disabled');
+    // Flags already off: nothing changes, no event, and SDKs' revision stays (as in Unleash).
+    const quiet = await revision();
+    const events = await count('SELECT count(*) AS n FROM events');
+    expect(
+      (await call('POST', `/api/admin/projects/${P}/bulk_features/environments/production/off`, { body: { features: [a, b] } })).status,
+    ).toBe(200);
+    expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
+    expect(await revision()).toBe(quiet);
   });
 
   it('changes nothing when one flag is unknown (404), the body is wrong (400) or the caller may not (403)', async () => {

@@ -542,6 +542,9 @@ export async function environmentToggleStatements(
       auditEvent(db, actor, { type: 'feature-strategy-add', project: projectId, environment, featureName: name, data: strategy }),
     );
   }
+  // As in Unleash, a flag already in that state changes nothing and records no event, so
+  // SDKs' revision does not move for it.
+  if (featureEnvironment.enabled === enabled) return statements;
   statements.push(
     db
       .update(featureEnvironments)
