@@ -3,6 +3,7 @@
  * clone, bulk on/off, bulk archive/validate/delete, favourite projects, parent options and the
  * lifecycle's uncomplete and count. Shapes, statuses and messages as Unleash 6.10.1 answers.
  */
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOk, createFeature, createProject } from './support/admin';
 import { signedInUser, withSession } from './support/auth';
@@ -264,6 +265,18 @@ describe('POST /api/admin/projects/:projectId/features/:featureName/clone', () =
     expect((await clone(source, { name: unique('x') }, { token: null })).status).toBe(401);
     expect(await footprint()).toEqual(before);
   });
+
+  it("refuses a name that does not match the target project's naming pattern (400 PatternError), writing nothing", async () => {
+    const source = unique('clone-pattern-src');
+    await createFeature(source, {}, P);
+    const patterned = await createProject(unique('patterned'));
+    await env.DB.prepare("UPDATE projects SET feature_naming_pattern = 'team-.+' WHERE id = ?").bind(patterned).run();
+    const before = await footprint();
+    const refused = await call('POST', `${flagPath(patterned, source)}/clone`, { body: { name: unique('other') } });
+    expect((await expectError(refused, 400, 'PatternError')).message).toMatch(/does not match the project's naming pattern: "team-\.\+"/);
+    expect(await footprint()).toEqual(before);
+    expect((await call('POST', `${flagPath(patterned, source)}/clone`, { body: { name: unique('team-ok') } })).status).toBe(201);
+  });
 });
 
 describe('POST /api/admin/projects/:projectId/bulk_features/environments/:environment/on|off', () => {
@@ -296,6 +309,37 @@ describe('POST /api/admin/projects/:projectId/bulk_features/environments/:enviro
     ).toBe(200);
     expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
     expect(await revision()).toBe(quiet);
+  });
+
+  it('checks the permission in the environment named: a production-only toggler may not touch development, nor add strategies it may not', async () => {
+    const role = await bodyOf(
+      await adminOk('POST', '/api/admin/roles', {
+        name: unique('prod-toggler'),
+        type: 'custom',
+        permissions: [{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }],
+      }),
+    );
+    const toggler = await signInAs('Viewer', async (userId) => {
+      await adminOk('POST', `/api/admin/projects/${P}/access`, { roles: [role.id], users: [userId] });
+    });
+    const withStrategy = unique('bulk-perm-a');
+    const bare = unique('bulk-perm-b');
+    await createFeature(withStrategy, {}, P);
+    await createFeature(bare, {}, P);
+    await addStrategy(P, withStrategy, 'production', { name: 'default', parameters: {}, constraints: [] });
+    await addStrategy(P, withStrategy, 'development', { name: 'default', parameters: {}, constraints: [] });
+    const bulk = (environment: string, features: string[]) =>
+      call('POST', `/api/admin/projects/${P}/bulk_features/environments/${environment}/on`, { body: { features }, token: toggler });
+    const before = await footprint();
+    await expectError(await bulk('development', [withStrategy]), 403, 'NoAccessError');
+    // The bare flag would get the default strategy, which needs CREATE_FEATURE_STRATEGY: all or nothing.
+    const refused = await bulk('production', [withStrategy, bare]);
+    expect((await expectError(refused, 403, 'NoAccessError')).message).toContain('CREATE_FEATURE_STRATEGY');
+    expect(await footprint()).toEqual(before);
+    expect((await bulk('production', [withStrategy])).status).toBe(200);
+    expect(
+      await count("SELECT enabled AS n FROM feature_environments WHERE feature_name = ? AND environment = 'production'", withStrategy),
+    ).toBe(1);
   });
 
   it('changes nothing when one flag is unknown (404), the body is wrong (400) or the caller may not (403)', async () => {

@@ -19,6 +19,7 @@ import {
   requireProject,
   segmentLinks,
   strategyShape,
+  validateNewName,
 } from '../features/service';
 import * as featureStore from '../features/store';
 import type { ProjectFeaturesQueryInput } from './schema';
@@ -116,8 +117,8 @@ export async function cloneFeature(
   source: string,
   body: { name: string; replaceGroupId: boolean },
 ) {
-  const taken = await featureStore.findFeature(db, body.name);
-  if (taken) throw conflict(taken.archivedAt !== null ? 'An archived flag with that name already exists' : FLAG_EXISTS);
+  // Free, URL friendly and, in a project with a naming pattern, matching it (409 / 400 PatternError).
+  await validateNewName(db, { name: body.name, projectId });
   const original = await featureStore.findFeature(db, source);
   if (!original || original.archivedAt !== null) throw notFound(`Could not find feature flag with name ${source}`);
   await requireProject(db, projectId);
