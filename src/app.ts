@@ -27,6 +27,7 @@ import { documentRoutes, routes as operational } from './modules/operational/rou
 import { routes as personalDashboard } from './modules/personal-dashboard/routes';
 import { routes as personalTokens } from './modules/personal-tokens/routes';
 import { routes as projectAccess } from './modules/project-access/routes';
+import { routes as projectFeatures } from './modules/project-features/routes';
 import { routes as projects } from './modules/projects/routes';
 import { routes as resetTokens } from './modules/reset-tokens/routes';
 import { routes as roles } from './modules/roles/routes';
@@ -61,6 +62,7 @@ export const ROUTES: readonly Route[] = [
   ...events,
   ...environments,
   ...projects,
+  ...projectFeatures,
   ...features,
   ...tags,
   ...segments,

@@ -377,6 +377,54 @@ describe('GET /api/admin/api-tokens/:token', () => {
     const error = await expectError(await call('GET', '/api/admin/api-tokens/00000000-0000-4000-8000-000000000000'), 404, 'NotFoundError');
     expect(error.message).toBe('Could not find api token.');
   });
+
+  it("answers 6.10.1's list of the tokens of a name (names are not unique), oldest first, secrets masked", async () => {
+    const name = `by-name-${crypto.randomUUID().slice(0, 8)}`;
+    await createToken({ tokenName: name, type: 'client', environment: 'development' });
+    await createToken({ tokenName: name, type: 'frontend', environment: 'production' });
+    await createToken({ tokenName: `${name}-other`, type: 'client' });
+    const response = await call('GET', `/api/admin/api-tokens/${name}`);
+    expect(response.status).toBe(200);
+    const body = await bodyOf(response);
+    expect(Object.keys(body)).toEqual(['tokens']);
+    expect(body.tokens.map((token: { tokenName: string; type: string }) => [token.tokenName, token.type])).toEqual([
+      [name, 'client'],
+      [name, 'frontend'],
+    ]);
+    const listed = (await bodyOf(await call('GET', '/api/admin/api-tokens'))).tokens.filter(
+      (t: { tokenName: string }) => t.tokenName === name,
+    );
+    expect(body.tokens).toEqual(listed);
+    expect(JSON.stringify(body)).toContain('***');
+  });
+
+  it('answers an empty list for a name no token has, and still one token by its id or secret', async () => {
+    expect(await bodyOf(await call('GET', '/api/admin/api-tokens/no-token-has-this-name'))).toEqual({ tokens: [] });
+    const created = await createResponse({ tokenName: 'by-ref', type: 'client' });
+    const { secret } = await bodyOf(created);
+    const id = created.headers.get('location')!.split('/').pop()!;
+    for (const ref of [id, encodeURIComponent(secret)]) {
+      const one = await bodyOf(await call('GET', `/api/admin/api-tokens/${ref}`));
+      expect(one).toMatchObject({ tokenName: 'by-ref', type: 'client' });
+      expect(one.tokens).toBeUndefined();
+    }
+  });
+
+  it("a name wins over an id: a token named like another token's id is what that name answers", async () => {
+    const created = await createResponse({ tokenName: 'id-owner', type: 'client' });
+    const id = created.headers.get('location')!.split('/').pop()!;
+    await createToken({ tokenName: id, type: 'frontend' });
+    const body = await bodyOf(await call('GET', `/api/admin/api-tokens/${id}`));
+    expect(body.tokens.map((t: { tokenName: string; type: string }) => [t.tokenName, t.type])).toEqual([[id, 'frontend']]);
+  });
+
+  it('shows a reader only the token types it may read, and refuses callers without any read permission', async () => {
+    const name = `typed-${crypto.randomUUID().slice(0, 8)}`;
+    await createToken({ tokenName: name, type: 'client' });
+    const clientKey = await createToken({ tokenName: 'reader-sdk', type: 'client' });
+    await expectError(await call('GET', `/api/admin/api-tokens/${name}`, { token: clientKey }), 403, 'NoAccessError');
+    expect((await call('GET', `/api/admin/api-tokens/${name}`, { token: null })).status).toBe(401);
+  });
 });
 
 describe('PUT /api/admin/api-tokens/:token', () => {

@@ -367,6 +367,19 @@ export const favoriteFeatures = sqliteTable(
   (t) => [primaryKey({ columns: [t.feature, t.userId] }), index('favorite_features_user_idx').on(t.userId, t.feature)],
 );
 
+/** Projects a person marked as a favourite (`POST /api/admin/projects/:projectId/favorites`). */
+export const favoriteProjects = sqliteTable(
+  'favorite_projects',
+  {
+    project: text('project')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.project, t.userId] }), index('favorite_projects_user_idx').on(t.userId, t.project)],
+);
+
 export const FEATURE_LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
 
 export const featureLifecycles = sqliteTable(

@@ -44,7 +44,7 @@ export async function list({ env, principal }: AdminContext): Promise<Response> 
 }
 
 export async function get({ request, env, principal }: AdminContext): Promise<Response> {
-  return json(await service.getToken(getDb(env), principal, pathParam(request, 'token')));
+  return json(await service.getTokensByNameOrRef(getDb(env), principal, pathParam(request, 'token')));
 }
 
 export async function update({
@@ -113,7 +113,7 @@ export const routes: Route[] = [
     access: admin([ADMIN, READ_CLIENT_API_TOKEN, READ_FRONTEND_API_TOKEN]),
     tag: 'API tokens',
     operationId: 'getApiTokensByName',
-    summary: 'Get one API token by id or full secret',
+    summary: 'Get the API tokens of a name (or one token by id or secret)',
     responses: { 200: { description: 'Success', schema: GetApiTokensByNameResponse } },
     errors: [400, 404, 500],
     handler: get,

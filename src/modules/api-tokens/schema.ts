@@ -57,8 +57,8 @@ const ApiTokenListAnswer = v.object({
 /** What `GET /api/admin/api-tokens` answers with status 200. */
 export const GetAllApiTokensResponse = ApiTokenListAnswer;
 
-/** What `GET /api/admin/api-tokens/:token` answers with status 200. */
-export const GetApiTokensByNameResponse = ApiTokenAnswer;
+/** What `GET /api/admin/api-tokens/:token` answers with status 200: the tokens of that name, else the one token that id or secret names. */
+export const GetApiTokensByNameResponse = v.union([ApiTokenListAnswer, ApiTokenAnswer]);
 
 /** What `GET /api/admin/projects/:projectId/api-tokens` answers with status 200. */
 export const GetProjectApiTokensResponse = ApiTokenListAnswer;

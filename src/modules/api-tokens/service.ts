@@ -249,10 +249,25 @@ async function findByRef(db: Db, ref: string) {
   return store.findToken(db, ref, await sha256Hex(ref));
 }
 
-export async function getToken(db: Db, principal: Principal, ref: string) {
+/** A secret's shape (`<scope>:<environment>.<hex>`): such a ref names a key, never a token name. */
+const SECRET_SHAPE = /^[^:]+:[^.]+\.[0-9a-f]+$/;
+
+/**
+ * `GET /api/admin/api-tokens/:ref`, as 6.10.1 answers it and as before, without ambiguity:
+ * 1. tokens named `ref` exist (that the caller may read): `{ tokens: [...] }` (6.10.1, by name);
+ * 2. else `ref` is a token's id, listed handle or secret: that one token (our earlier answer);
+ * 3. else `ref` is shaped like an id, a handle or a secret: 404, as before;
+ * 4. else `{ tokens: [] }`, 6.10.1's answer for a name no token has.
+ * A name therefore always wins; the single-token answer is only given for a ref that names no token.
+ */
+export async function getTokensByNameOrRef(db: Db, principal: Principal, ref: string) {
+  const readable = (token: store.StoredApiToken) => hasPermission(principal, READ[token.type as ApiTokenType]);
+  const named = (await store.tokensNamed(db, ref)).filter(readable);
+  if (named.length > 0) return { tokens: named.map(listedTokenBody) };
   const token = await findByRef(db, ref);
-  if (!token || !hasPermission(principal, READ[token.type as ApiTokenType])) throw notFound('Could not find api token.');
-  return listedTokenBody(token);
+  if (token && readable(token)) return listedTokenBody(token);
+  if (UUID.test(ref) || ref.includes(HANDLE_SEPARATOR) || SECRET_SHAPE.test(ref)) throw notFound('Could not find api token.');
+  return { tokens: [] };
 }
 
 export async function updateExpiry(env: Env, db: Db, principal: Principal, ref: string, expiresAt: string) {

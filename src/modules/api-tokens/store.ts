@@ -52,6 +52,19 @@ export async function listTokens(db: Db): Promise<StoredApiToken[]> {
   return attachProjects(rows, links);
 }
 
+/** The tokens with this name (names are not unique), oldest first. */
+export async function tokensNamed(db: Db, name: string): Promise<StoredApiToken[]> {
+  const [rows, links] = await db.batch([
+    db.select().from(apiTokens).where(eq(apiTokens.tokenName, name)).orderBy(asc(apiTokens.createdAt), asc(apiTokens.id)),
+    db
+      .select()
+      .from(apiTokenProject)
+      .where(sql`${apiTokenProject.secretHash} IN (SELECT secret_hash FROM api_tokens WHERE token_name = ${name})`)
+      .orderBy(sql`rowid`),
+  ]);
+  return attachProjects(rows, links);
+}
+
 /** A token by its public id or by the hash of its secret. */
 export async function findToken(db: Db, id: string, secretHash: string): Promise<StoredApiToken | undefined> {
   const [row] = await db

@@ -1,12 +1,23 @@
 /** Feature flag types, in the order Unleash lists them (the create-flag form's choices). */
 import { getDb } from '../../db/client';
 import { json } from '../../http/responses';
-import { authenticated, route, type Route, type AdminContext } from '../../http/route';
-import { GetAllFeatureTypesResponse } from './schema';
+import type * as v from 'valibot';
+import { ADMIN } from '../../auth/permissions';
+import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { FeatureTypeLifetimeSchema, GetAllFeatureTypesResponse, UpdateFeatureTypeLifetimeResponse } from './schema';
 import * as service from './service';
 
 export async function list({ env }: AdminContext): Promise<Response> {
   return json(await service.listFeatureTypes(getDb(env)));
+}
+
+export async function setLifetime({
+  env,
+  principal,
+  params,
+  body,
+}: AdminContext<v.InferOutput<typeof FeatureTypeLifetimeSchema>>): Promise<Response> {
+  return json(await service.setLifetime(getDb(env), principal, params.id!, body.lifetimeDays));
 }
 
 export const routes: Route[] = [
@@ -19,5 +30,17 @@ export const routes: Route[] = [
     summary: 'List feature flag types',
     responses: { 200: { description: 'Success', schema: GetAllFeatureTypesResponse } },
     handler: list,
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/feature-types/:id/lifetime',
+    access: admin(ADMIN),
+    tag: 'Feature Types',
+    operationId: 'updateFeatureTypeLifetime',
+    summary: 'Set how long flags of a type live before they are potentially stale',
+    body: FeatureTypeLifetimeSchema,
+    responses: { 200: { description: 'The feature type', schema: UpdateFeatureTypeLifetimeResponse } },
+    errors: [400, 404, 413, 415],
+    handler: setLifetime,
   }),
 ];

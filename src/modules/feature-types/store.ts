@@ -1,5 +1,5 @@
 /** The Drizzle queries of feature flag types. */
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { featureTypes } from '../../db/schema';
 
@@ -11,4 +11,13 @@ export async function listFeatureTypes(db: Db): Promise<FeatureTypeRow[]> {
     .select()
     .from(featureTypes)
     .orderBy(sql`rowid`);
+}
+
+export async function findFeatureType(db: Db, id: string): Promise<FeatureTypeRow | undefined> {
+  const [row] = await db.select().from(featureTypes).where(eq(featureTypes.id, id)).limit(1);
+  return row;
+}
+
+export function setLifetime(db: Db, id: string, lifetimeDays: number | null) {
+  return db.update(featureTypes).set({ lifetimeDays }).where(eq(featureTypes.id, id));
 }

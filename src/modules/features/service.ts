@@ -109,7 +109,7 @@ export function strategyShape(row: StrategyRow, segmentIds: number[]) {
 // ---------------------------------------------------------------------------------------
 // Lookups that answer Unleash's 404s
 
-async function requireProject(db: Db, projectId: string) {
+export async function requireProject(db: Db, projectId: string) {
   const project = await store.findActiveProject(db, projectId);
   if (!project) throw notFound(`Active project with id ${projectId} does not exist`);
   return project;
@@ -500,6 +500,22 @@ export async function setEnvironmentEnabled(
   environment: string,
   enabled: boolean,
 ) {
+  await runBatch(db, await environmentToggleStatements(db, actor, projectId, name, environment, enabled));
+}
+
+/**
+ * The statements that turn one flag on or off in one environment, after Unleash's checks (the
+ * flag in the project, the environment on the flag, and, when turning on a flag with no
+ * strategies, the right to add its default strategy): for one call's batch or a bulk one.
+ */
+export async function environmentToggleStatements(
+  db: Db,
+  actor: Actor & PermissionHolder,
+  projectId: string,
+  name: string,
+  environment: string,
+  enabled: boolean,
+): Promise<Statement[]> {
   const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
   const statements: Statement[] = [];
   if (enabled && (await store.strategyCount(db, name, environment)) === 0) {
@@ -547,6 +563,9 @@ export async function setEnvironmentEnabled(
       auditEvent(db, actor, { type: 'feature-strategy-add', project: projectId, environment, featureName: name, data: strategy }),
     );
   }
+  // As in Unleash, a flag already in that state changes nothing and records no event, so
+  // SDKs' revision does not move for it.
+  if (featureEnvironment.enabled === enabled) return statements;
   statements.push(
     db
       .update(featureEnvironments)
@@ -563,7 +582,7 @@ export async function setEnvironmentEnabled(
       data: { enabled },
     }),
   );
-  await runBatch(db, statements);
+  return statements;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -609,7 +628,7 @@ async function writeStrategy(db: Db, body: StrategyRequest, statements: Statemen
   }
 }
 
-function segmentLinks(db: Db, strategyId: string, segmentIds: readonly number[]): Statement[] {
+export function segmentLinks(db: Db, strategyId: string, segmentIds: readonly number[]): Statement[] {
   const links = [...new Set(segmentIds)].map((segmentId) => ({ featureStrategyId: strategyId, segmentId }));
   return chunkedInsert(links, 2, (run) => db.insert(featureStrategySegment).values(run));
 }

@@ -1,0 +1,393 @@
+/**
+ * Flag operations on a project as a whole: its flag list, cloning a flag into it, turning many
+ * flags on or off in one environment, archiving and deleting many flags at once (all or
+ * nothing, with Unleash's refusals), the person's favourite projects and the flags a child
+ * may depend on. Every write is one D1 batch that ends in its audit events.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, Statement } from '../../db/client';
+import { d1Statement, runBatch, runD1Batch } from '../../db/client';
+import { auditEvent, type Actor } from '../../db/events';
+import { dependentFeatures, favoriteProjects, featureEnvironments, featureLifecycles, featureStrategies } from '../../db/schema';
+import { ApiError, conflict, notFound, validationError } from '../../http/errors';
+import type { PermissionHolder } from '../../auth/permissions';
+import type { Principal } from '../../auth/principal';
+import {
+  createFeatureStatements,
+  environmentToggleStatements,
+  FLAG_EXISTS,
+  requireProject,
+  segmentLinks,
+  strategyShape,
+  validateNewName,
+} from '../features/service';
+import * as featureStore from '../features/store';
+import type { ProjectFeaturesQueryInput } from './schema';
+import * as store from './store';
+
+function invalidOperation(message: string): ApiError {
+  return new ApiError(403, 'InvalidOperationError', message);
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/.test(`${error.message} ${String(error.cause ?? '')}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// The project's flag list
+
+/** `type:value` pairs of `?tag=` (split at the first colon), or a 400 in Unleash's words. */
+function tagFilter(tag: string | string[] | undefined): [string, string][] | undefined {
+  if (tag === undefined) return undefined;
+  const list = Array.isArray(tag) ? tag : [tag];
+  return list.map((item, index) => {
+    const colon = item.indexOf(':');
+    if (!/\w+:.+/.test(item)) {
+      throw validationError([{ message: `"tag[${index}]" with value "${item}" fails to match the tag pattern. You provided "${item}".` }]);
+    }
+    return [item.slice(0, colon), item.slice(colon + 1)];
+  });
+}
+
+export async function listFeatures(db: Db, principal: Principal, projectId: string, query: ProjectFeaturesQueryInput) {
+  const tags = tagFilter(query.tag);
+  // Unleash reports `favorite` only to people; an API key has no favourites.
+  const userId = principal.kind === 'user' ? principal.userId : undefined;
+  const { featureRows, environmentRows, tagRows, favoriteRows } = await store.featureOverview(
+    db,
+    { projectId, namePrefix: query.namePrefix, tags },
+    userId,
+  );
+  const favorites = new Set(favoriteRows.map((row) => row.feature));
+  const environmentsOf = new Map<string, typeof environmentRows>();
+  for (const row of environmentRows) environmentsOf.set(row.feature_name, [...(environmentsOf.get(row.feature_name) ?? []), row]);
+  const tagsOf = new Map<string, { value: string; type: string }[]>();
+  for (const row of tagRows)
+    tagsOf.set(row.feature_name, [...(tagsOf.get(row.feature_name) ?? []), { value: row.tag_value, type: row.tag_type }]);
+  return {
+    version: 2 as const,
+    features: featureRows.map((row) => {
+      const environments = (environmentsOf.get(row.name) ?? []).map((environment) => ({
+        name: environment.name,
+        enabled: environment.enabled === 1,
+        type: environment.type,
+        sortOrder: environment.sort_order,
+        variantCount: environment.variant_count,
+        lastSeenAt: environment.last_seen_at,
+        hasStrategies: environment.has_strategies === 1,
+        hasEnabledStrategies: environment.has_enabled_strategies === 1,
+      }));
+      // The flag was last seen when any of its environments was.
+      const lastSeenAt = environments.reduce<string | null>(
+        (latest, environment) =>
+          environment.lastSeenAt !== null && (latest === null || environment.lastSeenAt > latest) ? environment.lastSeenAt : latest,
+        row.last_seen_at,
+      );
+      const tagList = tagsOf.get(row.name);
+      return {
+        type: row.type,
+        description: row.description,
+        ...(userId === undefined ? {} : { favorite: favorites.has(row.name) }),
+        name: row.name,
+        createdAt: row.created_at,
+        stale: row.stale === 1,
+        impressionData: row.impression_data === 1,
+        lastSeenAt,
+        environments,
+        ...(tagList ? { tags: tagList } : {}),
+      };
+    }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Cloning
+
+/**
+ * Copies flag `source` (any project) as `name` into `projectId`, as Unleash does: metadata
+ * (description, type, impression data, stale), each environment's strategies (with their
+ * segments; `groupId` renamed unless `replaceGroupId` is false) and variants, and its parent;
+ * environments start off. Events: `feature-created`, a `feature-strategy-add` per strategy,
+ * `feature-dependency-added`.
+ */
+export async function cloneFeature(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  source: string,
+  body: { name: string; replaceGroupId: boolean },
+) {
+  // Free, URL friendly and, in a project with a naming pattern, matching it (409 / 400 PatternError).
+  await validateNewName(db, { name: body.name, projectId });
+  const original = await featureStore.findFeature(db, source);
+  if (!original || original.archivedAt !== null) throw notFound(`Could not find feature flag with name ${source}`);
+  await requireProject(db, projectId);
+  const [environmentNames, detail] = await Promise.all([
+    featureStore.projectEnvironmentNames(db, projectId),
+    featureStore.featureDetailRows(db, source),
+  ]);
+  const createdAt = new Date().toISOString();
+  const statements: Statement[] = createFeatureStatements(
+    db,
+    actor,
+    {
+      name: body.name,
+      project: projectId,
+      description: original.description,
+      type: original.type,
+      impressionData: original.impressionData,
+      stale: original.stale,
+    },
+    environmentNames,
+    createdAt,
+  );
+  const environments = new Set(environmentNames);
+  for (const environment of detail.envRows) {
+    if (!environments.has(environment.name) || environment.variants.length === 0) continue;
+    statements.push(
+      db
+        .update(featureEnvironments)
+        .set({ variants: environment.variants })
+        .where(and(eq(featureEnvironments.featureName, body.name), eq(featureEnvironments.environment, environment.name))),
+    );
+  }
+  for (const strategy of detail.strategyRows) {
+    if (!environments.has(strategy.environment)) continue;
+    const parameters = { ...strategy.parameters };
+    if (body.replaceGroupId && Object.hasOwn(parameters, 'groupId')) parameters.groupId = body.name;
+    const row = {
+      ...strategy,
+      id: crypto.randomUUID(),
+      featureName: body.name,
+      projectName: projectId,
+      parameters,
+      createdAt,
+      createdByUserId: actor.userId,
+    };
+    const segmentIds = detail.links.filter((link) => link.strategyId === strategy.id).map((link) => link.segmentId);
+    statements.push(db.insert(featureStrategies).values(row), ...segmentLinks(db, row.id, segmentIds));
+    statements.push(
+      auditEvent(db, actor, {
+        type: 'feature-strategy-add',
+        project: projectId,
+        environment: strategy.environment,
+        featureName: body.name,
+        data: strategyShape(row, segmentIds),
+      }),
+    );
+  }
+  // Dependencies stay within a project: a parent elsewhere is not carried over.
+  const parents = original.project === projectId ? detail.parents : [];
+  for (const parent of parents) {
+    statements.push(
+      db.insert(dependentFeatures).values({ parent: parent.parent, child: body.name, enabled: parent.enabled, variants: parent.variants }),
+    );
+    statements.push(
+      auditEvent(db, actor, {
+        type: 'feature-dependency-added',
+        project: projectId,
+        featureName: body.name,
+        data: { feature: parent.parent, enabled: parent.enabled, variants: parent.variants },
+      }),
+    );
+  }
+  try {
+    await runBatch(db, statements);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(FLAG_EXISTS);
+    throw error;
+  }
+  return {
+    name: body.name,
+    description: original.description,
+    type: original.type,
+    project: projectId,
+    stale: original.stale,
+    createdAt,
+    lastSeenAt: null,
+    impressionData: original.impressionData,
+    archived: false,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Bulk environment toggles
+
+/** Turns every named flag on or off in one environment: each flag passes Unleash's checks, or nothing changes. */
+export async function bulkToggle(
+  db: Db,
+  actor: Actor & PermissionHolder,
+  projectId: string,
+  environment: string,
+  names: readonly string[],
+  enabled: boolean,
+) {
+  const statements: Statement[] = [];
+  for (const name of new Set(names)) {
+    statements.push(...(await environmentToggleStatements(db, actor, projectId, name, environment, enabled)));
+  }
+  if (statements.length > 0) await runBatch(db, statements);
+}
+
+// ---------------------------------------------------------------------------------------
+// Bulk archive and delete
+
+/** Unleash's refusals shared by bulk archive and delete: a named flag in another project, or a parent left orphaned. */
+async function checkBatch(db: Db, projectId: string, names: readonly string[]) {
+  const rows = await store.featuresNamed(db, [...new Set(names)]);
+  const elsewhere = [...new Set(rows.filter((row) => row.project !== projectId).map((row) => row.project))];
+  if (elsewhere.length > 0) {
+    throw invalidOperation(
+      `The operation could not be completed. The features exist, but the provided project ids ("${elsewhere.join(',')}") does not match the project provided in request URL ("${projectId}").`,
+    );
+  }
+  if ((await store.orphanParents(db, names)).length > 0) {
+    throw invalidOperation(
+      names.length > 1
+        ? 'You can not archive/delete those features since other features depend on them.'
+        : 'You can not archive/delete this feature since other features depend on it.',
+    );
+  }
+  return rows;
+}
+
+export async function validateArchive(db: Db, names: readonly string[]) {
+  const unique = [...new Set(names)];
+  const [parentsWithChildFeatures, hasDeletedDependencies] = await Promise.all([
+    store.orphanParents(db, unique),
+    store.haveDependencies(db, unique),
+  ]);
+  return { parentsWithChildFeatures, hasDeletedDependencies };
+}
+
+/**
+ * Archives the named active flags of the project; unknown and already archived names are
+ * ignored, as in Unleash. The batch re-checks in SQL that no flag outside the list depends on
+ * one inside it, so a dependency added meanwhile leaves nothing archived.
+ */
+export async function archiveFeatures(db: Db, actor: Actor, projectId: string, names: readonly string[]) {
+  const rows = await checkBatch(db, projectId, names);
+  const active = rows.filter((row) => row.archivedAt === null).map((row) => row.name);
+  if (active.length === 0) return;
+  const archivedAt = new Date().toISOString();
+  const list = JSON.stringify(active);
+  const archivedNow = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at = ${archivedAt}`;
+  const [archived] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      sql`UPDATE features SET archived_at = ${archivedAt}
+        WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NULL AND project = ${projectId}
+          AND NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${list}))
+            AND child NOT IN (SELECT value FROM json_each(${list})))`,
+    ),
+    // An archived flag no longer depends on anything: Unleash drops its parents and says so.
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-dependencies-removed', ${actor.actorName}, ${actor.userId}, ${projectId}, NULL, child, NULL, NULL
+        FROM (SELECT DISTINCT child FROM dependent_features WHERE child IN (${archivedNow}) ORDER BY child)`,
+    ),
+    d1Statement(db, sql`DELETE FROM dependent_features WHERE child IN (${archivedNow})`),
+    d1Statement(
+      db,
+      sql`INSERT INTO feature_lifecycles (feature, stage, created_at) SELECT name, 'archived', ${archivedAt} FROM features
+        WHERE name IN (${archivedNow}) ORDER BY name
+        ON CONFLICT (feature, stage) DO UPDATE SET created_at = excluded.created_at, status = NULL, status_value = NULL`,
+    ),
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-archived', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL, NULL
+        FROM features WHERE name IN (${archivedNow}) ORDER BY created_at, name`,
+    ),
+  ]);
+  if (archived!.meta.changes === 0) {
+    // Nothing archived: the checks now say why (or someone else archived them first).
+    await checkBatch(db, projectId, names);
+    const again = await store.featuresNamed(db, active);
+    if (again.some((row) => row.archivedAt === null)) throw conflict('The flags changed while they were being archived; try again.');
+  }
+}
+
+/**
+ * Deletes the named archived flags of the project for good; active and unknown names are
+ * ignored, as in Unleash. Each deletion records `feature-deleted` with the flag as it was.
+ */
+export async function deleteFeatures(db: Db, actor: Actor, projectId: string, names: readonly string[]) {
+  const rows = await checkBatch(db, projectId, names);
+  const eligible = rows.filter((row) => row.archivedAt !== null).map((row) => row.name);
+  if (eligible.length === 0) return;
+  const list = JSON.stringify(eligible);
+  const all = JSON.stringify([...new Set(names)]);
+  const stillAllowed = sql`NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${all}))
+    AND child NOT IN (SELECT value FROM json_each(${all})))`;
+  const doomed = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NOT NULL AND project = ${projectId} AND ${stillAllowed}`;
+  const [recorded] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-deleted', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL,
+          json_object('name', name, 'description', description, 'type', type, 'project', project,
+            'stale', json(CASE WHEN stale THEN 'true' ELSE 'false' END), 'createdAt', created_at, 'lastSeenAt', last_seen_at,
+            'impressionData', json(CASE WHEN impression_data THEN 'true' ELSE 'false' END), 'archived', json('true'), 'archivedAt', archived_at)
+        FROM features WHERE name IN (${doomed}) ORDER BY created_at, name`,
+    ),
+    // The rows that still name a deleted flag as parent belong to children in the same list.
+    d1Statement(db, sql`DELETE FROM dependent_features WHERE parent IN (${doomed})`),
+    d1Statement(db, sql`DELETE FROM features WHERE name IN (${doomed})`),
+  ]);
+  if (recorded!.meta.changes === 0) {
+    await checkBatch(db, projectId, names);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Favourite projects (per calling principal's user id, as favourite flags are)
+
+export async function setProjectFavorite(db: Db, actor: Actor, projectId: string, favorite: boolean) {
+  if (favorite) await requireProject(db, projectId);
+  await runBatch(db, [
+    favorite
+      ? db.insert(favoriteProjects).values({ project: projectId, userId: actor.userId }).onConflictDoNothing()
+      : db.delete(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.userId, actor.userId))),
+    auditEvent(db, actor, {
+      type: favorite ? 'project-favorited' : 'project-unfavorited',
+      project: projectId,
+      data: { project: projectId },
+    }),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Dependencies
+
+/** The flags `child` could depend on (Unleash's parent options): none for an unknown flag. */
+export async function parentOptions(db: Db, child: string): Promise<string[]> {
+  return store.possibleParents(db, child);
+}
+
+// ---------------------------------------------------------------------------------------
+// Lifecycle
+
+/**
+ * Takes back a flag's `completed` stage. Unleash answers 200 whatever the flag; we write (the
+ * stage removal and `feature-uncompleted`) only for a flag of this project.
+ */
+export async function uncompleteFeature(db: Db, actor: Actor, projectId: string, name: string) {
+  const feature = await featureStore.findFeature(db, name);
+  if (!feature || feature.project !== projectId) return;
+  await runBatch(db, [
+    db.delete(featureLifecycles).where(and(eq(featureLifecycles.feature, name), eq(featureLifecycles.stage, 'completed'))),
+    auditEvent(db, actor, { type: 'feature-uncompleted', project: projectId, featureName: name }),
+  ]);
+}
+
+/** How many flags are in each lifecycle stage, every stage named even at zero. */
+export async function lifecycleCount(db: Db) {
+  const counts = { initial: 0, preLive: 0, live: 0, completed: 0, archived: 0 };
+  for (const row of await store.lifecycleStageCounts(db)) {
+    const key = row.stage === 'pre-live' ? 'preLive' : row.stage;
+    if (key in counts) counts[key as keyof typeof counts] = row.count;
+  }
+  return counts;
+}

@@ -1,0 +1,156 @@
+/**
+ * Queries of the project-scoped flag operations. Lists of names travel as one JSON parameter
+ * (`json_each`), so a bulk call is a fixed number of bound parameters however many flags it names.
+ */
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { d1Statement, runD1Batch, type Db } from '../../db/client';
+import { dependentFeatures, featureLifecycles, featureTypes, features, favoriteProjects } from '../../db/schema';
+
+export interface OverviewFilter {
+  projectId: string;
+  namePrefix?: string;
+  tags?: [string, string][];
+}
+
+interface OverviewFeatureRow {
+  name: string;
+  description: string | null;
+  type: string;
+  created_at: string;
+  stale: number;
+  impression_data: number;
+  last_seen_at: string | null;
+}
+
+interface OverviewEnvironmentRow {
+  feature_name: string;
+  name: string;
+  enabled: number;
+  type: string;
+  sort_order: number;
+  variant_count: number;
+  last_seen_at: string | null;
+  has_strategies: number;
+  has_enabled_strategies: number;
+}
+
+/** The project's active flags that the filter keeps, with their environments, tags and (for a user) favourites. */
+export async function featureOverview(db: Db, filter: OverviewFilter, userId: number | undefined) {
+  const conditions: SQL[] = [sql`f.project = ${filter.projectId}`, sql`f.archived_at IS NULL`];
+  if (filter.namePrefix !== undefined && filter.namePrefix.trim() !== '') {
+    const pattern = filter.namePrefix.endsWith('%') ? filter.namePrefix : `${filter.namePrefix}%`;
+    conditions.push(sql`f.name LIKE ${pattern}`);
+  }
+  if (filter.tags !== undefined) {
+    conditions.push(sql`EXISTS (SELECT 1 FROM feature_tag t, json_each(${JSON.stringify(filter.tags)}) w
+      WHERE t.feature_name = f.name AND t.tag_type = json_extract(w.value, '$[0]') AND t.tag_value = json_extract(w.value, '$[1]'))`);
+  }
+  const where = sql.join(conditions, sql` AND `);
+  const picked = sql`SELECT f.name FROM features f WHERE ${where}`;
+  // One D1 batch: the four reads see the same state.
+  const [features, environments, tags, favorites] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      sql`SELECT f.name, f.description, f.type, f.created_at, f.stale, f.impression_data, f.last_seen_at
+        FROM features f WHERE ${where} ORDER BY f.created_at, f.name`,
+    ),
+    d1Statement(
+      db,
+      sql`SELECT fe.feature_name, e.name, fe.enabled, e.type, e.sort_order,
+        json_array_length(fe.variants) AS variant_count, fe.last_seen_at,
+        EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = fe.feature_name AND s.environment = fe.environment) AS has_strategies,
+        EXISTS (SELECT 1 FROM feature_strategies s WHERE s.feature_name = fe.feature_name AND s.environment = fe.environment AND s.disabled = 0) AS has_enabled_strategies
+      FROM feature_environments fe JOIN environments e ON e.name = fe.environment
+      WHERE fe.feature_name IN (${picked}) ORDER BY e.sort_order, e.name`,
+    ),
+    d1Statement(
+      db,
+      sql`SELECT t.feature_name, t.tag_type, t.tag_value FROM feature_tag t WHERE t.feature_name IN (${picked}) ORDER BY t.created_at, t.rowid`,
+    ),
+    d1Statement(
+      db,
+      userId === undefined
+        ? sql`SELECT NULL AS feature WHERE 0`
+        : sql`SELECT feature FROM favorite_features WHERE user_id = ${userId} AND feature IN (${picked})`,
+    ),
+  ]);
+  const featureRows = features!.results as OverviewFeatureRow[];
+  const environmentRows = environments!.results as OverviewEnvironmentRow[];
+  const tagRows = tags!.results as { feature_name: string; tag_type: string; tag_value: string }[];
+  const favoriteRows = favorites!.results as { feature: string }[];
+  return { featureRows, environmentRows, tagRows, favoriteRows };
+}
+
+/** The flags of `names` that exist, archived or not. */
+export async function featuresNamed(db: Db, names: readonly string[]) {
+  if (names.length === 0) return [];
+  return db
+    .select()
+    .from(features)
+    .where(sql`${features.name} IN (SELECT value FROM json_each(${JSON.stringify(names)}))`)
+    .orderBy(asc(features.createdAt), asc(features.name));
+}
+
+/**
+ * Unleash's "orphan parents": the flags of `names` that some flag outside `names` depends on,
+ * which archiving or deleting `names` would leave without their parent.
+ */
+export async function orphanParents(db: Db, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const list = JSON.stringify(names);
+  const rows = await db.all<{ parent: string }>(sql`SELECT DISTINCT parent FROM dependent_features
+    WHERE parent IN (SELECT value FROM json_each(${list})) AND child NOT IN (SELECT value FROM json_each(${list})) ORDER BY parent`);
+  return rows.map((row) => row.parent);
+}
+
+/** Whether any flag of `names` is a parent or a child in a dependency. */
+export async function haveDependencies(db: Db, names: readonly string[]): Promise<boolean> {
+  if (names.length === 0) return false;
+  const list = JSON.stringify(names);
+  const rows = await db.all<{ one: number }>(sql`SELECT 1 AS one FROM dependent_features
+    WHERE parent IN (SELECT value FROM json_each(${list})) OR child IN (SELECT value FROM json_each(${list})) LIMIT 1`);
+  return rows.length > 0;
+}
+
+/** The flags of `names` that depend on some parent. */
+export async function childrenAmong(db: Db, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const rows = await db.all<{ child: string }>(sql`SELECT DISTINCT child FROM dependent_features
+    WHERE child IN (SELECT value FROM json_each(${JSON.stringify(names)})) ORDER BY child`);
+  return rows.map((row) => row.child);
+}
+
+/** The flags a child may depend on: active flags of its project, not itself and not children themselves. */
+export async function possibleParents(db: Db, child: string): Promise<string[]> {
+  const rows = await db.all<{ name: string }>(sql`SELECT f.name FROM features f
+    WHERE f.project = (SELECT project FROM features WHERE name = ${child}) AND f.name <> ${child} AND f.archived_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM dependent_features d WHERE d.child = f.name)
+    ORDER BY f.name`);
+  return rows.map((row) => row.name);
+}
+
+export async function parentsOf(db: Db, child: string) {
+  return db.select().from(dependentFeatures).where(eq(dependentFeatures.child, child)).orderBy(asc(dependentFeatures.parent));
+}
+
+/** How many flags are in each lifecycle stage (the stage entered last). */
+export async function lifecycleStageCounts(db: Db) {
+  return db.all<{ stage: string; count: number }>(sql`SELECT stage, count(*) AS count FROM (
+      SELECT l.feature, l.stage FROM ${featureLifecycles} l
+      WHERE l.rowid = (SELECT l2.rowid FROM ${featureLifecycles} l2 WHERE l2.feature = l.feature ORDER BY l2.created_at DESC, l2.rowid DESC LIMIT 1)
+    ) GROUP BY stage`);
+}
+
+export async function findFeatureType(db: Db, id: string) {
+  const [row] = await db.select().from(featureTypes).where(eq(featureTypes.id, id)).limit(1);
+  return row;
+}
+
+export async function isFavoriteProject(db: Db, projectId: string, userId: number): Promise<boolean> {
+  const rows = await db
+    .select({ project: favoriteProjects.project })
+    .from(favoriteProjects)
+    .where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.userId, userId)))
+    .limit(1);
+  return rows.length > 0;
+}
