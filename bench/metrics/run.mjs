@@ -103,7 +103,7 @@ export default {
       const { results } = await env.DB.prepare(await request.text()).all();
       return Response.json(results);
     }
-    const metrics = /^\/api\/(client|frontend\/client)\/metrics(\/|$)/.test(url.pathname);
+    const metrics = ['/api/client/metrics', '/api/frontend/client/metrics'].some((p) => url.pathname === p || url.pathname.startsWith(p + '/'));
     return worker.fetch(request, envFor(env, metrics ? 'metrics-requests' : 'other-requests'), ctx);
   },
   async queue(batch, env, ctx) {
