@@ -31,6 +31,8 @@ export default defineConfig(async () => {
                   SDK_REVISION_CHECK_MS: '0',
                   // Integration retries at once, not after seconds of backoff.
                   INTEGRATIONS_RETRY_DELAY_SECONDS: '0',
+                  // Failed metrics flushes too.
+                  METRICS_RETRY_DELAY_SECONDS: '0',
                 },
                 // Integrations deliver to a receiver in this process (test/support/receiver.ts).
                 outboundService: outbound,
@@ -40,6 +42,9 @@ export default defineConfig(async () => {
                   // An entry here replaces wrangler.toml's consumer: restate its retries and dead letters.
                   'unleash-integrations': { maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: 'unleash-integrations-dlq' },
                   'unleash-integrations-dlq': { maxBatchTimeout: 0.05 },
+                  // Metrics posts reach D1 through this queue: tests wait for it (test/support/metrics.ts).
+                  'unleash-metrics': { maxBatchSize: 100, maxBatchTimeout: 0.05, maxRetries: 3, deadLetterQueue: 'unleash-metrics-dlq' },
+                  'unleash-metrics-dlq': { maxBatchTimeout: 0.05 },
                 },
               },
             }),

@@ -1,4 +1,5 @@
 import type { DeliveryMessage } from './modules/addons/queue-message';
+import type { UsageMessage } from './modules/client-api/usage-message';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
 
 /**
@@ -11,6 +12,9 @@ import type { ImportChunkMessage } from './modules/import-export/queue-message';
 export interface Env extends GeneratedEnv {
   IMPORT_QUEUE: Queue<ImportChunkMessage>;
   INTEGRATIONS_QUEUE: Queue<DeliveryMessage>;
+  METRICS_QUEUE: Queue<UsageMessage>;
+  /** Base delay (seconds) of a failed metrics flush's retries, doubled per try; default 5. */
+  METRICS_RETRY_DELAY_SECONDS?: string;
   /** Base delay (seconds) of an integration's retries, doubled per try; default 10. */
   INTEGRATIONS_RETRY_DELAY_SECONDS?: string;
   /** `true`: integrations may call loopback and private addresses (local development only). */

@@ -6,6 +6,8 @@ import { rememberUrl, urlOf } from './http/request-url';
 import { answerFromMemo } from './modules/client-api/memo';
 import { flushOutbox, handleIntegrationQueue, INTEGRATIONS_DLQ_NAME, INTEGRATIONS_QUEUE_NAME } from './modules/addons/delivery';
 import type { DeliveryMessage } from './modules/addons/queue-message';
+import { handleMetricsQueue, METRICS_DLQ_NAME, METRICS_QUEUE_NAME } from './modules/client-api/usage-queue';
+import type { UsageMessage } from './modules/client-api/usage-message';
 import { handleQueue } from './modules/import-export/jobs';
 import type { ImportChunkMessage } from './modules/import-export/queue-message';
 import { log } from './log';
@@ -49,6 +51,10 @@ export default {
 
   /** Each queue's consumer, by queue name (wrangler.toml `[[queues.consumers]]`). */
   async queue(batch, env): Promise<void> {
+    if (batch.queue === METRICS_QUEUE_NAME || batch.queue === METRICS_DLQ_NAME) {
+      await handleMetricsQueue(batch as MessageBatch<UsageMessage>, env);
+      return;
+    }
     if (batch.queue === INTEGRATIONS_QUEUE_NAME || batch.queue === INTEGRATIONS_DLQ_NAME) {
       await handleIntegrationQueue(batch as MessageBatch<DeliveryMessage>, env);
       return;
@@ -62,4 +68,4 @@ export default {
   async scheduled(controller, env, _ctx?: ExecutionContext): Promise<void> {
     await runScheduledJobs(env, new Date(controller.scheduledTime));
   },
-} satisfies ExportedHandler<Env, ImportChunkMessage | DeliveryMessage>;
+} satisfies ExportedHandler<Env, ImportChunkMessage | DeliveryMessage | UsageMessage>;

@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { getDb } from './db/client';
-import { clientInstances, clientMetricsEnv, loginFailures, sessions } from './db/schema';
+import { clientInstances, clientMetricsEnv, loginFailures, metricsMessages, sessions } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
 import { flushOutbox } from './modules/addons/delivery';
@@ -23,6 +23,11 @@ const HOUR_MS = 60 * 60 * 1000;
 export const METRICS_RETENTION_MS = 48 * HOUR_MS;
 /** Client instances not seen for two days are forgotten, as Unleash does. */
 export const INSTANCE_RETENTION_MS = 48 * HOUR_MS;
+/**
+ * Ids of counted metrics messages are kept this long: a message comes back only through its
+ * retries (minutes) or the dead-letter queue right after them (docs/metrics.md).
+ */
+export const METRICS_MESSAGE_RETENTION_MS = 6 * HOUR_MS;
 /** Rows deleted per statement, so that one run never holds D1 for long. */
 const DELETE_CHUNK = 5_000;
 /** At most this many chunks per job and run; what is left goes in the next run. */
@@ -31,7 +36,7 @@ const MAX_CHUNKS = 20;
 /** Deletes the rows of `table` that `where` selects, a chunk at a time; returns how many. */
 async function deleteInChunks(
   env: Env,
-  table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions | typeof loginFailures,
+  table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions | typeof loginFailures | typeof metricsMessages,
   where: ReturnType<typeof sql>,
 ): Promise<number> {
   const db = getDb(env);
@@ -59,6 +64,14 @@ export const expireInstances: ScheduledJob = {
     const before = new Date(now.getTime() - INSTANCE_RETENTION_MS).toISOString();
     const seen = sql`coalesce(${clientInstances.lastSeen}, ${clientInstances.createdAt})`;
     return { deleted: await deleteInChunks(env, clientInstances, sql`${seen} < ${before}`), before };
+  },
+};
+
+export const expireMetricsMessages: ScheduledJob = {
+  name: 'expire-metrics-messages',
+  async run(env, now) {
+    const before = new Date(now.getTime() - METRICS_MESSAGE_RETENTION_MS).toISOString();
+    return { deleted: await deleteInChunks(env, metricsMessages, sql`${metricsMessages.processedAt} < ${before}`), before };
   },
 };
 
@@ -104,6 +117,7 @@ export const queueIntegrationDeliveries: ScheduledJob = {
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   expireMetrics,
   expireInstances,
+  expireMetricsMessages,
   expireSessions,
   expireLoginFailures,
   failStuckImports,

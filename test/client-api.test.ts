@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
 import { seedFlag, seedProject, seedSegment, writeWithEvent } from './support/sdk-seed';
+import { settleMetrics } from './support/metrics';
 
 let clientToken: string;
 let productionToken: string;
@@ -481,6 +482,7 @@ describe('POST /api/client/metrics', () => {
       body: report({ 'metric.flag': { yes: 7, no: 0 } }, '2026-11-20T11:00:00.000Z'),
     });
     await call('POST', '/api/client/metrics', { token: productionToken, body: report({ 'metric.flag': { yes: 2, no: 2 } }, stop) });
+    await settleMetrics();
 
     expect(await metricRows('metric.flag')).toEqual([
       {
@@ -503,6 +505,7 @@ describe('POST /api/client/metrics', () => {
     await seedFlag({ name: 'seen.off', environments: { production: { enabled: false } } });
     const before = Date.now();
     await call('POST', '/api/client/metrics', { token: clientToken, body: report({ 'seen.flag': { yes: 1, no: 0 } }) });
+    await settleMetrics();
     const environments = await env.DB.prepare(
       'SELECT environment, last_seen_at FROM feature_environments WHERE feature_name = ? ORDER BY environment',
     )
@@ -521,6 +524,7 @@ describe('POST /api/client/metrics', () => {
       token: productionToken,
       body: report({ 'seen.flag': { yes: 0, no: 1 }, 'seen.off': { yes: 0, no: 2 } }),
     });
+    await settleMetrics();
     expect(await stages('seen.flag')).toEqual(['pre-live', 'live']);
     // Disabled in production: seen, but not live.
     expect(await stages('seen.off')).toEqual(['pre-live']);
@@ -555,6 +559,7 @@ describe('POST /api/client/metrics', () => {
       body: { appName: 'a', bucket: { start: 'yesterday', stop: 'now', toggles: { 'invalid.metric': { yes: 1, no: 1 } } } },
     });
     await expectError(badDate, 400, 'ValidationError');
+    await settleMetrics();
     expect(await metricRows('invalid.metric')).toEqual([]);
   });
 
@@ -566,6 +571,7 @@ describe('POST /api/client/metrics', () => {
         '{"appName":"a","bucket":{"start":"2026-11-20T10:00:00Z","stop":"2026-11-20T10:00:00Z","toggles":{"\\ud800":{"yes":1,"no":0},"x\\u0000":{"yes":1,"no":0},"odd.names":{"yes":1,"no":0,"variants":{"\\udfff":2,"ok":1}}}}}',
     });
     expect(response.status).toBe(202);
+    await settleMetrics();
     expect(await metricRows('odd.names')).toEqual([
       { app_name: 'a', environment: 'development', timestamp: '2026-11-20T10:00:00.000Z', yes: 1, no: 0, variants: { ok: 1 } },
     ]);
@@ -628,6 +634,7 @@ describe('POST /api/client/metrics/bulk', () => {
       },
     });
     expect(response.status).toBe(202);
+    await settleMetrics();
     const { results } = await env.DB.prepare(
       'SELECT app_name, environment, timestamp, yes, no, variants FROM client_metrics_env WHERE feature_name = ? ORDER BY app_name',
     )

@@ -8,6 +8,7 @@ import { chunkedInsert, chunksOf, rowsPerStatement } from '../src/db/chunk';
 import { bodyOf, call, createToken } from './support/http';
 import { seedFlag, seedSegment } from './support/sdk-seed';
 import { count } from './support/db';
+import { settleMetrics } from './support/metrics';
 
 const range = (n: number, name: (i: number) => string) => Array.from({ length: n }, (_, i) => name(i));
 
@@ -125,6 +126,7 @@ describe('client metrics for many features (7 parameters a row)', () => {
       body: { appName: `lim-app-${n}`, instanceId: 'i', bucket: { start: stop, stop, toggles } },
     });
     expect(response.status).toBe(202);
+    await settleMetrics();
     expect(await count('SELECT count(*) AS n FROM client_metrics_env WHERE app_name = ?', `lim-app-${n}`)).toBe(n);
   });
 });

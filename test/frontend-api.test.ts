@@ -7,6 +7,7 @@ import { preflight, withCors } from '../src/http/cors';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';
 import { captureLogs } from './support/logs';
 import { seedFlag, seedProject, seedSegment, writeWithEvent } from './support/sdk-seed';
+import { settleMetrics } from './support/metrics';
 
 let frontendToken: string;
 let scopedToken: string;
@@ -431,6 +432,7 @@ describe('/api/frontend/client/*', () => {
     });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('OK');
+    await settleMetrics();
     const row = await env.DB.prepare(
       'SELECT environment, timestamp, yes, no FROM client_metrics_env WHERE feature_name = ? AND app_name = ?',
     )

@@ -12,6 +12,7 @@ import { call, createToken } from './support/http';
 import { captureLogs } from './support/logs';
 import { seedFlag, seedProject } from './support/sdk-seed';
 import { count } from './support/db';
+import { settleMetrics } from './support/metrics';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -40,6 +41,7 @@ describe('POST /api/frontend/client/metrics with a frontend key', () => {
       body: report('fb-app', 'browser', { 'fb.mine': { yes: 1, no: 0 }, 'fb.other': { yes: 5, no: 5 } }),
     });
     expect(response.status).toBe(200);
+    await settleMetrics();
     expect(await count("SELECT count(*) AS n FROM client_metrics_env WHERE app_name = 'fb-app' AND feature_name = 'fb.mine'")).toBe(1);
     expect(await count("SELECT count(*) AS n FROM client_metrics_env WHERE app_name = 'fb-app' AND feature_name = 'fb.other'")).toBe(0);
   });
@@ -55,6 +57,7 @@ describe('POST /api/frontend/client/metrics with a frontend key', () => {
           })
         ).status,
       ).toBe(200);
+      await settleMetrics();
       const { results } = await env.DB.prepare("SELECT timestamp FROM client_metrics_env WHERE app_name = 'fb-clock'").all<{
         timestamp: string;
       }>();
@@ -72,6 +75,7 @@ describe('POST /api/frontend/client/metrics with a frontend key', () => {
       }),
     );
     for (const response of await Promise.all(sends)) expect(response.status).toBe(200);
+    await settleMetrics();
     expect(await count("SELECT count(*) AS n FROM client_instances WHERE app_name LIKE 'fb-quota-%'")).toBe(FRONTEND_NEW_INSTANCES_PER_DAY);
 
     // One more new app: answered as Unleash answers (200) but nothing is stored.
@@ -83,6 +87,7 @@ describe('POST /api/frontend/client/metrics with a frontend key', () => {
         })
       ).status,
     ).toBe(200);
+    await settleMetrics();
     expect(await count("SELECT count(*) AS n FROM client_instances WHERE app_name = 'fb-quota-extra'")).toBe(0);
     expect(await count("SELECT count(*) AS n FROM client_metrics_env WHERE app_name = 'fb-quota-extra'")).toBe(0);
     // A new instance id of a known app is a new instance too.
@@ -94,6 +99,7 @@ describe('POST /api/frontend/client/metrics with a frontend key', () => {
         })
       ).status,
     ).toBe(200);
+    await settleMetrics();
     expect(await count("SELECT count(*) AS n FROM client_instances WHERE app_name = 'fb-quota-0'")).toBe(1);
 
     // A known instance still counts.
@@ -105,6 +111,7 @@ describe('POST /api/frontend/client/metrics with a frontend key', () => {
         })
       ).status,
     ).toBe(200);
+    await settleMetrics();
     expect(await count("SELECT sum(yes) AS n FROM client_metrics_env WHERE app_name = 'fb-quota-0'")).toBe(5);
     // Another key has its own quota.
     expect(
@@ -115,6 +122,7 @@ describe('POST /api/frontend/client/metrics with a frontend key', () => {
         })
       ).status,
     ).toBe(200);
+    await settleMetrics();
     expect(await count("SELECT count(*) AS n FROM client_instances WHERE app_name = 'fb-quota-extra'")).toBe(1);
   });
 });
@@ -171,6 +179,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
       ['always-fails', false],
       ['expire-metrics', true],
       ['expire-client-instances', true],
+      ['expire-metrics-messages', true],
       ['expire-sessions', true],
       ['expire-login-failures', true],
       ['fail-stuck-import-jobs', true],

@@ -2,6 +2,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
+import { settleMetrics } from './support/metrics';
 
 let backendToken: string;
 let frontendToken: string;
@@ -33,6 +34,7 @@ describe('POST /api/client/metrics/edge', () => {
     const response = await call('POST', '/api/client/metrics/edge', { token: backendToken, body: report });
     expect(response.status).toBe(202);
     expect(await response.text()).toBe('');
+    await settleMetrics();
     const row = await env.DB.prepare('SELECT sdk_version, environment FROM client_instances WHERE app_name = ? AND instance_id = ?')
       .bind('unleash-edge', 'edge-1')
       .first();

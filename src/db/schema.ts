@@ -420,6 +420,20 @@ export const clientMetricsEnv = sqliteTable(
   ],
 );
 
+/**
+ * The metrics Queue messages already counted (client-api/usage-queue.ts): written in the same
+ * D1 batch as their counts, so a redelivered message is recognised and counted once. Kept for
+ * a few hours, longer than a message can come back (see docs/metrics.md).
+ */
+export const metricsMessages = sqliteTable(
+  'metrics_messages',
+  {
+    id: text('id').primaryKey(),
+    processedAt: text('processed_at').notNull(),
+  },
+  (t) => [index('metrics_messages_processed_idx').on(t.processedAt)],
+);
+
 export const clientApplications = sqliteTable('client_applications', {
   appName: text('app_name').primaryKey(),
   description: text('description'),

@@ -21,7 +21,7 @@ import { parseSemver, compareSemver } from '../evaluation/semver';
 import { bulkMetricsBody, edgeInstanceBody, edgeValidateBody, metricsBody, registerBody } from './schema';
 import { clientPollInits, featuresResponse, rememberAnswer } from './memo';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
-import { recordBulkMetrics, recordEdgeInstance, recordMetrics, recordRegistration, type SdkCaller } from './usage';
+import { queueBulkMetrics, queueEdgeInstance, queueMetrics, recordRegistration, type SdkCaller } from './usage';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { open, route, sdk, type Route, type OpenContext, type SdkContext } from '../../http/route';
 import { GetAllClientFeaturesResponse, GetClientFeatureResponse, GetValidTokensResponse } from './schema';
@@ -183,7 +183,7 @@ export async function register({ request, env, principal, body }: SdkContext<v.I
 }
 
 export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
-  await recordMetrics(env, callerOf(request, principal.token), body);
+  await queueMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
 
@@ -191,7 +191,7 @@ export async function metrics({ request, env, principal, body }: SdkContext<v.In
 const BULK_MAX_BODY_BYTES = 1_000_000;
 
 export async function bulkMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof bulkMetricsBody>>): Promise<Response> {
-  await recordBulkMetrics(env, callerOf(request, principal.token), body);
+  await queueBulkMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
 
@@ -205,7 +205,7 @@ export async function edgeMetrics({
   principal,
   body,
 }: SdkContext<v.InferOutput<typeof edgeInstanceBody>>): Promise<Response> {
-  await recordEdgeInstance(env, callerOf(request, principal.token), body);
+  await queueEdgeInstance(env, callerOf(request, principal.token), body);
   return empty(202);
 }
 

@@ -19,7 +19,7 @@ import { frontendEtagMatches, rememberAnswer as rememberPoll } from '../client-a
 import { metricsBody } from '../client-api/schema';
 import { evaluatorFor, snapshotFor, type Snapshot } from '../client-api/snapshot';
 import { impureReadCount } from '../evaluation/purity';
-import { recordMetrics } from '../client-api/usage';
+import { queueMetrics } from '../client-api/usage';
 import type { Context, VariantResult } from '../evaluation/types';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
 import { contextFromBody, contextFromQuery } from './context';
@@ -153,9 +153,9 @@ function ok(): Response {
 
 export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
   const token = principal.token;
-  // A frontend key ships inside web pages: what it may write is bounded (recordMetrics).
+  // A frontend key ships inside web pages: what it may write is bounded (client-api/usage-queue.ts).
   const frontend = token.type === 'frontend' ? { tokenId: token.id ?? token.hash, projects: token.projects } : undefined;
-  await recordMetrics(env, { ...callerOf(request, token), ...(frontend ? { frontend } : {}) }, body);
+  await queueMetrics(env, { ...callerOf(request, token), ...(frontend ? { frontend } : {}) }, body);
   return ok();
 }
 

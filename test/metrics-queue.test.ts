@@ -1,0 +1,259 @@
+/**
+ * SDK metrics off the request path: a post is validated and queued; the metrics Queue's
+ * consumer merges batches of posts into D1, counting each message once whatever the Queue
+ * redelivers, and loses nothing when a flush fails.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import worker from '../src/index';
+import type { Env } from '../src/env';
+import { usageInFlight } from '../src/modules/client-api/usage-inflight';
+import type { UsageMessage } from '../src/modules/client-api/usage-message';
+import { METRICS_DLQ_NAME, METRICS_QUEUE_NAME } from '../src/modules/client-api/usage-queue';
+import { count, rows } from './support/db';
+import { call, createToken, envWith, expectError } from './support/http';
+import { captureLogs } from './support/logs';
+import { settleMetrics } from './support/metrics';
+import { seedFlag } from './support/sdk-seed';
+
+const HOUR = '2026-11-20T10:00:00.000Z';
+let clientToken: string;
+let frontendToken: string;
+
+beforeAll(async () => {
+  for (const name of ['mq.a', 'mq.b', 'mq.c', 'mq.dup', 'mq.fail', 'mq.lost', 'mq.dead', 'mq.refused']) {
+    await seedFlag({ name, environments: { development: { enabled: true }, production: { enabled: true } } });
+  }
+  clientToken = await createToken({ tokenName: 'mq-client', type: 'client', environment: 'development' });
+  frontendToken = await createToken({ tokenName: 'mq-frontend', type: 'frontend', environment: 'development' });
+});
+
+function report(
+  appName: string,
+  instanceId: string,
+  toggles: Record<string, { yes: number; no: number; variants?: Record<string, number> }>,
+) {
+  const stop = '2026-11-20T10:30:00.000Z';
+  return { appName, instanceId, bucket: { start: stop, stop, toggles } };
+}
+
+async function cells(appName: string) {
+  return rows<{ feature_name: string; yes: number; no: number; variants: string }>(
+    'SELECT feature_name, yes, no, variants FROM client_metrics_env WHERE app_name = ? ORDER BY feature_name',
+    appName,
+  );
+}
+
+function message(appName: string, counts: Array<[string, number, number]>, instanceId = 'i-1'): UsageMessage {
+  return {
+    id: crypto.randomUUID(),
+    environment: 'development',
+    receivedAt: new Date().toISOString(),
+    counts: counts.map(([name, yes, no]) => [name, appName, HOUR, yes, no, {}]),
+    instances: [{ appName, instanceId, sdkVersion: 'unleash-node-sdk:6.1.0', clientIp: '10.0.0.1' }],
+  };
+}
+
+/** Delivers `messages` to the Worker's queue handler as one batch; answers what it acked and retried. */
+async function deliver(messages: UsageMessage[], { queue = METRICS_QUEUE_NAME, workerEnv = env as unknown as Env, attempts = 1 } = {}) {
+  const batch = createMessageBatch<UsageMessage>(
+    queue,
+    messages.map((body) => ({ id: body.id, timestamp: new Date(), attempts, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, workerEnv);
+  return getQueueResult(batch, ctx);
+}
+
+/** A D1 binding whose batches fail: before anything is written, or after the write committed (a lost acknowledgement). */
+function failingDb(when: 'before-write' | 'after-write'): D1Database {
+  const real = env.DB;
+  let batches = 0;
+  return new Proxy(real, {
+    get(target, property, receiver) {
+      if (property === 'batch') {
+        return async (statements: D1PreparedStatement[]) => {
+          batches++;
+          // The first batch of a flush reads; the second writes.
+          if (batches < 2) return target.batch(statements);
+          if (when === 'before-write') throw new Error('D1_ERROR: simulated outage');
+          await target.batch(statements);
+          throw new Error('D1_ERROR: simulated network error after commit');
+        };
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+describe('POST /api/client/metrics through the metrics queue', () => {
+  it('answers 202 at once and counts the sum of all posts, however the queue batches them', async () => {
+    const posts = Array.from({ length: 120 }, (_, i) =>
+      call('POST', '/api/client/metrics', {
+        token: clientToken,
+        body: report('mq-sum', `instance-${i}`, {
+          'mq.a': { yes: i, no: 1 },
+          'mq.b': { yes: 1, no: 0, variants: { red: 1, [i % 2 === 0 ? 'blue' : 'green']: 2 } },
+          ...(i % 3 === 0 ? { 'mq.c': { yes: 0, no: 3 } } : {}),
+        }),
+      }),
+    );
+    for (const response of await Promise.all(posts)) expect(response.status).toBe(202);
+    await settleMetrics();
+    const stored = await cells('mq-sum');
+    expect(stored.map(({ feature_name, yes, no }) => ({ feature_name, yes, no }))).toEqual([
+      { feature_name: 'mq.a', yes: (119 * 120) / 2, no: 120 },
+      { feature_name: 'mq.b', yes: 120, no: 0 },
+      { feature_name: 'mq.c', yes: 0, no: 3 * 40 },
+    ]);
+    expect(JSON.parse(stored[1]!.variants)).toEqual({ red: 120, blue: 120, green: 120 });
+    expect(await count("SELECT count(*) AS n FROM client_instances WHERE app_name = 'mq-sum'")).toBe(120);
+  });
+
+  it('sums posts across separate batches into the same hourly cell', async () => {
+    for (const part of [0, 1, 2]) {
+      const result = await deliver(Array.from({ length: 10 }, (_, i) => message('mq-batches', [['mq.a', part + i, 1]], `i-${i}`)));
+      expect(result.explicitAcks).toHaveLength(10);
+      expect(result.retryMessages).toEqual([]);
+    }
+    expect((await cells('mq-batches')).map(({ yes, no }) => ({ yes, no }))).toEqual([{ yes: 3 * 45 + 10 * 3, no: 30 }]);
+  });
+});
+
+describe('at-least-once delivery', () => {
+  it('counts a batch delivered twice once, and a message twice in one batch once', async () => {
+    const messages = [message('mq-twice', [['mq.dup', 2, 1]]), message('mq-twice', [['mq.dup', 5, 0]], 'i-2')];
+    const first = await deliver(messages);
+    expect([...first.explicitAcks].sort()).toEqual(messages.map((m) => m.id).sort());
+    const again = await deliver(messages);
+    expect([...again.explicitAcks].sort()).toEqual(messages.map((m) => m.id).sort());
+    expect(again.retryMessages).toEqual([]);
+    expect((await cells('mq-twice')).map(({ yes, no }) => ({ yes, no }))).toEqual([{ yes: 7, no: 1 }]);
+
+    const doubled = message('mq-twice-in-batch', [['mq.dup', 3, 0]]);
+    await deliver([doubled, doubled]);
+    expect((await cells('mq-twice-in-batch')).map(({ yes }) => yes)).toEqual([3]);
+  });
+
+  it('writes nothing when the flush fails, retries every message, and counts them once when they come back', async () => {
+    const messages = [message('mq-fail', [['mq.fail', 4, 0]]), message('mq-fail', [['mq.fail', 1, 1]], 'i-2')];
+    const logs = captureLogs();
+    const failed = await deliver(messages, { workerEnv: envWith({ DB: failingDb('before-write') }) });
+    expect(failed.explicitAcks).toEqual([]);
+    expect(failed.retryMessages.map((retry) => retry.msgId).sort()).toEqual(messages.map((m) => m.id).sort());
+    expect(logs.entries).toMatchObject([
+      {
+        level: 'error',
+        msg: 'metrics flush failed; its messages will be retried',
+        messages: 2,
+        error: { message: expect.stringContaining('simulated outage') },
+      },
+    ]);
+    expect(await cells('mq-fail')).toEqual([]);
+    expect(await count("SELECT count(*) AS n FROM client_instances WHERE app_name = 'mq-fail'")).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM metrics_messages WHERE id IN (?, ?)', messages[0]!.id, messages[1]!.id)).toBe(0);
+
+    const retried = await deliver(messages, { attempts: 2 });
+    expect(retried.explicitAcks).toHaveLength(2);
+    expect((await cells('mq-fail')).map(({ yes, no }) => ({ yes, no }))).toEqual([{ yes: 5, no: 1 }]);
+  });
+
+  it('counts once when the flush committed but its acknowledgement was lost', async () => {
+    const messages = [message('mq-lost', [['mq.lost', 6, 0]])];
+    captureLogs();
+    const failed = await deliver(messages, { workerEnv: envWith({ DB: failingDb('after-write') }) });
+    expect(failed.retryMessages).toHaveLength(1);
+    expect((await cells('mq-lost')).map(({ yes }) => yes)).toEqual([6]);
+    const retried = await deliver(messages, { attempts: 2 });
+    expect(retried.explicitAcks).toHaveLength(1);
+    expect((await cells('mq-lost')).map(({ yes }) => yes)).toEqual([6]);
+  });
+
+  it('retries a message that cannot be written until the dead-letter queue, which logs the reason; its batch-mates are counted once', async () => {
+    const logs = captureLogs();
+    const good = message('mq-dead', [['mq.dead', 2, 0]]);
+    // An app name of null breaks client_metrics_env's NOT NULL: every merged flush with it fails.
+    const poison = { ...message('mq-dead', [['mq.dead', 1, 0]], 'i-2') } as UsageMessage;
+    poison.counts = [['mq.dead', null as unknown as string, HOUR, 1, 0, {}]];
+    await env.METRICS_QUEUE.sendBatch([
+      { body: good, contentType: 'json' },
+      { body: poison, contentType: 'json' },
+    ]);
+    await expect
+      .poll(() => logs.entries.some((entry) => entry.msg === 'metrics message dead-lettered: its counts are lost'), { timeout: 20_000 })
+      .toBe(true);
+    const dead = logs.entries.find((entry) => entry.msg === 'metrics message dead-lettered: its counts are lost')!;
+    expect(dead).toMatchObject({ level: 'error', id: poison.id, environment: 'development', counts: 1 });
+    expect(JSON.stringify(dead.error)).toContain('NOT NULL');
+    expect(logs.messages()).toContain('metrics flush failed; its messages will be retried');
+    await expect.poll(async () => (await cells('mq-dead')).map(({ yes }) => yes), { timeout: 20_000 }).toEqual([2]);
+  });
+
+  it('the dead-letter consumer applies a message that can be written on its own, once', async () => {
+    const logs = captureLogs();
+    const late = message('mq-late', [['mq.a', 9, 0]]);
+    expect((await deliver([late], { queue: METRICS_DLQ_NAME })).explicitAcks).toEqual([late.id]);
+    expect((await deliver([late], { queue: METRICS_DLQ_NAME })).explicitAcks).toEqual([late.id]);
+    expect((await cells('mq-late')).map(({ yes }) => yes)).toEqual([9]);
+    expect(logs.messages()).toEqual([
+      'metrics message applied from the dead-letter queue',
+      'metrics message applied from the dead-letter queue',
+    ]);
+  });
+});
+
+describe('refused metrics posts queue nothing', () => {
+  async function refusedNothingWritten(response: Promise<Response>, status: number, name: string) {
+    await expectError(await response, status, name);
+    expect(usageInFlight()).toBe(0);
+    await settleMetrics();
+    expect(await cells('mq-refused')).toEqual([]);
+    expect(await count("SELECT count(*) AS n FROM client_instances WHERE app_name = 'mq-refused'")).toBe(0);
+  }
+  const body = report('mq-refused', 'i-1', { 'mq.refused': { yes: 1, no: 0 } });
+
+  it('400 for a bad body', async () => {
+    await settleMetrics();
+    await refusedNothingWritten(
+      call('POST', '/api/client/metrics', {
+        token: clientToken,
+        body: { ...body, bucket: { ...body.bucket, toggles: { 'mq.refused': { yes: -1, no: 0 } } } },
+      }),
+      400,
+      'ValidationError',
+    );
+    await refusedNothingWritten(
+      call('POST', '/api/client/metrics', { token: clientToken, rawBody: '{"appName":' }),
+      400,
+      'ValidationError',
+    );
+    await refusedNothingWritten(
+      call('POST', '/api/client/metrics/bulk', { token: clientToken, body: { applications: [{ appName: '' }], metrics: [] } }),
+      400,
+      'ValidationError',
+    );
+    await refusedNothingWritten(
+      call('POST', '/api/frontend/client/metrics', { token: frontendToken, body: { bucket: {} } }),
+      400,
+      'ValidationError',
+    );
+  });
+
+  it('401 without a key or with an unknown one, 403 for a key of the wrong kind', async () => {
+    await refusedNothingWritten(call('POST', '/api/client/metrics', { token: null, body }), 401, 'AuthenticationRequired');
+    await refusedNothingWritten(
+      call('POST', '/api/client/metrics', { token: '*:development.unknown-key', body }),
+      401,
+      'AuthenticationRequired',
+    );
+    await refusedNothingWritten(call('POST', '/api/client/metrics', { token: frontendToken, body }), 403, 'NoAccessError');
+    await refusedNothingWritten(
+      call('POST', '/api/client/metrics/bulk', { token: frontendToken, body: { applications: [], metrics: [] } }),
+      403,
+      'NoAccessError',
+    );
+    await refusedNothingWritten(call('POST', '/api/frontend/client/metrics', { token: clientToken, body }), 403, 'NoAccessError');
+  });
+});
