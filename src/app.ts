@@ -9,6 +9,7 @@ import { pathNotFound, toErrorResponse } from './http/errors';
 import { authenticated, register, route, type Route } from './http/route';
 import { routes as addons } from './modules/addons/routes';
 import { routes as apiTokens } from './modules/api-tokens/routes';
+import { routes as applications } from './modules/applications/routes';
 import { routes as clientApi } from './modules/client-api/routes';
 import { routes as clientDelta } from './modules/client-api/delta-routes';
 import { routes as clientStreaming } from './modules/client-api/streaming';
@@ -67,6 +68,7 @@ export const ROUTES: readonly Route[] = [
   ...strategies,
   ...contextFields,
   ...clientMetrics,
+  ...applications,
   ...clientApi,
   ...clientDelta,
   ...clientStreaming,

@@ -50,6 +50,7 @@ export const PROJECT_USER_ACCESS_WRITE = 'PROJECT_USER_ACCESS_WRITE';
 export const CREATE_ADDON = 'CREATE_ADDON';
 export const UPDATE_ADDON = 'UPDATE_ADDON';
 export const DELETE_ADDON = 'DELETE_ADDON';
+export const UPDATE_APPLICATION = 'UPDATE_APPLICATION';
 
 export type Permission = string;
 
