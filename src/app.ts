@@ -29,6 +29,7 @@ import { routes as personalDashboard } from './modules/personal-dashboard/routes
 import { routes as personalTokens } from './modules/personal-tokens/routes';
 import { routes as projectAccess } from './modules/project-access/routes';
 import { routes as projects } from './modules/projects/routes';
+import { routes as projectInsights } from './modules/project-insights/routes';
 import { routes as resetTokens } from './modules/reset-tokens/routes';
 import { routes as roles } from './modules/roles/routes';
 import { routes as segments } from './modules/segments/routes';
@@ -56,6 +57,7 @@ export const ROUTES: readonly Route[] = [
   ...events,
   ...environments,
   ...projects,
+  ...projectInsights,
   ...features,
   ...tags,
   ...segments,
