@@ -1,6 +1,6 @@
 /**
  * The pages that read what SDKs report: an application's page with its instances, and a
- * project's Applications, Health and Insights pages. The official Node SDK (unleash-client)
+ * project's Applications, Health and Insights pages, and deleting the application. The official Node SDK (unleash-client)
  * runs in this process against the Worker the harness starts, registers and reports with a
  * client key; then the UI reads it back. Each flow fails on any error the page's own calls meet.
  */
@@ -145,6 +145,30 @@ describe('pages that read SDK reports', () => {
       await page.goto('/projects/default/insights');
       expect((await insights).status()).toBe(200);
       await page.waitForLoadState('networkidle').catch(() => undefined);
+    });
+  });
+
+  it("delete the application from its page (after the project's pages have read it)", async () => {
+    await runFlow(browser, server.base, 'application-delete', async (session) => {
+      const { page } = session;
+      await signIn(session, ADMIN_USER, PASSWORD);
+
+      await page.goto(`/applications/${APP}`);
+      await expect.poll(() => page.locator('main').innerText()).toContain('development environment');
+      await page.getByRole('button', { name: 'Delete application' }).click();
+      const dialog = page.getByRole('dialog').last();
+      await expect.poll(() => dialog.innerText()).toContain('Are you sure you want to delete this application?');
+      const deleted = page.waitForResponse(
+        (r) => r.request().method() === 'DELETE' && new URL(r.url()).pathname === `/api/admin/metrics/applications/${APP}`,
+      );
+      await dialog
+        .getByRole('button', { name: /yes|confirm|delete/i })
+        .first()
+        .click();
+      expect((await deleted).status()).toBe(200);
+      await page.waitForURL((url) => url.pathname === '/applications');
+      expect((await api(server.base, 'GET', `/api/admin/metrics/applications/${APP}`)).status).toBe(404);
+      await expect.poll(() => page.locator('main').innerText()).not.toContain(APP);
     });
   });
 });
