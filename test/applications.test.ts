@@ -296,7 +296,7 @@ describe('GET /api/admin/metrics/sdks/outdated', () => {
 });
 
 describe('POST /api/admin/metrics/applications/:appName', () => {
-  it('creates an application (202, no body) and later sets only the fields given, writing no event (as Unleash)', async () => {
+  it('creates an application (202, no body), announcing it once as Unleash does, and later sets only the fields given', async () => {
     const appName = unique('app-post');
     const events = await count('SELECT count(*) AS n FROM events');
     const response = await call('POST', `/api/admin/metrics/applications/${appName}`, {
@@ -317,7 +317,32 @@ describe('POST /api/admin/metrics/applications/:appName', () => {
     expect(body).toMatchObject({ appName, description: 'Accounting', url: 'https://example.com', color: 'blue', icon: 'ico' });
     expect(body.strategies.map((strategy: { name: string }) => strategy.name)).toEqual(['default', 'custom-one']);
     expect(await count('SELECT count(*) AS n FROM client_applications WHERE app_name = ?', 'ignored')).toBe(0);
-    expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
+    // One application-created event for the new application, by Unleash's system user; none for the update.
+    expect(await count('SELECT count(*) AS n FROM events')).toBe(events + 1);
+    const [event] = await rows<{ type: string; created_by: string; created_by_user_id: number; data: string }>(
+      "SELECT type, created_by, created_by_user_id, data FROM events WHERE type = 'application-created' AND json_extract(data, '$.appName') = ?",
+      appName,
+    );
+    expect(event).toMatchObject({ type: 'application-created', created_by: 'unleash_system_user', created_by_user_id: -1337 });
+    const data = JSON.parse(event!.data);
+    expect(Object.keys(data)).toEqual([
+      'appName',
+      'createdAt',
+      'updatedAt',
+      'description',
+      'strategies',
+      'createdBy',
+      'url',
+      'color',
+      'icon',
+    ]);
+    expect(data).toMatchObject({
+      appName,
+      description: 'Accounting',
+      strategies: ['default', 'custom-one'],
+      createdBy: null,
+      color: 'red',
+    });
   });
 
   it('refuses bad input (400), a Viewer (403) and no credential (401), writing nothing', async () => {
@@ -363,7 +388,7 @@ describe('POST /api/admin/metrics/applications/:appName', () => {
 });
 
 describe('DELETE /api/admin/metrics/applications/:appName', () => {
-  it('removes the application and its instances (200, also for an unknown one), writing no event (as Unleash)', async () => {
+  it('removes the application and its instances (200, also for an unknown one), writing no event (as Unleash 6.10.1)', async () => {
     const { appName } = await reportedApplication();
     const events = await count('SELECT count(*) AS n FROM events');
     const response = await call('DELETE', `/api/admin/metrics/applications/${appName}`, { token: editor });

@@ -5,7 +5,8 @@
  * only reads it, and lets an admin describe or remove an application.
  */
 import { and, asc, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { d1Statement, runD1Batch, type Db } from '../../db/client';
+import { auditEventWhere } from '../../db/events';
 import { clientApplications, clientInstances, clientMetricsEnv, features, strategies } from '../../db/schema';
 
 export type ApplicationRow = typeof clientApplications.$inferSelect;
@@ -64,7 +65,14 @@ export async function allStrategies(db: Db) {
   return db.select().from(strategies);
 }
 
-/** Creates the application, or sets the given descriptive fields of an existing one. */
+/** Who Unleash says announced a new application (its system user). */
+const SYSTEM_ACTOR = { actorName: 'unleash_system_user', userId: -1337 };
+
+/**
+ * Creates the application, or sets the given descriptive fields of an existing one. A new one is
+ * announced with an `application-created` event, in the same batch and only if the row did not
+ * exist (Unleash announces every new application once, as its system user).
+ */
 export async function upsertApplication(
   db: Db,
   appName: string,
@@ -72,10 +80,34 @@ export async function upsertApplication(
   now: string,
 ): Promise<void> {
   const set = { ...fields, updatedAt: now };
-  await db
-    .insert(clientApplications)
-    .values({ appName, ...set })
-    .onConflictDoUpdate({ target: clientApplications.appName, set });
+  const announced = {
+    appName,
+    createdAt: now,
+    updatedAt: now,
+    description: fields.description ?? null,
+    strategies: fields.strategies ?? [],
+    createdBy: null,
+    url: fields.url ?? null,
+    color: fields.color ?? null,
+    icon: fields.icon ?? null,
+  };
+  await runD1Batch(db, [
+    d1Statement(
+      db,
+      auditEventWhere(
+        SYSTEM_ACTOR,
+        { type: 'application-created', data: announced },
+        sql`NOT EXISTS (SELECT 1 FROM ${clientApplications} WHERE ${clientApplications.appName} = ${appName})`,
+      ),
+    ),
+    d1Statement(
+      db,
+      db
+        .insert(clientApplications)
+        .values({ appName, createdAt: now, ...set })
+        .onConflictDoUpdate({ target: clientApplications.appName, set }),
+    ),
+  ]);
 }
 
 /** Removes the application and its instances in one batch; its metrics stay, as in Unleash. */
