@@ -9,6 +9,7 @@ import { pathNotFound, toErrorResponse } from './http/errors';
 import { authenticated, register, route, type Route } from './http/route';
 import { routes as addons } from './modules/addons/routes';
 import { routes as apiTokens } from './modules/api-tokens/routes';
+import { routes as applications } from './modules/applications/routes';
 import { routes as clientApi } from './modules/client-api/routes';
 import { routes as clientDelta } from './modules/client-api/delta-routes';
 import { routes as clientStreaming } from './modules/client-api/streaming';
@@ -29,6 +30,7 @@ import { routes as personalTokens } from './modules/personal-tokens/routes';
 import { routes as projectAccess } from './modules/project-access/routes';
 import { routes as projectFeatures } from './modules/project-features/routes';
 import { routes as projects } from './modules/projects/routes';
+import { routes as projectInsights } from './modules/project-insights/routes';
 import { routes as resetTokens } from './modules/reset-tokens/routes';
 import { routes as roles } from './modules/roles/routes';
 import { routes as segments } from './modules/segments/routes';
@@ -63,6 +65,7 @@ export const ROUTES: readonly Route[] = [
   ...environments,
   ...projects,
   ...projectFeatures,
+  ...projectInsights,
   ...features,
   ...tags,
   ...segments,
@@ -76,6 +79,7 @@ export const ROUTES: readonly Route[] = [
   ...strategies,
   ...contextFields,
   ...clientMetrics,
+  ...applications,
   ...clientApi,
   ...clientDelta,
   ...clientStreaming,

@@ -161,6 +161,8 @@ describe('GET /api/admin/projects/:projectId/features/:featureName', () => {
       environment: 'development',
       type: 'development',
       enabled: false,
+      yes: 0,
+      no: 0,
       sortOrder: 2,
       lastSeenAt: null,
       variantCount: 0,

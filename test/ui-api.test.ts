@@ -289,7 +289,24 @@ describe('client metrics of a flag', () => {
     const body = await bodyOf(
       await call('GET', '/api/admin/metrics/applications?offset=0&limit=1&sortBy=appName&sortOrder=asc&query=ui-app'),
     );
-    expect(body).toEqual({ applications: [{ appName: 'ui-app-a', usage: [] }], total: 2 });
+    // Unleash 6.10.1's keys, nulls included (test/applications.test.ts checks the rest).
+    expect(body).toEqual({
+      applications: [
+        {
+          appName: 'ui-app-a',
+          createdAt: expect.any(String),
+          updatedAt: null,
+          description: null,
+          strategies: [],
+          createdBy: null,
+          url: null,
+          color: null,
+          icon: null,
+          usage: [],
+        },
+      ],
+      total: 2,
+    });
   });
 });
 

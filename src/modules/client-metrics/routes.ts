@@ -1,17 +1,12 @@
 /**
  * What the flag page's metrics tab and the applications page read: hourly SDK evaluations
- * of a flag (the buckets SDKs report to /api/client/metrics) and the applications known.
+ * of a flag (the buckets SDKs report to /api/client/metrics). The applications pages are in
+ * src/modules/applications.
  */
 import { getDb } from '../../db/client';
 import { json } from '../../http/responses';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';
-import {
-  ApplicationsQuery,
-  GetApplicationsResponse,
-  GetFeatureUsageSummaryResponse,
-  GetRawFeatureMetricsResponse,
-  HoursBackQuery,
-} from './schema';
+import { GetFeatureUsageSummaryResponse, GetRawFeatureMetricsResponse, HoursBackQuery } from './schema';
 import * as store from './store';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -61,22 +56,6 @@ async function featureSummary({ env, params }: AdminContext): Promise<Response> 
   return json({ version: 1, maturity: 'stable', featureName, lastHourUsage: [...lastHour.values()], seenApplications });
 }
 
-/** The applications page: registered applications, paged and sorted by name. */
-async function applications({ env, query }: AdminContext<undefined, ApplicationsQuery>): Promise<Response> {
-  const { rows, total } = await store.applicationPage(getDb(env), query);
-  return json({
-    applications: rows.map((row) => ({
-      appName: row.appName,
-      description: row.description ?? undefined,
-      url: row.url ?? undefined,
-      color: row.color ?? undefined,
-      icon: row.icon ?? undefined,
-      usage: [],
-    })),
-    total,
-  });
-}
-
 export const routes: Route[] = [
   route({
     method: 'GET',
@@ -100,16 +79,5 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: GetRawFeatureMetricsResponse } },
     errors: [400],
     handler: featureRaw,
-  }),
-  route({
-    method: 'GET',
-    path: '/api/admin/metrics/applications',
-    access: authenticated(),
-    tag: 'Metrics',
-    operationId: 'getApplications',
-    summary: 'List the applications that have reported',
-    query: ApplicationsQuery,
-    responses: { 200: { description: 'Success', schema: GetApplicationsResponse } },
-    handler: applications,
   }),
 ];

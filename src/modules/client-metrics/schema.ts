@@ -6,18 +6,6 @@ const single = v.pipe(
   v.transform((value) => (typeof value === 'string' ? value : value[0]!)),
 );
 
-/** An integer query parameter within bounds, else the default (Unleash is as lenient). */
-const boundedInteger = (min: number, max: number, fallback: number) =>
-  v.optional(
-    v.pipe(
-      single,
-      v.transform((raw) => {
-        return Math.min(Math.max(Number.parseInt(raw, 10) || fallback, min), max);
-      }),
-    ),
-    String(fallback),
-  );
-
 /** Unleash's `hoursBack`: 1 to 48; anything else (or nothing) means 24. */
 export const HoursBackQuery = v.object({
   hoursBack: v.optional(
@@ -32,23 +20,6 @@ export const HoursBackQuery = v.object({
   ),
 });
 export type HoursBackQuery = v.InferOutput<typeof HoursBackQuery>;
-
-/** The applications page: `limit` 1..1000 (default 1000), `offset`, a name filter and the order. */
-export const ApplicationsQuery = v.pipe(
-  v.object({
-    limit: boundedInteger(1, 1000, 1000),
-    offset: boundedInteger(0, Number.MAX_SAFE_INTEGER, 0),
-    query: v.optional(single),
-    sortOrder: v.optional(single),
-  }),
-  v.transform(({ limit, offset, query, sortOrder }) => ({
-    limit,
-    offset,
-    query: query?.trim() || undefined,
-    descending: sortOrder === 'desc',
-  })),
-);
-export type ApplicationsQuery = v.InferOutput<typeof ApplicationsQuery>;
 
 /** What `GET /api/admin/client-metrics/features/:name` answers with status 200. */
 export const GetFeatureUsageSummaryResponse = v.object({
@@ -80,15 +51,4 @@ export const GetRawFeatureMetricsResponse = v.object({
       featureName: v.string(),
     }),
   ),
-});
-
-/** What `GET /api/admin/metrics/applications` answers with status 200. */
-export const GetApplicationsResponse = v.object({
-  applications: v.array(
-    v.object({
-      appName: v.string(),
-      usage: v.array(v.unknown()),
-    }),
-  ),
-  total: v.number(),
 });

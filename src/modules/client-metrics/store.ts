@@ -1,7 +1,7 @@
-/** The usage counts SDKs report, and the applications they registered. */
-import { and, asc, eq, gte, sql } from 'drizzle-orm';
+/** The usage counts SDKs report. */
+import { and, asc, eq, gte } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { clientApplications, clientMetricsEnv } from '../../db/schema';
+import { clientMetricsEnv } from '../../db/schema';
 
 export interface Bucket {
   featureName: string;
@@ -39,30 +39,4 @@ export async function applicationsOfFeature(db: Db, featureName: string): Promis
     .where(eq(clientMetricsEnv.featureName, featureName))
     .orderBy(asc(clientMetricsEnv.appName));
   return rows.map((row) => row.appName);
-}
-
-export interface ApplicationPage {
-  limit: number;
-  offset: number;
-  query: string | undefined;
-  descending: boolean;
-}
-
-/** One page of registered applications, sorted by name, and how many match in all. */
-export async function applicationPage(db: Db, page: ApplicationPage) {
-  const where = page.query ? sql`instr(lower(${clientApplications.appName}), ${page.query.toLowerCase()}) > 0` : undefined;
-  const [rows, total] = await db.batch([
-    db
-      .select()
-      .from(clientApplications)
-      .where(where)
-      .orderBy(page.descending ? sql`${clientApplications.appName} DESC` : asc(clientApplications.appName))
-      .limit(page.limit)
-      .offset(page.offset),
-    db
-      .select({ count: sql<number>`count(*)` })
-      .from(clientApplications)
-      .where(where),
-  ]);
-  return { rows, total: total[0]?.count ?? 0 };
 }

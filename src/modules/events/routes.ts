@@ -12,7 +12,14 @@ import { parseEventSearch } from './params';
 import * as store from './store';
 import { ADMIN } from '../../auth/permissions';
 import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
-import { SearchEventsResponse, GetEventsResponse, GetEventsForToggleResponse, GetEventCreatorsResponse } from './schema';
+import {
+  SearchEventsResponse,
+  GetEventsResponse,
+  GetEventsForToggleResponse,
+  GetEventCreatorsResponse,
+  DeprecatedSearchEventsSchema,
+  type DeprecatedSearchEventsInput,
+} from './schema';
 
 /** Unleash's event keys, in its order (without the search's label and summary). */
 async function eventBodies(db: Db, rows: store.EventRow[]) {
@@ -68,6 +75,25 @@ export async function listForFeature({ request, env }: AdminContext): Promise<Re
   return json({ version: 1, toggleName: featureName, events: await eventBodies(db, rows), totalEvents: total });
 }
 
+/**
+ * `POST /api/admin/events/search` (deprecated): newest first; the total counts the events of the
+ * type, project and flag asked for, whatever the free text (as Unleash counts them).
+ */
+export async function deprecatedSearch({ env, body }: AdminContext<DeprecatedSearchEventsInput>): Promise<Response> {
+  const db = getDb(env);
+  const filters = {
+    type: body.type === undefined ? undefined : [body.type],
+    project: body.project === undefined ? undefined : [body.project],
+    feature: body.feature === undefined ? undefined : [body.feature],
+  };
+  const { rows, total } = await store.searchEvents(
+    db,
+    { ...filters, anyText: body.query || undefined, offset: body.offset, limit: body.limit },
+    filters,
+  );
+  return json({ version: 1, events: await eventBodies(db, rows), totalEvents: total });
+}
+
 /** `GET /api/admin/event-creators`: the event log's "created by" filter. */
 export async function listCreators({ env }: AdminContext): Promise<Response> {
   return json(await store.creators(getDb(env)));
@@ -106,6 +132,18 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: GetEventsForToggleResponse } },
     errors: [400],
     handler: listForFeature,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/events/search',
+    access: authenticated(),
+    tag: 'Events',
+    operationId: 'deprecatedSearchEvents',
+    summary: 'Search for events (deprecated)',
+    body: DeprecatedSearchEventsSchema,
+    responses: { 200: { description: 'Success', schema: GetEventsResponse } },
+    errors: [400],
+    handler: deprecatedSearch,
   }),
   route({
     method: 'GET',

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { EVENT_TYPES } from './types';
 
 /**
  * An event as the admin API answers it (Unleash's eventSchema). Its data and preData are
@@ -46,3 +47,17 @@ export const GetEventCreatorsResponse = v.array(
     name: v.nullable(v.string()),
   }),
 );
+
+/** `POST /api/admin/events/search` (deprecated): events of a type, project or flag, or naming some text; 100 at most per page. */
+export const DeprecatedSearchEventsSchema = v.object({
+  type: v.optional(v.picklist(EVENT_TYPES, 'must be equal to one of the allowed event types')),
+  project: v.optional(v.string()),
+  feature: v.optional(v.string()),
+  query: v.optional(v.pipe(v.string(), v.maxLength(1000, 'must be at most 1000 characters long'))),
+  limit: v.optional(
+    v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(100, 'must be <= 100')),
+    100,
+  ),
+  offset: v.optional(v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0')), 0),
+});
+export type DeprecatedSearchEventsInput = v.InferOutput<typeof DeprecatedSearchEventsSchema>;

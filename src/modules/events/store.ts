@@ -6,7 +6,10 @@ import type { EventSearch } from './params';
 
 export type EventRow = typeof events.$inferSelect;
 
-function conditions(search: Partial<EventSearch>): SQL | undefined {
+/** What to search for: the search page's filters, or the deprecated search's (`anyText`). */
+export type EventFilters = Partial<EventSearch> & { anyText?: string };
+
+function conditions(search: EventFilters): SQL | undefined {
   const parts: (SQL | undefined)[] = [];
   if (search.feature) parts.push(inArray(events.featureName, search.feature));
   if (search.project) parts.push(inArray(events.project, search.project));
@@ -14,6 +17,18 @@ function conditions(search: Partial<EventSearch>): SQL | undefined {
   if (search.createdBy) parts.push(inArray(events.createdByUserId, search.createdBy));
   if (search.from) parts.push(gte(events.createdAt, search.from));
   if (search.before) parts.push(lt(events.createdAt, search.before));
+  if (search.anyText) {
+    // The deprecated search's free text: also the type and who acted (Unleash: ILIKE on each).
+    const needle = search.anyText.toLowerCase();
+    parts.push(
+      or(
+        sql`instr(lower(${events.type}), ${needle}) > 0`,
+        sql`instr(lower(${events.createdBy}), ${needle}) > 0`,
+        sql`instr(lower(coalesce(${events.data}, '')), ${needle}) > 0`,
+        sql`instr(lower(coalesce(${events.preData}, '')), ${needle}) > 0`,
+      ),
+    );
+  }
   if (search.query) {
     // Case-insensitive substring of the event's data (Unleash: data/pre_data/tags ILIKE).
     const needle = search.query.toLowerCase();
@@ -26,7 +41,9 @@ function conditions(search: Partial<EventSearch>): SQL | undefined {
 
 export async function searchEvents(
   db: Db,
-  search: Partial<EventSearch> & { offset: number; limit: number },
+  search: EventFilters & { offset: number; limit: number },
+  /** What the total counts; by default the same events as the page. */
+  countOf: EventFilters = search,
 ): Promise<{ rows: EventRow[]; total: number }> {
   const where = conditions(search);
   const [rows, totals] = await db.batch([
@@ -34,7 +51,7 @@ export async function searchEvents(
     db
       .select({ total: sql<number>`count(*)` })
       .from(events)
-      .where(where),
+      .where(countOf === search ? where : conditions(countOf)),
   ]);
   return { rows, total: totals[0]?.total ?? 0 };
 }

@@ -241,6 +241,8 @@ export const GetFeatureResponse = v.object({
       environment: v.nullable(v.string()),
       type: v.string(),
       enabled: v.boolean(),
+      yes: v.number(),
+      no: v.number(),
       sortOrder: v.number(),
       lastSeenAt: v.nullable(v.string()),
       variantCount: v.number(),

@@ -282,6 +282,8 @@ export async function getFeature(db: Db, projectId: string, name: string) {
       environment: environment.name,
       type: environment.type,
       enabled: environment.enabled,
+      yes: environment.yes,
+      no: environment.no,
       sortOrder: environment.sortOrder,
       lastSeenAt: environment.lastSeenAt,
       variantCount: environment.variants.length,

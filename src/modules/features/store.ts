@@ -11,6 +11,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
+  clientMetricsEnv,
   dependentFeatures,
   environments,
   featureEnvironments,
@@ -86,6 +87,7 @@ export async function featureEnvironmentRow(db: Db, featureName: string, environ
 }
 
 export async function featureDetailRows(db: Db, featureName: string) {
+  const hourAgo = new Date(Date.now() - 60 * 60 * 1000).toISOString();
   const [envRows, strategyRows, links, creator, parents, children, lifecycle] = await db.batch([
     db
       .select({
@@ -95,6 +97,9 @@ export async function featureDetailRows(db: Db, featureName: string) {
         enabled: featureEnvironments.enabled,
         variants: featureEnvironments.variants,
         lastSeenAt: featureEnvironments.lastSeenAt,
+        // Evaluations SDKs reported in this environment in the last hour (Unleash: hourly buckets from an hour ago on).
+        yes: sql<number>`coalesce((SELECT sum(${clientMetricsEnv.yes}) FROM ${clientMetricsEnv} WHERE ${clientMetricsEnv.featureName} = ${featureEnvironments.featureName} AND ${clientMetricsEnv.environment} = ${featureEnvironments.environment} AND ${clientMetricsEnv.timestamp} >= ${hourAgo}), 0)`,
+        no: sql<number>`coalesce((SELECT sum(${clientMetricsEnv.no}) FROM ${clientMetricsEnv} WHERE ${clientMetricsEnv.featureName} = ${featureEnvironments.featureName} AND ${clientMetricsEnv.environment} = ${featureEnvironments.environment} AND ${clientMetricsEnv.timestamp} >= ${hourAgo}), 0)`,
       })
       .from(featureEnvironments)
       .innerJoin(environments, eq(environments.name, featureEnvironments.environment))
