@@ -31,6 +31,7 @@ import { routes as projects } from './modules/projects/routes';
 import { routes as resetTokens } from './modules/reset-tokens/routes';
 import { routes as roles } from './modules/roles/routes';
 import { routes as segments } from './modules/segments/routes';
+import { routes as serviceAccounts } from './modules/service-accounts/routes';
 import { routes as sessions } from './modules/sessions/routes';
 import { routes as signupTokens } from './modules/signup-tokens/routes';
 import { routes as strategies } from './modules/strategies/routes';
@@ -51,6 +52,7 @@ export const ROUTES: readonly Route[] = [
   ...sessions,
   ...resetTokens,
   ...personalTokens,
+  ...serviceAccounts,
   ...featureSearch,
   ...events,
   ...environments,
