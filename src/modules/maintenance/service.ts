@@ -33,8 +33,19 @@ export function stoppedByMaintenance(method: string, path: string): boolean {
   return WRITES.has(method) && path.startsWith('/api/admin/') && !path.includes('/maintenance');
 }
 
+/** Unleash's refusal while maintenance mode is on: its body is only `{ message }`, not the usual error body. */
+class MaintenanceModeError extends ApiError {
+  constructor() {
+    super(503, 'MaintenanceModeError', MAINTENANCE_MODE_ENABLED);
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { message: this.message };
+  }
+}
+
 /** Throws Unleash's 503 for an admin-API write while maintenance mode is on. */
 export async function refuseWriteInMaintenance(db: Db, method: string, path: string): Promise<void> {
   if (!stoppedByMaintenance(method, path)) return;
-  if ((await getMaintenance(db)).enabled) throw new ApiError(503, 'MaintenanceModeError', MAINTENANCE_MODE_ENABLED);
+  if ((await getMaintenance(db)).enabled) throw new MaintenanceModeError();
 }
