@@ -350,6 +350,23 @@ describe("a service account token acts with the account's root role", () => {
     expect(event).toEqual({ created_by: account.username, created_by_user_id: account.id });
   });
 
+  it("GET /api/admin/user answers the account as a Service Account, with its role's permissions", async () => {
+    const account = await createAccount(2, 'Who am I');
+    const { secret } = await createAccountToken(account.id);
+    const response = await call('GET', '/api/admin/user', { token: secret });
+    expect(response.status).toBe(200);
+    const body = await bodyOf(response);
+    expect(body.user).toMatchObject({
+      isAPI: false,
+      accountType: 'Service Account',
+      id: account.id,
+      name: 'Who am I',
+      username: account.username,
+    });
+    expect(body.permissions).toContainEqual({ permission: 'CREATE_PROJECT' });
+    expect(body.permissions).not.toContainEqual({ permission: 'ADMIN' });
+  });
+
   it('a role change applies to its tokens', async () => {
     const account = await createAccount(3);
     const { secret } = await createAccountToken(account.id);
