@@ -107,6 +107,29 @@ describe('POST /api/admin/environments', () => {
   });
 });
 
+describe('POST /api/admin/environments/validate', () => {
+  it('200 without a body for a free name; 409 for a taken one, 400 for a bad one, 403 for an Editor; nothing written', async () => {
+    const before = await stored();
+    const free = await call('POST', '/api/admin/environments/validate', { body: { name: envName() } });
+    expect(free.status).toBe(200);
+    expect(await free.text()).toBe('');
+    const taken = await expectError(
+      await call('POST', '/api/admin/environments/validate', { body: { name: 'production' } }),
+      409,
+      'NameExistsError',
+    );
+    expect(taken.message).toBe('Environment with name production already exists');
+    await expectError(await call('POST', '/api/admin/environments/validate', { body: { name: 'a b' } }), 400, 'ValidationError');
+    await expectError(await call('POST', '/api/admin/environments/validate', { body: {} }), 400, 'ValidationError');
+    await expectError(
+      await call('POST', '/api/admin/environments/validate', { token: editor, body: { name: envName() } }),
+      403,
+      'NoAccessError',
+    );
+    expect(await stored()).toBe(before);
+  });
+});
+
 describe('PUT /api/admin/environments/update/:name', () => {
   it('changes the type and sort order, not the name or enabled; the environment-updated event has both sides', async () => {
     const name = envName();

@@ -12,6 +12,7 @@ import {
   GetProjectEnvironmentsResponse,
   SortOrderSchema,
   UpdateEnvironmentSchema,
+  ValidateEnvironmentNameSchema,
 } from './schema';
 import * as service from './service';
 
@@ -137,6 +138,21 @@ export const routes: Route[] = [
     handler: async ({ env, principal, body }) => {
       const created = await service.createEnvironment(getDb(env), principal, body);
       return json(created, 201, { location: `/api/admin/environments/${created.name}` });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/environments/validate',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'validateEnvironmentName',
+    summary: 'Check that a new environment could take a name (as Unleash Enterprise)',
+    body: ValidateEnvironmentNameSchema,
+    responses: { 200: { description: 'The name is free, no body', schema: null } },
+    errors: [400, 409, 413, 415],
+    handler: async ({ env, body }) => {
+      await service.validateName(getDb(env), body.name);
+      return empty(200);
     },
   }),
   route({

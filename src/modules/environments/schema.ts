@@ -111,3 +111,6 @@ export const UpdateEnvironmentSchema = v.object({
   type: v.optional(nonBlank(100)),
   sortOrder: v.optional(SortOrder),
 });
+
+/** Unleash's nameSchema, for checking a new environment's name. */
+export const ValidateEnvironmentNameSchema = v.object({ name: EnvironmentName });

@@ -130,6 +130,11 @@ function isUniqueViolation(error: unknown): boolean {
  * Creates an environment (Unleash Enterprise). It is attached to no project: each project
  * adds it when it wants it, as projects choose their environments.
  */
+/** Whether a new environment could take this name: 409 when one has it. */
+export async function validateName(db: Db, name: string): Promise<void> {
+  if (await store.byName(db, name)) throw conflict(`Environment with name ${name} already exists`);
+}
+
 export async function createEnvironment(db: Db, actor: Actor, body: v.InferOutput<typeof CreateEnvironmentSchema>) {
   const taken = () => conflict(`Environment with name ${body.name} already exists`);
   if (await store.byName(db, body.name)) throw taken();
