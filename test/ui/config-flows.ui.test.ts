@@ -204,16 +204,19 @@ describe('Configuration in the Unleash UI', () => {
         // Unleash refuses every admin-API POST while on, the form's name check included.
         session.expect({ method: 'POST', path: /^\/api\/admin\/tag-types(\/validate)?$/, status: 503 });
 
-        const toggle = async (enabled: boolean) => {
+        const setMaintenance = async (enabled: boolean) => {
           await page.goto('/admin/maintenance');
+          // The switch shows the current state once the page has read it: a click before that would send the wrong one.
+          const toggle = page.locator('input[name="enabled"]');
+          await expect.poll(() => toggle.isChecked()).toBe(!enabled);
           const toggled = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/maintenance'));
-          await page.locator('input[name="enabled"]').click();
+          await toggle.click();
           expect((await toggled).status()).toBe(204);
           expect(JSON.parse((await toggled).request().postData()!)).toEqual({ enabled });
           await expect.poll(maintenance).toBe(enabled);
         };
 
-        await toggle(true);
+        await setMaintenance(true);
         await expect.poll(() => page.locator('body').innerText()).toContain('Maintenance Mode!');
 
         // A write while on: refused, the form shows Unleash's message, nothing is stored.
@@ -230,7 +233,7 @@ describe('Configuration in the Unleash UI', () => {
         expect((await api(server.base, 'GET', `/api/admin/tag-types/${tagType}`)).status).toBe(404);
         expect(session.calls.filter((call) => call.method === 'POST' && call.path === '/api/admin/tag-types')).toEqual([]);
 
-        await toggle(false);
+        await setMaintenance(false);
         await page.reload();
         await expect.poll(() => page.locator('body').innerText()).not.toContain('Maintenance Mode!');
 
