@@ -34,6 +34,7 @@ import { routes as projectInsights } from './modules/project-insights/routes';
 import { routes as resetTokens } from './modules/reset-tokens/routes';
 import { routes as roles } from './modules/roles/routes';
 import { routes as segments } from './modules/segments/routes';
+import { routes as serviceAccounts } from './modules/service-accounts/routes';
 import { routes as sessions } from './modules/sessions/routes';
 import { routes as signupTokens } from './modules/signup-tokens/routes';
 import { routes as sso } from './modules/sso/routes';
@@ -60,6 +61,7 @@ export const ROUTES: readonly Route[] = [
   ...sso,
   ...resetTokens,
   ...personalTokens,
+  ...serviceAccounts,
   ...featureSearch,
   ...events,
   ...environments,

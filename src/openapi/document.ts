@@ -8,7 +8,7 @@ import { stoppedByMaintenance } from '../modules/maintenance/service';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import type { Answer, Route } from '../http/route';
-import { ErrorBodySchema } from './responses';
+import { ErrorBodySchema, MaintenanceBodySchema } from './responses';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -40,11 +40,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The body is too large',
   415: 'The body is not JSON (ContentTypeerror)',
   429: 'Too many requests from this address or key (TooManyRequestsError; see retry-after)',
-  503: 'Maintenance mode is on: the admin API takes no writes (MaintenanceModeError)',
+  503: 'Maintenance mode is on: the admin API takes no writes (`{message}` only, as Unleash answers)',
   500: 'An unexpected failure; the error id is logged',
 };
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' };
+const MAINTENANCE_REF = { $ref: '#/components/schemas/MaintenanceBody' };
 
 function responseObject(answer: Answer): JsonObject {
   const out: JsonObject = { description: answer.description };
@@ -106,7 +107,7 @@ function operation(declared: Route): JsonObject {
   for (const status of errorStatuses(declared)) {
     responses[String(status)] ??= {
       description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-      content: { 'application/json': { schema: ERROR_REF } },
+      content: { 'application/json': { schema: status === 503 ? MAINTENANCE_REF : ERROR_REF } },
     };
   }
   const out: JsonObject = { operationId: declared.operationId, summary: declared.summary, tags: [declared.tag] };
@@ -139,7 +140,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): JsonObject {
     tags,
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } },
-      schemas: { ErrorBody: jsonSchemaOf(ErrorBodySchema) },
+      schemas: { ErrorBody: jsonSchemaOf(ErrorBodySchema), MaintenanceBody: jsonSchemaOf(MaintenanceBodySchema) },
     },
     paths,
   };

@@ -8,3 +8,6 @@ export const ErrorBodySchema = v.looseObject({
   message: v.string(),
   details: v.optional(v.array(v.looseObject({ message: v.string(), path: v.optional(v.string()) }))),
 });
+
+/** What Unleash answers to an admin-API write while maintenance mode is on: only the message. */
+export const MaintenanceBodySchema = v.object({ message: v.string() });

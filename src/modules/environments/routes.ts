@@ -4,12 +4,15 @@ import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
 import { admin, authenticated, route, type Route } from '../../http/route';
 import {
+  CreateEnvironmentSchema,
   DefaultStrategyResponse,
   DefaultStrategySchema,
   GetAllEnvironmentsResponse,
   GetEnvironmentResponse,
   GetProjectEnvironmentsResponse,
   SortOrderSchema,
+  UpdateEnvironmentSchema,
+  ValidateEnvironmentNameSchema,
 } from './schema';
 import * as service from './service';
 
@@ -118,5 +121,62 @@ export const routes: Route[] = [
     errors: [400, 404, 413, 415],
     handler: async ({ env, principal, params, body }) =>
       json(await service.setDefaultStrategy(getDb(env), principal, params.projectId, params.environment, body)),
+  }),
+  // Beyond the open-source build, as Unleash Enterprise has them (its Terraform provider manages these).
+  route({
+    method: 'POST',
+    path: '/api/admin/environments',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'createEnvironment',
+    summary: 'Create an environment (as Unleash Enterprise)',
+    body: CreateEnvironmentSchema,
+    responses: { 201: { description: 'Created', schema: GetEnvironmentResponse, headers: { location: 'The new environment' } } },
+    errors: [400, 409, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      const created = await service.createEnvironment(getDb(env), principal, body);
+      return json(created, 201, { location: `/api/admin/environments/${created.name}` });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/environments/validate',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'validateEnvironmentName',
+    summary: 'Check that a new environment could take a name (as Unleash Enterprise)',
+    body: ValidateEnvironmentNameSchema,
+    responses: { 200: { description: 'The name is free, no body', schema: null } },
+    errors: [400, 409, 413, 415],
+    handler: async ({ env, body }) => {
+      await service.validateName(getDb(env), body.name);
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/environments/update/:name',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'updateEnvironment',
+    summary: "Change an environment's type or sort order (as Unleash Enterprise)",
+    body: UpdateEnvironmentSchema,
+    responses: { 200: { description: 'The environment', schema: GetEnvironmentResponse } },
+    errors: [400, 404, 413, 415],
+    handler: async ({ env, principal, params, body }) => json(await service.updateEnvironment(getDb(env), principal, params.name, body)),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/environments/:name',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'removeEnvironment',
+    summary: 'Delete an environment (as Unleash Enterprise)',
+    responses: { 200: { description: 'Done, no body', schema: null } },
+    errors: [400, 404],
+    handler: async ({ env, principal, params }) => {
+      await service.deleteEnvironment(getDb(env), principal, params.name);
+      return empty(200);
+    },
   }),
 ];

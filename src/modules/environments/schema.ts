@@ -85,3 +85,34 @@ export const SortOrderSchema = v.pipe(
   ),
   v.check((value) => Object.keys(value).length <= 1000, 'must have at most 1000 properties'),
 );
+
+/** Unleash's environment name: RFC 3986 unreserved characters only. */
+const EnvironmentName = v.pipe(
+  text(100),
+  v.regex(/^[a-zA-Z0-9~_.-]+$/, 'must match pattern "^[a-zA-Z0-9~_.-]+$"'),
+  v.check((name) => name !== '.' && name !== '..', 'must be URL friendly'),
+);
+
+const SortOrder = v.pipe(
+  v.number(),
+  v.integer('must be integer'),
+  v.minValue(-2147483648, 'must be >= -2147483648'),
+  v.maxValue(2147483647, 'must be <= 2147483647'),
+);
+
+/** Unleash Enterprise's createEnvironmentSchema (change-request approvals are not kept). */
+export const CreateEnvironmentSchema = v.object({
+  name: EnvironmentName,
+  type: nonBlank(100),
+  enabled: v.optional(v.boolean()),
+  sortOrder: v.optional(SortOrder),
+});
+
+/** Unleash Enterprise's updateEnvironmentSchema: name, enabled and protected cannot change here. */
+export const UpdateEnvironmentSchema = v.object({
+  type: v.optional(nonBlank(100)),
+  sortOrder: v.optional(SortOrder),
+});
+
+/** Unleash's nameSchema, for checking a new environment's name. */
+export const ValidateEnvironmentNameSchema = v.object({ name: EnvironmentName });

@@ -1,9 +1,10 @@
 /** Environments: where flags are enabled, each with its own strategies; and their use by projects. */
 import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';
-import { badRequest, notFound } from '../../http/errors';
+import { badRequest, conflict, notFound } from '../../http/errors';
+import { forgetAllUsers } from '../../auth/user-principal';
 import type * as v from 'valibot';
-import type { DefaultStrategySchema } from './schema';
+import type { CreateEnvironmentSchema, DefaultStrategySchema, UpdateEnvironmentSchema } from './schema';
 import { jsonbOrder } from '../../lib/jsonb-order';
 import * as store from './store';
 
@@ -116,4 +117,87 @@ export async function setDefaultStrategy(
     data: strategy,
   });
   return strategy;
+}
+
+/** Where a new environment goes in the list when no sort order is given (Unleash's column default). */
+const DEFAULT_SORT_ORDER = 9999;
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current.message.includes('UNIQUE constraint failed') || current.message.includes('PRIMARY KEY')) return true;
+  }
+  return false;
+}
+
+/**
+ * Creates an environment (Unleash Enterprise). It is attached to no project: each project
+ * adds it when it wants it, as projects choose their environments.
+ */
+/** Whether a new environment could take this name: 409 when one has it. */
+export async function validateName(db: Db, name: string): Promise<void> {
+  if (await store.byName(db, name)) throw conflict(`Environment with name ${name} already exists`);
+}
+
+export async function createEnvironment(db: Db, actor: Actor, body: v.InferOutput<typeof CreateEnvironmentSchema>) {
+  const taken = () => conflict(`Environment with name ${body.name} already exists`);
+  if (await store.byName(db, body.name)) throw taken();
+  const row = {
+    name: body.name,
+    type: body.type,
+    sortOrder: body.sortOrder ?? DEFAULT_SORT_ORDER,
+    enabled: body.enabled ?? true,
+    protected: false,
+  };
+  const created = {
+    name: row.name,
+    type: row.type,
+    sortOrder: row.sortOrder,
+    enabled: row.enabled,
+    protected: false,
+    requiredApprovals: null,
+  };
+  try {
+    await store.insert(db, actor, row, { type: 'environment-created', environment: row.name, data: created });
+  } catch (error) {
+    // A concurrent create of the same name won the primary key: nothing of ours was written.
+    if (isUniqueViolation(error)) throw taken();
+    throw error;
+  }
+  return created;
+}
+
+async function unprotected(db: Db, name: string, doing: string): Promise<store.EnvironmentRow> {
+  const row = await store.byName(db, name);
+  if (!row) throw notFound(`Could not find environment with name ${name}`);
+  if (row.protected) throw badRequest(`Environment ${name} is protected and cannot be ${doing}`);
+  return row;
+}
+
+/** Changes an environment's type and sort order; name, enabled and protected stay (Unleash Enterprise). */
+export async function updateEnvironment(db: Db, actor: Actor, name: string, body: v.InferOutput<typeof UpdateEnvironmentSchema>) {
+  const row = await unprotected(db, name, 'updated');
+  const changes = {
+    ...(body.type === undefined ? {} : { type: body.type }),
+    ...(body.sortOrder === undefined ? {} : { sortOrder: body.sortOrder }),
+  };
+  const updated = { ...row, ...changes };
+  await store.update(db, actor, name, changes, {
+    type: 'environment-updated',
+    environment: name,
+    data: environmentShape(updated),
+    preData: environmentShape(row),
+  });
+  return environmentShape(updated);
+}
+
+/**
+ * Deletes an environment with everything flags had there (their state and strategies), its
+ * attachment to projects and the role permissions scoped to it. API keys for it stay, as in
+ * Unleash (they then match no flags).
+ */
+export async function deleteEnvironment(db: Db, actor: Actor, name: string): Promise<void> {
+  const row = await unprotected(db, name, 'deleted');
+  await store.remove(db, actor, name, { type: 'environment-deleted', environment: name, preData: environmentShape(row) });
+  // Roles lost the permissions scoped to this environment: every cached grant is stale.
+  forgetAllUsers();
 }

@@ -2,7 +2,15 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, type Actor, type AuditEvent } from '../../db/events';
-import { environments, featureEnvironments, features, projectEnvironments, projects } from '../../db/schema';
+import {
+  environments,
+  featureEnvironments,
+  features,
+  featureStrategies,
+  projectEnvironments,
+  projects,
+  rolePermission,
+} from '../../db/schema';
 
 export type EnvironmentRow = typeof environments.$inferSelect;
 
@@ -111,6 +119,33 @@ export async function setDefaultStrategy(
       .update(projectEnvironments)
       .set({ defaultStrategy: strategy })
       .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environmentName, environment))),
+    auditEvent(db, actor, event),
+  ]);
+}
+
+export async function insert(db: Db, actor: Actor, row: typeof environments.$inferInsert, event: AuditEvent): Promise<void> {
+  await runBatch(db, [db.insert(environments).values(row), auditEvent(db, actor, event)]);
+}
+
+export async function update(
+  db: Db,
+  actor: Actor,
+  name: string,
+  changes: { type?: string; sortOrder?: number },
+  event: AuditEvent,
+): Promise<void> {
+  const change = Object.keys(changes).length === 0 ? [] : [db.update(environments).set(changes).where(eq(environments.name, name))];
+  await runBatch(db, [...change, auditEvent(db, actor, event)]);
+}
+
+/** The environment and everything hanging off it, in one batch with its event. */
+export async function remove(db: Db, actor: Actor, name: string, event: AuditEvent): Promise<void> {
+  await runBatch(db, [
+    db.delete(featureStrategies).where(eq(featureStrategies.environment, name)),
+    db.delete(featureEnvironments).where(eq(featureEnvironments.environment, name)),
+    db.delete(projectEnvironments).where(eq(projectEnvironments.environmentName, name)),
+    db.delete(rolePermission).where(eq(rolePermission.environment, name)),
+    db.delete(environments).where(eq(environments.name, name)),
     auditEvent(db, actor, event),
   ]);
 }

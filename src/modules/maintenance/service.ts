@@ -38,6 +38,17 @@ export function stoppedByMaintenance(method: string, path: string): boolean {
   return WRITES.has(method) && path.startsWith('/api/admin/') && !path.includes('/maintenance');
 }
 
+/** Unleash's refusal while maintenance mode is on: its body is only `{ message }`, not the usual error body. */
+class MaintenanceModeError extends ApiError {
+  constructor() {
+    super(503, 'MaintenanceModeError', MAINTENANCE_MODE_ENABLED);
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { message: this.message };
+  }
+}
+
 /** The switch as this isolate last read it for the guard, and when. */
 let known: { enabled: boolean; readAt: number } | undefined;
 
@@ -47,5 +58,5 @@ export async function refuseWriteInMaintenance(env: Env, method: string, path: s
   if (known === undefined || now - known.readAt >= revisionCheckInterval(env)) {
     known = { enabled: (await getMaintenance(getDb(env))).enabled, readAt: now };
   }
-  if (known.enabled) throw new ApiError(503, 'MaintenanceModeError', MAINTENANCE_MODE_ENABLED);
+  if (known.enabled) throw new MaintenanceModeError();
 }

@@ -128,7 +128,7 @@ export const GetMeResponse = v.object({
     id: v.optional(v.number()),
     username: v.optional(v.string()),
     imageUrl: v.optional(v.string()),
-    seenAt: v.optional(v.string()),
+    seenAt: v.optional(v.nullable(v.string())),
     loginAttempts: v.optional(v.number()),
     createdAt: v.optional(v.string()),
     scimId: v.optional(v.nullable(v.string())),

@@ -377,13 +377,13 @@ export async function currentUser(db: Db, principal: Principal) {
       splash: {},
     };
   }
-  const user = await requireUser(db, principal.userId);
-  return {
-    user: await sessionUserBody(user),
-    permissions: permissionList(principal.access.grants),
-    feedback: await feedbackOf(db, user.id),
-    splash: {},
-  };
+  // A service account's token asks too (as in Unleash Enterprise): the account, so named.
+  const caller = await store.findCaller(db, principal.userId);
+  if (!caller) throw notFound(NO_USER);
+  const { isService, ...row } = caller;
+  const body = await sessionUserBody(row);
+  const user = isService ? { ...body, accountType: 'Service Account' } : body;
+  return { user, permissions: permissionList(principal.access.grants), feedback: await feedbackOf(db, caller.id), splash: {} };
 }
 
 /** `GET /api/admin/user/profile` (Unleash answers 500 to an admin token here; we describe the token user). */

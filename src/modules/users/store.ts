@@ -53,6 +53,16 @@ export async function findUser(db: Db, id: number): Promise<UserRow | undefined>
   return row;
 }
 
+/** The caller of a request by id: a live person or service account (the latter is in no user list). */
+export async function findCaller(db: Db, id: number): Promise<(UserRow & { isService: boolean }) | undefined> {
+  const [row] = await db
+    .select({ ...userColumns, isService: users.isService })
+    .from(users)
+    .where(and(isNull(users.deletedAt), eq(users.isSystem, false), eq(users.id, id)))
+    .limit(1);
+  return row;
+}
+
 export async function listUsers(db: Db): Promise<UserRow[]> {
   return db.select(userColumns).from(users).where(visible()).orderBy(asc(users.id));
 }

@@ -1,0 +1,187 @@
+/**
+ * Service accounts (as Unleash Enterprise has them): users that cannot sign in, acting only
+ * through their own tokens with the permissions of their root role. A token is a personal
+ * access token of the account (`user:<56 hex>`): its secret is shown once, in the create
+ * answer; D1 and KV hold only its SHA-256.
+ */
+import type { Env } from '../../env';
+import { runBatch, type Db, type Statement } from '../../db/client';
+import { auditEvent, type Actor } from '../../db/events';
+import { formatPersonalTokenSecret } from '../../auth/credentials';
+import { revokeCached, syncFromD1 } from '../../auth/token-records';
+import { credentialHashesOf, deleteCredentialStatements, revokeCredentials } from '../../auth/user-credentials';
+import { forgetUser } from '../../auth/user-principal';
+import { sha256Hex } from '../../lib/encoding';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
+import { log } from '../../log';
+import { gravatarUrl } from '../users/gravatar';
+import type { CreatePersonalTokenRequest } from '../personal-tokens/schema';
+import type { CreateServiceAccount, UpdateServiceAccount } from './schema';
+import * as store from './store';
+
+/** As for a person's personal access tokens (Unleash's PAT limit applies to accounts too). */
+export const MAX_TOKENS_PER_ACCOUNT = 10;
+const VIEWER_ROLE_ID = 3;
+
+function constraintFailed(error: unknown, what: string): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current.message.includes(`UNIQUE constraint failed: ${what}`)) return true;
+  }
+  return false;
+}
+
+async function accountBody(row: store.AccountRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    username: row.username,
+    imageUrl: row.imageUrl || (await gravatarUrl((row.username ?? String(row.id)).toLowerCase().trim())),
+    rootRole: row.rootRole ?? VIEWER_ROLE_ID,
+    seenAt: null,
+    createdAt: row.createdAt,
+  };
+}
+
+/** What the audit log records of an account. */
+function auditData(row: { id: number; name: string | null; username: string | null }, rootRole: number) {
+  return { id: row.id, name: row.name, username: row.username, rootRole };
+}
+
+async function requireAccount(db: Db, id: number): Promise<store.AccountRow> {
+  const row = await store.findAccount(db, id);
+  if (!row) throw notFound(`Could not find service account with id ${id}`);
+  return row;
+}
+
+async function requireRootRole(db: Db, id: number): Promise<store.RootRole> {
+  const role = await store.findRootRole(db, id);
+  if (!role) throw badRequest(`Could not find rootRole=${id}`, { path: '/body/rootRole' });
+  return role;
+}
+
+export async function listAccounts(db: Db) {
+  const rows = await store.listAccounts(db);
+  const tokens = await store.tokensOf(
+    db,
+    rows.map((row) => row.id),
+  );
+  const serviceAccounts = await Promise.all(
+    rows.map(async (row) => ({ ...(await accountBody(row)), tokens: tokens.filter((token) => token.userId === row.id) })),
+  );
+  const rootRoles = await store.rootRolesByIds(
+    db,
+    serviceAccounts.map((account) => account.rootRole),
+  );
+  return { serviceAccounts, rootRoles };
+}
+
+export async function createAccount(db: Db, actor: Actor, body: CreateServiceAccount) {
+  const taken = () => conflict(`A user or service account with the username ${body.username} already exists`);
+  const role = await requireRootRole(db, body.rootRole);
+  if (await store.usernameTaken(db, body.username)) throw taken();
+  // The id is allocated here so that the role row and the event can name it; a concurrent
+  // create that took it fails the whole batch, and we try the next one.
+  for (let attempt = 0; ; attempt++) {
+    const account = { id: await store.nextUserId(db), name: body.name, username: body.username, createdAt: new Date().toISOString() };
+    try {
+      await runBatch(db, [
+        ...store.insertAccountStatements(db, account, role.id, actor.userId),
+        auditEvent(db, actor, { type: 'service-account-created', data: auditData(account, role.id) }),
+      ]);
+      return accountBody({ ...account, imageUrl: null, rootRole: role.id });
+    } catch (error) {
+      if (constraintFailed(error, 'users.username')) throw taken();
+      if (!constraintFailed(error, 'users.id') || attempt >= 4) throw error;
+    }
+  }
+}
+
+export async function updateAccount(db: Db, actor: Actor, id: number, body: UpdateServiceAccount) {
+  const before = await requireAccount(db, id);
+  const role = body.rootRole === undefined ? undefined : await requireRootRole(db, body.rootRole);
+  const now = new Date().toISOString();
+  const after: store.AccountRow = { ...before, name: body.name ?? before.name, rootRole: role?.id ?? before.rootRole };
+  const statements: Statement[] = [];
+  if (body.name !== undefined) statements.push(store.renameStatement(db, id, body.name, now));
+  if (role && role.id !== before.rootRole) statements.push(...store.setRootRoleStatements(db, id, role.id, actor.userId, now));
+  statements.push(
+    auditEvent(db, actor, {
+      type: 'service-account-updated',
+      data: auditData(after, after.rootRole ?? VIEWER_ROLE_ID),
+      preData: auditData(before, before.rootRole ?? VIEWER_ROLE_ID),
+    }),
+  );
+  await runBatch(db, statements);
+  // Its tokens act with the new role from the next request in this isolate.
+  forgetUser(id);
+  return accountBody(after);
+}
+
+/** Deletes the account and every token of it: they stop working at once here, and within the cache bound elsewhere. */
+export async function deleteAccount(env: Env, db: Db, actor: Actor, id: number): Promise<void> {
+  const before = await requireAccount(db, id);
+  const hashes = await credentialHashesOf(db, id, { personalTokens: true });
+  await runBatch(db, [
+    ...deleteCredentialStatements(db, id, { personalTokens: true }),
+    ...store.softDeleteStatements(db, id, new Date().toISOString()),
+    auditEvent(db, actor, { type: 'service-account-deleted', preData: auditData(before, before.rootRole ?? VIEWER_ROLE_ID) }),
+  ]);
+  await revokeCredentials(env, id, hashes);
+}
+
+export async function listTokens(db: Db, id: number) {
+  await requireAccount(db, id);
+  return { pats: await store.tokensOf(db, [id]) };
+}
+
+export async function createToken(env: Env, db: Db, actor: Actor, id: number, body: CreatePersonalTokenRequest) {
+  await requireAccount(db, id);
+  const description = body.description.trim();
+  if (description === '') throw badRequest('PAT description cannot be empty.');
+  if (Date.parse(body.expiresAt) <= Date.now()) throw badRequest('The expiry date should be in future.');
+  if ((await store.tokenCount(db, id)) >= MAX_TOKENS_PER_ACCOUNT) {
+    throw new ApiError(403, 'OperationDeniedError', `Too many PATs (${MAX_TOKENS_PER_ACCOUNT}) already exist for this user.`);
+  }
+  const taken = () => new ApiError(409, 'NameExistsError', 'PAT description already exists.');
+  if (await store.descriptionTaken(db, id, description)) throw taken();
+
+  const secret = formatPersonalTokenSecret();
+  const secretHash = await sha256Hex(secret);
+  let row: store.TokenRow;
+  try {
+    const [inserted] = await db.batch([
+      store.insertTokenStatement(db, {
+        secretHash,
+        description,
+        userId: id,
+        expiresAt: body.expiresAt,
+        createdAt: new Date().toISOString(),
+      }),
+      auditEvent(db, actor, { type: 'pat-created', data: { description, expiresAt: body.expiresAt, secret: '***' } }),
+    ]);
+    row = inserted[0]!;
+  } catch (error) {
+    // A concurrent create with the same description lost the race on the unique index.
+    if (constraintFailed(error, 'personal_access_tokens')) throw taken();
+    throw error;
+  }
+  try {
+    await syncFromD1(env, 'pat', secretHash);
+  } catch (error) {
+    log.warn('KV write for a service account token failed; D1 fallback will serve it', { id: row.id, error });
+  }
+  return { ...row, secret };
+}
+
+/** Revoked at once: D1 first, then KV and this isolate. */
+export async function deleteToken(env: Env, db: Db, actor: Actor, id: number, tokenId: number): Promise<void> {
+  await requireAccount(db, id);
+  const token = await store.findToken(db, id, tokenId);
+  if (!token) throw notFound('No PAT found.');
+  const { secretHash, ...shown } = token;
+  await runBatch(db, [
+    store.deleteTokenStatement(db, id, tokenId),
+    auditEvent(db, actor, { type: 'pat-deleted', data: { ...shown, secret: '***' } }),
+  ]);
+  await revokeCached(env, 'pat', secretHash);
+}

@@ -1,0 +1,178 @@
+/**
+ * The Drizzle queries of service accounts: `users` rows with `is_service`, their root role in
+ * `role_user` and their tokens in `personal_access_tokens` (a service account's token is a
+ * personal access token of the account, as in Unleash).
+ */
+import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Db, Statement } from '../../db/client';
+import { personalAccessTokens, roles, roleUser, users } from '../../db/schema';
+
+const ROOT_ROLE_TYPES = ['root', 'root-custom'];
+
+const rootRoleId = sql<number | null>`(SELECT ru.role_id FROM role_user ru JOIN roles r ON r.id = ru.role_id
+  WHERE ru.user_id = "users"."id" AND ru.project = 'default' AND r.type IN ('root', 'root-custom')
+  ORDER BY ru.created_at, ru.role_id LIMIT 1)`;
+
+const accountColumns = {
+  id: users.id,
+  name: users.name,
+  username: users.username,
+  imageUrl: users.imageUrl,
+  createdAt: users.createdAt,
+  rootRole: rootRoleId,
+};
+export interface AccountRow {
+  id: number;
+  name: string | null;
+  username: string | null;
+  imageUrl: string | null;
+  createdAt: string;
+  rootRole: number | null;
+}
+
+const live = (...conditions: ReturnType<typeof eq>[]) => and(eq(users.isService, true), isNull(users.deletedAt), ...conditions);
+
+export async function listAccounts(db: Db): Promise<AccountRow[]> {
+  return db.select(accountColumns).from(users).where(live()).orderBy(asc(users.id));
+}
+
+export async function findAccount(db: Db, id: number): Promise<AccountRow | undefined> {
+  const [row] = await db
+    .select(accountColumns)
+    .from(users)
+    .where(live(eq(users.id, id)))
+    .limit(1);
+  return row;
+}
+
+export interface RootRole {
+  id: number;
+  name: string;
+  description: string | null;
+  type: string;
+}
+
+export async function findRootRole(db: Db, id: number): Promise<RootRole | undefined> {
+  const [row] = await db
+    .select({ id: roles.id, name: roles.name, description: roles.description, type: roles.type })
+    .from(roles)
+    .where(and(eq(roles.id, id), inArray(roles.type, ROOT_ROLE_TYPES)))
+    .limit(1);
+  return row;
+}
+
+export async function rootRolesByIds(db: Db, ids: readonly number[]): Promise<RootRole[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: roles.id, name: roles.name, description: roles.description, type: roles.type })
+    .from(roles)
+    .where(inArray(roles.id, [...new Set(ids)]))
+    .orderBy(asc(roles.id));
+}
+
+/** Whether any user or service account, live or not, holds the username. */
+export async function usernameTaken(db: Db, username: string): Promise<boolean> {
+  const rows = await db.select({ id: users.id }).from(users).where(eq(users.username, username)).limit(1);
+  return rows.length > 0;
+}
+
+export async function nextUserId(db: Db): Promise<number> {
+  const [row] = await db.select({ next: sql<number>`COALESCE(MAX(${users.id}), 0) + 1` }).from(users);
+  return Math.max(row?.next ?? 1, 1);
+}
+
+export function insertAccountStatements(
+  db: Db,
+  account: { id: number; name: string; username: string; createdAt: string },
+  rootRole: number,
+  createdByUserId: number,
+): Statement[] {
+  return [
+    db.insert(users).values({ ...account, isService: true, createdByUserId }),
+    db.insert(roleUser).values({ roleId: rootRole, userId: account.id, project: 'default', createdAt: account.createdAt, createdByUserId }),
+  ];
+}
+
+export function renameStatement(db: Db, id: number, name: string, now: string): Statement {
+  return db.update(users).set({ name, updatedAt: now }).where(eq(users.id, id));
+}
+
+export function setRootRoleStatements(db: Db, id: number, roleId: number, createdByUserId: number, now: string): Statement[] {
+  return [
+    db
+      .delete(roleUser)
+      .where(
+        and(
+          eq(roleUser.userId, id),
+          eq(roleUser.project, 'default'),
+          inArray(roleUser.roleId, db.select({ id: roles.id }).from(roles).where(inArray(roles.type, ROOT_ROLE_TYPES))),
+        ),
+      ),
+    db.insert(roleUser).values({ roleId, userId: id, project: 'default', createdAt: now, createdByUserId }),
+  ];
+}
+
+/** The account keeps its row (ids are never reused) without its name and username; its roles go. */
+export function softDeleteStatements(db: Db, id: number, now: string): Statement[] {
+  return [
+    db.update(users).set({ deletedAt: now, name: null, username: null, updatedAt: now }).where(eq(users.id, id)),
+    db.delete(roleUser).where(eq(roleUser.userId, id)),
+  ];
+}
+
+const tokenColumns = {
+  id: personalAccessTokens.id,
+  description: personalAccessTokens.description,
+  expiresAt: personalAccessTokens.expiresAt,
+  userId: personalAccessTokens.userId,
+  createdAt: personalAccessTokens.createdAt,
+  seenAt: personalAccessTokens.seenAt,
+};
+export interface TokenRow {
+  id: number;
+  description: string;
+  expiresAt: string;
+  userId: number;
+  createdAt: string;
+  seenAt: string | null;
+}
+
+export async function tokensOf(db: Db, userIds: readonly number[]): Promise<TokenRow[]> {
+  if (userIds.length === 0) return [];
+  return db
+    .select(tokenColumns)
+    .from(personalAccessTokens)
+    .where(inArray(personalAccessTokens.userId, [...userIds]))
+    .orderBy(asc(personalAccessTokens.id));
+}
+
+export async function tokenCount(db: Db, userId: number): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(personalAccessTokens).where(eq(personalAccessTokens.userId, userId));
+  return row?.n ?? 0;
+}
+
+export async function descriptionTaken(db: Db, userId: number, description: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: personalAccessTokens.id })
+    .from(personalAccessTokens)
+    .where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.description, description)))
+    .limit(1);
+  return rows.length > 0;
+}
+
+export function insertTokenStatement(db: Db, token: typeof personalAccessTokens.$inferInsert) {
+  return db.insert(personalAccessTokens).values(token).returning(tokenColumns);
+}
+
+export async function findToken(db: Db, userId: number, id: number): Promise<(TokenRow & { secretHash: string }) | undefined> {
+  const [row] = await db
+    .select({ ...tokenColumns, secretHash: personalAccessTokens.secretHash })
+    .from(personalAccessTokens)
+    .where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.id, id)))
+    .limit(1);
+  return row;
+}
+
+export function deleteTokenStatement(db: Db, userId: number, id: number): Statement {
+  return db.delete(personalAccessTokens).where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.id, id)));
+}
