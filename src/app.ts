@@ -27,6 +27,7 @@ import { documentRoutes, routes as operational } from './modules/operational/rou
 import { routes as personalDashboard } from './modules/personal-dashboard/routes';
 import { routes as personalTokens } from './modules/personal-tokens/routes';
 import { routes as projectAccess } from './modules/project-access/routes';
+import { routes as playground } from './modules/playground/routes';
 import { routes as projects } from './modules/projects/routes';
 import { routes as resetTokens } from './modules/reset-tokens/routes';
 import { routes as roles } from './modules/roles/routes';
@@ -65,6 +66,7 @@ export const ROUTES: readonly Route[] = [
   ...personalDashboard,
   ...featureTypes,
   ...strategies,
+  ...playground,
   ...contextFields,
   ...clientMetrics,
   ...clientApi,
