@@ -161,7 +161,11 @@ describe('legacy-strategy specification files, loaded through the admin API', ()
     });
     try {
       await waitFor(unleash, 'synchronized');
-      const answers = cases.map((test) => [test.file, test.description, unleash.isEnabled(test.toggleName, test.context as Parameters<Unleash['isEnabled']>[1])]);
+      const answers = cases.map((test) => [
+        test.file,
+        test.description,
+        unleash.isEnabled(test.toggleName, test.context as Parameters<Unleash['isEnabled']>[1]),
+      ]);
       expect(answers).toEqual(cases.map((test) => [test.file, test.description, test.expectedResult]));
     } finally {
       unleash.destroy();
