@@ -29,6 +29,7 @@ import { routes as personalDashboard } from './modules/personal-dashboard/routes
 import { routes as personalTokens } from './modules/personal-tokens/routes';
 import { routes as projectAccess } from './modules/project-access/routes';
 import { routes as projectFeatures } from './modules/project-features/routes';
+import { routes as playground } from './modules/playground/routes';
 import { routes as projects } from './modules/projects/routes';
 import { routes as projectInsights } from './modules/project-insights/routes';
 import { routes as resetTokens } from './modules/reset-tokens/routes';
@@ -79,6 +80,7 @@ export const ROUTES: readonly Route[] = [
   ...personalDashboard,
   ...featureTypes,
   ...strategies,
+  ...playground,
   ...contextFields,
   ...clientMetrics,
   ...applications,
