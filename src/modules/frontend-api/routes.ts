@@ -85,10 +85,31 @@ async function answerFor(
 
 const OK_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' };
 
-function togglesResponse(request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
+const OK_PAIRS = Object.entries(OK_HEADERS);
+
+// The CORS headers `setCorsHeaders` gives, by what they depend on (FRONTEND_API_ORIGINS and
+// the request's Origin), as a list: a Response is then made with all of its headers at once.
+const corsPairsCache = new Map<string, [string, string][]>();
+
+function corsPairs(env: Env, request: Request): [string, string][] {
+  const key = `${env.FRONTEND_API_ORIGINS ?? '\u0000'}\u0000${request.headers.get('origin') ?? '\u0000'}`;
+  let pairs = corsPairsCache.get(key);
+  if (pairs === undefined) {
+    const headers = new Headers();
+    setCorsHeaders(headers, env, request);
+    pairs = [...headers];
+    if (corsPairsCache.size >= 256) corsPairsCache.clear();
+    corsPairsCache.set(key, pairs);
+  }
+  return pairs;
+}
+
+/** The answer, CORS headers included (withCors sets them again to the same values on the full path). */
+function togglesResponse(env: Env, request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
+  const cors = corsPairs(env, request);
   if (conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag))
-    return new Response(null, { status: 304, headers: { etag } });
-  return new Response(body, { headers: { ...OK_HEADERS, etag } });
+    return new Response(null, { status: 304, headers: [...cors, ['etag', etag]] });
+  return new Response(body, { headers: [...cors, ...OK_PAIRS, ['etag', etag]] });
 }
 
 /** The headers `withCors(getToggles)` answers a request with, CORS included, as a list. */
@@ -113,17 +134,11 @@ export async function getToggles({ request, env, principal }: SdkContext): Promi
 export function answerFrontendEarly(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> | null {
   const early = earlyFrontendRequest(request, env, ctx);
   if (early === null) return null;
-  return togglesFor(request, env, early.token, early.snapshot).then(
-    (response) => {
-      setCorsHeaders(response.headers, env, request);
-      return response;
-    },
-    (error: unknown) => {
-      const response = toErrorResponse(error, request);
-      setCorsHeaders(response.headers, env, request);
-      return response;
-    },
-  );
+  return togglesFor(request, env, early.token, early.snapshot).catch((error: unknown) => {
+    const response = toErrorResponse(error, request);
+    setCorsHeaders(response.headers, env, request);
+    return response;
+  });
 }
 
 async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, snapshot: Snapshot): Promise<Response> {
@@ -150,13 +165,13 @@ async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, sna
       notModified: { status: 304, headers: headersFor(env, request, { etag }) },
     });
   }
-  return togglesResponse(request, answer, true);
+  return togglesResponse(env, request, answer, true);
 }
 
 export async function postToggles({ request, env, principal }: SdkContext): Promise<Response> {
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
   const snapshot = await snapshotFor(env, environmentOf(principal.token));
-  return togglesResponse(request, (await answerFor(snapshot, principal.token, () => evaluationContext)).answer, false);
+  return togglesResponse(env, request, (await answerFor(snapshot, principal.token, () => evaluationContext)).answer, false);
 }
 
 /** Express's `sendStatus(200)`, which is what Unleash answers here. */
