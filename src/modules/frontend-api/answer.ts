@@ -2,14 +2,15 @@
  * The frontend API's answer for a context, made cheap for a context never seen before (a
  * busy site's browsers each bring their own userId and sessionId).
  *
- * Once per (data revision, token scope) a FrontendPlan lists the flags that can be on (a flag
- * disabled in the environment, or without a strategy list, never is) as compiled flags
- * (evaluation/engine.ts), and each answer a flag can give becomes its piece of the body,
- * `{"name":…,"enabled":true,"variant":{…},"impressionData":…}` as UTF-8 bytes, made the first
- * time it is needed. A request then evaluates each flag to the index of its answer, writes those
- * indices into one scratch array reused by every request, and copies the chosen pieces into
- * the body: the only allocation that grows with the flag count is the body itself. The body is
- * hashed once, as bytes, for the ETag, and handed to the Response as is (no string to encode).
+ * Once per (data revision, token scope) a FrontendPlan lists the flags that can be on (not
+ * those disabled in the environment) as compiled flags (evaluation/engine.ts), and each answer
+ * a flag can give becomes its piece of the body,
+ * `{"name":…,"enabled":true,"variant":{…},"impressionData":…}`, with its UTF-8 length, made
+ * the first time it is needed. A request then evaluates each flag to the index of its answer,
+ * writes those indices into one scratch array reused by every request (which also gives the
+ * body's exact length), joins the chosen pieces (a rope, no copying) and writes them once as
+ * UTF-8 into a buffer of that length. The body is hashed once, as bytes, for the ETag, and
+ * handed to the Response as is (no string for the runtime to encode).
  *
  * The body is a function of the indices alone, so bodies are also kept by their index vector
  * (once a vector has come twice): with few flags (or few answers) most contexts land on a
