@@ -4,6 +4,7 @@ import { directRoutes } from './direct-routes';
 import type { Env } from './env';
 import { rememberUrl, urlOf } from './http/request-url';
 import { answerFromMemo } from './modules/client-api/memo';
+import { answerFrontendEarly } from './modules/frontend-api/routes';
 import { flushOutbox, handleIntegrationQueue, INTEGRATIONS_DLQ_NAME, INTEGRATIONS_QUEUE_NAME } from './modules/addons/delivery';
 import type { DeliveryMessage } from './modules/addons/queue-message';
 import { handleMetricsQueue, METRICS_DLQ_NAME, METRICS_QUEUE_NAME } from './modules/client-api/usage-queue';
@@ -37,6 +38,9 @@ export default {
     // An SDK repeating a poll the isolate has answered at this data revision (client-api/memo.ts).
     const memoised = answerFromMemo(request, env, ctx);
     if (memoised !== null) return memoised;
+    // A frontend poll with a context not seen, from a key the isolate trusts (frontend-api/early.ts).
+    const early = answerFrontendEarly(request, env, ctx);
+    if (early !== null) return early;
     const normalised = normalise(request);
     // Each request reads and writes D1 through its own session (replicas, bookmarks).
     const database = withD1Session(env, normalised);

@@ -46,6 +46,7 @@ const UNLEASH_PASSWORD = process.env.UNLEASH_PASSWORD ?? 'unleash4all';
 const WRANGLER_DEV_ASIDE = (process.env.SDK_BENCH_WRANGLER_DEV ?? '1') !== '0';
 const PROJECT = 'default';
 const ENVIRONMENT = 'production';
+const SMALL_ENVIRONMENT = 'development';
 const LARGE_COUNT = 350;
 const PREFIX = 'sdkbench.';
 const EDGE_KEYS = 100;
@@ -100,6 +101,21 @@ function dataset() {
   return { features, featureStrategies, featureEnvironments, tagTypes: [] };
 }
 
+/**
+ * The 5 small flags alone, for environment `development`: there the 350 large flags are
+ * disabled, so a frontend key of that environment gets a 5-flag answer.
+ */
+function smallDataset() {
+  const all = dataset();
+  const small = (name) => name.startsWith(`${PREFIX}small.`);
+  return {
+    features: all.features.filter((f) => small(f.name)),
+    featureStrategies: all.featureStrategies.filter((s) => small(s.featureName)),
+    featureEnvironments: all.featureEnvironments.filter((e) => small(e.featureName)).map((e) => ({ ...e, environment: SMALL_ENVIRONMENT })),
+    tagTypes: [],
+  };
+}
+
 async function must(response, ...statuses) {
   if (!statuses.includes(response.status)) throw new Error(`${response.url}: ${response.status} ${await response.text()}`);
   return response;
@@ -119,19 +135,27 @@ async function seed(admin, tokenPrefix, importer = admin) {
     await importer('POST', '/api/admin/features-batch/import', { project: PROJECT, environment: ENVIRONMENT, data: dataset() }),
     200,
   );
-  const token = async (suffix, type) => {
+  await must(
+    await importer('POST', '/api/admin/features-batch/import', { project: PROJECT, environment: SMALL_ENVIRONMENT, data: smallDataset() }),
+    200,
+  );
+  const token = async (suffix, type, environment = ENVIRONMENT) => {
     const response = await must(
       await admin('POST', '/api/admin/api-tokens', {
         tokenName: `${tokenPrefix}-${suffix}`,
         type,
-        environment: ENVIRONMENT,
+        environment,
         projects: [PROJECT],
       }),
       201,
     );
     return (await response.json()).secret;
   };
-  return { client: await token('client', 'client'), frontend: await token('frontend', 'frontend') };
+  return {
+    client: await token('client', 'client'),
+    frontend: await token('frontend', 'frontend'),
+    frontendSmall: await token('frontend-small', 'frontend', SMALL_ENVIRONMENT),
+  };
 }
 
 /** Removes what an earlier run left in the shared Unleash: bench flags (archived too) and tokens. */
@@ -183,12 +207,13 @@ async function unleashSessionClient() {
 // ---------------------------------------------------------------------------------------
 // Load: wrk, one thread, CONNECTIONS connections.
 
-// A distinct userId on every request: the frontend answer cannot be reused. Each wrk run
-// starts its numbers where the previous one's could not have reached, so no run repeats an id.
+// A distinct userId (and sessionId) on every request: the frontend answer cannot be reused.
+// wrk puts a counter wherever the path says `{n}`. Each wrk run starts its numbers where the
+// previous one's could not have reached, so no run repeats an id.
 const DISTINCT_SCRIPT = path.join(os.tmpdir(), `sdkbench-distinct-${process.pid}.lua`);
 writeFileSync(
   DISTINCT_SCRIPT,
-  'local n = 0\ninit = function(args)\n  n = tonumber(args[1])\nend\nrequest = function()\n  n = n + 1\n  return wrk.format(nil, wrk.path .. n)\nend\n',
+  "local n = 0\ninit = function(args)\n  n = tonumber(args[1])\nend\nrequest = function()\n  n = n + 1\n  local p = wrk.path:gsub('{n}', tostring(n))\n  return wrk.format(nil, p)\nend\n",
 );
 let distinctRuns = 0;
 
@@ -338,14 +363,24 @@ try {
     },
     { id: 'frontend', label: `frontend, ${LARGE_COUNT} flags`, path: `/api/frontend?${frontendQuery}`, key: 'frontend', headers: {} },
   ];
-  // Every request another user (the path ends in `userId=`, wrk appends a counter).
-  const distinct = {
-    id: 'frontend-distinct',
-    label: `frontend, ${LARGE_COUNT} flags, another userId on every request`,
-    path: `/api/frontend?appName=bench&environment=default&sessionId=417392&properties%5Bregion%5D=eu&userId=`,
-    key: 'frontend',
-    headers: {},
-  };
+  // Every request another browser (wrk puts a counter where the path says `{n}`): what a busy
+  // site's browsers bring, a context never seen before. `floor` names the floor's body.
+  const distinctRows = [
+    {
+      id: 'frontend-distinct',
+      label: `frontend, ${LARGE_COUNT} flags, another userId and sessionId on every request`,
+      path: `/api/frontend?appName=bench&environment=default&userId={n}&sessionId={n}&properties%5Bregion%5D=eu`,
+      key: 'frontend',
+      floor: 'frontend',
+    },
+    {
+      id: 'frontend-small-distinct',
+      label: 'frontend, 5 flags, another userId on every request',
+      path: `/api/frontend?appName=bench&environment=default&sessionId=417392&properties%5Bregion%5D=eu&userId={n}`,
+      key: 'frontendSmall',
+      floor: 'frontend-small',
+    },
+  ];
   const bodies = {};
   const requests = { ours: {}, floor: {}, unleash: {} };
   const sizes = {};
@@ -375,6 +410,15 @@ try {
       requests.unleash[`${scenario.id}-304`] = { ...unleashRequest, headers: { ...unleashRequest.headers, 'if-none-match': u.etag } };
     console.log(`${scenario.id}: ours ${o.bytes} B, Unleash ${u.bytes} B (ETag ${u.etag ?? 'none'})`);
   }
+  // The floor's 5-flag body: ours for one user (the same size as any other user's, give or take).
+  {
+    const small = await expectStatus(
+      { url: `${ours.base}${distinctRows[1].path.replace('{n}', '1')}`, headers: { authorization: oursKeys.frontendSmall } },
+      200,
+    );
+    bodies['/frontend-small'] = { body: small.body, etag: small.etag, contentType: small.contentType };
+    sizes['frontend-small'] = { ours: small.bytes };
+  }
   floor = await startTrivialWorker({ port: PORT + 1, bodies, instance: PROFILE ? { inspectorPort: INSPECTOR_PORT + 1 } : {} });
   if (PROFILE) profilers.floor = await connectProfiler(INSPECTOR_PORT + 1, 'trivial');
   for (const scenario of scenarios) {
@@ -392,14 +436,16 @@ try {
       request.headers['if-none-match'] = (await expectStatus(requests.unleash[id.slice(0, -4)], 200)).etag;
     }
   }
-  requests.ours[distinct.id] = { url: `${ours.base}${distinct.path}`, headers: { authorization: oursKeys.frontend }, distinct: true };
-  if (unleashUp)
-    requests.unleash[distinct.id] = {
-      url: `${UNLEASH}${distinct.path}`,
-      headers: { authorization: unleashKeys?.frontend },
+  for (const row of distinctRows) {
+    requests.ours[row.id] = { url: `${ours.base}${row.path}`, headers: { authorization: oursKeys[row.key] }, distinct: true };
+    if (unleashUp)
+      requests.unleash[row.id] = { url: `${UNLEASH}${row.path}`, headers: { authorization: unleashKeys?.[row.key] }, distinct: true };
+    requests.floor[row.id] = {
+      url: `${floor.base}/${row.floor}?userId={n}&sessionId={n}`,
+      headers: { authorization: oursKeys[row.key] },
       distinct: true,
     };
-  requests.floor[distinct.id] = { ...requests.floor.frontend, url: `${requests.floor.frontend.url}?userId=`, distinct: true };
+  }
   // Every request answers as expected before timing starts (wrk counts only non-2xx/3xx).
   for (const [system, table] of Object.entries(requests)) {
     for (const [id, request] of Object.entries(table))
@@ -470,7 +516,9 @@ try {
     floor: { name: 'floor', ...floor },
     ...(unleashSystem ? { unleash: unleashSystem } : {}),
   };
-  const ids = [...scenarios.flatMap((s) => [s.id, `${s.id}-304`]), distinct.id].filter((id) => !ONLY || ONLY.has(id));
+  const ids = [...scenarios.flatMap((s) => [s.id, `${s.id}-304`]), ...distinctRows.map((row) => row.id)].filter(
+    (id) => !ONLY || ONLY.has(id),
+  );
   const samples = {};
   // Warm-up: one short pass over everything, not recorded.
   for (const id of ids)
@@ -585,9 +633,12 @@ try {
     'client-large-304': 0.9,
     frontend: 0.7,
     'frontend-304': 0.7,
+    'frontend-distinct': 0.65,
+    'frontend-small-distinct': 0.85,
   };
   const labelOf = (id) => {
-    if (id === distinct.id) return `${distinct.label} (200)`;
+    const row = distinctRows.find((r) => r.id === id);
+    if (row) return `${row.label} (200)`;
     const scenario = scenarios.find((s) => id.startsWith(s.id));
     return `${scenario.label}${id.endsWith('-304') ? ', If-None-Match (304)' : ' (200)'}`;
   };
@@ -630,8 +681,8 @@ Run: \`npm run bench -- sdk\`. Our Worker (the bundle \`wrangler deploy --dry-ru
     .join(
       ', ',
     )} ms CPU per second (measured over 5 s before the rounds), so the per-request figures are the requests' own. "rps per CPU s" is requests per CPU second of the server process: what one core would serve if the server had it alone. This is the fair comparison on a shared machine.
-- Data: ${LARGE_COUNT} flags (200 strategies; some constraints and strategy variants) plus 5 small flags, in project \`${PROJECT}\`, environment \`${ENVIRONMENT}\`, imported through \`POST /api/admin/features-batch/import\` on both servers. Client requests send \`Unleash-Client-Spec: 5.2.0\` and \`namePrefix\` to pick the set (so flags other agents put in the shared Unleash are not served). Frontend: \`GET /api/frontend?${frontendQuery.replace('%5B', '[').replace('%5D', ']')}\`.
-- Payload sizes (ours / Unleash): client ~2 kB ${sizes['client-small'].ours} / ${fmt(sizes['client-small'].unleash, 0)} B, client ~100 kB ${sizes['client-large'].ours} / ${fmt(sizes['client-large'].unleash, 0)} B, frontend ${sizes.frontend.ours} / ${fmt(sizes.frontend.unleash, 0)} B.
+- Data: ${LARGE_COUNT} flags (200 strategies; some constraints and strategy variants) plus 5 small flags, in project \`${PROJECT}\`, environment \`${ENVIRONMENT}\`, imported through \`POST /api/admin/features-batch/import\` on both servers; the 5 small flags are imported into environment \`${SMALL_ENVIRONMENT}\` too, where the ${LARGE_COUNT} are disabled, and the 5-flag frontend row uses a frontend key of that environment. Client requests send \`Unleash-Client-Spec: 5.2.0\` and \`namePrefix\` to pick the set (so flags other agents put in the shared Unleash are not served). Frontend: \`GET /api/frontend?${frontendQuery.replace('%5B', '[').replace('%5D', ']')}\`.
+- Payload sizes (ours / Unleash): client ~2 kB ${sizes['client-small'].ours} / ${fmt(sizes['client-small'].unleash, 0)} B, client ~100 kB ${sizes['client-large'].ours} / ${fmt(sizes['client-large'].unleash, 0)} B, frontend ${sizes.frontend.ours} / ${fmt(sizes.frontend.unleash, 0)} B, frontend 5 flags ~${sizes['frontend-small'].ours} B.
 
 | Scenario | ours rps | ours CPU ms/req | ours rps per CPU s | ours p99 ms | floor rps | floor CPU ms/req | floor CPU ÷ ours CPU | ours rps % of floor (target) | Unleash rps | Unleash CPU ms/req | Unleash rps per CPU s | ours ÷ Unleash (rps per CPU s) | targets met |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
@@ -654,7 +705,7 @@ ${asideRows.join('\n')}
 Reading it:
 - "ours rps % of floor" is the target's measure; "floor CPU ÷ ours CPU" says the same from CPU time, which the machine's other work disturbs less than rps (a run that loses the cores to someone else loses rps, not CPU per request). Where the two disagree by much, the rps figure is the noisy one.
 - The client API answers a 200 from a body built once per data revision and query and kept in the isolate, a 304 from the revision and query alone; the work left per request is routing (exact paths go straight to their handler, \`src/direct-routes.ts\`), the key check (the key's hash is remembered per isolate for 10 s) and the answer.
-- The frontend rows with one repeated context measure what a browser SDK polling with its own context gets: the answer for (data revision, token scope, context) is kept in the isolate when its evaluation read neither the clock nor a random number, so the repeat skips evaluating 350 flags. The "another userId on every request" row never hits that cache: every request evaluates all 350 flags, serialises the answer and hashes it for the ETag (Express's weak ETag, the one Unleash sends for the same body).
+- The frontend rows with one repeated context measure what a browser SDK polling with its own context gets: the answer for (data revision, token scope, context) is kept in the isolate when its evaluation read neither the clock nor a random number, so the repeat skips evaluating 350 flags. The "another userId (and sessionId) on every request" rows never hit that cache: every request evaluates every flag for a context never seen (flags compiled once per data revision and token scope into ready matchers), joins the chosen per-flag answer pieces into the body and hashes it once for the ETag (Express's weak ETag, the one Unleash sends for the same body), unless that answer vector's body is already kept (the 5-flag row mostly is); a key the isolate trusts is answered before routing at a fresh revision (\`src/modules/frontend-api/early.ts\`); see docs/sdk.md. Their floor answers a frontend body of the same size (350 flags: the repeated context's; 5 flags: one user's).
 ${unleashUp ? '' : `- **Unleash was not answering on ${UNLEASH} during this run** (the shared instance is not ours to restart): its columns are empty and no row counts as met.\n`}- Unleash does not send an ETag on an endpoint when its row says "no 304"; it is then compared on its 200 only.
 - Every 304 row is checked to have been 304s (under 1 kB read per response). Runs before 2026-11-24 did not check, and took the ETags before creating the /edge/validate keys: each key created is an audit event, which moves our data revision and so our ETag, so our "304" rows were in fact 200s (hence the 100 kB 304 row far below the 200 row). Since then, our revision, like Unleash's, counts only events SDKs can see, so creating those keys no longer moves it.
 - Unleash is one Node process; its rps is limited by that process and by sharing the cores with wrk, workerd and other agents. Its CPU per request is its own, comparable to workerd's.

@@ -1,6 +1,6 @@
 /** Constraint operators, with `inverted` applied to whatever the operator decided. */
 import { RE2JS } from 're2js';
-import { parseIpRange, rangeContains } from '../../lib/ip';
+import { parseIpRange, rangeContains, type IpRange } from '../../lib/ip';
 import { compareSemver, parseSemver } from './semver';
 import type { Constraint, Context } from './types';
 import { noteImpureRead } from './purity';
@@ -64,129 +64,160 @@ export function regexProblem(pattern: string | undefined, inverted: boolean | un
   return null;
 }
 
-function inOperator(constraint: Constraint, context: Context): boolean {
-  const actual = contextValue(context, constraint.contextName);
-  const found = actual !== undefined && cleanValues(constraint.values).includes(actual);
-  return constraint.operator === 'IN' ? found : !found;
+/** A constraint made ready for one revision's data: it reads the context and nothing else. */
+export type Check = (context: Context) => boolean;
+
+const NEVER: Check = () => false;
+
+function inCheck(field: string, values: readonly string[], positive: boolean, inverted: boolean): Check {
+  // `found !== positive` is the NOT_IN answer, then `!== inverted` applies the inversion.
+  const flip = positive === inverted;
+  if (values.length <= 4) {
+    return (context) => {
+      const actual = contextValue(context, field);
+      return (actual !== undefined && values.includes(actual)) !== flip;
+    };
+  }
+  const set = new Set(values);
+  return (context) => {
+    const actual = contextValue(context, field);
+    return (actual !== undefined && set.has(actual)) !== flip;
+  };
 }
 
-function stringOperator(constraint: Constraint, context: Context): boolean {
-  let actual = contextValue(context, constraint.contextName);
-  if (actual === undefined) return false;
-  let values = cleanValues(constraint.values);
-  if (constraint.caseInsensitive) {
-    actual = actual.toLowerCase();
-    values = values.map((value) => value.toLowerCase());
-  }
-  const subject = actual;
+function stringCheck(operator: string, field: string, values: string[], caseInsensitive: boolean, inverted: boolean): Check {
+  const wanted = caseInsensitive ? values.map((value) => value.toLowerCase()) : values;
+  const test =
+    operator === 'STR_STARTS_WITH'
+      ? (subject: string) => wanted.some((value) => subject.startsWith(value))
+      : operator === 'STR_ENDS_WITH'
+        ? (subject: string) => wanted.some((value) => subject.endsWith(value))
+        : (subject: string) => wanted.some((value) => subject.includes(value));
+  return (context) => {
+    const actual = contextValue(context, field);
+    if (actual === undefined) return inverted;
+    return test(caseInsensitive ? actual.toLowerCase() : actual) !== inverted;
+  };
+}
+
+function numberCheck(operator: string, field: string, value: unknown, inverted: boolean): Check {
+  const expected = Number(value);
+  if (Number.isNaN(expected)) return () => inverted;
+  const compare: (actual: number) => boolean =
+    operator === 'NUM_EQ'
+      ? (actual) => actual === expected
+      : operator === 'NUM_GT'
+        ? (actual) => actual > expected
+        : operator === 'NUM_GTE'
+          ? (actual) => actual >= expected
+          : operator === 'NUM_LT'
+            ? (actual) => actual < expected
+            : (actual) => actual <= expected;
+  return (context) => {
+    const raw = contextValue(context, field);
+    const actual = raw === undefined ? Number.NaN : Number(raw);
+    // NaN compares false with everything, as the NaN check did.
+    return compare(actual) !== inverted;
+  };
+}
+
+function dateCheck(operator: string, value: unknown, inverted: boolean): Check {
+  const expected = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  const after = operator === 'DATE_AFTER';
+  return (context) => {
+    if (!context.currentTime) noteImpureRead();
+    const current = context.currentTime ? new Date(context.currentTime).getTime() : Date.now();
+    if (Number.isNaN(expected) || Number.isNaN(current)) return inverted;
+    return (after ? current > expected : current < expected) !== inverted;
+  };
+}
+
+function semverCheck(operator: string, field: string, value: unknown, inverted: boolean): Check {
+  const expected = typeof value === 'string' ? parseSemver(value.replace(/^[v=]/, '')) : undefined;
+  if (!expected) return () => inverted;
+  const accept: (order: number) => boolean =
+    operator === 'SEMVER_EQ'
+      ? (order) => order === 0
+      : operator === 'SEMVER_GT'
+        ? (order) => order > 0
+        : operator === 'SEMVER_GTE'
+          ? (order) => order >= 0
+          : operator === 'SEMVER_LT'
+            ? (order) => order < 0
+            : (order) => order <= 0;
+  return (context) => {
+    const raw = contextValue(context, field);
+    if (!raw || raw.startsWith('v')) return inverted;
+    const actual = parseSemver(raw);
+    if (!actual) return inverted;
+    return accept(compareSemver(actual, expected)) !== inverted;
+  };
+}
+
+function regexCheck(field: string, value: unknown, caseInsensitive: boolean, inverted: boolean): Check {
+  if (typeof value !== 'string') return () => inverted;
+  const regex = compiled(value, caseInsensitive);
+  if (regex === null) return () => inverted;
+  return (context) => {
+    const actual = contextValue(context, field);
+    if (actual === undefined) return inverted;
+    return regex.matcher(actual).find() !== inverted;
+  };
+}
+
+function cidrCheck(field: string, values: string[], inverted: boolean): Check {
+  const ranges = values.map((value) => parseIpRange(value)).filter((range): range is IpRange => range !== undefined);
+  return (context) => {
+    const raw = contextValue(context, field);
+    const address = raw === undefined ? undefined : parseIpRange(raw);
+    if (!address) return inverted;
+    return ranges.some((range) => rangeContains(range, address)) !== inverted;
+  };
+}
+
+/**
+ * A constraint as a ready check: its values cleaned, set up for look-up, parsed (numbers,
+ * dates, versions, CIDR ranges) and its pattern compiled once, `inverted` folded in. An
+ * unknown operator (or a missing constraint) never matches, and `inverted` does not rescue it,
+ * as in the SDKs.
+ */
+export function compileConstraint(constraint: Constraint | undefined | null): Check {
+  if (!constraint) return NEVER;
+  const field = constraint.contextName;
+  const inverted = Boolean(constraint.inverted);
   switch (constraint.operator) {
+    case 'IN':
+    case 'NOT_IN':
+      return inCheck(field, cleanValues(constraint.values), constraint.operator === 'IN', inverted);
     case 'STR_STARTS_WITH':
-      return values.some((value) => subject.startsWith(value));
     case 'STR_ENDS_WITH':
-      return values.some((value) => subject.endsWith(value));
-    default:
-      return values.some((value) => subject.includes(value));
-  }
-}
-
-function numberOperator(constraint: Constraint, context: Context): boolean {
-  const expected = Number(constraint.value);
-  const raw = contextValue(context, constraint.contextName);
-  const actual = raw === undefined ? Number.NaN : Number(raw);
-  if (Number.isNaN(expected) || Number.isNaN(actual)) return false;
-  switch (constraint.operator) {
+    case 'STR_CONTAINS':
+      return stringCheck(constraint.operator, field, cleanValues(constraint.values), Boolean(constraint.caseInsensitive), inverted);
     case 'NUM_EQ':
-      return actual === expected;
     case 'NUM_GT':
-      return actual > expected;
     case 'NUM_GTE':
-      return actual >= expected;
     case 'NUM_LT':
-      return actual < expected;
-    default:
-      return actual <= expected;
-  }
-}
-
-function dateOperator(constraint: Constraint, context: Context): boolean {
-  const expected = typeof constraint.value === 'string' ? Date.parse(constraint.value) : Number.NaN;
-  if (!context.currentTime) noteImpureRead();
-  const current = context.currentTime ? new Date(context.currentTime).getTime() : Date.now();
-  if (Number.isNaN(expected) || Number.isNaN(current)) return false;
-  return constraint.operator === 'DATE_AFTER' ? current > expected : current < expected;
-}
-
-function semverOperator(constraint: Constraint, context: Context): boolean {
-  const raw = contextValue(context, constraint.contextName);
-  if (!raw || raw.startsWith('v')) return false;
-  const actual = parseSemver(raw);
-  const expected = typeof constraint.value === 'string' ? parseSemver(constraint.value.replace(/^[v=]/, '')) : undefined;
-  if (!actual || !expected) return false;
-  const order = compareSemver(actual, expected);
-  switch (constraint.operator) {
+    case 'NUM_LTE':
+      return numberCheck(constraint.operator, field, constraint.value, inverted);
+    case 'DATE_AFTER':
+    case 'DATE_BEFORE':
+      return dateCheck(constraint.operator, constraint.value, inverted);
     case 'SEMVER_EQ':
-      return order === 0;
     case 'SEMVER_GT':
-      return order > 0;
     case 'SEMVER_GTE':
-      return order >= 0;
     case 'SEMVER_LT':
-      return order < 0;
+    case 'SEMVER_LTE':
+      return semverCheck(constraint.operator, field, constraint.value, inverted);
+    case 'REGEX':
+      return regexCheck(field, constraint.value, constraint.caseInsensitive === true, inverted);
+    case 'IN_CIDR':
+      return cidrCheck(field, cleanValues(constraint.values), inverted);
     default:
-      return order <= 0;
+      return NEVER;
   }
 }
 
-function regexOperator(constraint: Constraint, context: Context): boolean {
-  const actual = contextValue(context, constraint.contextName);
-  if (actual === undefined || typeof constraint.value !== 'string') return false;
-  const regex = compiled(constraint.value, constraint.caseInsensitive === true);
-  return regex !== null && regex.matcher(actual).find();
-}
-
-function cidrOperator(constraint: Constraint, context: Context): boolean {
-  const raw = contextValue(context, constraint.contextName);
-  const address = raw === undefined ? undefined : parseIpRange(raw);
-  if (!address) return false;
-  return cleanValues(constraint.values).some((value) => {
-    const range = parseIpRange(value);
-    return range !== undefined && rangeContains(range, address);
-  });
-}
-
-type Operator = (constraint: Constraint, context: Context) => boolean;
-
-const OPERATORS: ReadonlyMap<string, Operator> = new Map<string, Operator>([
-  ['IN', inOperator],
-  ['NOT_IN', inOperator],
-  ['STR_STARTS_WITH', stringOperator],
-  ['STR_ENDS_WITH', stringOperator],
-  ['STR_CONTAINS', stringOperator],
-  ['NUM_EQ', numberOperator],
-  ['NUM_GT', numberOperator],
-  ['NUM_GTE', numberOperator],
-  ['NUM_LT', numberOperator],
-  ['NUM_LTE', numberOperator],
-  ['DATE_AFTER', dateOperator],
-  ['DATE_BEFORE', dateOperator],
-  ['SEMVER_EQ', semverOperator],
-  ['SEMVER_GT', semverOperator],
-  ['SEMVER_GTE', semverOperator],
-  ['SEMVER_LT', semverOperator],
-  ['SEMVER_LTE', semverOperator],
-  ['REGEX', regexOperator],
-  ['IN_CIDR', cidrOperator],
-]);
-
-/** An unknown operator never matches (and `inverted` does not rescue it), as in the SDKs. */
+/** One constraint against one context (compiles it: for checks made once, use compileConstraint). */
 export function constraintMatches(constraint: Constraint | undefined, context: Context): boolean {
-  if (!constraint) return false;
-  const operator = OPERATORS.get(constraint.operator);
-  if (!operator) return false;
-  const result = operator(constraint, context);
-  return constraint.inverted ? !result : result;
-}
-
-export function allConstraintsMatch(constraints: readonly (Constraint | undefined)[], context: Context): boolean {
-  return constraints.every((constraint) => constraintMatches(constraint, context));
+  return compileConstraint(constraint)(context);
 }

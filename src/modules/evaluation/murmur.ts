@@ -57,3 +57,66 @@ export function strategyBucket(id: string, groupId: string): number {
 export function variantBucket(id: string, groupId: string, totalWeight: number): number {
   return (murmur3(`${groupId}:${id}`, VARIANT_SEED) % totalWeight) + 1;
 }
+
+/**
+ * The hash state after a fixed prefix (`groupId:`), so the per-request part hashes only the id:
+ * whole 4-byte blocks of the prefix are mixed in once; up to 3 bytes wait in `k`/`n`.
+ */
+export interface MurmurPrefix {
+  readonly h1: number;
+  readonly k: number;
+  readonly n: number;
+  readonly length: number;
+}
+
+export function murmurPrefix(prefix: string, seed: number): MurmurPrefix {
+  let h1 = seed | 0;
+  let k = 0;
+  let n = 0;
+  for (let i = 0; i < prefix.length; i++) {
+    k |= byteAt(prefix, i) << (n * 8);
+    if (++n === 4) {
+      h1 ^= scramble(k);
+      h1 = (h1 << 13) | (h1 >>> 19);
+      h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
+      k = 0;
+      n = 0;
+    }
+  }
+  return { h1, k, n, length: prefix.length };
+}
+
+/** murmur3(prefix + rest, seed) for the prefix `state` was made from. */
+export function murmurAfter(state: MurmurPrefix, rest: string): number {
+  let h1 = state.h1;
+  let k = state.k;
+  let n = state.n;
+  for (let i = 0; i < rest.length; i++) {
+    k |= byteAt(rest, i) << (n * 8);
+    if (++n === 4) {
+      h1 ^= scramble(k);
+      h1 = (h1 << 13) | (h1 >>> 19);
+      h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
+      k = 0;
+      n = 0;
+    }
+  }
+  if (n > 0) h1 ^= scramble(k);
+  h1 ^= state.length + rest.length;
+  h1 ^= h1 >>> 16;
+  h1 = Math.imul(h1, 0x85ebca6b);
+  h1 ^= h1 >>> 13;
+  h1 = Math.imul(h1, 0xc2b2ae35);
+  h1 ^= h1 >>> 16;
+  return h1 >>> 0;
+}
+
+/** The prefix of `strategyBucket` for a groupId. */
+export function strategyPrefix(groupId: string): MurmurPrefix {
+  return murmurPrefix(`${groupId}:`, STRATEGY_SEED);
+}
+
+/** The prefix of `variantBucket` for a groupId. */
+export function variantPrefix(groupId: string): MurmurPrefix {
+  return murmurPrefix(`${groupId}:`, VARIANT_SEED);
+}

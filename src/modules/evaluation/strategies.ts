@@ -1,7 +1,7 @@
 /** The built-in activation strategies. Unknown strategy names never match. */
 import { contextValue } from './constraints';
 import { parseIpRange, rangeContains } from '../../lib/ip';
-import { strategyBucket } from './murmur';
+import { murmurAfter, strategyPrefix, type MurmurPrefix } from './murmur';
 import type { Context } from './types';
 import { noteImpureRead } from './purity';
 
@@ -14,67 +14,101 @@ export function parameter(parameters: Parameters, name: string): string | undefi
   return value === undefined || value === null ? undefined : String(value);
 }
 
-function randomId(max: number): string {
-  noteImpureRead();
-  return String(Math.floor(Math.random() * max) + 1);
-}
-
-function inRollout(id: string | undefined, groupId: string, percentageText: string | undefined): boolean {
-  if (!id) return false;
-  const percentage = Number(percentageText);
-  return percentage > 0 && strategyBucket(id, groupId) <= percentage;
-}
-
 function listParameter(parameters: Parameters, name: string): string[] {
   const text = parameter(parameters, name);
   return text ? text.split(',').map((item) => item.trim()) : [];
 }
 
-type StrategyImpl = (parameters: Parameters, context: Context, featureName: string) => boolean;
-
-const STRATEGIES: ReadonlyMap<string, StrategyImpl> = new Map<string, StrategyImpl>([
-  ['default', () => true],
-  [
-    'flexibleRollout',
-    (parameters, context, featureName) => {
-      const stickiness = parameter(parameters, 'stickiness') || 'default';
-      let id: string | undefined;
-      if (stickiness === 'default') id = context.userId || context.sessionId || randomId(10_000);
-      else if (stickiness === 'random') id = randomId(10_000);
-      else id = contextValue(context, stickiness);
-      return inRollout(id, parameter(parameters, 'groupId') || featureName, parameter(parameters, 'rollout'));
-    },
-  ],
-  ['userWithId', (parameters, context) => context.userId !== undefined && listParameter(parameters, 'userIds').includes(context.userId)],
-  [
-    'gradualRolloutUserId',
-    (parameters, context) => inRollout(context.userId, parameter(parameters, 'groupId') || '', parameter(parameters, 'percentage')),
-  ],
-  [
-    'gradualRolloutSessionId',
-    (parameters, context) => inRollout(context.sessionId, parameter(parameters, 'groupId') || '', parameter(parameters, 'percentage')),
-  ],
-  ['gradualRolloutRandom', (parameters) => Number(parameter(parameters, 'percentage')) >= Number(randomId(100))],
-  [
-    'remoteAddress',
-    (parameters, context) => {
-      const remote = context.remoteAddress;
-      if (!remote) return false;
-      const address = parseIpRange(remote);
-      return listParameter(parameters, 'IPs').some((entry) => {
-        if (entry === remote) return true;
-        const range = parseIpRange(entry);
-        // Only IPv4 ranges, as the SDKs read this strategy; invalid entries are skipped.
-        return range !== undefined && range.family === 4 && address !== undefined && rangeContains(range, address);
-      });
-    },
-  ],
-  // A server-side evaluator has no application host name to compare with.
-  ['applicationHostname', () => false],
+const KNOWN = new Set([
+  'default',
+  'flexibleRollout',
+  'userWithId',
+  'gradualRolloutUserId',
+  'gradualRolloutSessionId',
+  'gradualRolloutRandom',
+  'remoteAddress',
+  'applicationHostname',
 ]);
 
 /** Whether the named strategy is on for this context; undefined for an unknown strategy. */
 export function strategyIsOn(name: string, parameters: Parameters, context: Context, featureName: string): boolean | undefined {
-  const impl = STRATEGIES.get(name);
-  return impl ? impl(parameters, context, featureName) : undefined;
+  return KNOWN.has(name) ? compileStrategy(name, parameters, featureName)(context) : undefined;
+}
+
+/** A strategy made ready for one revision's data: whether it is on for a context. */
+export type StrategyCheck = (context: Context) => boolean;
+
+const OFF: StrategyCheck = () => false;
+
+function randomNumber(max: number): number {
+  noteImpureRead();
+  return Math.floor(Math.random() * max) + 1;
+}
+
+/** `inRollout` with the percentage and the hash prefix of the groupId made once. */
+function rolloutCheck(groupId: string, percentageText: string | undefined): (id: string | undefined) => boolean {
+  const percentage = Number(percentageText);
+  const prefix: MurmurPrefix = strategyPrefix(groupId);
+  if (!(percentage > 0)) return () => false;
+  // Buckets run 1..100: at 100 % every id is in.
+  if (percentage >= 100) return (id) => Boolean(id);
+  return (id) => Boolean(id) && (murmurAfter(prefix, typeof id === 'string' ? id : String(id)) % 100) + 1 <= percentage;
+}
+
+/**
+ * A strategy as a ready check (parameters read, lists split, address ranges parsed, the
+ * rollout hash's groupId part done once); false for an unknown strategy.
+ */
+export function compileStrategy(name: string, parameters: Parameters, featureName: string): StrategyCheck {
+  switch (name) {
+    case 'default':
+      return () => true;
+    case 'flexibleRollout': {
+      const stickiness = parameter(parameters, 'stickiness') || 'default';
+      const inRolloutOf = rolloutCheck(parameter(parameters, 'groupId') || featureName, parameter(parameters, 'rollout'));
+      if (stickiness === 'default') return (context) => inRolloutOf(context.userId || context.sessionId || String(randomNumber(10_000)));
+      if (stickiness === 'random') return () => inRolloutOf(String(randomNumber(10_000)));
+      return (context) => inRolloutOf(contextValue(context, stickiness));
+    }
+    case 'userWithId': {
+      const ids = listParameter(parameters, 'userIds');
+      return (context) => context.userId !== undefined && ids.includes(context.userId);
+    }
+    case 'gradualRolloutUserId': {
+      const inRolloutOf = rolloutCheck(parameter(parameters, 'groupId') || '', parameter(parameters, 'percentage'));
+      return (context) => inRolloutOf(context.userId);
+    }
+    case 'gradualRolloutSessionId': {
+      const inRolloutOf = rolloutCheck(parameter(parameters, 'groupId') || '', parameter(parameters, 'percentage'));
+      return (context) => inRolloutOf(context.sessionId);
+    }
+    case 'gradualRolloutRandom': {
+      const percentage = Number(parameter(parameters, 'percentage'));
+      return () => percentage >= randomNumber(100);
+    }
+    case 'remoteAddress': {
+      const entries = listParameter(parameters, 'IPs').map((entry) => {
+        const range = parseIpRange(entry);
+        // Only IPv4 ranges, as the SDKs read this strategy; invalid entries are skipped.
+        return { entry, range: range !== undefined && range.family === 4 ? range : undefined };
+      });
+      return (context) => {
+        const remote = context.remoteAddress;
+        if (!remote) return false;
+        let address: ReturnType<typeof parseIpRange> | null = null;
+        for (const { entry, range } of entries) {
+          if (entry === remote) return true;
+          if (range === undefined) continue;
+          address ??= parseIpRange(remote);
+          if (address !== undefined && rangeContains(range, address)) return true;
+        }
+        return false;
+      };
+    }
+    // A server-side evaluator has no application host name to compare with.
+    case 'applicationHostname':
+      return OFF;
+    default:
+      return OFF;
+  }
 }

@@ -9,7 +9,8 @@
 import { BoundedMap } from '../../lib/bounded-map';
 
 export interface FrontendAnswer {
-  body: string;
+  /** UTF-8 JSON. */
+  body: Uint8Array;
   etag: string;
 }
 
@@ -17,7 +18,7 @@ export interface FrontendAnswer {
 const MAX_CHARS = 4_000_000;
 const answers = new BoundedMap<string, FrontendAnswer>(
   { entries: 512, weight: MAX_CHARS },
-  { weight: (key, answer) => key.length + answer.body.length },
+  { weight: (key, answer) => key.length + answer.body.byteLength },
 );
 
 /** `contextKey` must name one context: its JSON, or the raw input it is built from. */
@@ -31,6 +32,6 @@ export function cachedAnswer(key: string): FrontendAnswer | undefined {
 }
 
 export function rememberAnswer(key: string, answer: FrontendAnswer): void {
-  if (key.length + answer.body.length > MAX_CHARS / 8 || answers.has(key)) return;
+  if (key.length + answer.body.byteLength > MAX_CHARS / 8 || answers.has(key)) return;
   answers.set(key, answer);
 }

@@ -23,14 +23,14 @@ export function buildContext(
   defaults: { remoteAddress: string | null },
 ): Context {
   const top: Partial<Record<TopLevel, string>> = {};
-  const properties: Record<string, string> = {};
+  // No prototype, so a `__proto__` key is an ordinary property and not a prototype change.
+  const properties: Record<string, string> = Object.create(null) as Record<string, string>;
   let count = 0;
   const addProperty = (name: string, value: unknown) => {
     const text = asText(value);
     if (text === undefined || count >= MAX_PROPERTIES) return;
     if (!Object.hasOwn(properties, name)) count++;
-    // defineProperty, so a `__proto__` key is an ordinary property and not a prototype change.
-    Object.defineProperty(properties, name, { value: text, enumerable: true, writable: true, configurable: true });
+    properties[name] = text;
   };
   for (const [name, value] of fields) {
     if ((TOP_LEVEL as readonly string[]).includes(name)) {

@@ -7,11 +7,11 @@ import type * as v from 'valibot';
 import type { Env } from '../../env';
 import { setCorsHeaders, preflight } from '../../http/cors';
 import { refreshFrontendOrigins } from '../ui-config/service';
-import { ApiError } from '../../http/errors';
+import { ApiError, toErrorResponse } from '../../http/errors';
+import type { ApiTokenRecord } from '../../auth/principal';
+import { environmentOf, earlyFrontendRequest, rememberFrontendKey } from './early';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
-import { BoundedMap } from '../../lib/bounded-map';
-import { toBase64 } from '../../lib/encoding';
 import { parseInput } from '../../http/validation';
 import { clientIp } from '../../http/client-ip';
 import { callerOf } from '../client-api/routes';
@@ -20,28 +20,35 @@ import { metricsBody } from '../client-api/schema';
 import { evaluatorFor, snapshotFor, type Snapshot } from '../client-api/snapshot';
 import { impureReadCount } from '../evaluation/purity';
 import { queueMetrics } from '../client-api/usage';
-import type { Context, VariantResult } from '../evaluation/types';
+import type { Context } from '../evaluation/types';
+import { planFor, type FrontendPlan } from './answer';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
 import { contextFromBody, contextFromQuery } from './context';
 import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
 import { GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
 
-interface FrontendToggle {
-  name: string;
-  enabled: true;
-  variant: VariantResult;
-  impressionData: boolean;
+// Plans per snapshot and token scope. A snapshot is replaced when the data moves, and its
+// plans go with it.
+const plansOf = new WeakMap<Snapshot, Map<string, FrontendPlan>>();
+
+function scopeKey(projects: readonly string[]): string {
+  if (projects.length === 1) return projects[0]!;
+  return projects.includes('*') ? '*' : [...projects].sort().join('\u0000');
 }
 
-function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: Context): FrontendToggle[] {
-  const { evaluator, features } = evaluatorFor(snapshot, projects);
-  const toggles: FrontendToggle[] = [];
-  for (const feature of features) {
-    const result = evaluator.evaluate(feature.name, context);
-    if (result.enabled)
-      toggles.push({ name: feature.name, enabled: true, variant: result.variant, impressionData: feature.impressionData });
+/** The plan for a token scope on this snapshot, made on its first request. */
+export function frontendPlan(snapshot: Snapshot, projects: readonly string[]): FrontendPlan {
+  let byScope = plansOf.get(snapshot);
+  if (byScope === undefined) plansOf.set(snapshot, (byScope = new Map()));
+  const key = scopeKey(projects);
+  let plan = byScope.get(key);
+  if (plan === undefined) {
+    const { evaluator, features } = evaluatorFor(snapshot, projects);
+    plan = planFor(evaluator, features);
+    if (byScope.size >= 64) byScope.clear();
+    byScope.set(key, plan);
   }
-  return toggles;
+  return plan;
 }
 
 /**
@@ -52,14 +59,11 @@ function evaluateAll(snapshot: Snapshot, projects: readonly string[], context: C
  * key seen once (one per user on a busy site) is not worth the poll memo's bookkeeping.
  */
 async function answerFor(
-  env: Env,
-  { principal }: SdkContext,
+  snapshot: Snapshot,
+  token: ApiTokenRecord,
   makeContext: () => Context,
   contextKey?: string,
 ): Promise<{ answer: FrontendAnswer; revision: number; repeatable: boolean }> {
-  const token = principal.token;
-  const environment = token.environment === '*' ? 'default' : token.environment;
-  const snapshot = await snapshotFor(env, environment);
   const revision = snapshot.revision;
   let context: Context | undefined;
   const key = answerKey(
@@ -72,42 +76,41 @@ async function answerFor(
   if (cached) return { answer: cached, revision, repeatable: contextKey !== undefined };
   context ??= makeContext();
   const impureBefore = impureReadCount();
-  const body = JSON.stringify({ toggles: evaluateAll(snapshot, token.projects, context) });
+  // Evaluation runs before answer() first awaits: the count after the call is evaluation's.
+  const pending = frontendPlan(snapshot, token.projects).answer(context);
   const pure = impureReadCount() === impureBefore;
-  const answer = { body, etag: await weakEtag(body) };
+  const answer = await pending;
   if (pure) rememberAnswer(key, answer);
   return { answer, revision, repeatable: false };
 }
 
-// Recent bodies and their ETags. Long strings hash by length in V8, so a lookup costs one
-// comparison with a body of the same length; a repeated answer skips hashing 30 kB again.
-// Bounded by count and by the characters held, since an isolate has 128 MB.
-const ETAG_CACHE_MAX_CHARS = 4_000_000;
-const etags = new BoundedMap<string, string>({ entries: 64, weight: ETAG_CACHE_MAX_CHARS }, { weight: (body) => body.length });
-
-/**
- * Express's weak ETag, which Unleash's frontend API sends: `W/"<byte length, hex>-<first 27
- * characters of the base64 SHA-1>"`. The same body gets the same tag from Unleash and from
- * us, so an SDK moved over keeps its 304s.
- */
-async function weakEtag(body: string): Promise<string> {
-  const known = etags.get(body);
-  if (known !== undefined) return known;
-  const bytes = encoder.encode(body);
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', bytes));
-  const etag = `W/"${bytes.byteLength.toString(16)}-${toBase64(digest).slice(0, 27)}"`;
-  if (body.length <= ETAG_CACHE_MAX_CHARS / 4) etags.set(body, etag);
-  return etag;
-}
-
-const encoder = new TextEncoder();
-
 const OK_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' };
 
-function togglesResponse(request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
+const OK_PAIRS = Object.entries(OK_HEADERS);
+
+// The CORS headers `setCorsHeaders` gives, by what they depend on (FRONTEND_API_ORIGINS and
+// the request's Origin), as a list: a Response is then made with all of its headers at once.
+const corsPairsCache = new Map<string, [string, string][]>();
+
+function corsPairs(env: Env, request: Request): [string, string][] {
+  const key = `${env.FRONTEND_API_ORIGINS ?? '\u0000'}\u0000${request.headers.get('origin') ?? '\u0000'}`;
+  let pairs = corsPairsCache.get(key);
+  if (pairs === undefined) {
+    const headers = new Headers();
+    setCorsHeaders(headers, env, request);
+    pairs = [...headers];
+    if (corsPairsCache.size >= 256) corsPairsCache.clear();
+    corsPairsCache.set(key, pairs);
+  }
+  return pairs;
+}
+
+/** The answer, CORS headers included (withCors sets them again to the same values on the full path). */
+function togglesResponse(env: Env, request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
+  const cors = corsPairs(env, request);
   if (conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag))
-    return new Response(null, { status: 304, headers: { etag } });
-  return new Response(body, { headers: { ...OK_HEADERS, etag } });
+    return new Response(null, { status: 304, headers: [...cors, ['etag', etag]] });
+  return new Response(body, { headers: [...cors, ...OK_PAIRS, ['etag', etag]] });
 }
 
 /** The headers `withCors(getToggles)` answers a request with, CORS included, as a list. */
@@ -117,19 +120,45 @@ function headersFor(env: Env, request: Request, init: Record<string, string>): [
   return [...headers];
 }
 
-export async function getToggles(context: SdkContext): Promise<Response> {
-  const { request, env, principal } = context;
+export async function getToggles({ request, env, principal }: SdkContext): Promise<Response> {
+  const token = principal.token;
+  const snapshot = await snapshotFor(env, environmentOf(token));
+  rememberFrontendKey(request, token, snapshot);
+  return togglesFor(request, env, token, snapshot);
+}
+
+/**
+ * `GET /api/frontend` before routing, for a key this isolate trusts at a fresh revision
+ * (early.ts); null when the full path must answer. The answer is the handler's, with the
+ * CORS headers its route adds.
+ */
+export function answerFrontendEarly(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> | null {
+  const early = earlyFrontendRequest(request, env, ctx);
+  if (early === null) return null;
+  return togglesFor(request, env, early.token, early.snapshot).catch((error: unknown) => {
+    const response = toErrorResponse(error, request);
+    setCorsHeaders(response.headers, env, request);
+    return response;
+  });
+}
+
+async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, snapshot: Snapshot): Promise<Response> {
   const url = urlOf(request);
   const remoteAddress = clientIp(request);
   // With a sessionId in the query (browser SDKs keep one) nothing random goes into the
   // context: it is a function of the query and the caller's address, which then name it.
   const queryKey = url.searchParams.get('sessionId') ? `query:${remoteAddress ?? ''}\u0000${url.search}` : undefined;
-  const { answer, revision, repeatable } = await answerFor(env, context, () => contextFromQuery(url.searchParams, remoteAddress), queryKey);
+  const { answer, revision, repeatable } = await answerFor(
+    snapshot,
+    token,
+    () => contextFromQuery(url.searchParams, remoteAddress),
+    queryKey,
+  );
   // From its third time, the same poll (same key, query, address and Origin) is answered
   // before routing.
   if (repeatable) {
     const { etag, body } = answer;
-    rememberPoll(request, principal.token, {
+    rememberPoll(request, token, {
       etag,
       body,
       revision,
@@ -137,13 +166,13 @@ export async function getToggles(context: SdkContext): Promise<Response> {
       notModified: { status: 304, headers: headersFor(env, request, { etag }) },
     });
   }
-  return togglesResponse(request, answer, true);
+  return togglesResponse(env, request, answer, true);
 }
 
-export async function postToggles(context: SdkContext): Promise<Response> {
-  const { request, env } = context;
+export async function postToggles({ request, env, principal }: SdkContext): Promise<Response> {
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
-  return togglesResponse(request, (await answerFor(env, context, () => evaluationContext)).answer, false);
+  const snapshot = await snapshotFor(env, environmentOf(principal.token));
+  return togglesResponse(env, request, (await answerFor(snapshot, principal.token, () => evaluationContext)).answer, false);
 }
 
 /** Express's `sendStatus(200)`, which is what Unleash answers here. */
