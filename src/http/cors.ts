@@ -36,9 +36,21 @@ let configured: (AllowedOrigins & { source: string | undefined }) | undefined;
 /** The saved list this isolate was last given; null while none is saved. */
 let saved: AllowedOrigins | null = null;
 
+/** Moves each time this isolate is given the saved list: what CORS headers depend on besides the request. */
+let savedGeneration = 0;
+
 /** The origins saved in D1 (null: none saved), as the ui-config module last read them. */
 export function useSavedOrigins(list: readonly string[] | null): void {
   saved = list === null ? null : originsOf(list);
+  savedGeneration++;
+}
+
+/**
+ * A key for everything `setCorsHeaders` reads besides the request's Origin: headers kept under
+ * it (with the Origin) stay right until the allowed origins change.
+ */
+export function corsStateKey(env: Env): string {
+  return `${savedGeneration}\u0000${env.FRONTEND_API_ORIGINS ?? '\u0000'}`;
 }
 
 /** The configured origins (FRONTEND_API_ORIGINS), what applies while none are saved. */

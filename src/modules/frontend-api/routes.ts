@@ -5,7 +5,7 @@
  */
 import type * as v from 'valibot';
 import type { Env } from '../../env';
-import { setCorsHeaders, preflight } from '../../http/cors';
+import { corsStateKey, setCorsHeaders, preflight } from '../../http/cors';
 import { refreshFrontendOrigins } from '../ui-config/service';
 import { ApiError, toErrorResponse } from '../../http/errors';
 import type { ApiTokenRecord } from '../../auth/principal';
@@ -88,12 +88,13 @@ const OK_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-c
 
 const OK_PAIRS = Object.entries(OK_HEADERS);
 
-// The CORS headers `setCorsHeaders` gives, by what they depend on (FRONTEND_API_ORIGINS and
-// the request's Origin), as a list: a Response is then made with all of its headers at once.
+// The CORS headers `setCorsHeaders` gives, by what they depend on (the allowed origins, saved
+// or configured, and the request's Origin), as a list: a Response is then made with all of its
+// headers at once.
 const corsPairsCache = new Map<string, [string, string][]>();
 
 function corsPairs(env: Env, request: Request): [string, string][] {
-  const key = `${env.FRONTEND_API_ORIGINS ?? '\u0000'}\u0000${request.headers.get('origin') ?? '\u0000'}`;
+  const key = `${corsStateKey(env)}\u0000${request.headers.get('origin') ?? '\u0000'}`;
   let pairs = corsPairsCache.get(key);
   if (pairs === undefined) {
     const headers = new Headers();
