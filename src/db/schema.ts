@@ -915,6 +915,11 @@ export const addonDeliveries = sqliteTable(
     lastError: text('last_error'),
     leaseUntil: text('lease_until'),
     queuedAt: text('queued_at'),
+    /**
+     * What each target of the delivery answered, by target (a Slack channel; `default` for the
+     * one URL of the other providers): a target that answered 2xx is not sent again on a retry.
+     */
+    targets: text('targets', { mode: 'json' }).$type<Record<string, { ok: boolean; detail: string }>>(),
     createdAt: createdAt(),
   },
   (t) => [

@@ -1,7 +1,8 @@
 /**
  * A local receiver for integration deliveries, in the Node process that runs Miniflare
  * (vitest.config.ts makes it the Worker's outbound service): every fetch the Worker makes to a
- * `*.receiver.test` host is recorded here and answered with the statuses a test scripted for
+ * `*.receiver.test` host (and to Slack's chat.postMessage, kept per channel as
+ * `slack.com/api/chat.postMessage#<channel>`) is recorded here and answered with the statuses a test scripted for
  * its path (200 once the script is used up). Tests read and script it through the `RECEIVER`
  * service binding (`test/support/integrations.ts`). Any other outbound fetch fails: tests have
  * no network.
@@ -30,10 +31,12 @@ export async function outbound(request: Request): Promise<Response> {
     received.set(url.host + url.pathname, list);
     return new Response(fixed.body, { status: fixed.status, headers: { 'content-type': 'application/json' } });
   }
-  if (!url.hostname.endsWith('.receiver.test')) return new Response('tests have no network', { status: 502 });
+  const slack = url.host === 'slack.com' && url.pathname === '/api/chat.postMessage';
+  if (!url.hostname.endsWith('.receiver.test') && !slack) return new Response('tests have no network', { status: 502 });
   const bytes = Buffer.from(await request.arrayBuffer());
   const body = request.headers.get('content-encoding') === 'gzip' ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
-  const key = url.host + url.pathname;
+  // Slack's API stands in for every workspace: its posts are kept (and scripted) per channel.
+  const key = slack ? `slack.com/api/chat.postMessage#${(JSON.parse(body) as { channel: string }).channel}` : url.host + url.pathname;
   const list = received.get(key) ?? [];
   list.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body });
   received.set(key, list);

@@ -19,6 +19,7 @@ import { log } from '../../log';
 import type { DeliveryMessage } from './queue-message';
 import { render, type AddonEvent } from './render';
 import * as store from './store';
+import type { LogEntry } from './store';
 import { refusedTarget } from './targets';
 
 export const INTEGRATIONS_QUEUE_NAME = 'unleash-integrations';
@@ -87,34 +88,74 @@ async function addonEvent(db: Db, eventId: number): Promise<AddonEvent | undefin
   };
 }
 
-type Outcome = { kind: 'sent'; detail: string } | { kind: 'final'; detail: string } | { kind: 'retry'; detail: string };
+type TargetResult = { ok: boolean; detail: string; status?: number };
+type Outcome = ({ kind: 'sent' } | { kind: 'final' } | { kind: 'retry' }) & { detail: string; status?: number };
 
-async function send(url: string, init: RequestInit, label: string): Promise<Outcome> {
+/** One request: `sent` on 2xx, `retry` on 5xx, 429 and network errors, `final` otherwise. `slack` words the outcome as Unleash's Slack client does. */
+async function send(url: string, init: RequestInit, label: string, slack: boolean): Promise<Outcome> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    return {
-      kind: 'retry',
-      detail: timedOut ? `${label} timed out after ${SEND_TIMEOUT_MS / 1000} seconds.` : `${label} failed: ${String(error)}`,
-    };
+    const reason = timedOut ? `timed out after ${SEND_TIMEOUT_MS / 1000} seconds` : String(error);
+    return { kind: 'retry', detail: slack ? `A request error occurred: ${reason}` : `${label} failed: ${reason}` };
   }
-  const answer = url.startsWith('https://slack.com/api/') ? await slackAnswer(response) : (await response.body?.cancel(), null);
-  if (response.ok && answer === null) return { kind: 'sent', detail: `${label} was successful with status code: ${response.status}.` };
-  if (response.ok) return { kind: 'final', detail: `${label} failed: ${answer}.` };
-  const retryable = response.status >= 500 || response.status === 429;
-  return { kind: retryable ? 'retry' : 'final', detail: `${label} failed with status code: ${response.status}.` };
+  const status = response.status;
+  const retryable = status >= 500 || status === 429;
+  if (slack) {
+    const answer = response.ok ? await slackAnswer(response) : (await response.body?.cancel(), null);
+    if (response.ok && answer === null) return { kind: 'sent', detail: '', status };
+    if (response.ok) return { kind: 'final', detail: `A platform error occurred: ${answer}`, status };
+    return { kind: retryable ? 'retry' : 'final', detail: `An HTTP error occurred: status code ${status}`, status };
+  }
+  await response.body?.cancel();
+  if (response.ok) return { kind: 'sent', detail: `${label} was successful with status code: ${status}.`, status };
+  return { kind: retryable ? 'retry' : 'final', detail: `${label} failed with status code: ${status}.`, status };
 }
 
-/** Slack's Web API answers 200 with `ok: false` on errors: the error, or null when it went through. */
+/** Slack's Web API answers 200 with `ok: false` on errors: its answer then (as JSON), or null when it went through. */
 async function slackAnswer(response: Response): Promise<string | null> {
   try {
-    const body = (await response.json()) as { ok?: boolean; error?: string };
-    return body.ok === false ? (body.error ?? 'unknown Slack error') : null;
+    const body = (await response.json()) as { ok?: boolean };
+    return body.ok === false ? JSON.stringify(body) : null;
   } catch {
     return null;
   }
+}
+
+const unique = (values: string[]) => [...new Set(values)];
+
+/** The log's state and text for the results of every target, worded as Unleash words them per provider. */
+export function summarize(
+  provider: string,
+  results: TargetResult[],
+  warnings: string[],
+): { state: LogEntry['state']; stateDetails: string } {
+  const failed = results.filter((result) => !result.ok);
+  const n = results.length;
+  let line: string;
+  if (provider === 'slack-app') {
+    const errors = unique(failed.map((result) => result.detail)).join(' ');
+    line =
+      failed.length === 0
+        ? `All (${n}) Slack client calls were successful.`
+        : failed.length === n
+          ? `All (${n}) Slack client calls failed with the following errors: ${errors}`
+          : `Some (${failed.length} of ${n}) Slack client calls failed. Errors: ${errors}`;
+  } else if (provider === 'slack') {
+    const codes = unique(results.map((result) => String(result.status ?? ''))).join(', ');
+    line =
+      failed.length === 0
+        ? `All (${n}) Slack webhook requests were successful with status codes: ${codes}.`
+        : failed.length === n
+          ? `All (${n}) Slack webhook requests failed with status codes: ${codes}.`
+          : `Some (${failed.length} of ${n}) Slack webhook requests failed. Status codes: ${codes}.`;
+  } else {
+    line = results.map((result) => result.detail).join('\n');
+  }
+  const state = failed.length === n ? 'failed' : failed.length > 0 || warnings.length > 0 ? 'successWithErrors' : 'success';
+  return { state, stateDetails: [...warnings, line].join('\n') };
 }
 
 async function deliver(env: Env, db: Db, message: Message<DeliveryMessage>): Promise<void> {
@@ -160,20 +201,36 @@ async function deliver(env: Env, db: Db, message: Message<DeliveryMessage>): Pro
     if (refused !== null) return fail(refused);
   }
 
-  const details: string[] = [...rendered.warnings];
+  // What each target answered in earlier tries: a target that took the message is not sent it again.
+  const results: Record<string, TargetResult> = { ...(delivery.targets ?? {}) };
+  const slack = addon.provider === 'slack-app';
+  const retries: string[] = [];
   for (const request of rendered.requests) {
-    const outcome = await send(request.url, request.init, rendered.label);
-    if (outcome.kind === 'final') return fail([...details, outcome.detail].join('\n'));
+    if (results[request.target] !== undefined) continue;
+    const outcome = await send(request.url, request.init, rendered.label, slack);
     if (outcome.kind === 'retry') {
-      await store.releaseDelivery(db, delivery.id, outcome.detail);
-      log.warn('integration delivery will be retried', { addonId: addon.id, deliveryId: delivery.id, attempt, reason: outcome.detail });
-      return message.retry({ delaySeconds: retryDelaySeconds(env, attempt) });
+      retries.push(outcome.detail);
+      continue;
     }
-    details.push(outcome.detail);
+    results[request.target] = {
+      ok: outcome.kind === 'sent',
+      detail: outcome.detail,
+      ...(outcome.status ? { status: outcome.status } : {}),
+    };
+    // Recorded at once: should this consumer die now, the next try still skips this target.
+    await store.recordTargets(db, delivery.id, results);
   }
-  await store.finishDelivery(db, delivery, 'sent', {
-    state: rendered.warnings.length > 0 ? 'successWithErrors' : 'success',
-    stateDetails: details.join('\n'),
+  if (retries.length > 0) {
+    const reason = unique(retries).join(' ');
+    await store.releaseDelivery(db, delivery.id, reason);
+    log.warn('integration delivery will be retried', { addonId: addon.id, deliveryId: delivery.id, attempt, reason });
+    return message.retry({ delaySeconds: retryDelaySeconds(env, attempt) });
+  }
+  const all = rendered.requests.map((request) => results[request.target]!);
+  const { state, stateDetails } = summarize(addon.provider, all, rendered.warnings);
+  await store.finishDelivery(db, delivery, state === 'failed' ? 'failed' : 'sent', {
+    state,
+    stateDetails,
     event,
     details: rendered.details,
   });
@@ -187,11 +244,13 @@ async function deadLetter(db: Db, message: Message<DeliveryMessage>): Promise<vo
   const event = (await addonEvent(db, delivery.eventId)) ?? {};
   const reason = delivery.lastError ?? 'The delivery could not be completed.';
   const tries = delivery.attempts === 1 ? '1 try' : `${delivery.attempts} tries`;
+  // Targets that took the message in an earlier try (a Slack channel of several) make it a partial success.
+  const reached = Object.values(delivery.targets ?? {}).some((result) => result.ok);
   await store.finishDelivery(
     db,
     delivery,
     'failed',
-    { state: 'failed', stateDetails: `Gave up after ${tries}. ${reason}`, event, details: {} },
+    { state: reached ? 'successWithErrors' : 'failed', stateDetails: `Gave up after ${tries}. ${reason}`, event, details: {} },
     reason,
   );
   message.ack();

@@ -3,6 +3,8 @@
  * shows of them. Secrets (sensitive parameters) go into headers and URLs only, never into
  * the log.
  */
+import Mustache from 'mustache';
+import { formatEvent, NO_ESCAPE } from './format';
 import { sensitiveParameters } from './service';
 import type { AddonRow } from './store';
 
@@ -22,6 +24,8 @@ export interface AddonEvent {
 }
 
 export interface Outgoing {
+  /** Which target this is (a Slack channel; `default` for a provider's one URL): what a retry skips once it answered 2xx. */
+  target: string;
   url: string;
   init: { method: 'POST'; headers: Record<string, string>; body: string | Uint8Array };
 }
@@ -38,71 +42,25 @@ export interface Rendered {
   failure?: string;
 }
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-  '/': '&#x2F;',
-  '`': '&#x60;',
-  '=': '&#x3D;',
-};
-
-function lookup(context: Record<string, unknown>, path: string): unknown {
-  if (path === '.') return context;
-  let value: unknown = context;
-  for (const key of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
-
-function text(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'object') return Array.isArray(value) ? value.map(text).join(',') : '[object Object]';
-  return String(value);
-}
-
 /**
- * Mustache variables as Unleash's templates use them: `{{a.b}}` HTML-escaped, `{{{a.b}}}` and
- * `{{& a.b}}` as is. Sections and partials are not supported (left as written).
+ * A body template, rendered with Mustache as Unleash renders it: variables (`{{event.type}}`,
+ * `{{{eventJson}}}`, `{{& x}}`), sections (`{{#event.data.enabled}}…{{/event.data.enabled}}`,
+ * lists repeat them), inverted sections (`{{^x}}…{{/x}}`) and comments. No HTML escaping:
+ * Unleash 6.10.1 turns Mustache's escaping off before it renders a template (its message
+ * formatter sets it globally), so `{{x}}` and `{{{x}}}` send the same characters. Partials are
+ * not available (there is nowhere to define one).
  */
 export function renderTemplate(template: string, context: Record<string, unknown>): string {
-  return template.replace(
-    /\{\{\{\s*([\w.]+)\s*\}\}\}|\{\{\s*(&?)\s*([\w.]+)\s*\}\}/g,
-    (_match, raw: string | undefined, amp: string, escaped: string | undefined) => {
-      if (raw !== undefined) return text(lookup(context, raw));
-      const value = text(lookup(context, escaped!));
-      return amp === '&' ? value : value.replace(/[&<>"'`=/]/g, (character) => ESCAPES[character]!);
-    },
-  );
+  return Mustache.render(template, context, {}, NO_ESCAPE);
 }
 
-function featureUrl(baseUrl: string, event: AddonEvent): string | undefined {
-  if (!event.featureName) return undefined;
-  return `${baseUrl}/projects/${encodeURIComponent(event.project ?? 'default')}/features/${encodeURIComponent(event.featureName)}`;
-}
-
-/** A one-line markdown summary of the event (Unleash formats each event type in more detail). */
-export function markdownOf(event: AddonEvent, baseUrl: string): string {
-  const url = featureUrl(baseUrl, event);
-  const flag = event.featureName ? (url ? `*<${url}|${event.featureName}>*` : `*${event.featureName}*`) : undefined;
-  const where = [event.environment ? `in the *${event.environment}* environment` : '', event.project ? `in project *${event.project}*` : '']
-    .filter(Boolean)
-    .join(' ');
-  switch (event.type) {
-    case 'feature-environment-enabled':
-      return `*${event.createdBy}* enabled ${flag} ${where}`.trim();
-    case 'feature-environment-disabled':
-      return `*${event.createdBy}* disabled ${flag} ${where}`.trim();
-    case 'feature-created':
-      return `*${event.createdBy}* created a new feature flag ${flag} ${where}`.trim();
-    case 'feature-archived':
-      return `*${event.createdBy}* archived ${flag} ${where}`.trim();
-    default:
-      return `*${event.createdBy}* triggered *${event.type}*${flag ? ` on ${flag}` : ''}${where ? ` ${where}` : ''}`;
+/** A template that does not parse (an unclosed section): the reason, for the log. */
+function templateFailure(template: string): string | undefined {
+  try {
+    Mustache.parse(template);
+    return undefined;
+  } catch (error) {
+    return `Could not render the body template: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
 
@@ -111,7 +69,12 @@ function customHeaders(raw: unknown, warnings: string[]): Record<string, string>
   try {
     const parsed = JSON.parse(raw) as unknown;
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-    return Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, text(value)]));
+    return Object.fromEntries(
+      Object.entries(parsed).map(([key, value]) => [
+        key,
+        value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value),
+      ]),
+    );
   } catch {
     warnings.push('Could not parse the JSON in the customHeaders parameter.');
     return {};
@@ -137,49 +100,59 @@ function slackChannels(addon: AddonRow, event: AddonEvent, parameter: string): s
   return [...new Set([...tagged, ...defaults])];
 }
 
+/** Slack shows at most this many characters of a message section. */
+const SLACK_MAX_LENGTH = 3000;
+export const SLACK_POST_MESSAGE = 'https://slack.com/api/chat.postMessage';
+
 async function gzip(body: string): Promise<Uint8Array> {
   const stream = new Blob([body]).stream().pipeThrough(new CompressionStream('gzip'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+const DEFAULT_TARGET = 'default';
+
+function post(url: string, headers: Record<string, string>, body: string | Uint8Array, target = DEFAULT_TARGET): Outgoing {
+  return { target, url, init: { method: 'POST', headers, body } };
+}
+
 export async function render(addon: AddonRow, event: AddonEvent, baseUrl: string): Promise<Rendered> {
   const warnings: string[] = [];
   const headers = () => customHeaders(addon.parameters.customHeaders, warnings);
-  const markdown = markdownOf(event, baseUrl);
   switch (addon.provider) {
     case 'webhook': {
       const url = stringParam(addon, 'url') ?? '';
       const contentType = stringParam(addon, 'contentType') ?? 'application/json';
       const template = stringParam(addon, 'bodyTemplate');
-      const body =
-        template !== undefined && template.length > 1
-          ? renderTemplate(template, { event, eventJson: JSON.stringify(JSON.stringify(event)), eventMarkdown: markdown })
-          : JSON.stringify(event);
+      const templated = template !== undefined && template.length > 1;
+      const broken = templated ? templateFailure(template) : undefined;
+      if (broken !== undefined) return { label: 'Webhook request', requests: [], warnings, details: shownUrl(addon, url), failure: broken };
+      const body = templated
+        ? renderTemplate(template, {
+            event,
+            // Twice stringified, so that `{{{eventJson}}}` is a JSON string and `{{eventJson}}` still JSON.
+            eventJson: JSON.stringify(JSON.stringify(event)),
+            eventMarkdown: formatEvent(event, baseUrl, 'markdown').text,
+          })
+        : JSON.stringify(event);
       const authorization = stringParam(addon, 'authorization');
       return {
         label: 'Webhook request',
         requests: [
-          {
-            url,
-            init: {
-              method: 'POST',
-              headers: { 'Content-Type': contentType, ...(authorization ? { Authorization: authorization } : {}), ...headers() },
-              body,
-            },
-          },
+          post(url, { 'Content-Type': contentType, ...(authorization ? { Authorization: authorization } : {}), ...headers() }, body),
         ],
         warnings,
-        details: { ...shownUrl(addon, url), contentType, body: template !== undefined && template.length > 1 ? body : event },
+        details: { ...shownUrl(addon, url), contentType, body: templated ? body : event },
       };
     }
     case 'teams': {
       const url = stringParam(addon, 'url') ?? '';
+      const { text, url: link } = formatEvent(event, baseUrl, 'markdown');
       const body = {
         themeColor: '0076D7',
         summary: 'Message',
         sections: [
           {
-            activityTitle: markdown,
+            activityTitle: text,
             activitySubtitle: 'Unleash notification update',
             facts: [
               { name: 'User', value: event.createdBy },
@@ -187,26 +160,26 @@ export async function render(addon: AddonRow, event: AddonEvent, baseUrl: string
             ],
           },
         ],
-        potentialAction: [
-          { '@type': 'OpenUri', name: 'Go to feature', targets: [{ os: 'default', uri: featureUrl(baseUrl, event) ?? baseUrl }] },
-        ],
+        potentialAction: [{ '@type': 'OpenUri', name: 'Go to feature', targets: [{ os: 'default', uri: link }] }],
       };
       return {
         label: 'Teams webhook request',
-        requests: [
-          { url, init: { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers() }, body: JSON.stringify(body) } },
-        ],
+        requests: [post(url, { 'Content-Type': 'application/json', ...headers() }, JSON.stringify(body))],
         warnings,
-        details: { ...shownUrl(addon, url), body },
+        // JSON.parse(JSON.stringify(…)): the log shows the body as sent (without an undefined `uri`).
+        details: { ...shownUrl(addon, url), body: JSON.parse(JSON.stringify(body)) },
       };
     }
     case 'datadog': {
       const url = stringParam(addon, 'url') ?? 'https://api.datadoghq.com/api/v1/events';
       const template = stringParam(addon, 'bodyTemplate');
-      const textBody = template !== undefined && template.length > 1 ? renderTemplate(template, { event }) : `%%% \n ${markdown} \n %%% `;
+      const templated = template !== undefined && template.length > 1;
+      const broken = templated ? templateFailure(template) : undefined;
+      if (broken !== undefined)
+        return { label: 'Datadog Events API request', requests: [], warnings, details: shownUrl(addon, url), failure: broken };
       const sourceTypeName = stringParam(addon, 'sourceTypeName');
       const body = {
-        text: textBody,
+        text: templated ? renderTemplate(template, { event }) : `%%% \n ${formatEvent(event, baseUrl, 'markdown').text} \n %%% `,
         title: 'Unleash notification update',
         tags: event.tags.map((tag) => `${tag.type}:${tag.value}`),
         ...(sourceTypeName ? { source_type_name: sourceTypeName } : {}),
@@ -214,20 +187,18 @@ export async function render(addon: AddonRow, event: AddonEvent, baseUrl: string
       return {
         label: 'Datadog Events API request',
         requests: [
-          {
+          post(
             url,
-            init: {
-              method: 'POST',
-              headers: { 'Content-Type': 'application/json', 'DD-API-KEY': stringParam(addon, 'apiKey') ?? '', ...headers() },
-              body: JSON.stringify(body),
-            },
-          },
+            { 'Content-Type': 'application/json', 'DD-API-KEY': stringParam(addon, 'apiKey') ?? '', ...headers() },
+            JSON.stringify(body),
+          ),
         ],
         warnings,
         details: { ...shownUrl(addon, url), body },
       };
     }
     case 'new-relic': {
+      // Unleash sends the event's fields (its body template is offered but not used).
       const url = stringParam(addon, 'url') ?? '';
       const body = {
         eventType: 'UnleashServiceEvent',
@@ -242,19 +213,16 @@ export async function render(addon: AddonRow, event: AddonEvent, baseUrl: string
       return {
         label: 'New Relic Events API request',
         requests: [
-          {
+          post(
             url,
-            init: {
-              method: 'POST',
-              headers: {
-                'Api-Key': stringParam(addon, 'licenseKey') ?? '',
-                'Content-Type': 'application/json',
-                'Content-Encoding': 'gzip',
-                ...headers(),
-              },
-              body: await gzip(JSON.stringify(body)),
+            {
+              'Api-Key': stringParam(addon, 'licenseKey') ?? '',
+              'Content-Type': 'application/json',
+              'Content-Encoding': 'gzip',
+              ...headers(),
             },
-          },
+            await gzip(JSON.stringify(body)),
+          ),
         ],
         warnings,
         details: { ...shownUrl(addon, url), body },
@@ -263,45 +231,75 @@ export async function render(addon: AddonRow, event: AddonEvent, baseUrl: string
     case 'slack-app': {
       const token = stringParam(addon, 'accessToken');
       const channels = slackChannels(addon, event, 'defaultChannels');
-      const base = { label: 'Slack API request', warnings, details: { message: markdown, channels } };
-      if (!token) return { ...base, requests: [], failure: 'No access token provided.' };
-      if (channels.length === 0) return { ...base, requests: [], failure: `No Slack channels found for event ${event.type}.` };
-      const text = markdown.slice(0, 3000);
-      const url = featureUrl(baseUrl, event);
-      const blocks = [
-        { type: 'section', text: { type: 'mrkdwn', text } },
-        ...(url ? [{ type: 'actions', elements: [{ type: 'button', url, text: { type: 'plain_text', text: 'Open in Unleash' } }] }] : []),
-      ];
+      const label = 'Slack API request';
+      if (!token) return { label, requests: [], warnings, details: { channels: [], message: '' }, failure: 'No access token provided.' };
+      if (channels.length === 0)
+        return {
+          label,
+          requests: [],
+          warnings,
+          details: { channels: [], message: '' },
+          failure: `No Slack channels found for event ${event.type}.`,
+        };
+      const { text: formatted, url } = formatEvent(event, baseUrl, 'slack');
+      const text = formatted.slice(0, SLACK_MAX_LENGTH);
+      const message = text.length < formatted.length ? `${formatted} (trimmed to ${SLACK_MAX_LENGTH} characters)` : formatted;
+      const blocks: unknown[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
+      if (url)
+        blocks.push({
+          type: 'actions',
+          elements: [
+            { type: 'button', url, text: { type: 'plain_text', text: 'Open in Unleash' }, value: 'featureToggle', style: 'primary' },
+          ],
+        });
       return {
-        ...base,
-        requests: channels.map((channel) => ({
-          url: 'https://slack.com/api/chat.postMessage',
-          init: {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json; charset=utf-8', Authorization: `Bearer ${token}` },
-            body: JSON.stringify({ channel, text, blocks, unfurl_links: false }),
-          },
-        })),
+        label,
+        requests: channels.map((channel) =>
+          post(
+            SLACK_POST_MESSAGE,
+            { 'Content-Type': 'application/json; charset=utf-8', Authorization: `Bearer ${token}` },
+            JSON.stringify({ channel, text, blocks, unfurl_links: false }),
+            channel,
+          ),
+        ),
+        warnings,
+        details: { channels, message },
       };
     }
     case 'slack': {
       const url = stringParam(addon, 'url') ?? '';
-      const channels = slackChannels(addon, event, 'defaultChannel');
+      const tagged = event.tags.filter((tag) => tag.type === 'slack').map((tag) => tag.value);
+      const channels = tagged.length > 0 ? tagged : [stringParam(addon, 'defaultChannel') ?? ''];
       const username = stringParam(addon, 'username') ?? 'Unleash';
       const icon = stringParam(addon, 'emojiIcon') ?? ':unleash:';
+      const { text: formatted, url: link } = formatEvent(event, baseUrl, 'slack');
+      const text = formatted.slice(0, SLACK_MAX_LENGTH);
       const extra = headers();
+      const button = {
+        name: 'featureToggle',
+        text: 'Open in Unleash',
+        type: 'button',
+        value: 'featureToggle',
+        style: 'primary',
+        url: link,
+      };
       return {
         label: 'Slack webhook request',
-        requests: (channels.length > 0 ? channels : [undefined]).map((channel) => ({
-          url,
-          init: {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json', ...extra },
-            body: JSON.stringify({ username, icon_emoji: icon, text: markdown, ...(channel ? { channel: `#${channel}` } : {}) }),
-          },
-        })),
+        requests: channels.map((channel) =>
+          post(
+            url,
+            { 'Content-Type': 'application/json', ...extra },
+            JSON.stringify({ username, icon_emoji: icon, text, channel: `#${channel}`, attachments: [{ actions: [button] }] }),
+            channel,
+          ),
+        ),
         warnings,
-        details: { message: markdown, channels },
+        details: {
+          ...shownUrl(addon, url),
+          channels,
+          username,
+          message: text.length < formatted.length ? `${formatted} (trimmed to ${SLACK_MAX_LENGTH} characters)` : formatted,
+        },
       };
     }
     default:

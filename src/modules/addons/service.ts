@@ -85,8 +85,10 @@ export async function getAddon(db: Db, id: number) {
 }
 
 export async function createAddon(db: Db, actor: Actor, body: AddonCreateUpdate) {
-  validate(body);
-  const row = await store.insertAddon(db, actor, columns(body, body.parameters));
+  const provider = validate(body);
+  // As Unleash does: the provider's tag types (`slack`, `datadog`…) are created with it when missing.
+  const tagTypes = (provider.tagTypes ?? []) as store.ProviderTagType[];
+  const row = await store.insertAddon(db, actor, columns(body, body.parameters), tagTypes);
   // Unleash answers a new integration without its creation time.
   return addonBody(row, false);
 }

@@ -2,7 +2,8 @@
 import { and, desc, eq, inArray, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
 import { auditEventFromSql, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
-import { addonDeliveries, addons, events, featureTag, integrationEvents } from '../../db/schema';
+import { SYSTEM_USER_ID } from '../../auth/principal';
+import { addonDeliveries, addons, events, featureTag, integrationEvents, tagTypes } from '../../db/schema';
 
 export type AddonRow = typeof addons.$inferSelect;
 export type NewAddon = Omit<typeof addons.$inferInsert, 'id' | 'createdAt'>;
@@ -18,17 +19,45 @@ export async function findAddon(db: Db, id: number): Promise<AddonRow | undefine
   return row;
 }
 
-/** Unleash's event data of an integration: everything but its parameters (they hold secrets). */
-const eventDataOfLastInsert = sql`(SELECT json_object('id', a.id, 'provider', a.provider, 'enabled', json(CASE a.enabled WHEN 1 THEN 'true' ELSE 'false' END),
+/**
+ * Unleash's event data of the integration just inserted: everything but its parameters (they
+ * hold secrets). The newest row: ids only grow (AUTOINCREMENT) and a batch is one transaction.
+ */
+const eventDataOfNewest = sql`(SELECT json_object('id', a.id, 'provider', a.provider, 'enabled', json(CASE a.enabled WHEN 1 THEN 'true' ELSE 'false' END),
   'description', a.description, 'events', json(a.events), 'projects', json(a.projects), 'environments', json(a.environments))
-  FROM ${addons} a WHERE a.id = last_insert_rowid())`;
+  FROM ${addons} a WHERE a.id = (SELECT max(id) FROM ${addons}))`;
 
-/** Inserts the integration and its `addon-config-created` event in one batch; returns the row. */
-export async function insertAddon(db: Db, actor: Actor, addon: NewAddon): Promise<AddonRow> {
+/** Unleash creates tag types on behalf of the system user. */
+const SYSTEM_ACTOR: Actor = { actorName: 'unleash_system_user', userId: SYSTEM_USER_ID };
+
+export interface ProviderTagType {
+  name: string;
+  description: string;
+  icon: string;
+}
+
+/**
+ * Inserts the integration, the tag types of its provider that do not exist yet (each with its
+ * `tag-type-created` event) and its `addon-config-created` event, in one batch; returns the row.
+ */
+export async function insertAddon(
+  db: Db,
+  actor: Actor,
+  addon: NewAddon,
+  providerTagTypes: readonly ProviderTagType[] = [],
+): Promise<AddonRow> {
   const insert = db.insert(addons).values(addon).returning();
+  const tagTypeStatements = providerTagTypes.flatMap((tagType) => [
+    d1Statement(
+      db,
+      db.insert(tagTypes).values({ name: tagType.name, description: tagType.description, icon: tagType.icon }).onConflictDoNothing(),
+    ),
+    d1Statement(db, auditEventWhere(SYSTEM_ACTOR, { type: 'tag-type-created', data: tagType }, sql`changes() > 0`)),
+  ]);
   const [inserted] = await runD1Batch(db, [
     d1Statement(db, insert),
-    d1Statement(db, auditEventFromSql(actor, 'addon-config-created', eventDataOfLastInsert)),
+    ...tagTypeStatements,
+    d1Statement(db, auditEventFromSql(actor, 'addon-config-created', eventDataOfNewest)),
   ]);
   const raw = inserted!.results[0] as Record<string, unknown>;
   const row = await findAddon(db, Number(raw.id));
@@ -139,6 +168,14 @@ export async function claimDelivery(db: Db, id: number, now: string, leaseUntil:
     )
     .returning({ attempts: addonDeliveries.attempts });
   return row?.attempts ?? null;
+}
+
+/** What each target of the delivery answered so far (only while this consumer holds the claim). */
+export async function recordTargets(db: Db, id: number, targets: NonNullable<DeliveryRow['targets']>): Promise<void> {
+  await db
+    .update(addonDeliveries)
+    .set({ targets })
+    .where(and(eq(addonDeliveries.id, id), eq(addonDeliveries.status, 'sending')));
 }
 
 /** Gives the claim back after a failed try that will be retried. */

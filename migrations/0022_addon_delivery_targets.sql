@@ -1,0 +1,1 @@
+ALTER TABLE `addon_deliveries` ADD `targets` text;
