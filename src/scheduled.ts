@@ -5,7 +5,15 @@
  */
 import { sql } from 'drizzle-orm';
 import { getDb } from './db/client';
-import { clientInstances, clientMetricsEnv, loginFailures, metricsMessages, sessions } from './db/schema';
+import {
+  addonDeliveries,
+  clientInstances,
+  clientMetricsEnv,
+  integrationEvents,
+  loginFailures,
+  metricsMessages,
+  sessions,
+} from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
 import { flushOutbox } from './modules/addons/delivery';
@@ -28,6 +36,17 @@ export const INSTANCE_RETENTION_MS = 48 * HOUR_MS;
  * retries (minutes) or the dead-letter queue right after them (docs/metrics.md).
  */
 export const METRICS_MESSAGE_RETENTION_MS = 6 * HOUR_MS;
+/**
+ * Entries kept in each integration's delivery log: the newest 100, two of the pages of 50 the
+ * UI's event log loads (Unleash itself keeps only the newest 100 of the last two hours over all
+ * integrations, plus the newest of each).
+ */
+export const INTEGRATION_LOG_KEPT = 100;
+/**
+ * Finished (sent or failed) delivery rows are kept a day: a message comes back only through its
+ * retries and order waits (two hours at most), and one whose row is gone is dropped unsent.
+ */
+export const DELIVERY_RETENTION_MS = 24 * HOUR_MS;
 /** Rows deleted per statement, so that one run never holds D1 for long. */
 const DELETE_CHUNK = 5_000;
 /** At most this many chunks per job and run; what is left goes in the next run. */
@@ -36,7 +55,14 @@ const MAX_CHUNKS = 20;
 /** Deletes the rows of `table` that `where` selects, a chunk at a time; returns how many. */
 async function deleteInChunks(
   env: Env,
-  table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions | typeof loginFailures | typeof metricsMessages,
+  table:
+    | typeof clientMetricsEnv
+    | typeof clientInstances
+    | typeof sessions
+    | typeof loginFailures
+    | typeof metricsMessages
+    | typeof integrationEvents
+    | typeof addonDeliveries,
   where: ReturnType<typeof sql>,
 ): Promise<number> {
   const db = getDb(env);
@@ -114,6 +140,28 @@ export const queueIntegrationDeliveries: ScheduledJob = {
   },
 };
 
+/**
+ * The integrations' delivery log and delivery records would grow with every event: each log
+ * keeps its newest INTEGRATION_LOG_KEPT entries, and finished deliveries go after a day.
+ * Deliveries still pending or being sent are never touched.
+ */
+export const pruneIntegrationDeliveries: ScheduledJob = {
+  name: 'prune-integration-deliveries',
+  async run(env, now) {
+    const before = new Date(now.getTime() - DELIVERY_RETENTION_MS).toISOString();
+    // An entry goes when it is older than its integration's INTEGRATION_LOG_KEPT-th newest (an index seek per row).
+    const kept = sql`(SELECT n.id FROM integration_events n WHERE n.integration_id = integration_events.integration_id
+      ORDER BY n.id DESC LIMIT 1 OFFSET ${INTEGRATION_LOG_KEPT - 1})`;
+    const logEntries = await deleteInChunks(env, integrationEvents, sql`integration_events.id < ${kept}`);
+    const deliveries = await deleteInChunks(
+      env,
+      addonDeliveries,
+      sql`${addonDeliveries.status} IN ('sent', 'failed') AND ${addonDeliveries.createdAt} < ${before}`,
+    );
+    return { logEntries, deliveries, before };
+  },
+};
+
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   expireMetrics,
   expireInstances,
@@ -122,6 +170,7 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   expireLoginFailures,
   failStuckImports,
   queueIntegrationDeliveries,
+  pruneIntegrationDeliveries,
 ];
 
 export interface JobOutcome {

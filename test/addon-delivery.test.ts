@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryDelaySeconds } from '../src/modules/addons/delivery';
+import { INTEGRATION_LOG_KEPT, pruneIntegrationDeliveries, runScheduledJobs } from '../src/scheduled';
 import { refusedTarget } from '../src/modules/addons/targets';
 import { bodyOf, call } from './support/http';
 import { deliveryLog, receivedAt, scriptReceiver, waitForLog } from './support/integrations';
@@ -241,9 +242,148 @@ describe('delivery of audit events to a webhook', () => {
   });
 });
 
+const SLACK = 'slack.com/api/chat.postMessage';
+
+async function createSlackApp(channels: string, extra: Record<string, unknown> = {}) {
+  const response = await call('POST', '/api/admin/addons', {
+    body: {
+      provider: 'slack-app',
+      enabled: true,
+      parameters: { accessToken: 'xoxb-s3cret', defaultChannels: channels },
+      events: ['feature-environment-enabled'],
+      ...extra,
+    },
+  });
+  if (response.status !== 201) throw new Error(`addon creation failed: ${response.status} ${await response.text()}`);
+  return (await bodyOf<{ id: number }>(response)).id;
+}
+
+describe('Slack App: one post per channel', () => {
+  it("a retry posts only to the channels that did not answer 2xx (its default channels and the flag's slack tags)", async () => {
+    const [first, second, tagged] = [unique('general'), unique('ops'), unique('team')];
+    await scriptReceiver(`${SLACK}#${second}`, [500]);
+    const flag = unique('slack');
+    await createFlag(flag);
+    const addonId = await createSlackApp(`${first}, ${second}`);
+    // The slack tag type exists: creating the Slack App integration made it.
+    expect((await call('POST', `/api/admin/features/${flag}/tags`, { body: { type: 'slack', value: tagged } })).status).toBe(201);
+    await toggle(flag, 'production', true);
+
+    const [entry] = await waitForLog(addonId);
+    expect(entry).toMatchObject({ state: 'success', stateDetails: 'All (3) Slack client calls were successful.' });
+    expect(entry!.details).toEqual({ channels: [tagged, first, second], message: expect.stringContaining(`|${flag}>*`) });
+    // The channel that failed once got it twice (the failed try and the retry); the others once.
+    expect(await receivedAt(`${SLACK}#${first}`)).toHaveLength(1);
+    expect(await receivedAt(`${SLACK}#${tagged}`)).toHaveLength(1);
+    expect(await receivedAt(`${SLACK}#${second}`)).toHaveLength(2);
+    const [posted] = await receivedAt(`${SLACK}#${first}`);
+    expect(posted!.headers.authorization).toBe('Bearer xoxb-s3cret');
+    expect(JSON.parse(posted!.body)).toMatchObject({ channel: first, unfurl_links: false });
+    const [row] = await deliveryRows(addonId);
+    expect(row).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(Object.keys(JSON.parse(row!.targets)).sort()).toEqual([first, second, tagged].sort());
+    expect(JSON.stringify(entry)).not.toContain('xoxb-s3cret');
+  });
+
+  it('a channel that refuses for good (4xx) is not retried; the others count as a partial success', async () => {
+    const [good, gone] = [unique('good'), unique('gone')];
+    await scriptReceiver(`${SLACK}#${gone}`, [404]);
+    const flag = unique('slack-partial');
+    await createFlag(flag);
+    const addonId = await createSlackApp(`${good},${gone}`);
+    await toggle(flag, 'production', true);
+    const [entry] = await waitForLog(addonId);
+    expect(entry).toMatchObject({
+      state: 'successWithErrors',
+      stateDetails: 'Some (1 of 2) Slack client calls failed. Errors: An HTTP error occurred: status code 404',
+    });
+    await sleep(300);
+    expect(await receivedAt(`${SLACK}#${gone}`)).toHaveLength(1);
+    expect(await receivedAt(`${SLACK}#${good}`)).toHaveLength(1);
+    expect((await deliveryRows(addonId))[0]).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
+  it('no channel at all: the delivery fails with the reason, nothing is posted', async () => {
+    const flag = unique('slack-none');
+    await createFlag(flag);
+    const addonId = await createSlackApp('');
+    await toggle(flag, 'production', true);
+    const [entry] = await waitForLog(addonId);
+    expect(entry).toMatchObject({
+      state: 'failed',
+      stateDetails: 'No Slack channels found for event feature-environment-enabled.',
+      details: { channels: [], message: '' },
+    });
+  });
+});
+
+describe('pruning the delivery log and records (cron)', () => {
+  it('keeps the newest entries of each log and finished deliveries younger than a day; never a pending one', async () => {
+    const keep = INTEGRATION_LOG_KEPT;
+    const big = await createWebhook(`${unique('prune')}.receiver.test/x`);
+    const small = await createWebhook(`${unique('prune')}.receiver.test/y`);
+    const insertLog = (addonId: number, n: number) =>
+      env.DB.batch(
+        Array.from({ length: n }, (_, i) =>
+          env.DB.prepare(
+            "INSERT INTO integration_events (integration_id, state, state_details, event, details) VALUES (?, 'success', ?, '{}', '{}')",
+          ).bind(addonId, `entry ${i}`),
+        ),
+      );
+    await insertLog(big, keep + 7);
+    await insertLog(small, 3);
+    const old = new Date(Date.now() - 25 * 60 * 60 * 1000).toISOString();
+    const recent = new Date(Date.now() - 60 * 60 * 1000).toISOString();
+    const rows: [number, string, string][] = [
+      [1_000_001, 'sent', old],
+      [1_000_002, 'failed', old],
+      [1_000_003, 'pending', old],
+      [1_000_004, 'sending', old],
+      [1_000_005, 'sent', recent],
+    ];
+    await env.DB.batch(
+      rows.map(([eventId, status, createdAt]) =>
+        env.DB.prepare('INSERT INTO addon_deliveries (addon_id, event_id, status, queued_at, created_at) VALUES (?, ?, ?, ?, ?)').bind(
+          big,
+          eventId,
+          status,
+          createdAt,
+          createdAt,
+        ),
+      ),
+    );
+
+    const [outcome] = await runScheduledJobs(env, new Date(), [pruneIntegrationDeliveries]);
+    expect(outcome).toMatchObject({ name: 'prune-integration-deliveries', ok: true, summary: { logEntries: 7, deliveries: 2 } });
+
+    const bigLog = (
+      await env.DB.prepare('SELECT state_details FROM integration_events WHERE integration_id = ? ORDER BY id')
+        .bind(big)
+        .all<{ state_details: string }>()
+    ).results;
+    expect(bigLog).toHaveLength(keep);
+    expect(bigLog[0]!.state_details).toBe('entry 7');
+    expect(bigLog.at(-1)!.state_details).toBe(`entry ${keep + 6}`);
+    expect(await deliveryLog(small)).toHaveLength(3);
+    expect((await deliveryRows(big)).map((row) => row.event_id)).toEqual([1_000_003, 1_000_004, 1_000_005]);
+    // The UI's first page still shows the newest entries.
+    expect((await deliveryLog(big))[0]!.stateDetails).toBe(`entry ${keep + 6}`);
+
+    // A second run has nothing left to do.
+    const [again] = await runScheduledJobs(env, new Date(), [pruneIntegrationDeliveries]);
+    expect(again!.summary).toMatchObject({ logEntries: 0, deliveries: 0 });
+  });
+});
+
 describe('outbound targets and backoff', () => {
   it('allows public http(s) hosts only, unless private targets are allowed', () => {
-    for (const url of ['https://hooks.example.com/x', 'http://203.0.113.9/x', 'https://[2001:db8::1]/x'])
+    for (const url of [
+      'https://hooks.example.com/x',
+      'http://203.0.113.9/x',
+      'https://[2001:db8::1]/x',
+      'https://hooks.example.com./x',
+      'http://3405803785/x',
+    ])
       expect(refusedTarget(url, false)).toBeNull();
     for (const url of [
       'http://localhost/x',
@@ -257,6 +397,28 @@ describe('outbound targets and backoff', () => {
       'http://[::1]/x',
       'http://[fd00::1]/x',
       'http://[::ffff:127.0.0.1]/x',
+      // Every way of writing a loopback or private IPv4 address, and names with a trailing dot.
+      'http://2130706433/x',
+      'http://0177.0.0.1/x',
+      'http://0x7f000001/x',
+      'http://127.1/x',
+      'http://0/x',
+      'http://0x0a.0x01.0x02.0x03/x',
+      'http://3232235777/x',
+      'http://127.0.0.1./x',
+      'http://localhost./x',
+      'http://LOCALHOST/x',
+      'http://api.localhost./x',
+      'http://printer.local./x',
+      'http://[::ffff:7f00:1]/x',
+      'http://[::ffff:10.0.0.1]/x',
+      'http://[::ffff:0:7f00:1]/x',
+      'http://[::127.0.0.1]/x',
+      'http://[64:ff9b::7f00:1]/x',
+      'http://[::]/x',
+      'http://[fe80::1]/x',
+      'http://[ff02::1]/x',
+      'http://[0:0:0:0:0:0:0:1]/x',
     ])
       expect(refusedTarget(url, false), url).toMatch(/^Refused to call/);
     expect(refusedTarget('ftp://hooks.example.com/x', false)).toMatch(/^Only http and https/);

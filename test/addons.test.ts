@@ -113,6 +113,65 @@ describe('POST /api/admin/addons', () => {
     expect(addon).toMatchObject({ description: null, projects: [], environments: [], enabled: false });
   });
 
+  it("creates the provider's missing tag types with it, each with Unleash's system-user event, in the same batch", async () => {
+    await env.DB.prepare("DELETE FROM tag_types WHERE name IN ('datadog', 'new-relic')").run();
+    const firstEvent = await count('SELECT coalesce(max(id), 0) AS n FROM events');
+    const datadog = { provider: 'datadog', enabled: true, parameters: { apiKey: 'k' }, events: ['feature-created'] };
+    // Refused: no tag type either.
+    await expectError(await call('POST', '/api/admin/addons', { body: { ...datadog, parameters: {} } }), 400, 'ValidationError');
+    expect(await count("SELECT count(*) AS n FROM tag_types WHERE name = 'datadog'")).toBe(0);
+
+    const created = await createAddon(datadog);
+    expect(await bodyOf(await call('GET', '/api/admin/tag-types/datadog'))).toEqual({
+      version: 1,
+      tagType: {
+        name: 'datadog',
+        description: 'All Datadog tags added to a specific feature are sent to datadog event stream.',
+        icon: 'D',
+        color: null,
+      },
+    });
+    const { results } = await env.DB.prepare('SELECT type, created_by, created_by_user_id, data FROM events WHERE id > ? ORDER BY id')
+      .bind(firstEvent)
+      .all<Record<string, any>>();
+    // As Unleash: the tag type's event first, written by the system user, then the integration's.
+    expect(results.map((row) => ({ ...row, data: JSON.parse(row.data) }))).toEqual([
+      {
+        type: 'tag-type-created',
+        created_by: 'unleash_system_user',
+        created_by_user_id: -1337,
+        data: { name: 'datadog', description: 'All Datadog tags added to a specific feature are sent to datadog event stream.', icon: 'D' },
+      },
+      {
+        type: 'addon-config-created',
+        created_by: 'admin',
+        created_by_user_id: -42,
+        data: expect.objectContaining({ id: created.id, provider: 'datadog' }),
+      },
+    ]);
+
+    // A second one finds the tag type: no second event, and an edited tag type keeps its edits.
+    await env.DB.prepare("UPDATE tag_types SET description = 'ours' WHERE name = 'datadog'").run();
+    await createAddon(datadog);
+    expect(await count("SELECT count(*) AS n FROM events WHERE type = 'tag-type-created' AND id > ?", firstEvent)).toBe(1);
+    expect(
+      (await env.DB.prepare("SELECT description FROM tag_types WHERE name = 'datadog'").first<{ description: string }>())!.description,
+    ).toBe('ours');
+
+    // A provider without tag types (webhook) creates none.
+    const tagTypes = await count('SELECT count(*) AS n FROM tag_types');
+    await createAddon();
+    expect(await count('SELECT count(*) AS n FROM tag_types')).toBe(tagTypes);
+    // New Relic's is its own.
+    await createAddon({
+      provider: 'new-relic',
+      enabled: true,
+      parameters: { url: 'https://nr.example.com/e', licenseKey: 'l' },
+      events: [],
+    });
+    expect(await count("SELECT count(*) AS n FROM tag_types WHERE name = 'new-relic' AND icon = 'D'")).toBe(1);
+  });
+
   it('400 for a missing field, a wrong type, an unknown provider or missing required parameters; nothing written', async () => {
     const before = await count('SELECT count(*) AS n FROM addons');
     const events = await count("SELECT count(*) AS n FROM events WHERE type LIKE 'addon-%'");

@@ -70,7 +70,8 @@ export function retryDelaySeconds(env: Pick<Env, 'INTEGRATIONS_RETRY_DELAY_SECON
   return Math.min(MAX_RETRY_DELAY_SECONDS, Math.round(base * 2 ** Math.max(0, attempt - 1)));
 }
 
-async function addonEvent(db: Db, eventId: number): Promise<AddonEvent | undefined> {
+/** The event as integrations get it: its row with the flag's current tags. */
+export async function addonEvent(db: Db, eventId: number): Promise<AddonEvent | undefined> {
   const row = await store.findEvent(db, eventId);
   if (row === undefined) return undefined;
   return {
