@@ -184,6 +184,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
       ['expire-login-failures', true],
       ['fail-stuck-import-jobs', true],
       ['queue-integration-deliveries', true],
+      ['prune-integration-deliveries', true],
     ]);
   });
 });

@@ -219,7 +219,7 @@ async function deliver(env: Env, db: Db, message: Message<DeliveryMessage>): Pro
       ...(outcome.status ? { status: outcome.status } : {}),
     };
     // Recorded at once: should this consumer die now, the next try still skips this target.
-    await store.recordTargets(db, delivery.id, results);
+    await store.recordTargets(db, delivery.id, results, new Date(Date.now() + LEASE_MS).toISOString());
   }
   if (retries.length > 0) {
     const reason = unique(retries).join(' ');
@@ -229,12 +229,13 @@ async function deliver(env: Env, db: Db, message: Message<DeliveryMessage>): Pro
   }
   const all = rendered.requests.map((request) => results[request.target]!);
   const { state, stateDetails } = summarize(addon.provider, all, rendered.warnings);
-  await store.finishDelivery(db, delivery, state === 'failed' ? 'failed' : 'sent', {
-    state,
-    stateDetails,
-    event,
-    details: rendered.details,
-  });
+  await store.finishDelivery(
+    db,
+    delivery,
+    state === 'failed' ? 'failed' : 'sent',
+    { state, stateDetails, event, details: rendered.details },
+    state === 'failed' ? stateDetails : undefined,
+  );
   message.ack();
 }
 

@@ -170,11 +170,14 @@ export async function claimDelivery(db: Db, id: number, now: string, leaseUntil:
   return row?.attempts ?? null;
 }
 
-/** What each target of the delivery answered so far (only while this consumer holds the claim). */
-export async function recordTargets(db: Db, id: number, targets: NonNullable<DeliveryRow['targets']>): Promise<void> {
+/**
+ * What each target of the delivery answered so far (only while this consumer holds the claim),
+ * and a renewed lease: a delivery to many slow targets keeps its claim while it makes progress.
+ */
+export async function recordTargets(db: Db, id: number, targets: NonNullable<DeliveryRow['targets']>, leaseUntil: string): Promise<void> {
   await db
     .update(addonDeliveries)
-    .set({ targets })
+    .set({ targets, leaseUntil })
     .where(and(eq(addonDeliveries.id, id), eq(addonDeliveries.status, 'sending')));
 }
 
