@@ -192,6 +192,40 @@ describe('messages as Unleash 6.10.1 renders them', () => {
     ]);
   });
 
+  it('Slack (deprecated webhook): one post per tagged channel, else the default one, with the button attachment', async () => {
+    const want = expectedMessages(flag)['feature-environment-enabled'];
+    const event = await eventOf('feature-environment-enabled', flag);
+    const out = await rendered('slack', { url: 'https://hooks.slack.receiver.test/T1', defaultChannel: 'general' }, event);
+    expect(out.requests.map((request) => request.target)).toEqual(['general']);
+    expect(JSON.parse(out.requests[0]!.init.body as string)).toEqual({
+      username: 'Unleash',
+      icon_emoji: ':unleash:',
+      text: want.slack,
+      channel: '#general',
+      attachments: [
+        {
+          actions: [
+            { name: 'featureToggle', text: 'Open in Unleash', type: 'button', value: 'featureToggle', style: 'primary', url: want.url },
+          ],
+        },
+      ],
+    });
+    expect(out.details).toEqual({ channels: ['general'], username: 'Unleash', message: want.slack });
+    const tagged = await rendered(
+      'slack',
+      { url: 'https://hooks.slack.receiver.test/T1', defaultChannel: 'general' },
+      {
+        ...event,
+        tags: [
+          { type: 'slack', value: 'a' },
+          { type: 'simple', value: 'x' },
+          { type: 'slack', value: 'b' },
+        ],
+      },
+    );
+    expect(tagged.requests.map((request) => JSON.parse(request.init.body as string).channel)).toEqual(['#a', '#b']);
+  });
+
   it("New Relic: the event's fields and data, gzip-compressed, with the license key", async () => {
     const event = await eventOf('feature-environment-enabled', flag);
     const out = await rendered('new-relic', { url: 'https://insights.receiver.test/v1/accounts/1/events', licenseKey: 'nr-key' }, event);
