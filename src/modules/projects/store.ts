@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, notInArray,
 import { chunkedInsert, chunksOf } from '../../db/chunk';
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, auditEvents, type Actor, type AuditEvent } from '../../db/events';
+import { projectWindowQueries } from '../../db/project-windows';
 import {
   apiTokenProject,
   apiTokens,
@@ -184,27 +185,7 @@ export function overviewRows(db: Db, projectId: string, current: string, past: s
       .where(and(inProject, isNull(features.archivedAt)))
       .groupBy(features.type)
       .orderBy(desc(count()), asc(features.type)),
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${features.createdAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${features.createdAt} >= ${past} AND ${features.createdAt} < ${current}), 0)`,
-      })
-      .from(features)
-      .where(and(inProject, gte(features.createdAt, past))),
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${features.archivedAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${features.archivedAt} >= ${past} AND ${features.archivedAt} < ${current}), 0)`,
-      })
-      .from(features)
-      .where(and(inProject, gte(features.archivedAt, past))),
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${events.createdAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${events.createdAt} < ${current}), 0)`,
-      })
-      .from(events)
-      .where(and(eq(events.project, projectId), gte(events.createdAt, past))),
+    ...projectWindowQueries(db, projectId, current, past),
     db
       .select({ count: sql<number>`count(DISTINCT ${roleUser.userId})` })
       .from(roleUser)
