@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { signInAs } from './support/users';
 import { maxEventId } from './support/import';
-import { rows } from './support/db';
+import { eventsSince, rows } from './support/db';
 import { unique } from './support/names';
 
 const P = '/api/admin/projects/default/features';
@@ -25,13 +25,6 @@ async function storedVariants(flag: string) {
       flag,
     )
   ).map((row) => [row.environment, JSON.parse(row.variants).map((variant: { name: string }) => variant.name)]);
-}
-
-async function eventsSince(id: number) {
-  return rows<{ type: string; environment: string | null; data: string | null; pre_data: string | null }>(
-    'SELECT type, environment, data, pre_data FROM events WHERE id > ? ORDER BY id',
-    id,
-  );
 }
 
 const TWO = [

@@ -36,3 +36,20 @@ export interface StoredEvent {
 export async function lastEvent(type: string): Promise<StoredEvent | null> {
   return env.DB.prepare('SELECT * FROM events WHERE type = ? ORDER BY id DESC LIMIT 1').bind(type).first<StoredEvent>();
 }
+
+/** The audit events written after event `id` (see `maxEventId`), oldest first. */
+export async function eventsSince(id: number): Promise<StoredEvent[]> {
+  return rows<StoredEvent>('SELECT * FROM events WHERE id > ? ORDER BY id', id);
+}
+
+/** A stored event's JSON read back: `data`, `preData` and who made it. */
+export function parsedEvent(event: StoredEvent | null) {
+  return (
+    event && {
+      type: event.type,
+      createdBy: event.created_by,
+      data: event.data === null ? null : JSON.parse(event.data),
+      preData: event.pre_data === null ? null : JSON.parse(event.pre_data),
+    }
+  );
+}
