@@ -607,14 +607,34 @@ describe('segments', () => {
 });
 
 describe('favorites', () => {
+  /** Unleash wants a JSON content type on these writes, although they have no body. */
+  const JSON_TYPE = { contentType: 'application/json' };
+
   it('favourites and unfavourites for the calling principal', async () => {
     await createFeature('fav-me');
-    expect((await call('POST', `${P}/fav-me/favorites`)).status).toBe(200);
-    expect((await call('POST', `${P}/fav-me/favorites`)).status).toBe(200);
+    expect((await call('POST', `${P}/fav-me/favorites`, JSON_TYPE)).status).toBe(200);
+    expect((await call('POST', `${P}/fav-me/favorites`, JSON_TYPE)).status).toBe(200);
     expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-me' AND user_id = -42")).toBe(1);
-    expect((await call('DELETE', `${P}/fav-me/favorites`)).status).toBe(200);
+    expect((await call('DELETE', `${P}/fav-me/favorites`, JSON_TYPE)).status).toBe(200);
     expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-me'")).toBe(0);
-    expect((await call('POST', `${P}/ghost/favorites`)).status).toBe(404);
+    expect((await call('POST', `${P}/ghost/favorites`, JSON_TYPE)).status).toBe(404);
+  });
+
+  it('answers 415 without a JSON content type, as 6.10.1, writing nothing', async () => {
+    await createFeature('fav-typed');
+    for (const method of ['POST', 'DELETE']) {
+      const bare = await expectError(await call(method, `${P}/fav-typed/favorites`), 415, 'ContentTypeerror');
+      expect(bare.message).toBe(
+        "We do not accept the content-type you provided (you didn't provide one). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.",
+      );
+      await expectError(
+        await call(method, `${P}/fav-typed/favorites`, { rawBody: 'x', contentType: 'text/plain' }),
+        415,
+        'ContentTypeerror',
+      );
+    }
+    expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-typed'")).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM events WHERE type LIKE 'feature-%favorited' AND feature_name = 'fav-typed'")).toBe(0);
   });
 });
 

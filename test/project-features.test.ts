@@ -131,7 +131,9 @@ describe('GET /api/admin/projects/:projectId/features', () => {
     expect(await names('tag=simple:nothing')).toEqual([]);
 
     const person = await signedInUser('Admin');
-    expect((await call('POST', `${flagPath(project, b)}/favorites`, withSession(person.cookie))).status).toBe(200);
+    expect(
+      (await call('POST', `${flagPath(project, b)}/favorites`, withSession(person.cookie, { contentType: 'application/json' }))).status,
+    ).toBe(200);
     const listed = (await bodyOf(await call('GET', flagPath(project), withSession(person.cookie)))).features;
     expect(Object.keys(listed[0]).slice(0, 3)).toEqual(['type', 'description', 'favorite']);
     expect(listed.map((f: { name: string; favorite: boolean }) => [f.name, f.favorite])).toEqual([
@@ -460,11 +462,17 @@ describe('POST/DELETE /api/admin/projects/:projectId/favorites', () => {
   it("marks and unmarks a person's favourite project with Unleash's events; the SDK revision stays", async () => {
     const person = await signedInUser('Viewer');
     const before = await revision();
-    expect((await call('POST', `/api/admin/projects/${P}/favorites`, withSession(person.cookie))).status).toBe(200);
+    expect(
+      (await call('POST', `/api/admin/projects/${P}/favorites`, withSession(person.cookie, { contentType: 'application/json' }))).status,
+    ).toBe(200);
     expect(await count('SELECT count(*) AS n FROM favorite_projects WHERE project = ? AND user_id = ?', P, person.id)).toBe(1);
-    expect((await call('POST', `/api/admin/projects/${P}/favorites`, withSession(person.cookie))).status).toBe(200);
+    expect(
+      (await call('POST', `/api/admin/projects/${P}/favorites`, withSession(person.cookie, { contentType: 'application/json' }))).status,
+    ).toBe(200);
     expect(await count('SELECT count(*) AS n FROM favorite_projects WHERE project = ? AND user_id = ?', P, person.id)).toBe(1);
-    expect((await call('DELETE', `/api/admin/projects/${P}/favorites`, withSession(person.cookie))).status).toBe(200);
+    expect(
+      (await call('DELETE', `/api/admin/projects/${P}/favorites`, withSession(person.cookie, { contentType: 'application/json' }))).status,
+    ).toBe(200);
     expect(await count('SELECT count(*) AS n FROM favorite_projects WHERE project = ? AND user_id = ?', P, person.id)).toBe(0);
     const events = await rows<{ type: string; project: string; data: string }>(
       "SELECT type, project, data FROM events WHERE created_by_user_id = ? AND type LIKE 'project-%' ORDER BY id",
@@ -477,10 +485,38 @@ describe('POST/DELETE /api/admin/projects/:projectId/favorites', () => {
 
   it('answers 404 for an unknown project and 401 without a credential, writing nothing', async () => {
     const before = await footprint();
-    expect((await expectError(await call('POST', '/api/admin/projects/no-such-project/favorites'), 404, 'NotFoundError')).message).toBe(
-      'Active project with id no-such-project does not exist',
-    );
+    expect(
+      (
+        await expectError(
+          await call('POST', '/api/admin/projects/no-such-project/favorites', { contentType: 'application/json' }),
+          404,
+          'NotFoundError',
+        )
+      ).message,
+    ).toBe('Active project with id no-such-project does not exist');
     expect((await call('POST', `/api/admin/projects/${P}/favorites`, { token: null })).status).toBe(401);
+    expect(await footprint()).toEqual(before);
+  });
+
+  it('answers 415 without a JSON content type, as 6.10.1, writing nothing', async () => {
+    const person = await signedInUser('Viewer');
+    const before = await footprint();
+    for (const method of ['POST', 'DELETE']) {
+      const bare = await expectError(
+        await call(method, `/api/admin/projects/${P}/favorites`, withSession(person.cookie)),
+        415,
+        'ContentTypeerror',
+      );
+      expect(bare.message).toBe(
+        "We do not accept the content-type you provided (you didn't provide one). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.",
+      );
+      await expectError(
+        await call(method, `/api/admin/projects/${P}/favorites`, withSession(person.cookie, { rawBody: 'x', contentType: 'text/plain' })),
+        415,
+        'ContentTypeerror',
+      );
+    }
+    expect(await count('SELECT count(*) AS n FROM favorite_projects WHERE user_id = ?', person.id)).toBe(0);
     expect(await footprint()).toEqual(before);
   });
 });

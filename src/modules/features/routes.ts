@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import { getDb } from '../../db/client';
-import { readJsonBody } from '../../http/body';
+import { readJsonBody, requireJsonContentType } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
@@ -232,12 +232,15 @@ export async function putVariantsBatch({
   return json(await service.setVariantsOnEnvironments(getDb(env), principal, principal, project(request), feature(request), body));
 }
 
+/** Unleash refuses a favourite write whose content type is not JSON, although it has no body (415). */
 export async function addFavorite({ request, env, principal }: AdminContext): Promise<Response> {
+  requireJsonContentType(request);
   await service.setFavorite(getDb(env), principal, project(request), feature(request), true);
   return empty(200);
 }
 
 export async function removeFavorite({ request, env, principal }: AdminContext): Promise<Response> {
+  requireJsonContentType(request);
   await service.setFavorite(getDb(env), principal, project(request), feature(request), false);
   return empty(200);
 }
@@ -608,7 +611,7 @@ export const routes: Route[] = [
     operationId: 'addFavoriteFeature',
     summary: 'Mark a feature flag as a favourite',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 404],
+    errors: [400, 404, 415],
     handler: addFavorite,
   }),
   route({
@@ -619,7 +622,7 @@ export const routes: Route[] = [
     operationId: 'removeFavoriteFeature',
     summary: 'Unmark a favourite feature flag',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 404],
+    errors: [400, 404, 415],
     handler: removeFavorite,
   }),
   route({

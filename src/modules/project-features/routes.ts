@@ -6,6 +6,7 @@
 import { CREATE_FEATURE, DELETE_FEATURE, UPDATE_FEATURE, UPDATE_FEATURE_ENVIRONMENT } from '../../auth/permissions';
 import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
+import { requireJsonContentType } from '../../http/body';
 import { admin, authenticated, route, type Route, type Scope, type ScopeInput } from '../../http/route';
 import {
   BatchFeaturesSchema,
@@ -129,8 +130,9 @@ export const routes: Route[] = [
     operationId: 'addFavoriteProject',
     summary: 'Mark a project as a favourite',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 401, 404],
-    handler: async ({ env, principal, params }) => {
+    errors: [400, 401, 404, 415],
+    handler: async ({ request, env, principal, params }) => {
+      requireJsonContentType(request);
       await service.setProjectFavorite(getDb(env), principal, params.projectId, true);
       return empty(200);
     },
@@ -143,8 +145,9 @@ export const routes: Route[] = [
     operationId: 'removeFavoriteProject',
     summary: 'Unmark a favourite project',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 401],
-    handler: async ({ env, principal, params }) => {
+    errors: [400, 401, 415],
+    handler: async ({ request, env, principal, params }) => {
+      requireJsonContentType(request);
       await service.setProjectFavorite(getDb(env), principal, params.projectId, false);
       return empty(200);
     },
