@@ -193,7 +193,7 @@ describe('POST /api/admin/projects/:projectId/environments/:environment/default-
     const other = await expectError(
       await call('POST', '/api/admin/projects/default/environments/development/default-strategy', { body: { name: 'default' } }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(other.details).toEqual([{ message: 'Only "flexibleRollout" strategy can be used as a default strategy for an environment' }]);
     await expectError(

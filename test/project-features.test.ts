@@ -143,7 +143,7 @@ describe('GET /api/admin/projects/:projectId/features', () => {
   });
 
   it('answers 400 for a tag without type:value, 200 with no flags for an unknown project, 401 without a key', async () => {
-    const error = await expectError(await call('GET', `${flagPath(P)}?tag=bad`), 400, 'ValidationError');
+    const error = await expectError(await call('GET', `${flagPath(P)}?tag=bad`), 400, 'BadDataError');
     expect(error.details[0]!.message).toBe('"tag[0]" with value "bad" fails to match the tag pattern. You provided "bad".');
     expect(await bodyOf(await call('GET', flagPath('no-such-project')))).toEqual({ version: 2, features: [] });
     expect((await call('GET', flagPath(P), { token: null })).status).toBe(401);
@@ -250,10 +250,10 @@ describe('POST /api/admin/projects/:projectId/features/:featureName/clone', () =
     expect((await expectError(await clone(source, { name: archived }), 409, 'NameExistsError')).message).toBe(
       'An archived flag with that name already exists',
     );
-    const bad = await expectError(await clone(source, { name: 'bad name' }), 400, 'ValidationError');
+    const bad = await expectError(await clone(source, { name: 'bad name' }), 400, 'BadDataError');
     expect(bad.details[0]!.path).toBe('/body/name');
-    await expectError(await clone(source, {}), 400, 'ValidationError');
-    await expectError(await clone(source, { name: unique('x'), replaceGroupId: 'x' }), 400, 'ValidationError');
+    await expectError(await clone(source, {}), 400, 'BadDataError');
+    await expectError(await clone(source, { name: unique('x'), replaceGroupId: 'x' }), 400, 'BadDataError');
     expect((await expectError(await clone('no-such-flag', { name: unique('x') }), 404, 'NotFoundError')).message).toBe(
       'Could not find feature flag with name no-such-flag',
     );
@@ -352,8 +352,8 @@ describe('POST /api/admin/projects/:projectId/bulk_features/environments/:enviro
     expect((await expectError(await call('POST', path, { body: { features: [a, 'no-such-flag'] } }), 404, 'NotFoundError')).message).toBe(
       `There's no feature named "no-such-flag" in project "${P}".`,
     );
-    await expectError(await call('POST', path, { body: { features: 'x' } }), 400, 'ValidationError');
-    await expectError(await call('POST', path, { body: {} }), 400, 'ValidationError');
+    await expectError(await call('POST', path, { body: { features: 'x' } }), 400, 'BadDataError');
+    await expectError(await call('POST', path, { body: {} }), 400, 'BadDataError');
     await expectError(await call('POST', path, { body: { features: [a] }, token: viewer }), 403, 'NoAccessError');
     expect(
       (
@@ -380,7 +380,7 @@ describe('POST /api/admin/projects/:projectId/archive, …/archive/validate and 
     expect(await validate([parent])).toEqual({ parentsWithChildFeatures: [parent], hasDeletedDependencies: true });
     expect(await validate([parent, child])).toEqual({ parentsWithChildFeatures: [], hasDeletedDependencies: true });
     expect(await validate(['no-such-flag'])).toEqual({ parentsWithChildFeatures: [], hasDeletedDependencies: false });
-    await expectError(await call('POST', `/api/admin/projects/${P}/archive/validate`, { body: {} }), 400, 'ValidationError');
+    await expectError(await call('POST', `/api/admin/projects/${P}/archive/validate`, { body: {} }), 400, 'BadDataError');
     await expectError(
       await call('POST', `/api/admin/projects/${P}/archive/validate`, { body: { features: [] }, token: viewer }),
       403,
@@ -452,7 +452,7 @@ describe('POST /api/admin/projects/:projectId/archive, …/archive/validate and 
         `The operation could not be completed. The features exist, but the provided project ids ("${elsewhere}") does not match the project provided in request URL ("${P}").`,
       );
       await expectError(await call('POST', url, { body: { features: [loner] }, token: viewer }), 403, 'NoAccessError');
-      await expectError(await call('POST', url, { body: { features: [1] } }), 400, 'ValidationError');
+      await expectError(await call('POST', url, { body: { features: [1] } }), 400, 'BadDataError');
     }
     expect(await footprint()).toEqual(before);
   });

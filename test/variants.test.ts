@@ -80,7 +80,7 @@ describe('PUT /api/admin/projects/:projectId/features/:featureName/variants', ()
       'BadDataError',
     );
     expect(fixed.details[0]!.message).toContain('There must be at least one "variable" variant');
-    await expectError(await call('PUT', `${P}/${flag}/variants`, { body: { x: 1 } }), 400, 'ValidationError');
+    await expectError(await call('PUT', `${P}/${flag}/variants`, { body: { x: 1 } }), 400, 'BadDataError');
     await expectError(await call('PUT', `${P}/no-such-flag/variants`, { body: TWO }), 404, 'NotFoundError');
     await expectError(await call('PUT', `${P}/${flag}/variants`, { token: viewer, body: TWO }), 403, 'NoAccessError');
     expect(await maxEventId()).toBe(before);
@@ -153,11 +153,11 @@ describe('PATCH /api/admin/projects/:projectId/features/:featureName/environment
     const unapplied = await expectError(
       await call('PATCH', path, { body: [{ op: 'replace', path: '/9/name', value: 'z' }] }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(unapplied.message).toContain('Could not apply provided patch');
-    await expectError(await call('PATCH', path, { body: [{ op: 'replace', path: '/0/weight', value: 'heavy' }] }), 400, 'ValidationError');
-    await expectError(await call('PATCH', path, { body: [{ op: 'jump', path: '/0' }] }), 400, 'ValidationError');
+    await expectError(await call('PATCH', path, { body: [{ op: 'replace', path: '/0/weight', value: 'heavy' }] }), 400, 'BadDataError');
+    await expectError(await call('PATCH', path, { body: [{ op: 'jump', path: '/0' }] }), 400, 'BadDataError');
     await expectError(await call('PATCH', path, { token: viewer, body: [{ op: 'remove', path: '/0' }] }), 403, 'NoAccessError');
     expect(await maxEventId()).toBe(before);
     expect(await storedVariants(flag)).toEqual([
@@ -241,7 +241,7 @@ describe('PUT /api/admin/projects/:projectId/features/:featureName/variants-batc
     const none = await expectError(
       await call('PUT', `${P}/${flag}/variants-batch`, { body: { environments: [], variants: TWO } }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(none.details[0]!.message).toBe('No environments provided');
     await expectError(

@@ -288,6 +288,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features',
+    badRequestName: 'BadDataError',
     access: admin(CREATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'createFeature',
@@ -299,6 +300,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeature',
@@ -310,6 +312,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'updateFeature',
@@ -321,6 +324,7 @@ export const routes: Route[] = [
   route({
     method: 'PATCH',
     path: '/api/admin/projects/:projectId/features/:featureName',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'patchFeature',
@@ -332,6 +336,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'archiveFeature',
@@ -343,6 +348,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/stale',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'staleFeatures',
@@ -355,6 +361,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/revive',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Archive',
     operationId: 'reviveFeatures',
@@ -410,6 +417,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/on',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'toggleFeatureEnvironmentOn',
@@ -421,6 +429,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/off',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'toggleFeatureEnvironmentOff',
@@ -432,6 +441,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatureStrategies',
@@ -443,6 +453,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+    badRequestName: 'BadDataError',
     access: admin(CREATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'addFeatureStrategy',
@@ -455,6 +466,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatureStrategy',
@@ -466,6 +478,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'updateFeatureStrategy',
@@ -478,6 +491,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatureEnvironment',
@@ -489,6 +503,7 @@ export const routes: Route[] = [
   route({
     method: 'PATCH',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'patchFeatureStrategy',
@@ -501,6 +516,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/set-sort-order',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'setStrategySortOrder',
@@ -513,6 +529,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'deleteFeatureStrategy',
@@ -524,6 +541,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getEnvironmentFeatureVariants',
@@ -535,6 +553,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT_VARIANTS, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'overwriteEnvironmentFeatureVariants',
@@ -547,6 +566,7 @@ export const routes: Route[] = [
   route({
     method: 'PATCH',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT_VARIANTS, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'patchEnvironmentsFeatureVariants',
@@ -559,6 +579,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatureVariants',
@@ -570,6 +591,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_VARIANTS, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'overwriteFeatureVariants',
@@ -582,6 +604,7 @@ export const routes: Route[] = [
   route({
     method: 'PATCH',
     path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_VARIANTS, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'patchFeatureVariants',
@@ -594,6 +617,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName/variants-batch',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'overwriteFeatureVariantsOnEnvironments',
@@ -606,6 +630,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/favorites',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'addFavoriteFeature',
@@ -617,6 +642,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/favorites',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'removeFavoriteFeature',
@@ -628,6 +654,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/dependencies',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
     tag: 'Dependencies',
     operationId: 'addFeatureDependency',
@@ -639,6 +666,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/dependencies',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
     tag: 'Dependencies',
     operationId: 'deleteFeatureDependencies',
@@ -650,6 +678,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/dependencies/:parent',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
     tag: 'Dependencies',
     operationId: 'deleteFeatureDependency',
@@ -661,6 +690,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/lifecycle',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Unstable',
     operationId: 'getFeatureLifecycle',
@@ -672,6 +702,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Unstable',
     operationId: 'complete',
@@ -695,6 +726,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/parent-variants',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Dependencies',
     operationId: 'listParentVariantOptions',

@@ -28,6 +28,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatures',
@@ -40,6 +41,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/clone',
+    badRequestName: 'BadDataError',
     access: admin(CREATE_FEATURE, inProject),
     tag: 'Features',
     operationId: 'cloneFeature',
@@ -53,6 +55,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/bulk_features/environments/:environment/on',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT, inEnvironment),
     tag: 'Features',
     operationId: 'bulkToggleFeaturesEnvironmentOn',
@@ -68,6 +71,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/bulk_features/environments/:environment/off',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT, inEnvironment),
     tag: 'Features',
     operationId: 'bulkToggleFeaturesEnvironmentOff',
@@ -83,6 +87,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/archive/validate',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE, inProject),
     tag: 'Features',
     operationId: 'validateArchiveFeatures',
@@ -95,6 +100,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/archive',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE, inProject),
     tag: 'Features',
     operationId: 'archiveFeatures',
@@ -110,6 +116,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/delete',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE, inProject),
     tag: 'Archive',
     operationId: 'deleteFeatures',
@@ -125,6 +132,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/favorites',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'addFavoriteProject',
@@ -140,6 +148,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/favorites',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'removeFavoriteProject',
@@ -155,6 +164,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:child/parents',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Dependencies',
     operationId: 'listParentOptions',
@@ -166,6 +176,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/lifecycle/uncomplete',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, inProject),
     tag: 'Unstable',
     operationId: 'uncomplete',
