@@ -5,7 +5,9 @@ import { deltaSince, forgetChangeLog } from '../src/modules/client-api/delta';
 import { snapshotFor } from '../src/modules/client-api/snapshot';
 import type { Env } from '../src/env';
 import { bodyOf, call, createToken, expectError } from './support/http';
-import { adminOk } from './support/admin';
+import { adminOk, createProject } from './support/admin';
+import { count } from './support/db';
+import { unique } from './support/names';
 
 interface DeltaEvent {
   eventId: number;
@@ -199,5 +201,61 @@ describe('GET /api/client/delta', () => {
     expect(next.body!.events.map((event) => event.type)).toEqual(['hydration']);
     expect(next.body!.events[0]!.eventId).toBe(jump);
     expect(jump).toBeGreaterThan(oldId);
+  });
+});
+
+describe('the change log (sdk_changes) follows what SDK answers contain', () => {
+  const revision = () => count('SELECT coalesce(max(event_id), 0) AS n FROM sdk_changes');
+
+  it('does not move for writes no SDK answer shows: service accounts, sign-in and maintenance settings, definitions, integrations', async () => {
+    const project = await createProject(unique('log-quiet'));
+    const writes: [string, string, unknown][] = [
+      ['POST', '/api/admin/service-account', { username: unique('log-svc'), name: 'Log bot', rootRole: 3 }],
+      ['POST', '/api/admin/auth/simple/settings', { disabled: false }],
+      ['POST', '/api/admin/maintenance', { enabled: false }],
+      ['POST', '/api/admin/context', { name: unique('log-field') }],
+      ['POST', '/api/admin/strategies', { name: unique('log-strategy'), parameters: [] }],
+      ['POST', '/api/admin/tags', { type: 'simple', value: unique('log-tag') }],
+      ['POST', '/api/admin/metrics/applications/log-app', { description: 'registered by an admin' }],
+      [
+        'POST',
+        `/api/admin/projects/${project}/environments/development/default-strategy`,
+        { name: 'flexibleRollout', constraints: [], parameters: { rollout: '50', stickiness: 'default', groupId: '' } },
+      ],
+      [
+        'POST',
+        '/api/admin/addons',
+        { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/log' }, events: ['feature-created'] },
+      ],
+    ];
+    for (const [method, path, body] of writes) {
+      const before = await revision();
+      const events = await count('SELECT count(*) AS n FROM events');
+      await adminOk(method, path, body);
+      expect(await count('SELECT count(*) AS n FROM events'), `${method} ${path} records its event`).toBeGreaterThan(events);
+      expect(await revision(), `${method} ${path}`).toBe(before);
+    }
+  });
+
+  it('moves for flag changes and for writes that change what flags SDKs get: tags and tag types deleted, project environments', async () => {
+    const project = await createProject(unique('log-moves'), ['development']);
+    const flag = unique('log-flag');
+    const type = unique('log-type');
+    await adminOk('POST', '/api/admin/tag-types', { name: type });
+    const writes: [string, string, unknown?][] = [
+      ['POST', `/api/admin/projects/${project}/features`, { name: flag }],
+      ['POST', `/api/admin/features/${flag}/tags`, { type: 'simple', value: 'log-moves' }],
+      ['DELETE', '/api/admin/tags/simple/log-moves'],
+      ['POST', `/api/admin/features/${flag}/tags`, { type, value: 'gone-with-its-type' }],
+      ['DELETE', `/api/admin/tag-types/${type}`],
+      ['POST', `/api/admin/projects/${project}/environments`, { environment: 'production' }],
+      ['DELETE', `/api/admin/projects/${project}/environments/production`],
+      ['POST', '/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] }],
+    ];
+    for (const [method, path, body] of writes) {
+      const before = await revision();
+      await adminOk(method, path, body);
+      expect(await revision(), `${method} ${path}`).toBeGreaterThan(before);
+    }
   });
 });

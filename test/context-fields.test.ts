@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { signInAs } from './support/users';
+import { count, lastEvent, parsedEvent } from './support/db';
 
 const BASE = '/api/admin/context';
 let viewer: string;
@@ -10,22 +11,9 @@ beforeAll(async () => {
   viewer = await signInAs('Viewer');
 });
 
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
-
 async function stored(): Promise<string> {
   const fields = await env.DB.prepare('SELECT * FROM context_fields ORDER BY name').all();
   return JSON.stringify(fields.results) + (await count('SELECT count(*) AS n FROM events'));
-}
-
-async function lastEvent(type: string) {
-  const row = await env.DB.prepare('SELECT * FROM events WHERE type = ? ORDER BY id DESC LIMIT 1')
-    .bind(type)
-    .first<{ data: string | null; pre_data: string | null; created_by: string }>();
-  return row && { data: row.data && JSON.parse(row.data), preData: row.pre_data && JSON.parse(row.pre_data), createdBy: row.created_by };
 }
 
 async function createField(body: Record<string, unknown>) {
@@ -87,7 +75,7 @@ describe('POST /api/admin/context', () => {
     });
     expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
     expect(await getField('tier')).toEqual(body);
-    expect(await lastEvent('context-field-created')).toMatchObject({
+    expect(parsedEvent(await lastEvent('context-field-created'))).toMatchObject({
       data: {
         name: 'tier',
         description: 'Plan',
@@ -155,7 +143,7 @@ describe('PUT /api/admin/context/:name', () => {
       legalValues: [{ value: 'b' }],
     });
     expect((await call('GET', `${BASE}/renamed`)).status).toBe(404);
-    expect(await lastEvent('context-field-updated')).toMatchObject({
+    expect(parsedEvent(await lastEvent('context-field-updated'))).toMatchObject({
       preData: { name: 'plan', description: 'Old', stickiness: true, legalValues: [{ value: 'a' }] },
       data: { name: 'plan', description: 'New', stickiness: false, legalValues: [{ value: 'b' }] },
     });
@@ -195,7 +183,7 @@ describe('POST /api/admin/context/:name/legal-values', () => {
       { value: 'eu', description: 'Europe' },
       { value: 'us', description: 'America' },
     ]);
-    expect(await lastEvent('context-field-updated')).toMatchObject({
+    expect(parsedEvent(await lastEvent('context-field-updated'))).toMatchObject({
       preData: { name: 'region', legalValues: [{ value: 'eu' }, { value: 'us', description: 'America' }] },
       data: {
         name: 'region',
@@ -231,7 +219,7 @@ describe('DELETE /api/admin/context/:name/legal-values/:legalValue', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('');
     expect((await getField('city')).legalValues).toEqual([{ value: 'Oslo' }]);
-    expect(await lastEvent('context-field-updated')).toMatchObject({
+    expect(parsedEvent(await lastEvent('context-field-updated'))).toMatchObject({
       preData: { legalValues: [{ value: 'Oslo' }, { value: 'São Paulo' }] },
       data: { legalValues: [{ value: 'Oslo' }] },
     });
@@ -280,7 +268,7 @@ describe('DELETE /api/admin/context/:name', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('');
     expect((await call('GET', `${BASE}/device`)).status).toBe(404);
-    expect(await lastEvent('context-field-deleted')).toMatchObject({
+    expect(parsedEvent(await lastEvent('context-field-deleted'))).toMatchObject({
       data: null,
       preData: { name: 'device', description: 'Kind', legalValues: [{ value: 'phone' }], stickiness: false },
     });

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { unique } from './support/names';
 import { signInAs } from './support/users';
+import { count, lastEvent } from './support/db';
 
 let editor: string;
 
@@ -14,24 +15,12 @@ beforeAll(async () => {
   editor = await signInAs('Editor');
 });
 
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
-
 /** Everything an environment write could touch, and the event count. */
 async function stored(): Promise<string> {
   const tables = ['environments', 'project_environments', 'feature_environments', 'feature_strategies', 'role_permission'];
   const dumps = [];
   for (const table of tables) dumps.push((await env.DB.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()).results);
   return JSON.stringify(dumps) + (await count('SELECT count(*) AS n FROM events'));
-}
-
-async function lastEvent(type: string) {
-  return env.DB.prepare('SELECT * FROM events WHERE type = ? ORDER BY id DESC LIMIT 1')
-    .bind(type)
-    .first<{ data: string | null; pre_data: string | null; environment: string | null; created_by: string }>();
 }
 
 function envName(): string {

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { signInAs } from './support/users';
+import { count, lastEvent } from './support/db';
 
 let editor: string;
 let viewer: string;
@@ -11,23 +12,11 @@ beforeAll(async () => {
   viewer = await signInAs('Viewer');
 });
 
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
-
 async function stored(): Promise<string> {
   const tables = ['environments', 'project_environments', 'feature_environments'];
   const dumps = [];
   for (const table of tables) dumps.push((await env.DB.prepare(`SELECT * FROM ${table}`).all()).results);
   return JSON.stringify(dumps) + (await count('SELECT count(*) AS n FROM events'));
-}
-
-async function lastEvent(type: string) {
-  return env.DB.prepare('SELECT * FROM events WHERE type = ? ORDER BY id DESC LIMIT 1')
-    .bind(type)
-    .first<{ data: string | null; pre_data: string | null; project: string | null; environment: string | null }>();
 }
 
 describe('GET /api/admin/environments', () => {
@@ -204,7 +193,7 @@ describe('POST /api/admin/projects/:projectId/environments/:environment/default-
     const other = await expectError(
       await call('POST', '/api/admin/projects/default/environments/development/default-strategy', { body: { name: 'default' } }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(other.details).toEqual([{ message: 'Only "flexibleRollout" strategy can be used as a default strategy for an environment' }]);
     await expectError(

@@ -65,7 +65,8 @@ beforeAll(async () => {
   await adminOk('POST', '/api/admin/features/s-beta/tags', { type: 'simple', value: 'beta-tag' });
   await adminOk('POST', `${P}/s-beta/lifecycle/complete`, { status: 'discarded' });
 
-  await adminOk('POST', '/api/admin/projects/search-b/features/S-Gamma/favorites');
+  const favourite = await call('POST', '/api/admin/projects/search-b/features/S-Gamma/favorites', { contentType: 'application/json' });
+  if (favourite.status !== 200) throw new Error(`favourite: ${favourite.status}`);
   await adminOk('DELETE', `${P}/s-delta`);
 
   await adminOk('POST', `${P}/s-epsilon/dependencies`, { feature: 's-alpha' });

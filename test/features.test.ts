@@ -83,7 +83,7 @@ describe('POST /api/admin/projects/:projectId/features', () => {
     ['bad\u0000nul', 'must be well-formed text without NUL characters'],
   ])('rejects the name %j with 400 and writes nothing', async (name, reason) => {
     const response = await call('POST', P, { body: { name } });
-    const error = await expectError(response, 400, 'ValidationError');
+    const error = await expectError(response, 400, 'BadDataError');
     expect(error.details[0]).toEqual({
       path: '/body/name',
       message: `The \`/body/name\` property ${reason}. You sent ${JSON.stringify(name).length > 100 ? `${JSON.stringify(name).slice(0, 97)}...` : JSON.stringify(name)}.`,
@@ -101,9 +101,9 @@ describe('POST /api/admin/projects/:projectId/features', () => {
   });
 
   it('requires a name, a boolean impressionData and JSON', async () => {
-    let error = await expectError(await call('POST', P, { body: {} }), 400, 'ValidationError');
+    let error = await expectError(await call('POST', P, { body: {} }), 400, 'BadDataError');
     expect(error.details[0]!.message).toBe('The `/body/name` property is required. It was not present on the data you sent.');
-    error = await expectError(await call('POST', P, { body: { name: 'x-imp', impressionData: 'yes' } }), 400, 'ValidationError');
+    error = await expectError(await call('POST', P, { body: { name: 'x-imp', impressionData: 'yes' } }), 400, 'BadDataError');
     expect(error.details[0]!.path).toBe('/body/impressionData');
     await expectError(await call('POST', P, { rawBody: 'name=x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
   });
@@ -216,13 +216,13 @@ describe('PUT and PATCH a feature', () => {
     let error = await expectError(
       await call('PATCH', `${P}/patch-bad`, { body: [{ op: 'replace', path: '/name', value: 'x' }] }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(error.details[0]!.path).toBe('/body/0/path');
     error = await expectError(
       await call('PATCH', `${P}/patch-bad`, { body: [{ op: 'replace', path: '/stale', value: 'yes' }] }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(error.details[0]!.path).toBe('/body/0/value');
     expect(await eventTypes('patch-bad')).toEqual(['feature-created']);
@@ -387,14 +387,14 @@ describe('environments on/off and strategies', () => {
   it('rejects unknown strategies, unknown segments and bad constraints with 400 and writes nothing', async () => {
     await createFeature('strat-bad');
     const path = `${P}/strat-bad/environments/development/strategies`;
-    let error = await expectError(await call('POST', path, { body: { name: 'noSuchStrategy' } }), 400, 'ValidationError');
+    let error = await expectError(await call('POST', path, { body: { name: 'noSuchStrategy' } }), 400, 'BadDataError');
     expect(error.details[0]!.message).toBe('noSuchStrategy is not supported.');
-    error = await expectError(await call('POST', path, { body: { name: 'default', segments: [999999] } }), 400, 'ValidationError');
+    error = await expectError(await call('POST', path, { body: { name: 'default', segments: [999999] } }), 400, 'BadDataError');
     expect(error.details[0]!.message).toBe('Unsupported segments: 999999');
     error = await expectError(
       await call('POST', path, { body: { name: 'default', constraints: [{ contextName: 'x', operator: 'LIKE' }] } }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(error.details[0]!.path).toBe('/body/constraints/0/operator');
     error = await expectError(
@@ -402,7 +402,7 @@ describe('environments on/off and strategies', () => {
         body: { name: 'default', variants: [{ name: 'a', weight: 1500, weightType: 'fix', stickiness: 'default' }] },
       }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(error.details[0]!.message).toBe('The `/body/variants/0/weight` property must be <= 1000. You sent 1500.');
     expect(await count("SELECT count(*) AS n FROM feature_strategies WHERE feature_name = 'strat-bad'")).toBe(0);
@@ -472,7 +472,7 @@ describe('environment variants', () => {
         ],
       }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(await count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = 'var-bad' AND variants != '[]'")).toBe(0);
   });
@@ -607,14 +607,34 @@ describe('segments', () => {
 });
 
 describe('favorites', () => {
+  /** Unleash wants a JSON content type on these writes, although they have no body. */
+  const JSON_TYPE = { contentType: 'application/json' };
+
   it('favourites and unfavourites for the calling principal', async () => {
     await createFeature('fav-me');
-    expect((await call('POST', `${P}/fav-me/favorites`)).status).toBe(200);
-    expect((await call('POST', `${P}/fav-me/favorites`)).status).toBe(200);
+    expect((await call('POST', `${P}/fav-me/favorites`, JSON_TYPE)).status).toBe(200);
+    expect((await call('POST', `${P}/fav-me/favorites`, JSON_TYPE)).status).toBe(200);
     expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-me' AND user_id = -42")).toBe(1);
-    expect((await call('DELETE', `${P}/fav-me/favorites`)).status).toBe(200);
+    expect((await call('DELETE', `${P}/fav-me/favorites`, JSON_TYPE)).status).toBe(200);
     expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-me'")).toBe(0);
-    expect((await call('POST', `${P}/ghost/favorites`)).status).toBe(404);
+    expect((await call('POST', `${P}/ghost/favorites`, JSON_TYPE)).status).toBe(404);
+  });
+
+  it('answers 415 without a JSON content type, as 6.10.1, writing nothing', async () => {
+    await createFeature('fav-typed');
+    for (const method of ['POST', 'DELETE']) {
+      const bare = await expectError(await call(method, `${P}/fav-typed/favorites`), 415, 'ContentTypeerror');
+      expect(bare.message).toBe(
+        "We do not accept the content-type you provided (you didn't provide one). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.",
+      );
+      await expectError(
+        await call(method, `${P}/fav-typed/favorites`, { rawBody: 'x', contentType: 'text/plain' }),
+        415,
+        'ContentTypeerror',
+      );
+    }
+    expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-typed'")).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM events WHERE type LIKE 'feature-%favorited' AND feature_name = 'fav-typed'")).toBe(0);
   });
 });
 
@@ -660,7 +680,7 @@ describe('lifecycle', () => {
     const stages = await bodyOf(await call('GET', `${P}/life-done/lifecycle`));
     expect(stages.map((stage: { stage: string }) => stage.stage)).toEqual(['initial', 'completed']);
     expect(stages[1]).toEqual({ stage: 'completed', status: 'discarded', enteredStageAt: expect.stringMatching(ISO) });
-    await expectError(await call('POST', `${P}/life-done/lifecycle/complete`, { body: { status: 'maybe' } }), 400, 'ValidationError');
+    await expectError(await call('POST', `${P}/life-done/lifecycle/complete`, { body: { status: 'maybe' } }), 400, 'BadDataError');
   });
 });
 

@@ -62,10 +62,10 @@ describe('PATCH …/environments/:environment/strategies/:strategyId', () => {
     const failed = await expectError(
       await call('PATCH', path, { body: [{ op: 'test', path: '/title', value: 'nope' }] }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(failed.message).toContain('Could not apply provided patch');
-    await expectError(await call('PATCH', path, { body: [{ op: 'remove', path: '/name' }] }), 400, 'ValidationError');
+    await expectError(await call('PATCH', path, { body: [{ op: 'remove', path: '/name' }] }), 400, 'BadDataError');
     await expectError(
       await call('PATCH', `${P}/${flag}/environments/development/strategies/no-such-id`, { body: [] }),
       404,
@@ -109,8 +109,8 @@ describe('POST …/environments/:environment/strategies/set-sort-order', () => {
     const other = await flagWithStrategies(1);
     const path = `${P}/${flag}/environments/development/strategies/set-sort-order`;
     const before = await maxEventId();
-    await expectError(await call('POST', path, { body: [{ id: other.ids[0], sortOrder: 0 }] }), 400, 'ValidationError');
-    await expectError(await call('POST', path, { body: [{ id: ids[0] }] }), 400, 'ValidationError');
+    await expectError(await call('POST', path, { body: [{ id: other.ids[0], sortOrder: 0 }] }), 400, 'BadDataError');
+    await expectError(await call('POST', path, { body: [{ id: ids[0] }] }), 400, 'BadDataError');
     await expectError(await call('POST', path, { token: viewer, body: [{ id: ids[1], sortOrder: 0 }] }), 403, 'NoAccessError');
     await expectError(
       await call('POST', `${P}/no-such-flag/environments/development/strategies/set-sort-order`, { body: [] }),

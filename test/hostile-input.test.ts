@@ -191,7 +191,7 @@ describe('hostile input on every route', () => {
 
 describe('a malformed percent-escape in a path parameter', () => {
   it("answers 400 ValidationError naming the parameter, in Unleash's shape (src/http/params.ts pathParam)", async () => {
-    const body = await expectError(await call('GET', '/api/admin/projects/%ZZ/features/x'), 400, 'ValidationError');
+    const body = await expectError(await call('GET', '/api/admin/projects/%ZZ/overview'), 400, 'ValidationError');
     expect(body.details).toEqual([
       { path: '/params/projectId', message: 'The `/params/projectId` property is not a valid percent-encoded string.' },
     ]);

@@ -3,16 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { signInAs } from './support/users';
 import { refuseWriteInMaintenance } from '../src/modules/maintenance/service';
+import { count } from './support/db';
 
 let editor: string;
 
 beforeAll(async () => {
   editor = await signInAs('Editor');
 });
-
-async function count(sql: string): Promise<number> {
-  return (await env.DB.prepare(sql).first<{ n: number }>())!.n;
-}
 
 async function setMaintenance(enabled: boolean) {
   const response = await call('POST', '/api/admin/maintenance', { body: { enabled } });

@@ -180,7 +180,7 @@ describe('the core admin operations answer what the document says', () => {
     await call('POST', '/api/admin/projects/default/features', { body: { name: 'doc-searched', type: 'release', description: 'found' } });
     await call('POST', '/api/admin/features/doc-searched/tags', { body: { type: 'doc-team', value: 'payments' } });
     await call('POST', '/api/admin/projects/default/features/doc-searched/environments/development/on');
-    await call('POST', '/api/admin/projects/default/features/doc-searched/favorites');
+    await call('POST', '/api/admin/projects/default/features/doc-searched/favorites', { contentType: 'application/json' });
     const path = '/api/admin/search/features';
     const found = (await expectDocumented(
       document,

@@ -485,9 +485,14 @@ describe('who acted', () => {
   });
 
   it('keeps favourites per person', async () => {
-    expect((await call('POST', `/api/admin/projects/default/features/${F_DEFAULT}/favorites`, { token: credentials.editor })).status).toBe(
-      200,
-    );
+    expect(
+      (
+        await call('POST', `/api/admin/projects/default/features/${F_DEFAULT}/favorites`, {
+          token: credentials.editor,
+          contentType: 'application/json',
+        })
+      ).status,
+    ).toBe(200);
     const mine = await bodyOf(await call('GET', `/api/admin/search/features?query=${F_DEFAULT}`, { token: credentials.editor }));
     const theirs = await bodyOf(await call('GET', `/api/admin/search/features?query=${F_DEFAULT}`, { token: credentials.viewer }));
     expect(mine.features.find((f: { name: string }) => f.name === F_DEFAULT).favorite).toBe(true);

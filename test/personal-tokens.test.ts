@@ -5,6 +5,7 @@ import worker from '../src/index';
 import { bodyOf, call, expectError } from './support/http';
 import { createPersonalToken, signedInUser, withSession } from './support/auth';
 import { sha256Hex } from './support/crypto';
+import { count, lastEvent } from './support/db';
 
 const FUTURE = '2099-01-01T00:00:00.000Z';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -31,6 +32,27 @@ describe('POST /api/admin/user/tokens', () => {
     expect(listed).toEqual({
       pats: [{ id: body.id, description: 'ci', expiresAt: FUTURE, userId: user.id, createdAt: body.createdAt, seenAt: null }],
     });
+  });
+
+  it('records the pat-created event by the user, without the secret', async () => {
+    const user = await signedInUser(3);
+    const { secret } = await bodyOf(await createPat(user.cookie, { description: ' audited ', expiresAt: FUTURE }));
+    const event = await lastEvent('pat-created');
+    expect(event).toMatchObject({ created_by: user.username, created_by_user_id: user.id, project: null, environment: null });
+    expect(JSON.parse(event!.data!)).toEqual({ description: 'audited', expiresAt: FUTURE, secret: '***' });
+    expect(JSON.stringify(event)).not.toContain(secret.slice(5));
+  });
+
+  it('writes no token and no event when refused', async () => {
+    const user = await signedInUser(3);
+    await createPersonalToken(user.cookie, 'taken');
+    const before = [await count('SELECT count(*) AS n FROM personal_access_tokens'), await count('SELECT count(*) AS n FROM events')];
+    await expectError(await createPat(user.cookie, { description: 'taken', expiresAt: FUTURE }), 409, 'NameExistsError');
+    await expectError(await createPat(user.cookie, { description: ' ', expiresAt: FUTURE }), 400, 'ValidationError');
+    await expectError(await createPat(user.cookie, { description: 'x' }), 400, 'ValidationError');
+    expect([await count('SELECT count(*) AS n FROM personal_access_tokens'), await count('SELECT count(*) AS n FROM events')]).toEqual(
+      before,
+    );
   });
 
   it('400 without description or expiresAt, for a blank description or a past expiry', async () => {
@@ -153,10 +175,22 @@ describe('DELETE /api/admin/user/tokens/:id', () => {
     expect(await bodyOf(await call('GET', '/api/admin/user/tokens', withSession(user.cookie)))).toEqual({ pats: [] });
   });
 
+  it('records the pat-deleted event: the token as stored, the secret masked', async () => {
+    const user = await signedInUser(3);
+    const created = await bodyOf(await createPat(user.cookie, { description: 'gone', expiresAt: FUTURE }));
+    expect((await call('DELETE', `/api/admin/user/tokens/${created.id}`, withSession(user.cookie))).status).toBe(200);
+    const event = await lastEvent('pat-deleted');
+    expect(event).toMatchObject({ created_by: user.username, created_by_user_id: user.id });
+    const { secret, ...shown } = created;
+    expect(JSON.parse(event!.data!)).toEqual({ ...shown, secret: '***' });
+    expect(Object.keys(JSON.parse(event!.data!))).toEqual(['id', 'description', 'expiresAt', 'userId', 'createdAt', 'seenAt', 'secret']);
+  });
+
   it("404 for an unknown id or another user's token, 400 for a non-integer id", async () => {
     const owner = await signedInUser(3);
     const { id } = await bodyOf(await createPat(owner.cookie, { description: 'mine', expiresAt: FUTURE }));
     const stranger = await signedInUser(1);
+    const events = await count('SELECT count(*) AS n FROM events');
     const body = await expectError(
       await call('DELETE', `/api/admin/user/tokens/${id}`, withSession(stranger.cookie)),
       404,
@@ -167,6 +201,7 @@ describe('DELETE /api/admin/user/tokens/:id', () => {
     const bad = await expectError(await call('DELETE', '/api/admin/user/tokens/abc', withSession(owner.cookie)), 400, 'ValidationError');
     expect(bad.details[0]!.path).toBe('/params/id');
     expect((await bodyOf(await call('GET', '/api/admin/user/tokens', withSession(owner.cookie)))).pats).toHaveLength(1);
+    expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
   });
 });
 

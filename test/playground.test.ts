@@ -331,14 +331,14 @@ describe('POST /api/admin/playground', () => {
   });
 
   it('refuses a body without the environment or the appName, and without a token', async () => {
-    const noApp = await expectError(await playground({ environment: 'development', context: {} }), 400, 'ValidationError');
+    const noApp = await expectError(await playground({ environment: 'development', context: {} }), 400, 'BadDataError');
     expect(noApp.details).toEqual([
       {
         path: '/body/context/appName',
         message: 'The `/body/context/appName` property is required. It was not present on the data you sent.',
       },
     ]);
-    const noEnvironment = await expectError(await playground({ context: { appName: 'a' } }), 400, 'ValidationError');
+    const noEnvironment = await expectError(await playground({ context: { appName: 'a' } }), 400, 'BadDataError');
     expect(noEnvironment.details[0]).toEqual({
       path: '/body/environment',
       message: 'The `/body/environment` property is required. It was not present on the data you sent.',
@@ -439,7 +439,7 @@ describe('POST /api/admin/playground/advanced', () => {
     const response = await call('POST', '/api/admin/playground/advanced', {
       body: { environments: ['development'], projects: [P], context: { appName: 'a', userId: users } },
     });
-    const body = await expectError(response, 400, 'ValidationError');
+    const body = await expectError(response, 400, 'BadDataError');
     const flags = (await bodyOf(await playground({ environment: 'development', projects: [P], context: { appName: 'a' } }))).features
       .length;
     const reason = `Rejecting evaluation as it would generate ${5001 * flags} combinations exceeding 15000 limit. Please reduce the number of selected environments (1), features (${flags}), context field combinations (5001).`;
@@ -451,7 +451,7 @@ describe('POST /api/admin/playground/advanced', () => {
     const empty = await expectError(
       await call('POST', '/api/admin/playground/advanced', { body: { environments: [], context: { appName: 'a' } } }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(empty.details).toEqual([
       { path: '/body/environments', message: 'The `/body/environments` property must NOT have fewer than 1 items. You sent [].' },
@@ -459,7 +459,7 @@ describe('POST /api/admin/playground/advanced', () => {
     const malformed = await expectError(
       await call('POST', '/api/admin/playground/advanced', { body: { environments: ['a b'], context: { appName: 'a' } } }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(malformed.details).toEqual([
       {

@@ -131,7 +131,9 @@ describe('GET /api/admin/projects/:projectId/features', () => {
     expect(await names('tag=simple:nothing')).toEqual([]);
 
     const person = await signedInUser('Admin');
-    expect((await call('POST', `${flagPath(project, b)}/favorites`, withSession(person.cookie))).status).toBe(200);
+    expect(
+      (await call('POST', `${flagPath(project, b)}/favorites`, withSession(person.cookie, { contentType: 'application/json' }))).status,
+    ).toBe(200);
     const listed = (await bodyOf(await call('GET', flagPath(project), withSession(person.cookie)))).features;
     expect(Object.keys(listed[0]).slice(0, 3)).toEqual(['type', 'description', 'favorite']);
     expect(listed.map((f: { name: string; favorite: boolean }) => [f.name, f.favorite])).toEqual([
@@ -141,7 +143,7 @@ describe('GET /api/admin/projects/:projectId/features', () => {
   });
 
   it('answers 400 for a tag without type:value, 200 with no flags for an unknown project, 401 without a key', async () => {
-    const error = await expectError(await call('GET', `${flagPath(P)}?tag=bad`), 400, 'ValidationError');
+    const error = await expectError(await call('GET', `${flagPath(P)}?tag=bad`), 400, 'BadDataError');
     expect(error.details[0]!.message).toBe('"tag[0]" with value "bad" fails to match the tag pattern. You provided "bad".');
     expect(await bodyOf(await call('GET', flagPath('no-such-project')))).toEqual({ version: 2, features: [] });
     expect((await call('GET', flagPath(P), { token: null })).status).toBe(401);
@@ -248,10 +250,10 @@ describe('POST /api/admin/projects/:projectId/features/:featureName/clone', () =
     expect((await expectError(await clone(source, { name: archived }), 409, 'NameExistsError')).message).toBe(
       'An archived flag with that name already exists',
     );
-    const bad = await expectError(await clone(source, { name: 'bad name' }), 400, 'ValidationError');
+    const bad = await expectError(await clone(source, { name: 'bad name' }), 400, 'BadDataError');
     expect(bad.details[0]!.path).toBe('/body/name');
-    await expectError(await clone(source, {}), 400, 'ValidationError');
-    await expectError(await clone(source, { name: unique('x'), replaceGroupId: 'x' }), 400, 'ValidationError');
+    await expectError(await clone(source, {}), 400, 'BadDataError');
+    await expectError(await clone(source, { name: unique('x'), replaceGroupId: 'x' }), 400, 'BadDataError');
     expect((await expectError(await clone('no-such-flag', { name: unique('x') }), 404, 'NotFoundError')).message).toBe(
       'Could not find feature flag with name no-such-flag',
     );
@@ -350,8 +352,8 @@ describe('POST /api/admin/projects/:projectId/bulk_features/environments/:enviro
     expect((await expectError(await call('POST', path, { body: { features: [a, 'no-such-flag'] } }), 404, 'NotFoundError')).message).toBe(
       `There's no feature named "no-such-flag" in project "${P}".`,
     );
-    await expectError(await call('POST', path, { body: { features: 'x' } }), 400, 'ValidationError');
-    await expectError(await call('POST', path, { body: {} }), 400, 'ValidationError');
+    await expectError(await call('POST', path, { body: { features: 'x' } }), 400, 'BadDataError');
+    await expectError(await call('POST', path, { body: {} }), 400, 'BadDataError');
     await expectError(await call('POST', path, { body: { features: [a] }, token: viewer }), 403, 'NoAccessError');
     expect(
       (
@@ -378,7 +380,7 @@ describe('POST /api/admin/projects/:projectId/archive, …/archive/validate and 
     expect(await validate([parent])).toEqual({ parentsWithChildFeatures: [parent], hasDeletedDependencies: true });
     expect(await validate([parent, child])).toEqual({ parentsWithChildFeatures: [], hasDeletedDependencies: true });
     expect(await validate(['no-such-flag'])).toEqual({ parentsWithChildFeatures: [], hasDeletedDependencies: false });
-    await expectError(await call('POST', `/api/admin/projects/${P}/archive/validate`, { body: {} }), 400, 'ValidationError');
+    await expectError(await call('POST', `/api/admin/projects/${P}/archive/validate`, { body: {} }), 400, 'BadDataError');
     await expectError(
       await call('POST', `/api/admin/projects/${P}/archive/validate`, { body: { features: [] }, token: viewer }),
       403,
@@ -450,7 +452,7 @@ describe('POST /api/admin/projects/:projectId/archive, …/archive/validate and 
         `The operation could not be completed. The features exist, but the provided project ids ("${elsewhere}") does not match the project provided in request URL ("${P}").`,
       );
       await expectError(await call('POST', url, { body: { features: [loner] }, token: viewer }), 403, 'NoAccessError');
-      await expectError(await call('POST', url, { body: { features: [1] } }), 400, 'ValidationError');
+      await expectError(await call('POST', url, { body: { features: [1] } }), 400, 'BadDataError');
     }
     expect(await footprint()).toEqual(before);
   });
@@ -460,11 +462,17 @@ describe('POST/DELETE /api/admin/projects/:projectId/favorites', () => {
   it("marks and unmarks a person's favourite project with Unleash's events; the SDK revision stays", async () => {
     const person = await signedInUser('Viewer');
     const before = await revision();
-    expect((await call('POST', `/api/admin/projects/${P}/favorites`, withSession(person.cookie))).status).toBe(200);
+    expect(
+      (await call('POST', `/api/admin/projects/${P}/favorites`, withSession(person.cookie, { contentType: 'application/json' }))).status,
+    ).toBe(200);
     expect(await count('SELECT count(*) AS n FROM favorite_projects WHERE project = ? AND user_id = ?', P, person.id)).toBe(1);
-    expect((await call('POST', `/api/admin/projects/${P}/favorites`, withSession(person.cookie))).status).toBe(200);
+    expect(
+      (await call('POST', `/api/admin/projects/${P}/favorites`, withSession(person.cookie, { contentType: 'application/json' }))).status,
+    ).toBe(200);
     expect(await count('SELECT count(*) AS n FROM favorite_projects WHERE project = ? AND user_id = ?', P, person.id)).toBe(1);
-    expect((await call('DELETE', `/api/admin/projects/${P}/favorites`, withSession(person.cookie))).status).toBe(200);
+    expect(
+      (await call('DELETE', `/api/admin/projects/${P}/favorites`, withSession(person.cookie, { contentType: 'application/json' }))).status,
+    ).toBe(200);
     expect(await count('SELECT count(*) AS n FROM favorite_projects WHERE project = ? AND user_id = ?', P, person.id)).toBe(0);
     const events = await rows<{ type: string; project: string; data: string }>(
       "SELECT type, project, data FROM events WHERE created_by_user_id = ? AND type LIKE 'project-%' ORDER BY id",
@@ -477,10 +485,38 @@ describe('POST/DELETE /api/admin/projects/:projectId/favorites', () => {
 
   it('answers 404 for an unknown project and 401 without a credential, writing nothing', async () => {
     const before = await footprint();
-    expect((await expectError(await call('POST', '/api/admin/projects/no-such-project/favorites'), 404, 'NotFoundError')).message).toBe(
-      'Active project with id no-such-project does not exist',
-    );
+    expect(
+      (
+        await expectError(
+          await call('POST', '/api/admin/projects/no-such-project/favorites', { contentType: 'application/json' }),
+          404,
+          'NotFoundError',
+        )
+      ).message,
+    ).toBe('Active project with id no-such-project does not exist');
     expect((await call('POST', `/api/admin/projects/${P}/favorites`, { token: null })).status).toBe(401);
+    expect(await footprint()).toEqual(before);
+  });
+
+  it('answers 415 without a JSON content type, as 6.10.1, writing nothing', async () => {
+    const person = await signedInUser('Viewer');
+    const before = await footprint();
+    for (const method of ['POST', 'DELETE']) {
+      const bare = await expectError(
+        await call(method, `/api/admin/projects/${P}/favorites`, withSession(person.cookie)),
+        415,
+        'ContentTypeerror',
+      );
+      expect(bare.message).toBe(
+        "We do not accept the content-type you provided (you didn't provide one). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.",
+      );
+      await expectError(
+        await call(method, `/api/admin/projects/${P}/favorites`, withSession(person.cookie, { rawBody: 'x', contentType: 'text/plain' })),
+        415,
+        'ContentTypeerror',
+      );
+    }
+    expect(await count('SELECT count(*) AS n FROM favorite_projects WHERE user_id = ?', person.id)).toBe(0);
     expect(await footprint()).toEqual(before);
   });
 });

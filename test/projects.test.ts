@@ -103,6 +103,35 @@ describe('GET /api/admin/projects', () => {
   });
 });
 
+describe('`favorite` of a project: whether the caller made it a favourite', () => {
+  const favourite = (method: 'POST' | 'DELETE', id: string, token: string) =>
+    call(method, `/api/admin/projects/${id}/favorites`, { token, contentType: 'application/json' });
+  const listed = async (token: string | undefined, id: string) =>
+    (await bodyOf(await call('GET', '/api/admin/projects', { token }))).projects.find((item: { id: string }) => item.id === id);
+
+  it('in the list, the overview and the deprecated overview, for that person only', async () => {
+    const id = await createProject(unique('fav'));
+    const other = await createProject(unique('fav-other'));
+    const someoneElse = await signInAs('Viewer');
+    expect((await favourite('POST', id, viewer)).status).toBe(200);
+
+    expect(await listed(viewer, id)).toMatchObject({ favorite: true });
+    expect(await listed(viewer, other)).toMatchObject({ favorite: false });
+    expect(await listed(someoneElse, id)).toMatchObject({ favorite: false });
+    expect(await listed(undefined, id)).not.toHaveProperty('favorite');
+    expect(await bodyOf(await call('GET', `/api/admin/projects/${id}/overview`, { token: viewer }))).toMatchObject({ favorite: true });
+    expect(await bodyOf(await call('GET', `/api/admin/projects/${id}`, { token: viewer }))).toMatchObject({ favorite: true });
+    expect(await bodyOf(await call('GET', `/api/admin/projects/${id}/overview`, { token: someoneElse }))).toMatchObject({
+      favorite: false,
+    });
+    expect(await bodyOf(await call('GET', `/api/admin/projects/${id}/overview`))).toMatchObject({ favorite: false });
+
+    expect((await favourite('DELETE', id, viewer)).status).toBe(200);
+    expect(await listed(viewer, id)).toMatchObject({ favorite: false });
+    expect(await bodyOf(await call('GET', `/api/admin/projects/${id}`, { token: viewer }))).toMatchObject({ favorite: false });
+  });
+});
+
 describe('GET /api/admin/projects/:projectId', () => {
   it("answers 6.10.1's overview with the project's flags, their environments and tags", async () => {
     const id = await createProject(unique('ov'), ['development', 'production']);

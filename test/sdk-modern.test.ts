@@ -144,7 +144,7 @@ describe('spec 6.x constraint operators in the admin API', () => {
       const error = await expectError(
         await call('POST', strategyPath('modern.bad-ops'), { body: { name: 'default', constraints: [constraint] } }),
         400,
-        'ValidationError',
+        'BadDataError',
       );
       expect(JSON.stringify(error.details), JSON.stringify(error.details)).toMatch(/regex|inverted|must be \(/);
     }

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { signInAs } from './support/users';
+import { count } from './support/db';
 
 const FEATURES = '/api/admin/projects/default/features';
 let viewer: string;
@@ -9,12 +10,6 @@ let viewer: string;
 beforeAll(async () => {
   viewer = await signInAs('Viewer');
 });
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
 
 async function stored(): Promise<string> {
   const links = await env.DB.prepare('SELECT * FROM feature_strategy_segment ORDER BY feature_strategy_id, segment_id').all();

@@ -8,6 +8,7 @@ import { bodyOf, call, expectError } from './support/http';
 import { unique } from './support/names';
 import { sha256Hex } from './support/crypto';
 import { signInAs } from './support/users';
+import { count, lastEvent } from './support/db';
 
 const FUTURE = '2099-01-01T00:00:00.000Z';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -16,12 +17,6 @@ let editor: string;
 beforeAll(async () => {
   editor = await signInAs('Editor');
 });
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
 
 /**
  * Everything a service-account write could touch, and the event count; without last-use times,
@@ -34,12 +29,6 @@ async function stored(): Promise<string> {
     dumps.push(rows.map(({ seen_at, ...rest }) => rest));
   }
   return JSON.stringify(dumps) + (await count('SELECT count(*) AS n FROM events'));
-}
-
-async function lastEvent(type: string) {
-  return env.DB.prepare('SELECT * FROM events WHERE type = ? ORDER BY id DESC LIMIT 1')
-    .bind(type)
-    .first<{ data: string | null; pre_data: string | null; created_by: string }>();
 }
 
 async function createAccount(rootRole = 3, name = 'CI bot') {

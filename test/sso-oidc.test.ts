@@ -13,6 +13,7 @@ import { receivedAt } from './support/integrations';
 import { unique } from './support/names';
 import { signInAs } from './support/users';
 import { serveJson, serveKeys, signToken, testKey, type TestKey } from './support/sso';
+import { count } from './support/db';
 
 const host = `idp-${crypto.randomUUID().slice(0, 8)}.idp.test`;
 const ISSUER = `https://${host}`;
@@ -45,12 +46,6 @@ beforeAll(async () => {
   });
   await serveKeys(`${host}/jwks`, [key]);
 });
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
 
 async function saveSettings(body: Record<string, unknown>) {
   const response = await call('POST', '/api/admin/auth/oidc/settings', { body });

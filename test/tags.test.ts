@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { signInAs } from './support/users';
-import { count, rows } from './support/db';
+import { count, eventsSince } from './support/db';
 import { createProject } from './support/admin';
 import { maxEventId } from './support/import';
 import { unique } from './support/names';
@@ -13,13 +13,6 @@ const PROJECT = unique('tagproj');
 async function createFeature(name: string, project = 'default') {
   const response = await call('POST', `/api/admin/projects/${project}/features`, { body: { name } });
   if (response.status !== 201) throw new Error(`create ${name}: ${response.status} ${await response.text()}`);
-}
-
-async function eventsSince(id: number) {
-  return rows<{ type: string; feature_name: string | null; project: string | null; data: string | null; pre_data: string | null }>(
-    'SELECT type, feature_name, project, data, pre_data FROM events WHERE id > ? ORDER BY id',
-    id,
-  );
 }
 
 beforeAll(async () => {

@@ -3,18 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createPersonalToken, createUser, loginAs } from './support/auth';
 import { bodyOf, call, expectError } from './support/http';
 import { signInAs } from './support/users';
+import { count } from './support/db';
 
 let viewer: string;
 
 beforeAll(async () => {
   viewer = await signInAs('Viewer');
 });
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  return (await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>())!.n;
-}
 
 describe('literal user-admin paths', () => {
   it('are never taken for a user id', async () => {

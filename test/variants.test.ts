@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { signInAs } from './support/users';
 import { maxEventId } from './support/import';
-import { rows } from './support/db';
+import { eventsSince, rows } from './support/db';
 import { unique } from './support/names';
 
 const P = '/api/admin/projects/default/features';
@@ -25,13 +25,6 @@ async function storedVariants(flag: string) {
       flag,
     )
   ).map((row) => [row.environment, JSON.parse(row.variants).map((variant: { name: string }) => variant.name)]);
-}
-
-async function eventsSince(id: number) {
-  return rows<{ type: string; environment: string | null; data: string | null; pre_data: string | null }>(
-    'SELECT type, environment, data, pre_data FROM events WHERE id > ? ORDER BY id',
-    id,
-  );
 }
 
 const TWO = [
@@ -87,7 +80,7 @@ describe('PUT /api/admin/projects/:projectId/features/:featureName/variants', ()
       'BadDataError',
     );
     expect(fixed.details[0]!.message).toContain('There must be at least one "variable" variant');
-    await expectError(await call('PUT', `${P}/${flag}/variants`, { body: { x: 1 } }), 400, 'ValidationError');
+    await expectError(await call('PUT', `${P}/${flag}/variants`, { body: { x: 1 } }), 400, 'BadDataError');
     await expectError(await call('PUT', `${P}/no-such-flag/variants`, { body: TWO }), 404, 'NotFoundError');
     await expectError(await call('PUT', `${P}/${flag}/variants`, { token: viewer, body: TWO }), 403, 'NoAccessError');
     expect(await maxEventId()).toBe(before);
@@ -160,11 +153,11 @@ describe('PATCH /api/admin/projects/:projectId/features/:featureName/environment
     const unapplied = await expectError(
       await call('PATCH', path, { body: [{ op: 'replace', path: '/9/name', value: 'z' }] }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(unapplied.message).toContain('Could not apply provided patch');
-    await expectError(await call('PATCH', path, { body: [{ op: 'replace', path: '/0/weight', value: 'heavy' }] }), 400, 'ValidationError');
-    await expectError(await call('PATCH', path, { body: [{ op: 'jump', path: '/0' }] }), 400, 'ValidationError');
+    await expectError(await call('PATCH', path, { body: [{ op: 'replace', path: '/0/weight', value: 'heavy' }] }), 400, 'BadDataError');
+    await expectError(await call('PATCH', path, { body: [{ op: 'jump', path: '/0' }] }), 400, 'BadDataError');
     await expectError(await call('PATCH', path, { token: viewer, body: [{ op: 'remove', path: '/0' }] }), 403, 'NoAccessError');
     expect(await maxEventId()).toBe(before);
     expect(await storedVariants(flag)).toEqual([
@@ -248,7 +241,7 @@ describe('PUT /api/admin/projects/:projectId/features/:featureName/variants-batc
     const none = await expectError(
       await call('PUT', `${P}/${flag}/variants-batch`, { body: { environments: [], variants: TWO } }),
       400,
-      'ValidationError',
+      'BadDataError',
     );
     expect(none.details[0]!.message).toBe('No environments provided');
     await expectError(

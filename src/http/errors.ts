@@ -41,6 +41,12 @@ export function badRequest(reason: string, extraDetail: Record<string, unknown> 
   return new ApiError(400, 'ValidationError', `${VALIDATION_PREFIX}: ${reason}`, [{ message: reason, ...extraDetail }]);
 }
 
+/** A 400 `ValidationError` under another name (a route's `badRequestName`); any other error as it is. */
+export function renamedBadRequest(error: unknown, name: string): unknown {
+  if (!(error instanceof ApiError) || error.status !== 400 || error.name !== 'ValidationError') return error;
+  return new ApiError(400, name, error.message, error.details, error.extra);
+}
+
 /** Unleash's BadDataError: valid JSON whose data break a rule (e.g. variant weights). */
 export function badData(reason: string): ApiError {
   return new ApiError(400, 'BadDataError', `${VALIDATION_PREFIX}: ${reason}`, [{ message: reason }]);

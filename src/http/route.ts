@@ -22,7 +22,7 @@ import { noteLocalWrite } from '../db/coherence';
 import type { Env } from '../env';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import { withCors } from './cors';
-import { noAccess, toErrorResponse } from './errors';
+import { noAccess, renamedBadRequest, toErrorResponse } from './errors';
 import { decodePathParams } from './params';
 import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS, type RateLimitBucket } from './rate-limit';
 import { urlOf } from './request-url';
@@ -160,6 +160,11 @@ export interface RouteSpec<
   errors?: readonly number[];
   /** CORS as the frontend API answers it, on answers and errors. */
   cors?: boolean;
+  /**
+   * The name of the route's 400s: the seed's `ValidationError` unless the route is outside the
+   * seed's operations and Unleash 6.10.1 names them `BadDataError` there.
+   */
+  badRequestName?: 'BadDataError';
   handler: (context: RouteContext<A, PathParams<Path>, Output<QuerySchema>, Output<BodySchema>>) => Response | Promise<Response>;
 }
 
@@ -305,7 +310,7 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
     try {
       response = await served(request, env, ctx);
     } catch (error) {
-      response = toErrorResponse(error, request);
+      response = toErrorResponse(route.badRequestName === undefined ? error : renamedBadRequest(error, route.badRequestName), request);
     }
     if (afterWrite !== undefined && response.status < 400) afterWrite(env, ctx);
     return observer === undefined ? response : observer(route, request, response);

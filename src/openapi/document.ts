@@ -106,7 +106,10 @@ function operation(declared: Route): JsonObject {
   for (const [status, answer] of Object.entries(declared.responses)) responses[status] = responseObject(answer);
   for (const status of errorStatuses(declared)) {
     responses[String(status)] ??= {
-      description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+      description:
+        status === 400 && declared.badRequestName !== undefined
+          ? ERROR_DESCRIPTIONS[400]!.replace('ValidationError', declared.badRequestName)
+          : (ERROR_DESCRIPTIONS[status] ?? 'Error'),
       content: { 'application/json': { schema: status === 503 ? MAINTENANCE_REF : ERROR_REF } },
     };
   }

@@ -4,7 +4,7 @@
  * started here). The person clicks the UI's SSO button, signs in at the provider and lands in
  * the UI as the user provisioned with the default root role.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
@@ -99,17 +99,8 @@ async function usersWithEmail(email: string): Promise<{ id: number; rootRole: nu
   return users.filter((user) => user.email === email);
 }
 
-/**
- * From the UI's login page: the SSO button, the provider's sign-in (any password) and consent,
- * back through our callback. Answers the callback URL the browser was sent to.
- */
-async function signInWithSso(session: Session, email: string): Promise<string> {
-  const { page } = session;
-  session.expect(...SIGNED_OUT);
-  let callbackUrl = '';
-  page.on('request', (request) => {
-    if (request.url().startsWith(`${server.base}/auth/oidc/callback`)) callbackUrl = request.url();
-  });
+/** From the UI's login page to the provider and back: the SSO button, its sign-in (any password) and consent. */
+async function throughProvider(page: Page, email: string): Promise<void> {
   await page.goto('/login');
   await page.getByTestId('SSO_LOGIN_BUTTON-oidc').click();
   await page.waitForURL((url) => url.origin === provider.issuer);
@@ -117,6 +108,17 @@ async function signInWithSso(session: Session, email: string): Promise<string> {
   await page.locator('input[name="password"]').fill('anything-goes');
   await page.getByRole('button', { name: 'Sign-in' }).click();
   await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+/** The whole sign-in, back through our callback. Answers the callback URL the browser was sent to. */
+async function signInWithSso(session: Session, email: string): Promise<string> {
+  const { page } = session;
+  session.expect(...SIGNED_OUT);
+  let callbackUrl = '';
+  page.on('request', (request) => {
+    if (request.url().startsWith(`${server.base}/auth/oidc/callback`)) callbackUrl = request.url();
+  });
+  await throughProvider(page, email);
   await page.waitForURL((url) => url.origin === server.base && !url.pathname.startsWith('/auth/'));
   return callbackUrl;
 }
@@ -264,12 +266,7 @@ describe('single sign-on with OpenID Connect in the UI', () => {
             await route.fulfill({ response, headers: { ...response.headers(), location: location.href } });
           },
         );
-        await page.goto('/login');
-        await page.getByTestId('SSO_LOGIN_BUTTON-oidc').click();
-        await page.locator('input[name="login"]').fill(email);
-        await page.locator('input[name="password"]').fill('anything-goes');
-        await page.getByRole('button', { name: 'Sign-in' }).click();
-        await page.getByRole('button', { name: 'Continue' }).click();
+        await throughProvider(page, email);
         await page.waitForURL((url) => url.origin === server.base && url.pathname === '/login');
         await expect.poll(() => page.locator('body').innerText()).toContain('does not belong to this sign-in (nonce)');
       },
@@ -289,12 +286,7 @@ describe('single sign-on with OpenID Connect in the UI', () => {
         async (session) => {
           const { page } = session;
           session.expect(...SIGNED_OUT);
-          await page.goto('/login');
-          await page.getByTestId('SSO_LOGIN_BUTTON-oidc').click();
-          await page.locator('input[name="login"]').fill(email);
-          await page.locator('input[name="password"]').fill('anything-goes');
-          await page.getByRole('button', { name: 'Sign-in' }).click();
-          await page.getByRole('button', { name: 'Continue' }).click();
+          await throughProvider(page, email);
           await page.waitForURL((url) => url.origin === server.base && url.pathname === '/login');
           await expect.poll(() => page.locator('body').innerText()).toContain('example.com addresses are not created on sign-in');
         },

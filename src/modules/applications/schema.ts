@@ -17,22 +17,30 @@ const boundedInteger = (min: number, max: number, fallback: number) =>
     String(fallback),
   );
 
-/** The applications page: `limit` 1..1000 (default 1000), `offset`, a name filter and the order. */
-export const ApplicationsQuery = v.pipe(
-  v.object({
-    limit: boundedInteger(1, 1000, 1000),
-    offset: boundedInteger(0, Number.MAX_SAFE_INTEGER, 0),
-    query: v.optional(single),
-    sortBy: v.optional(single),
-    sortOrder: v.optional(single),
-  }),
-  v.transform(({ limit, offset, query, sortOrder }) => ({
-    limit,
-    offset,
-    query: query?.trim() || undefined,
-    descending: sortOrder === 'desc',
-  })),
-);
+/**
+ * A page of applications: `limit` 1..`maxLimit` (else `defaultLimit`), `offset`, a name filter and
+ * the order, normalised as Unleash does. The applications page and a project's Applications tab
+ * differ only in the limits.
+ */
+export const applicationsQuery = (maxLimit: number, defaultLimit: number) =>
+  v.pipe(
+    v.object({
+      limit: boundedInteger(1, maxLimit, defaultLimit),
+      offset: boundedInteger(0, Number.MAX_SAFE_INTEGER, 0),
+      query: v.optional(single),
+      sortBy: v.optional(single),
+      sortOrder: v.optional(single),
+    }),
+    v.transform(({ limit, offset, query, sortOrder }) => ({
+      limit,
+      offset,
+      query: query?.trim() || undefined,
+      descending: sortOrder === 'desc',
+    })),
+  );
+
+/** The applications page: `limit` 1..1000 (default 1000). */
+export const ApplicationsQuery = applicationsQuery(1000, 1000);
 export type ApplicationsQuery = v.InferOutput<typeof ApplicationsQuery>;
 
 /**

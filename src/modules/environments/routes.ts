@@ -109,6 +109,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/environments/:environment/default-strategy',
+    badRequestName: 'BadDataError',
     access: admin([UPDATE_PROJECT, PROJECT_DEFAULT_STRATEGY_WRITE], ({ params }) => ({
       project: params.projectId,
       environment: params.environment,

@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import { getDb } from '../../db/client';
-import { readJsonBody } from '../../http/body';
+import { readJsonBody, requireJsonContentType } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
@@ -232,12 +232,15 @@ export async function putVariantsBatch({
   return json(await service.setVariantsOnEnvironments(getDb(env), principal, principal, project(request), feature(request), body));
 }
 
+/** Unleash refuses a favourite write whose content type is not JSON, although it has no body (415). */
 export async function addFavorite({ request, env, principal }: AdminContext): Promise<Response> {
+  requireJsonContentType(request);
   await service.setFavorite(getDb(env), principal, project(request), feature(request), true);
   return empty(200);
 }
 
 export async function removeFavorite({ request, env, principal }: AdminContext): Promise<Response> {
+  requireJsonContentType(request);
   await service.setFavorite(getDb(env), principal, project(request), feature(request), false);
   return empty(200);
 }
@@ -285,6 +288,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features',
+    badRequestName: 'BadDataError',
     access: admin(CREATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'createFeature',
@@ -296,6 +300,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeature',
@@ -307,6 +312,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'updateFeature',
@@ -318,6 +324,7 @@ export const routes: Route[] = [
   route({
     method: 'PATCH',
     path: '/api/admin/projects/:projectId/features/:featureName',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'patchFeature',
@@ -329,6 +336,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'archiveFeature',
@@ -340,6 +348,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/stale',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'staleFeatures',
@@ -352,6 +361,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/revive',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Archive',
     operationId: 'reviveFeatures',
@@ -407,6 +417,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/on',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'toggleFeatureEnvironmentOn',
@@ -418,6 +429,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/off',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'toggleFeatureEnvironmentOff',
@@ -429,6 +441,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatureStrategies',
@@ -440,6 +453,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+    badRequestName: 'BadDataError',
     access: admin(CREATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'addFeatureStrategy',
@@ -452,6 +466,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatureStrategy',
@@ -463,6 +478,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'updateFeatureStrategy',
@@ -475,6 +491,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatureEnvironment',
@@ -486,6 +503,7 @@ export const routes: Route[] = [
   route({
     method: 'PATCH',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'patchFeatureStrategy',
@@ -498,6 +516,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/set-sort-order',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'setStrategySortOrder',
@@ -510,6 +529,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE_STRATEGY, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'deleteFeatureStrategy',
@@ -521,6 +541,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getEnvironmentFeatureVariants',
@@ -532,6 +553,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT_VARIANTS, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'overwriteEnvironmentFeatureVariants',
@@ -544,6 +566,7 @@ export const routes: Route[] = [
   route({
     method: 'PATCH',
     path: '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT_VARIANTS, ({ params }) => ({ project: params.projectId, environment: params.environment })),
     tag: 'Features',
     operationId: 'patchEnvironmentsFeatureVariants',
@@ -556,6 +579,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatureVariants',
@@ -567,6 +591,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_VARIANTS, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'overwriteFeatureVariants',
@@ -579,6 +604,7 @@ export const routes: Route[] = [
   route({
     method: 'PATCH',
     path: '/api/admin/projects/:projectId/features/:featureName/variants',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_VARIANTS, ({ params }) => ({ project: params.projectId })),
     tag: 'Features',
     operationId: 'patchFeatureVariants',
@@ -591,6 +617,7 @@ export const routes: Route[] = [
   route({
     method: 'PUT',
     path: '/api/admin/projects/:projectId/features/:featureName/variants-batch',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'overwriteFeatureVariantsOnEnvironments',
@@ -603,28 +630,31 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/favorites',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'addFavoriteFeature',
     summary: 'Mark a feature flag as a favourite',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 404],
+    errors: [400, 404, 415],
     handler: addFavorite,
   }),
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/favorites',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'removeFavoriteFeature',
     summary: 'Unmark a favourite feature flag',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 404],
+    errors: [400, 404, 415],
     handler: removeFavorite,
   }),
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/dependencies',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
     tag: 'Dependencies',
     operationId: 'addFeatureDependency',
@@ -636,6 +666,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/dependencies',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
     tag: 'Dependencies',
     operationId: 'deleteFeatureDependencies',
@@ -647,6 +678,7 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/features/:featureName/dependencies/:parent',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_DEPENDENCY, ({ params }) => ({ project: params.projectId })),
     tag: 'Dependencies',
     operationId: 'deleteFeatureDependency',
@@ -658,6 +690,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/lifecycle',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Unstable',
     operationId: 'getFeatureLifecycle',
@@ -669,6 +702,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, ({ params }) => ({ project: params.projectId })),
     tag: 'Unstable',
     operationId: 'complete',
@@ -692,6 +726,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:featureName/parent-variants',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Dependencies',
     operationId: 'listParentVariantOptions',

@@ -28,13 +28,13 @@ export async function create({
   body,
 }: AdminContext<v.InferOutput<typeof CreatePersonalTokenSchema>>): Promise<Response> {
   const user = requireUser(principal);
-  return json(await service.createToken(env, getDb(env), user.userId, body), 201);
+  return json(await service.createToken(env, getDb(env), user, user.userId, body), 201);
 }
 
 export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
   const user = requireUser(principal);
   const { id } = parseInput(PersonalTokenIdParams, { id: pathParam(request, 'id') }, '/params');
-  await service.deleteToken(env, getDb(env), user.userId, id);
+  await service.deleteToken(env, getDb(env), user, user.userId, id);
   return empty(200);
 }
 

@@ -1,5 +1,9 @@
-import { and, asc, count, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+/**
+ * The Drizzle queries of personal access tokens: a person's, and a service account's (its
+ * tokens are personal access tokens of the account, as in Unleash).
+ */
+import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import type { Db, Statement } from '../../db/client';
 import { personalAccessTokens } from '../../db/schema';
 
 const listed = {
@@ -19,8 +23,14 @@ export type PersonalTokenRow = {
   seenAt: string | null;
 };
 
-export async function listOfUser(db: Db, userId: number): Promise<PersonalTokenRow[]> {
-  return db.select(listed).from(personalAccessTokens).where(eq(personalAccessTokens.userId, userId)).orderBy(asc(personalAccessTokens.id));
+/** The tokens of these users, oldest first. */
+export async function listOfUsers(db: Db, userIds: readonly number[]): Promise<PersonalTokenRow[]> {
+  if (userIds.length === 0) return [];
+  return db
+    .select(listed)
+    .from(personalAccessTokens)
+    .where(inArray(personalAccessTokens.userId, [...userIds]))
+    .orderBy(asc(personalAccessTokens.id));
 }
 
 export async function countOfUser(db: Db, userId: number): Promise<number> {
@@ -37,21 +47,20 @@ export async function descriptionTaken(db: Db, userId: number, description: stri
   return rows.length > 0;
 }
 
-export async function insert(db: Db, token: typeof personalAccessTokens.$inferInsert): Promise<PersonalTokenRow> {
-  const [row] = await db.insert(personalAccessTokens).values(token).returning(listed);
-  return row!;
+export function insertStatement(db: Db, token: typeof personalAccessTokens.$inferInsert) {
+  return db.insert(personalAccessTokens).values(token).returning(listed);
 }
 
 /** The user's token by id: another user's token is as unknown as a missing one. */
-export async function findOfUser(db: Db, userId: number, id: number): Promise<{ secretHash: string } | undefined> {
+export async function findOfUser(db: Db, userId: number, id: number): Promise<(PersonalTokenRow & { secretHash: string }) | undefined> {
   const [row] = await db
-    .select({ secretHash: personalAccessTokens.secretHash })
+    .select({ ...listed, secretHash: personalAccessTokens.secretHash })
     .from(personalAccessTokens)
     .where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.id, id)))
     .limit(1);
   return row;
 }
 
-export async function remove(db: Db, userId: number, id: number): Promise<void> {
-  await db.delete(personalAccessTokens).where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.id, id)));
+export function removeStatement(db: Db, userId: number, id: number): Statement {
+  return db.delete(personalAccessTokens).where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.id, id)));
 }

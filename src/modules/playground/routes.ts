@@ -14,6 +14,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/playground',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Playground',
     operationId: 'getPlayground',
@@ -34,6 +35,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/playground/advanced',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Playground',
     operationId: 'getAdvancedPlayground',

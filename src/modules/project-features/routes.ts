@@ -6,6 +6,7 @@
 import { CREATE_FEATURE, DELETE_FEATURE, UPDATE_FEATURE, UPDATE_FEATURE_ENVIRONMENT } from '../../auth/permissions';
 import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
+import { requireJsonContentType } from '../../http/body';
 import { admin, authenticated, route, type Route, type Scope, type ScopeInput } from '../../http/route';
 import {
   BatchFeaturesSchema,
@@ -27,6 +28,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'getFeatures',
@@ -39,6 +41,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/clone',
+    badRequestName: 'BadDataError',
     access: admin(CREATE_FEATURE, inProject),
     tag: 'Features',
     operationId: 'cloneFeature',
@@ -52,6 +55,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/bulk_features/environments/:environment/on',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT, inEnvironment),
     tag: 'Features',
     operationId: 'bulkToggleFeaturesEnvironmentOn',
@@ -67,6 +71,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/bulk_features/environments/:environment/off',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE_ENVIRONMENT, inEnvironment),
     tag: 'Features',
     operationId: 'bulkToggleFeaturesEnvironmentOff',
@@ -82,6 +87,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/archive/validate',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE, inProject),
     tag: 'Features',
     operationId: 'validateArchiveFeatures',
@@ -94,6 +100,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/archive',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE, inProject),
     tag: 'Features',
     operationId: 'archiveFeatures',
@@ -109,6 +116,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/delete',
+    badRequestName: 'BadDataError',
     access: admin(DELETE_FEATURE, inProject),
     tag: 'Archive',
     operationId: 'deleteFeatures',
@@ -124,13 +132,15 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/favorites',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'addFavoriteProject',
     summary: 'Mark a project as a favourite',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 401, 404],
-    handler: async ({ env, principal, params }) => {
+    errors: [400, 401, 404, 415],
+    handler: async ({ request, env, principal, params }) => {
+      requireJsonContentType(request);
       await service.setProjectFavorite(getDb(env), principal, params.projectId, true);
       return empty(200);
     },
@@ -138,13 +148,15 @@ export const routes: Route[] = [
   route({
     method: 'DELETE',
     path: '/api/admin/projects/:projectId/favorites',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Features',
     operationId: 'removeFavoriteProject',
     summary: 'Unmark a favourite project',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 401],
-    handler: async ({ env, principal, params }) => {
+    errors: [400, 401, 415],
+    handler: async ({ request, env, principal, params }) => {
+      requireJsonContentType(request);
       await service.setProjectFavorite(getDb(env), principal, params.projectId, false);
       return empty(200);
     },
@@ -152,6 +164,7 @@ export const routes: Route[] = [
   route({
     method: 'GET',
     path: '/api/admin/projects/:projectId/features/:child/parents',
+    badRequestName: 'BadDataError',
     access: authenticated(),
     tag: 'Dependencies',
     operationId: 'listParentOptions',
@@ -163,6 +176,7 @@ export const routes: Route[] = [
   route({
     method: 'POST',
     path: '/api/admin/projects/:projectId/features/:featureName/lifecycle/uncomplete',
+    badRequestName: 'BadDataError',
     access: admin(UPDATE_FEATURE, inProject),
     tag: 'Unstable',
     operationId: 'uncomplete',

@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { urlFriendlyName } from '../../http/validation';
+import { FeatureOverview } from '../projects/schema';
 
 /** `?tag=type:value` (repeatable) and `?namePrefix=`, as Unleash's project flag list reads them. */
 export const ProjectFeaturesQuery = v.object({
@@ -17,32 +18,6 @@ export const ProjectFeaturesQuery = v.object({
   namePrefix: v.optional(v.pipe(v.string(), v.maxLength(100, 'must be at most 100 characters long'))),
 });
 export type ProjectFeaturesQueryInput = v.InferOutput<typeof ProjectFeaturesQuery>;
-
-const Tag = v.object({ value: v.string(), type: v.string() });
-
-const FeatureOverview = v.object({
-  type: v.string(),
-  description: v.nullable(v.string()),
-  favorite: v.optional(v.boolean()),
-  name: v.string(),
-  createdAt: v.string(),
-  stale: v.boolean(),
-  impressionData: v.boolean(),
-  lastSeenAt: v.nullable(v.string()),
-  environments: v.array(
-    v.object({
-      name: v.string(),
-      enabled: v.boolean(),
-      type: v.string(),
-      sortOrder: v.number(),
-      variantCount: v.number(),
-      lastSeenAt: v.nullable(v.string()),
-      hasStrategies: v.boolean(),
-      hasEnabledStrategies: v.boolean(),
-    }),
-  ),
-  tags: v.optional(v.array(Tag)),
-});
 
 /** What `GET /api/admin/projects/:projectId/features` answers with status 200. */
 export const GetFeaturesResponse = v.object({ version: v.literal(2), features: v.array(FeatureOverview) });

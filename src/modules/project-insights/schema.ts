@@ -1,36 +1,9 @@
 import * as v from 'valibot';
+import { applicationsQuery } from '../applications/schema';
+import { FeatureOverview, ProjectStats } from '../projects/schema';
 
-/** A query parameter given once, or the first of several. */
-const single = v.pipe(
-  v.union([v.string(), v.array(v.string())]),
-  v.transform((value) => (typeof value === 'string' ? value : value[0]!)),
-);
-
-const boundedInteger = (min: number, max: number, fallback: number) =>
-  v.optional(
-    v.pipe(
-      single,
-      v.transform((raw) => Math.min(Math.max(Number.parseInt(raw, 10) || fallback, min), max)),
-    ),
-    String(fallback),
-  );
-
-/** The project's Applications tab: `limit` 1..100 (default 50), `offset`, a filter and the order (Unleash's normalisation). */
-export const ProjectApplicationsQuery = v.pipe(
-  v.object({
-    limit: boundedInteger(1, 100, 50),
-    offset: boundedInteger(0, Number.MAX_SAFE_INTEGER, 0),
-    query: v.optional(single),
-    sortBy: v.optional(single),
-    sortOrder: v.optional(single),
-  }),
-  v.transform(({ limit, offset, query, sortOrder }) => ({
-    limit,
-    offset,
-    query: query?.trim() || undefined,
-    descending: sortOrder === 'desc',
-  })),
-);
+/** The project's Applications tab: `limit` 1..100 (default 50), the rest as the applications page. */
+export const ProjectApplicationsQuery = applicationsQuery(100, 50);
 export type ProjectApplicationsQuery = v.InferOutput<typeof ProjectApplicationsQuery>;
 
 const nullableString = v.nullable(v.string());
@@ -56,20 +29,9 @@ const DoraMetrics = v.object({
 /** What `GET /api/admin/projects/:projectId/dora` answers with status 200. */
 export const GetProjectDoraResponse = DoraMetrics;
 
-const Stats = v.object({
-  avgTimeToProdCurrentWindow: v.number(),
-  createdCurrentWindow: v.number(),
-  createdPastWindow: v.number(),
-  archivedCurrentWindow: v.number(),
-  archivedPastWindow: v.number(),
-  projectActivityCurrentWindow: v.number(),
-  projectActivityPastWindow: v.number(),
-  projectMembersAddedCurrentWindow: v.number(),
-});
-
 /** What `GET /api/admin/projects/:projectId/insights` answers with status 200. */
 export const GetProjectInsightsResponse = v.object({
-  stats: Stats,
+  stats: ProjectStats,
   featureTypeCounts: v.array(v.object({ type: v.string(), count: v.number() })),
   health: v.object({ activeCount: v.number(), potentiallyStaleCount: v.number(), staleCount: v.number(), rating: v.number() }),
   leadTime: DoraMetrics,
@@ -95,7 +57,7 @@ export const GetProjectStatusResponse = v.object({
 
 /** What `GET /api/admin/projects/:projectId/health-report` answers with status 200. */
 export const GetProjectHealthReportResponse = v.object({
-  stats: Stats,
+  stats: ProjectStats,
   name: v.string(),
   description: nullableString,
   mode: v.string(),
@@ -107,30 +69,7 @@ export const GetProjectHealthReportResponse = v.object({
   updatedAt: nullableString,
   createdAt: v.string(),
   environments: v.array(v.object({ environment: v.string(), defaultStrategy: v.optional(v.unknown()) })),
-  features: v.array(
-    v.object({
-      type: v.string(),
-      description: nullableString,
-      name: v.string(),
-      createdAt: v.string(),
-      stale: v.boolean(),
-      impressionData: v.boolean(),
-      lastSeenAt: nullableString,
-      environments: v.array(
-        v.object({
-          name: v.string(),
-          enabled: v.boolean(),
-          type: v.string(),
-          sortOrder: v.number(),
-          variantCount: v.number(),
-          lastSeenAt: nullableString,
-          hasStrategies: v.boolean(),
-          hasEnabledStrategies: v.boolean(),
-        }),
-      ),
-      tags: v.optional(v.array(v.object({ value: v.string(), type: v.string() }))),
-    }),
-  ),
+  features: v.array(v.omit(FeatureOverview, ['favorite'])),
   members: v.number(),
   version: v.number(),
   potentiallyStaleCount: v.number(),

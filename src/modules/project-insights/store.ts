@@ -4,6 +4,7 @@
  */
 import { and, asc, desc, eq, gte, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { projectWindowQueries } from '../../db/project-windows';
 import {
   apiTokenProject,
   clientApplications,
@@ -110,30 +111,7 @@ export async function memberCounts(db: Db, projectId: string, since: string) {
 
 /** Flags created and archived, and events, in the last 30 days and the 30 before. */
 export async function windowCounts(db: Db, projectId: string, current: string, past: string) {
-  const inProject = eq(features.project, projectId);
-  const [created, archived, activity] = await db.batch([
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${features.createdAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${features.createdAt} >= ${past} AND ${features.createdAt} < ${current}), 0)`,
-      })
-      .from(features)
-      .where(and(inProject, gte(features.createdAt, past))),
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${features.archivedAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${features.archivedAt} >= ${past} AND ${features.archivedAt} < ${current}), 0)`,
-      })
-      .from(features)
-      .where(and(inProject, gte(features.archivedAt, past))),
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${events.createdAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${events.createdAt} < ${current}), 0)`,
-      })
-      .from(events)
-      .where(and(eq(events.project, projectId), gte(events.createdAt, past))),
-  ]);
+  const [created, archived, activity] = await db.batch(projectWindowQueries(db, projectId, current, past));
   return { created: created[0]!, archived: archived[0]!, activity: activity[0]! };
 }
 

@@ -112,7 +112,7 @@ export const routes: Route[] = [
     summary: "A project's overview: settings, environments and counts",
     responses: { 200: { description: 'Success', schema: GetProjectOverviewResponse } },
     errors: [400, 404],
-    handler: async ({ env, params }) => json(await service.projectOverview(getDb(env), params.projectId)),
+    handler: async ({ env, principal, params }) => json(await service.projectOverview(getDb(env), principal, params.projectId)),
   }),
   route({
     method: 'GET',

@@ -75,7 +75,7 @@ export const GetProjectsResponse = v.object({
 /** What `POST /api/admin/projects` answers with status 201. */
 export const CreateProject201Response = ProjectAnswer;
 
-const ProjectStats = v.object({
+export const ProjectStats = v.object({
   avgTimeToProdCurrentWindow: v.number(),
   createdCurrentWindow: v.number(),
   createdPastWindow: v.number(),
@@ -89,6 +89,33 @@ const ProjectStats = v.object({
 const ProjectEnvironmentAnswer = v.object({
   environment: v.string(),
   defaultStrategy: v.optional(v.unknown()),
+});
+
+const FlagTag = v.object({ value: v.string(), type: v.string() });
+
+/** A flag as the project pages list it: its environments' state and its tags. */
+export const FeatureOverview = v.object({
+  type: v.string(),
+  description: v.nullable(v.string()),
+  favorite: v.optional(v.boolean()),
+  name: v.string(),
+  createdAt: v.string(),
+  stale: v.boolean(),
+  impressionData: v.boolean(),
+  lastSeenAt: v.nullable(v.string()),
+  environments: v.array(
+    v.object({
+      name: v.string(),
+      enabled: v.boolean(),
+      type: v.string(),
+      sortOrder: v.number(),
+      variantCount: v.number(),
+      lastSeenAt: v.nullable(v.string()),
+      hasStrategies: v.boolean(),
+      hasEnabledStrategies: v.boolean(),
+    }),
+  ),
+  tags: v.optional(v.array(FlagTag)),
 });
 
 /** What `GET /api/admin/projects/:projectId` answers with status 200. */
@@ -105,31 +132,7 @@ export const GetDeprecatedProjectOverviewResponse = v.object({
   updatedAt: v.nullable(v.string()),
   createdAt: v.string(),
   environments: v.array(ProjectEnvironmentAnswer),
-  features: v.array(
-    v.object({
-      type: v.string(),
-      description: v.nullable(v.string()),
-      favorite: v.optional(v.boolean()),
-      name: v.string(),
-      createdAt: v.string(),
-      stale: v.boolean(),
-      impressionData: v.boolean(),
-      lastSeenAt: v.nullable(v.string()),
-      environments: v.array(
-        v.object({
-          name: v.string(),
-          enabled: v.boolean(),
-          type: v.string(),
-          sortOrder: v.number(),
-          variantCount: v.number(),
-          lastSeenAt: v.nullable(v.string()),
-          hasStrategies: v.boolean(),
-          hasEnabledStrategies: v.boolean(),
-        }),
-      ),
-      tags: v.optional(v.array(v.object({ value: v.string(), type: v.string() }))),
-    }),
-  ),
+  features: v.array(FeatureOverview),
   members: v.number(),
   version: v.number(),
 });

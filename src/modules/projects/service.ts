@@ -44,11 +44,13 @@ async function ownersOf(rows: readonly store.OwnerRow[]) {
 
 /**
  * The live projects, or with `archived` the archived ones (the settings page asks), in name
- * order as Unleash lists them. `favorite` only for a person (there are no favourite projects
- * here yet, so it is false), as Unleash leaves it out for API tokens.
+ * order as Unleash lists them. `favorite` (whether the caller made it a favourite) only for a
+ * person, as Unleash leaves it out for API tokens.
  */
 export async function listProjects(db: Db, principal: Principal, archived: boolean) {
-  const [rows, flagCounts, updates, memberCounts, owners] = await store.listForAdminUi(db, archived);
+  const person = principal.kind === 'user' ? principal.userId : undefined;
+  const [rows, flagCounts, updates, memberCounts, owners, favourites] = await store.listForAdminUi(db, archived, person);
+  const favourite = new Set(favourites.map((row) => row.project));
   const flagsOf = new Map(flagCounts.map((row) => [row.project, row]));
   const updatedAt = new Map(updates.map((row) => [row.project, row.lastUpdated]));
   const membersOf = new Map(memberCounts.map((row) => [row.project, row.count]));
@@ -60,7 +62,7 @@ export async function listProjects(db: Db, principal: Principal, archived: boole
       id: row.id,
       description: row.description,
       health: 100,
-      ...(principal.kind === 'user' ? { favorite: false } : {}),
+      ...(person === undefined ? {} : { favorite: favourite.has(row.id) }),
       featureCount: flags?.count ?? 0,
       memberCount: membersOf.get(row.id) ?? 0,
       createdAt: row.createdAt,
@@ -143,15 +145,18 @@ export async function onboardingStatus(db: Db, projectId: string) {
   return { status: 'first-flag-created', feature: first[0]!.name };
 }
 
-async function overviewParts(db: Db, projectId: string) {
+/** What both overviews show; `favorite` is whether the calling person made the project a favourite. */
+async function overviewParts(db: Db, principal: Principal, projectId: string) {
   const now = Date.now();
   const current = new Date(now - 30 * DAY_MS).toISOString();
   const past = new Date(now - 60 * DAY_MS).toISOString();
-  const [rows, links, typeCounts, created, archived, activity, members, latestEvent] = await store.overviewRows(
+  const person = principal.kind === 'user' ? principal.userId : undefined;
+  const [rows, links, typeCounts, created, archived, activity, members, latestEvent, favourite] = await store.overviewRows(
     db,
     projectId,
     current,
     past,
+    person,
   );
   const project = rows[0];
   if (!project || project.archivedAt !== null) throw notFound('No project found');
@@ -160,6 +165,7 @@ async function overviewParts(db: Db, projectId: string) {
     links,
     typeCounts,
     members: members[0]?.count ?? 0,
+    favorite: favourite.length > 0,
     updatedAt: latestEvent[0]?.createdAt ?? project.updatedAt ?? project.createdAt,
     stats: {
       avgTimeToProdCurrentWindow: 0,
@@ -199,15 +205,15 @@ function overviewHead(parts: Awaited<ReturnType<typeof overviewParts>>) {
     },
     defaultStickiness: project.defaultStickiness,
     health: 100,
-    favorite: false,
+    favorite: parts.favorite,
     updatedAt: parts.updatedAt,
     createdAt: project.createdAt,
   };
 }
 
 /** The project page's header, stats and settings, in Unleash's key order. */
-export async function projectOverview(db: Db, projectId: string) {
-  const parts = await overviewParts(db, projectId);
+export async function projectOverview(db: Db, principal: Principal, projectId: string) {
+  const parts = await overviewParts(db, principal, projectId);
   return {
     ...overviewHead(parts),
     onboardingStatus: await onboardingStatus(db, projectId),
@@ -224,7 +230,7 @@ export async function projectOverview(db: Db, projectId: string) {
  * tags; `favorite` per flag only for a person.
  */
 export async function projectWithFlags(db: Db, principal: Principal, projectId: string, archived: boolean) {
-  const parts = await overviewParts(db, projectId);
+  const parts = await overviewParts(db, principal, projectId);
   const person = principal.kind === 'user' ? principal.userId : undefined;
   const [flags, environmentRows, tagRows, favourites] = await store.flagsOverview(db, projectId, archived, person);
   const environmentsOfFlag = groupBy(environmentRows, (row) => row.featureName);

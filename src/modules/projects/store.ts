@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, notInArray,
 import { chunkedInsert, chunksOf } from '../../db/chunk';
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, auditEvents, type Actor, type AuditEvent } from '../../db/events';
+import { projectWindowQueries } from '../../db/project-windows';
 import {
   apiTokenProject,
   apiTokens,
@@ -10,6 +11,7 @@ import {
   environments,
   events,
   favoriteFeatures,
+  favoriteProjects,
   featureEnvironments,
   featureStrategies,
   features,
@@ -31,9 +33,10 @@ const ROOT_ROLE_TYPES = ['root', 'root-custom'];
 
 /**
  * The projects (live or archived) in name order, with per project: live flag count, last
- * flag usage an SDK reported, last flag event, member count and Owners.
+ * flag usage an SDK reported, last flag event, member count and Owners; and the projects
+ * `userId` made favourites (none without a user).
  */
-export function listForAdminUi(db: Db, archived: boolean) {
+export function listForAdminUi(db: Db, archived: boolean, userId: number | undefined) {
   return db.batch([
     db
       .select()
@@ -61,7 +64,16 @@ export function listForAdminUi(db: Db, archived: boolean) {
       .where(notInArray(roles.type, ROOT_ROLE_TYPES))
       .groupBy(roleUser.project),
     ownersQuery(db),
+    favouriteProjectsQuery(db, userId),
   ]);
+}
+
+/** The projects `userId` made favourites (optionally only `projectId`); none without a user. */
+function favouriteProjectsQuery(db: Db, userId: number | undefined, projectId?: string) {
+  return db
+    .select({ project: favoriteProjects.project })
+    .from(favoriteProjects)
+    .where(and(eq(favoriteProjects.userId, userId ?? 0), projectId === undefined ? undefined : eq(favoriteProjects.project, projectId)));
 }
 
 /** The people holding the Owner role, per project, in the order they became Owners. */
@@ -167,8 +179,11 @@ export function onboardingRows(db: Db, projectId: string) {
   ]);
 }
 
-/** What the project page's overview counts: `current` is the last 30 days, `past` the 30 before. */
-export function overviewRows(db: Db, projectId: string, current: string, past: string) {
+/**
+ * What the project page's overview counts: `current` is the last 30 days, `past` the 30 before;
+ * and whether `userId` made the project a favourite.
+ */
+export function overviewRows(db: Db, projectId: string, current: string, past: string, userId: number | undefined) {
   const inProject = eq(features.project, projectId);
   return db.batch([
     db.select().from(projects).where(eq(projects.id, projectId)).limit(1),
@@ -184,33 +199,14 @@ export function overviewRows(db: Db, projectId: string, current: string, past: s
       .where(and(inProject, isNull(features.archivedAt)))
       .groupBy(features.type)
       .orderBy(desc(count()), asc(features.type)),
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${features.createdAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${features.createdAt} >= ${past} AND ${features.createdAt} < ${current}), 0)`,
-      })
-      .from(features)
-      .where(and(inProject, gte(features.createdAt, past))),
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${features.archivedAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${features.archivedAt} >= ${past} AND ${features.archivedAt} < ${current}), 0)`,
-      })
-      .from(features)
-      .where(and(inProject, gte(features.archivedAt, past))),
-    db
-      .select({
-        current: sql<number>`coalesce(sum(${events.createdAt} >= ${current}), 0)`,
-        past: sql<number>`coalesce(sum(${events.createdAt} < ${current}), 0)`,
-      })
-      .from(events)
-      .where(and(eq(events.project, projectId), gte(events.createdAt, past))),
+    ...projectWindowQueries(db, projectId, current, past),
     db
       .select({ count: sql<number>`count(DISTINCT ${roleUser.userId})` })
       .from(roleUser)
       .innerJoin(roles, eq(roles.id, roleUser.roleId))
       .where(and(eq(roleUser.project, projectId), notInArray(roles.type, ROOT_ROLE_TYPES))),
     db.select({ createdAt: events.createdAt }).from(events).where(eq(events.project, projectId)).orderBy(desc(events.id)).limit(1),
+    favouriteProjectsQuery(db, userId, projectId),
   ]);
 }
 

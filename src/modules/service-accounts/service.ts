@@ -7,20 +7,15 @@
 import type { Env } from '../../env';
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
-import { formatPersonalTokenSecret } from '../../auth/credentials';
-import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { credentialHashesOf, deleteCredentialStatements, revokeCredentials } from '../../auth/user-credentials';
 import { forgetUser } from '../../auth/user-principal';
-import { sha256Hex } from '../../lib/encoding';
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
-import { log } from '../../log';
+import { badRequest, conflict, notFound } from '../../http/errors';
 import { gravatarUrl } from '../users/gravatar';
 import type { CreatePersonalTokenRequest } from '../personal-tokens/schema';
+import * as personalTokens from '../personal-tokens/service';
 import type { CreateServiceAccount, UpdateServiceAccount } from './schema';
 import * as store from './store';
 
-/** As for a person's personal access tokens (Unleash's PAT limit applies to accounts too). */
-export const MAX_TOKENS_PER_ACCOUNT = 10;
 const VIEWER_ROLE_ID = 3;
 
 function constraintFailed(error: unknown, what: string): boolean {
@@ -61,7 +56,7 @@ async function requireRootRole(db: Db, id: number): Promise<store.RootRole> {
 
 export async function listAccounts(db: Db) {
   const rows = await store.listAccounts(db);
-  const tokens = await store.tokensOf(
+  const tokens = await personalTokens.tokensOfUsers(
     db,
     rows.map((row) => row.id),
   );
@@ -131,57 +126,15 @@ export async function deleteAccount(env: Env, db: Db, actor: Actor, id: number):
 
 export async function listTokens(db: Db, id: number) {
   await requireAccount(db, id);
-  return { pats: await store.tokensOf(db, [id]) };
+  return personalTokens.listTokens(db, id);
 }
 
 export async function createToken(env: Env, db: Db, actor: Actor, id: number, body: CreatePersonalTokenRequest) {
   await requireAccount(db, id);
-  const description = body.description.trim();
-  if (description === '') throw badRequest('PAT description cannot be empty.');
-  if (Date.parse(body.expiresAt) <= Date.now()) throw badRequest('The expiry date should be in future.');
-  if ((await store.tokenCount(db, id)) >= MAX_TOKENS_PER_ACCOUNT) {
-    throw new ApiError(403, 'OperationDeniedError', `Too many PATs (${MAX_TOKENS_PER_ACCOUNT}) already exist for this user.`);
-  }
-  const taken = () => new ApiError(409, 'NameExistsError', 'PAT description already exists.');
-  if (await store.descriptionTaken(db, id, description)) throw taken();
-
-  const secret = formatPersonalTokenSecret();
-  const secretHash = await sha256Hex(secret);
-  let row: store.TokenRow;
-  try {
-    const [inserted] = await db.batch([
-      store.insertTokenStatement(db, {
-        secretHash,
-        description,
-        userId: id,
-        expiresAt: body.expiresAt,
-        createdAt: new Date().toISOString(),
-      }),
-      auditEvent(db, actor, { type: 'pat-created', data: { description, expiresAt: body.expiresAt, secret: '***' } }),
-    ]);
-    row = inserted[0]!;
-  } catch (error) {
-    // A concurrent create with the same description lost the race on the unique index.
-    if (constraintFailed(error, 'personal_access_tokens')) throw taken();
-    throw error;
-  }
-  try {
-    await syncFromD1(env, 'pat', secretHash);
-  } catch (error) {
-    log.warn('KV write for a service account token failed; D1 fallback will serve it', { id: row.id, error });
-  }
-  return { ...row, secret };
+  return personalTokens.createToken(env, db, actor, id, body);
 }
 
-/** Revoked at once: D1 first, then KV and this isolate. */
 export async function deleteToken(env: Env, db: Db, actor: Actor, id: number, tokenId: number): Promise<void> {
   await requireAccount(db, id);
-  const token = await store.findToken(db, id, tokenId);
-  if (!token) throw notFound('No PAT found.');
-  const { secretHash, ...shown } = token;
-  await runBatch(db, [
-    store.deleteTokenStatement(db, id, tokenId),
-    auditEvent(db, actor, { type: 'pat-deleted', data: { ...shown, secret: '***' } }),
-  ]);
-  await revokeCached(env, 'pat', secretHash);
+  await personalTokens.deleteToken(env, db, actor, id, tokenId);
 }

@@ -1,11 +1,11 @@
 /**
  * The Drizzle queries of service accounts: `users` rows with `is_service`, their root role in
- * `role_user` and their tokens in `personal_access_tokens` (a service account's token is a
- * personal access token of the account, as in Unleash).
+ * `role_user`. Their tokens are personal access tokens of the account, as in Unleash (the
+ * personal-tokens service).
  */
-import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
-import { personalAccessTokens, roles, roleUser, users } from '../../db/schema';
+import { roles, roleUser, users } from '../../db/schema';
 
 const ROOT_ROLE_TYPES = ['root', 'root-custom'];
 
@@ -118,61 +118,4 @@ export function softDeleteStatements(db: Db, id: number, now: string): Statement
     db.update(users).set({ deletedAt: now, name: null, username: null, updatedAt: now }).where(eq(users.id, id)),
     db.delete(roleUser).where(eq(roleUser.userId, id)),
   ];
-}
-
-const tokenColumns = {
-  id: personalAccessTokens.id,
-  description: personalAccessTokens.description,
-  expiresAt: personalAccessTokens.expiresAt,
-  userId: personalAccessTokens.userId,
-  createdAt: personalAccessTokens.createdAt,
-  seenAt: personalAccessTokens.seenAt,
-};
-export interface TokenRow {
-  id: number;
-  description: string;
-  expiresAt: string;
-  userId: number;
-  createdAt: string;
-  seenAt: string | null;
-}
-
-export async function tokensOf(db: Db, userIds: readonly number[]): Promise<TokenRow[]> {
-  if (userIds.length === 0) return [];
-  return db
-    .select(tokenColumns)
-    .from(personalAccessTokens)
-    .where(inArray(personalAccessTokens.userId, [...userIds]))
-    .orderBy(asc(personalAccessTokens.id));
-}
-
-export async function tokenCount(db: Db, userId: number): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(personalAccessTokens).where(eq(personalAccessTokens.userId, userId));
-  return row?.n ?? 0;
-}
-
-export async function descriptionTaken(db: Db, userId: number, description: string): Promise<boolean> {
-  const rows = await db
-    .select({ id: personalAccessTokens.id })
-    .from(personalAccessTokens)
-    .where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.description, description)))
-    .limit(1);
-  return rows.length > 0;
-}
-
-export function insertTokenStatement(db: Db, token: typeof personalAccessTokens.$inferInsert) {
-  return db.insert(personalAccessTokens).values(token).returning(tokenColumns);
-}
-
-export async function findToken(db: Db, userId: number, id: number): Promise<(TokenRow & { secretHash: string }) | undefined> {
-  const [row] = await db
-    .select({ ...tokenColumns, secretHash: personalAccessTokens.secretHash })
-    .from(personalAccessTokens)
-    .where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.id, id)))
-    .limit(1);
-  return row;
-}
-
-export function deleteTokenStatement(db: Db, userId: number, id: number): Statement {
-  return db.delete(personalAccessTokens).where(and(eq(personalAccessTokens.userId, userId), eq(personalAccessTokens.id, id)));
 }
