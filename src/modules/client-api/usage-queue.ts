@@ -179,15 +179,18 @@ function flushStatements(db: Db, messages: readonly UsageMessage[], context: Bat
     const at = message.receivedAt;
     for (const [featureName, appName, hour, yes, no, variants] of message.counts) {
       const project = context.projectOf.get(featureName);
-      // Counts for flags that do not exist are dropped, as Unleash drops them; a frontend key's
-      // also for flags outside its projects, which it cannot see.
-      if (project === undefined || (!everyProject && !frontend.projects.includes(project))) continue;
+      // A backend key's (or Edge's) counts for a flag that does not exist are kept, as Unleash
+      // keeps them: the application's page lists them as missing flags. A frontend key is
+      // public, so its counts are kept only for flags of its projects, which it can see.
+      if (frontend !== undefined && (project === undefined || (!everyProject && !frontend.projects.includes(project)))) continue;
       const cellKey = key(featureName, appName, message.environment, hour);
       const cell = cells.get(cellKey) ?? { yes: 0, no: 0, variants: new Map<string, number>() };
       cell.yes += yes;
       cell.no += no;
       for (const [variant, value] of Object.entries(variants)) cell.variants.set(variant, (cell.variants.get(variant) ?? 0) + value);
       cells.set(cellKey, cell);
+      // Last seen and lifecycle belong to flags that exist.
+      if (project === undefined) continue;
       const pairKey = key(featureName, message.environment);
       const pair = pairs.get(pairKey);
       pairs.set(pairKey, { first: earlier(pair?.first, at), last: later(pair?.last, at) });

@@ -6,7 +6,8 @@
  * and environment, last seen, lifecycle and instance rows. See docs/metrics.md.
  */
 import { sql } from 'drizzle-orm';
-import { getDb, runBatch, type Db } from '../../db/client';
+import { d1Statement, getDb, runD1Batch, type Db } from '../../db/client';
+import { announceIfNew, SYSTEM_ACTOR } from '../applications/store';
 import { clientApplications, clientInstances } from '../../db/schema';
 import type { Env } from '../../env';
 import { queuedUsage, settledUsage } from './usage-inflight';
@@ -65,16 +66,37 @@ function instanceUpsert(
     });
 }
 
+/**
+ * An SDK starting: its application (announced with an `application-created` event the first
+ * time, as Unleash announces every new application) and its instance, in one batch.
+ */
 export async function recordRegistration(dbEnv: { DB: D1Database }, caller: SdkCaller, body: RegisterBody): Promise<void> {
   const db = getDb(dbEnv);
   const now = new Date().toISOString();
   const strategies = [...new Set(body.strategies)];
-  await runBatch(db, [
-    db
-      .insert(clientApplications)
-      .values({ appName: body.appName, strategies, updatedAt: now, seenAt: now })
-      .onConflictDoUpdate({ target: clientApplications.appName, set: { strategies, updatedAt: now, seenAt: now } }),
-    instanceUpsert(db, caller, body.appName, body.instanceId ?? 'default', body.sdkVersion ?? null, Math.round(body.interval), now),
+  await runD1Batch(db, [
+    announceIfNew(db, {
+      appName: body.appName,
+      createdAt: now,
+      updatedAt: now,
+      description: null,
+      strategies,
+      createdBy: SYSTEM_ACTOR.actorName,
+      url: null,
+      color: null,
+      icon: null,
+    }),
+    d1Statement(
+      db,
+      db
+        .insert(clientApplications)
+        .values({ appName: body.appName, strategies, createdAt: now, updatedAt: now, seenAt: now })
+        .onConflictDoUpdate({ target: clientApplications.appName, set: { strategies, updatedAt: now, seenAt: now } }),
+    ),
+    d1Statement(
+      db,
+      instanceUpsert(db, caller, body.appName, body.instanceId ?? 'default', body.sdkVersion ?? null, Math.round(body.interval), now),
+    ),
   ]);
 }
 
