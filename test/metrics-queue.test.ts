@@ -22,7 +22,7 @@ let clientToken: string;
 let frontendToken: string;
 
 beforeAll(async () => {
-  for (const name of ['mq.a', 'mq.b', 'mq.c', 'mq.dup', 'mq.fail', 'mq.lost', 'mq.dead', 'mq.refused']) {
+  for (const name of ['mq.a', 'mq.b', 'mq.c', 'mq.dup', 'mq.fail', 'mq.lost', 'mq.dead', 'mq.refused', 'mq.split']) {
     await seedFlag({ name, environments: { development: { enabled: true }, production: { enabled: true } } });
   }
   clientToken = await createToken({ tokenName: 'mq-client', type: 'client', environment: 'development' });
@@ -119,6 +119,30 @@ describe('POST /api/client/metrics through the metrics queue', () => {
       expect(result.retryMessages).toEqual([]);
     }
     expect((await cells('mq-batches')).map(({ yes, no }) => ({ yes, no }))).toEqual([{ yes: 3 * 45 + 10 * 3, no: 30 }]);
+  });
+
+  it('cuts a post too large for one message into parts, each counted once, and counts them all', async () => {
+    const messagesBefore = await count('SELECT count(*) AS n FROM metrics_messages');
+    // 1,500 distinct (flag, app, hour) cells with long app names: several times one message's budget.
+    const apps = Array.from({ length: 1500 }, (_, i) => `mq-split-${String(i).padStart(4, '0')}-${'x'.repeat(200)}`);
+    const metrics = apps.map((appName, i) => ({
+      featureName: 'mq.split',
+      appName,
+      environment: 'development',
+      timestamp: '2026-11-20T10:15:00.000Z',
+      yes: i % 5,
+      no: 1,
+      variants: { red: 1 },
+    }));
+    const response = await call('POST', '/api/client/metrics/bulk', { token: clientToken, body: { applications: [], metrics } });
+    expect(response.status).toBe(202);
+    await settleMetrics();
+    expect(await count('SELECT count(*) AS n FROM metrics_messages')).toBeGreaterThanOrEqual(messagesBefore + 4);
+    const [sums] = await rows<{ cells: number; yes: number; no: number; red: number }>(
+      `SELECT count(*) AS cells, sum(yes) AS yes, sum("no") AS "no", sum(json_extract(variants, '$.red')) AS red
+       FROM client_metrics_env WHERE feature_name = 'mq.split' AND app_name LIKE 'mq-split-%'`,
+    );
+    expect(sums).toEqual({ cells: 1500, yes: 300 * (0 + 1 + 2 + 3 + 4), no: 1500, red: 1500 });
   });
 });
 
