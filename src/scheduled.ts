@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { getDb } from './db/client';
-import { clientInstances, clientMetricsEnv, loginFailures, metricsMessages, sessions } from './db/schema';
+import { clientInstances, clientMetricsEnv, loginFailures, metricsFlushes, metricsMessages, sessions } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
 import { flushOutbox } from './modules/addons/delivery';
@@ -36,7 +36,13 @@ const MAX_CHUNKS = 20;
 /** Deletes the rows of `table` that `where` selects, a chunk at a time; returns how many. */
 async function deleteInChunks(
   env: Env,
-  table: typeof clientMetricsEnv | typeof clientInstances | typeof sessions | typeof loginFailures | typeof metricsMessages,
+  table:
+    | typeof clientMetricsEnv
+    | typeof clientInstances
+    | typeof sessions
+    | typeof loginFailures
+    | typeof metricsMessages
+    | typeof metricsFlushes,
   where: ReturnType<typeof sql>,
 ): Promise<number> {
   const db = getDb(env);
@@ -71,7 +77,10 @@ export const expireMetricsMessages: ScheduledJob = {
   name: 'expire-metrics-messages',
   async run(env, now) {
     const before = new Date(now.getTime() - METRICS_MESSAGE_RETENTION_MS).toISOString();
-    return { deleted: await deleteInChunks(env, metricsMessages, sql`${metricsMessages.processedAt} < ${before}`), before };
+    // A flush row goes once every message it counted was received more than the retention ago.
+    const flushes = await deleteInChunks(env, metricsFlushes, sql`${metricsFlushes.maxReceived} < ${before}`);
+    const legacy = await deleteInChunks(env, metricsMessages, sql`${metricsMessages.processedAt} < ${before}`);
+    return { deleted: flushes + legacy, before };
   },
 };
 
