@@ -5,9 +5,11 @@
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../src/index';
 import type { Env } from '../src/env';
+import { metricsBody, metricsBodySchema, quickMetricsBody } from '../src/modules/client-api/schema';
 import { usageInFlight } from '../src/modules/client-api/usage-inflight';
 import type { UsageMessage } from '../src/modules/client-api/usage-message';
 import { METRICS_DLQ_NAME, METRICS_QUEUE_NAME } from '../src/modules/client-api/usage-queue';
@@ -371,5 +373,74 @@ describe('refused metrics posts queue nothing', () => {
       'NoAccessError',
     );
     await refusedNothingWritten(call('POST', '/api/frontend/client/metrics', { token: clientToken, body }), 403, 'NoAccessError');
+  });
+});
+
+describe('the quick path of a metrics body', () => {
+  const now = '2026-11-20T10:30:00.000Z';
+  const toggles = Object.fromEntries(
+    Array.from({ length: 50 }, (_, i) => [`flag.${i}`, { yes: i, no: 1, variants: i % 2 ? { red: i } : {} }]),
+  );
+  const typical = {
+    appName: 'app',
+    instanceId: 'i-1',
+    sdkVersion: 'unleash-client-node:6.1.0',
+    bucket: { start: now, stop: now, toggles },
+  };
+  const accepted: unknown[] = [
+    typical,
+    { ...typical, environment: 'development', connectionId: null, extra: { any: 'thing' } },
+    { appName: 'app' },
+    { appName: 'app', bucket: null },
+    { appName: 'app', bucket: { start: '2026-11-20T11:30:00+01:00', stop: '2026-11-20 10:30', toggles: {}, more: 1 } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 0, no: 2 ** 31 - 1, variants: null, other: true } } } },
+  ];
+  const refusedOrUnsure: unknown[] = [
+    [],
+    null,
+    'text',
+    { appName: '' },
+    { appName: 7 },
+    { appName: 'a'.repeat(256) },
+    { appName: 'bad\u0000name' },
+    { appName: 'app', instanceId: '\ud800' },
+    { appName: 'app', sdkVersion: 5 },
+    { appName: 'app', bucket: [] },
+    { appName: 'app', bucket: { start: 'yesterday', stop: now, toggles: {} } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: [] } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: -1, no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 1.5, no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 2 ** 31, no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: '1', no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 1, no: 0, variants: { red: -1 } } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 1, no: 0, variants: [] } } } },
+    JSON.parse(
+      `{"appName":"app","bucket":{"start":"${now}","stop":"${now}","toggles":{"__proto__":{"yes":1,"no":0},"b":{"yes":1,"no":0}}}}`,
+    ),
+    JSON.parse(`{"appName":"app","__proto__":{"x":1}}`),
+  ];
+
+  it('answers exactly what valibot answers for the bodies it takes, and takes the usual ones', async () => {
+    for (const body of accepted) {
+      const quick = quickMetricsBody(body);
+      expect(quick, JSON.stringify(body)).toBeDefined();
+      const full = v.safeParse(metricsBodySchema, body);
+      expect(full.success).toBe(true);
+      expect(quick).toEqual(full.output);
+    }
+  });
+
+  it('leaves everything else to valibot: the same issues, the same output', async () => {
+    for (const body of refusedOrUnsure) {
+      expect(quickMetricsBody(body), JSON.stringify(body)).toBeUndefined();
+      const viaRoute = v.safeParse(metricsBody, body);
+      const full = v.safeParse(metricsBodySchema, body);
+      expect(viaRoute.success).toBe(full.success);
+      if (full.success) expect(viaRoute.output).toEqual(full.output);
+      else expect(viaRoute.issues?.map((i) => [i.message, v.getDotPath(i)])).toEqual(full.issues.map((i) => [i.message, v.getDotPath(i)]));
+    }
+    // At least the bodies above that are simply wrong are refused.
+    expect(refusedOrUnsure.filter((body) => !v.safeParse(metricsBodySchema, body).success).length).toBeGreaterThanOrEqual(17);
   });
 });
