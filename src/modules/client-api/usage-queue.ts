@@ -4,10 +4,10 @@
  * environment, instances per (app, instance, environment), so the statements of a flush do
  * not grow with the posts in it: one statement per table, its rows passed as one JSON text.
  *
- * - Each message counts once: its id is written to `metrics_messages` in the same atomic
- *   batch as its counts, and a message whose id is there is acknowledged without writing.
- *   Two consumers flushing the same message race on that primary key; the loser's batch
- *   rolls back whole and is retried, and then finds the message counted.
+ * - Each message counts once: its id goes into the flush's one row in `metrics_flushes`, in the
+ *   same atomic batch as its counts, and a message found there is acknowledged without
+ *   writing. Two consumers flushing the same message race on that row's check; the loser's
+ *   batch rolls back whole and is retried, and then finds the message counted.
  * - A failed flush writes nothing (the batch is atomic); its messages are retried with
  *   backoff, and after the last retry the dead-letter consumer applies each message on its
  *   own (a message that cannot be applied no longer holds back the others), logging the
