@@ -19,6 +19,8 @@
 // 3. saturation: a few hundred posts one at a time (a post's own latency), then
 //    METRICS_BENCH_POSTS at METRICS_BENCH_CONCURRENCY in flight (as fast as the system
 //    answers) with the probes alongside; then the wait until D1 holds every posted count.
+// Each loaded phase also reports the Worker's CPU per post: workerd's user + system time from
+// /proc (Linux), net of the probes' CPU rate measured alone.
 // Every post comes from its own instance id (they run on across phases and rounds), each
 // naming the same 50 flags. Checks that D1's counts equal the sum of what was posted. Writes
 // RESULTS.md here unless METRICS_BENCH_WRITE_RESULTS=0.
@@ -31,7 +33,7 @@
 // (before|after: start only one system, print per-round lines, write nothing),
 // METRICS_BENCH_WRITE_RESULTS (1; 0 prints the table without rewriting RESULTS.md).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,7 +141,35 @@ function commitOf(dir) {
   return dirty ? `${head}+edits` : head;
 }
 
+/** The processes this one started (Miniflare's workerd), from /proc (Linux). */
+function childPids() {
+  const pids = new Set();
+  try {
+    for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+      const children = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim();
+      for (const pid of children.split(/\s+/)) if (pid) pids.add(Number(pid));
+    }
+  } catch {
+    // not Linux: no CPU figures
+  }
+  return pids;
+}
+
+const TICK_MS = 1000 / 100; // USER_HZ
+/** CPU time (user + system, ms) the processes `pids` have used so far; NaN where /proc is not readable. */
+function cpuMs(pids) {
+  if (pids.size === 0) return NaN;
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * TICK_MS;
+}
+
 async function startTree(root, port) {
+  const before = childPids();
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-metrics-bench-state-'));
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'unleash-metrics-bench-bundle-'));
   const env = {
@@ -186,8 +216,10 @@ async function startTree(root, port) {
     }),
   );
   const url = await mf.ready;
+  const pids = new Set([...childPids()].filter((pid) => !before.has(pid)));
   return {
     base: url.origin,
+    cpu: () => cpuMs(pids),
     commit: commitOf(root),
     async stop() {
       await mf.dispose();
@@ -415,21 +447,35 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function round(system) {
   const outcome = { loadAtStart: os.loadavg()[0] };
+  const idleCpu0 = system.cpu();
+  const idleT0 = performance.now();
   const idle = startProbes(system);
   await sleep(PROBE_SECONDS * 1000);
   outcome.alone = await idle.stop();
+  /** The Worker's CPU ms per second with only the probes running. */
+  const probeCpuRate = (system.cpu() - idleCpu0) / ((performance.now() - idleT0) / 1000);
+  /**
+   * The Worker's CPU (workerd: requests, consumer, local D1) from the first post until D1 holds
+   * every count, less what the probes used alongside (at their rate alone), per post.
+   */
+  const cpuPerPost = (cpu0, t0, tPosted, posts) => (system.cpu() - cpu0 - probeCpuRate * ((tPosted - t0) / 1000)) / posts;
 
   if (RATE > 0) {
     const before = metricsWork(await d1Counters(system));
     const posts0 = system.posted.posts;
+    const cpu0 = system.cpu();
+    const t0 = performance.now();
     const alongside = startProbes(system);
     const paced = await postAtRate(system, RATE, RATE_SECONDS, RATE_MAX_IN_FLIGHT);
     const loaded = await alongside.stop();
+    const tPosted = performance.now();
     const load = os.loadavg()[0];
     const drain = await drained(system);
+    const cpu = cpuPerPost(cpu0, t0, tPosted, system.posted.posts - posts0);
     const after = metricsWork(await d1Counters(system));
     outcome.paced = {
       ...paced,
+      cpu,
       posts: system.posted.posts - posts0,
       statements: after.statements - before.statements,
       rowsWritten: after.rowsWritten - before.rowsWritten,
@@ -443,13 +489,18 @@ async function round(system) {
     const before = metricsWork(await d1Counters(system));
     // One at a time: a post's own latency, without queueing behind others in the client.
     const single = await postMetrics(system, SINGLE_POSTS, 1);
+    const cpu0 = system.cpu();
+    const t0 = performance.now();
     const alongside = startProbes(system);
     const posts = await postMetrics(system, POSTS, CONCURRENCY);
     const loaded = await alongside.stop();
+    const tPosted = performance.now();
     const load = os.loadavg()[0];
     const drain = await drained(system);
+    const cpu = cpuPerPost(cpu0, t0, tPosted, POSTS);
     const after = metricsWork(await d1Counters(system));
     outcome.saturated = {
+      cpu,
       posts: POSTS + SINGLE_POSTS,
       rps: posts.rps,
       latencies: posts.latencies,
@@ -500,12 +551,12 @@ try {
       const p = outcome.paced;
       if (p)
         lines.push(
-          `  fixed rate ${fmt(RATE, 0)}/s: sent ${p.sent} at ${fmt(p.rate, 0)}/s (${p.missed} missed, latest send ${fmt(p.lateMs, 0)} ms late), post ${pair(stat(p.latencies))}, poll ${pair(stat(p.loaded.poll))}, write ${pair(stat(p.loaded.write))}, ${p.statements} statements, ${p.rowsWritten} rows, counts in D1 after ${fmt(p.drain.seconds, 1)} s (${p.drain.exact ? 'exact' : 'MISMATCH'}), load ${p.load.toFixed(2)}`,
+          `  fixed rate ${fmt(RATE, 0)}/s: sent ${p.sent} at ${fmt(p.rate, 0)}/s (${p.missed} missed, latest send ${fmt(p.lateMs, 0)} ms late), post ${pair(stat(p.latencies))}, Worker CPU ${fmt(p.cpu, 2)} ms/post, poll ${pair(stat(p.loaded.poll))}, write ${pair(stat(p.loaded.write))}, ${p.statements} statements, ${p.rowsWritten} rows, counts in D1 after ${fmt(p.drain.seconds, 1)} s (${p.drain.exact ? 'exact' : 'MISMATCH'}), load ${p.load.toFixed(2)}`,
         );
       const q = outcome.saturated;
       if (q)
         lines.push(
-          `  saturation: ${fmt(q.rps, 0)} posts/s, single post ${pair(stat(q.singleLatencies))}, ${q.statements} statements, ${q.rowsWritten} rows written, counts in D1 after ${fmt(q.drain.seconds, 1)} s (${q.drain.exact ? 'exact' : 'MISMATCH'}), load ${q.load.toFixed(2)}`,
+          `  saturation: ${fmt(q.rps, 0)} posts/s, Worker CPU ${fmt(q.cpu, 2)} ms/post, single post ${pair(stat(q.singleLatencies))}, ${q.statements} statements, ${q.rowsWritten} rows written, counts in D1 after ${fmt(q.drain.seconds, 1)} s (${q.drain.exact ? 'exact' : 'MISMATCH'}), load ${q.load.toFixed(2)}`,
         );
       console.log(lines.join('\n'));
     }
@@ -530,6 +581,7 @@ function summarise(name) {
       sent: sum((r) => r.paced.sent),
       missed: sum((r) => r.paced.missed),
       rate: sum((r) => r.paced.rate) / rounds.length,
+      cpu: sum((r) => r.paced.cpu * r.paced.posts) / posts,
       statementsPer1000: (sum((r) => r.paced.statements) / posts) * 1000,
       rowsPer1000: (sum((r) => r.paced.rowsWritten) / posts) * 1000,
       post: stat(all((r) => r.paced.latencies)),
@@ -545,6 +597,7 @@ function summarise(name) {
     out.saturated = {
       posts,
       rps: sum((r) => r.saturated.rps) / rounds.length,
+      cpu: sum((r) => r.saturated.cpu * POSTS) / (POSTS * rounds.length),
       statementsPer1000: (sum((r) => r.saturated.statements) / posts) * 1000,
       rowsPer1000: (sum((r) => r.saturated.rowsWritten) / posts) * 1000,
       post: stat(all((r) => r.saturated.latencies)),
@@ -578,6 +631,7 @@ Target: SDK poll and admin write latency unchanged by the metrics load.
 ${row('posts sent / missed (all rounds)', `${before.paced.sent} / ${before.paced.missed}`, `${after.paced.sent} / ${after.paced.missed}`)}
 ${row('posts per second sent (mean of rounds)', fmt(before.paced.rate, 0), fmt(after.paced.rate, 0), `${fmt(RATE, 0)}`)}
 ${row('metrics post p50 / p95 at that rate', pair(before.paced.post), pair(after.paced.post))}
+${row('Worker CPU per post (workerd: request, consumer, local D1; net of the probes)', ms(before.paced.cpu), ms(after.paced.cpu), `${fmt(before.paced.cpu / after.paced.cpu, 1)}× less; ${fmt((after.paced.cpu * RATE) / 10, 0)}% of a core at ${fmt(RATE, 0)}/s`)}
 ${row('SDK poll p50 / p95, alone', pair(before.pollAlone), pair(after.pollAlone))}
 ${row('SDK poll p50 / p95, with the metrics load', pair(before.paced.poll), pair(after.paced.poll), 'unchanged by the load')}
 ${row('SDK poll growth p50 / p95', growth(before.paced.poll, before.pollAlone), growth(after.paced.poll, after.pollAlone), '×1.0')}
@@ -602,6 +656,7 @@ alongside, then the wait until D1 holds every posted count.
 | | before | after | target |
 |---|---|---|---|
 ${row('posts per second sustained', fmt(before.saturated.rps, 0), fmt(after.saturated.rps, 0))}
+${row('Worker CPU per post (net of the probes)', ms(before.saturated.cpu), ms(after.saturated.cpu))}
 ${row('D1 statements per 1,000 posts', fmt(before.saturated.statementsPer1000, 0), fmt(after.saturated.statementsPer1000, 1), `${fmt(before.saturated.statementsPer1000 / after.saturated.statementsPer1000, 0)}× fewer (target ≥ 50×)`)}
 ${row('D1 rows written per 1,000 posts', fmt(before.saturated.rowsPer1000, 0), fmt(after.saturated.rowsPer1000, 0), `${fmt(before.saturated.rowsPer1000 / after.saturated.rowsPer1000, 0)}× fewer`)}
 ${row('metrics post p50 / p95, one at a time', pair(before.saturated.single), pair(after.saturated.single), 'p95 < 10 ms')}
@@ -638,6 +693,9 @@ by a module that counts D1 statements and the rows D1's result meta reports writ
 system serves the posts, the Queue consumer, local D1 and the probes, on the same 2 cores as this client. ${ROUNDS} rounds per
 system; every post from its own instance id, naming the same ${FLAGS} flags, over ${APPS} app names. Probes: an SDK poll
 (\`GET /api/client/features\`, ${FLAGS} flags) and an admin write (\`PUT\` a flag's description), each a loop with 20 ms pauses.
+"Worker CPU per post" is the user + system time of the system's workerd process (/proc) from the first post of a phase until
+D1 holds every count (the requests, the Queue consumer and local D1 alike), less the probes' own CPU rate (measured alone)
+times the posting time, divided by the posts: a figure the machine's load hardly moves, unlike the latencies.
 ${pacedSection}${saturatedSection}
 ## Per round
 
