@@ -11,6 +11,7 @@ import {
   clientMetricsEnv,
   integrationEvents,
   loginFailures,
+  metricsFlushes,
   metricsMessages,
   sessions,
 } from './db/schema';
@@ -62,7 +63,8 @@ async function deleteInChunks(
     | typeof loginFailures
     | typeof metricsMessages
     | typeof integrationEvents
-    | typeof addonDeliveries,
+    | typeof addonDeliveries
+    | typeof metricsFlushes,
   where: ReturnType<typeof sql>,
 ): Promise<number> {
   const db = getDb(env);
@@ -97,7 +99,10 @@ export const expireMetricsMessages: ScheduledJob = {
   name: 'expire-metrics-messages',
   async run(env, now) {
     const before = new Date(now.getTime() - METRICS_MESSAGE_RETENTION_MS).toISOString();
-    return { deleted: await deleteInChunks(env, metricsMessages, sql`${metricsMessages.processedAt} < ${before}`), before };
+    // A flush row goes once every message it counted was received more than the retention ago.
+    const flushes = await deleteInChunks(env, metricsFlushes, sql`${metricsFlushes.maxReceived} < ${before}`);
+    const legacy = await deleteInChunks(env, metricsMessages, sql`${metricsMessages.processedAt} < ${before}`);
+    return { deleted: flushes + legacy, before };
   },
 };
 

@@ -4,6 +4,7 @@ import { createFeature } from './support/admin';
 import { count, rows } from './support/db';
 import { eventually } from './support/eventually';
 import { bodyOf, call, createToken, expectError } from './support/http';
+import { settleMetrics } from './support/metrics';
 import { unique } from './support/names';
 import { signInAs } from './support/users';
 
@@ -407,5 +408,102 @@ describe('DELETE /api/admin/metrics/applications/:appName', () => {
     await expectError(await call('DELETE', `/api/admin/metrics/applications/${appName}`, { token: viewer }), 403, 'NoAccessError');
     await expectError(await call('DELETE', `/api/admin/metrics/applications/${appName}`, { token: null }), 401, 'AuthenticationRequired');
     expect(await stored(appName)).toBe(before);
+  });
+});
+
+describe('what SDKs report about flags that do not exist', () => {
+  it('keeps their counts and names them as missing flags, as Unleash does; no last seen or lifecycle for them', async () => {
+    const appName = unique('app-missing');
+    const flag = unique('app-known');
+    const ghost = unique('app-ghost');
+    await createFeature(flag);
+    await register(appName, 'i-1', 'unleash-client-node:6.1.0', ['default']);
+    await report(appName, 'i-1', { [flag]: { yes: 2, no: 0 }, [ghost]: { yes: 3, no: 1 } });
+    await settleMetrics();
+    expect(await rows('SELECT yes, no FROM client_metrics_env WHERE feature_name = ? AND app_name = ?', ghost, appName)).toEqual([
+      { yes: 3, no: 1 },
+    ]);
+    expect(await count('SELECT count(*) AS n FROM feature_lifecycles WHERE feature = ?', ghost)).toBe(0);
+
+    const overview = await json(`/api/admin/metrics/applications/${appName}/overview`);
+    expect(overview.featureCount).toBe(2);
+    expect(overview.projects).toEqual(['default']);
+    expect(overview.environments.map((e: { name: string; issues: unknown }) => [e.name, e.issues])).toEqual([
+      ['development', { missingFeatures: [ghost], outdatedSdks: [] }],
+    ]);
+    const body = await json(`/api/admin/metrics/applications/${appName}`);
+    expect(body.seenToggles).toContainEqual({ name: ghost, notFound: true });
+    expect(body.seenToggles.map((toggle: { name: string }) => toggle.name).sort()).toEqual([flag, ghost].sort());
+  });
+
+  it('still drops them from a frontend key, which is public and counts only flags it can see', async () => {
+    const frontendToken = await createToken({ tokenName: 'apps-frontend', type: 'frontend', environment: 'development' });
+    const appName = unique('app-browser');
+    const ghost = unique('app-ghost');
+    const now = new Date().toISOString();
+    const response = await call('POST', '/api/frontend/client/metrics', {
+      token: frontendToken,
+      body: { appName, instanceId: 'b-1', bucket: { start: now, stop: now, toggles: { [ghost]: { yes: 1, no: 0 } } } },
+    });
+    expect(response.status).toBe(200);
+    await settleMetrics();
+    expect(await count('SELECT count(*) AS n FROM client_metrics_env WHERE feature_name = ?', ghost)).toBe(0);
+  });
+});
+
+describe('POST /api/client/register announces a new application', () => {
+  async function announcements(appName: string) {
+    return rows<{ created_by: string; created_by_user_id: number; data: string }>(
+      "SELECT created_by, created_by_user_id, data FROM events WHERE type = 'application-created' AND json_extract(data, '$.appName') = ? ORDER BY id",
+      appName,
+    );
+  }
+
+  it('writes one application-created event by the system user when an SDK first registers it, none after', async () => {
+    const appName = unique('app-registered');
+    await register(appName, 'i-1', 'unleash-client-node:6.1.0', ['default', 'flexibleRollout']);
+    await register(appName, 'i-2', 'unleash-client-node:6.1.0', ['default']);
+    await register(appName, 'i-1', 'unleash-client-node:6.1.0', ['default'], productionToken);
+    const events = await announcements(appName);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ created_by: 'unleash_system_user', created_by_user_id: -1337 });
+    const data = JSON.parse(events[0]!.data);
+    expect(Object.keys(data)).toEqual([
+      'appName',
+      'createdAt',
+      'updatedAt',
+      'description',
+      'strategies',
+      'createdBy',
+      'url',
+      'color',
+      'icon',
+    ]);
+    expect(data).toEqual({
+      appName,
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
+      description: null,
+      strategies: ['default', 'flexibleRollout'],
+      createdBy: 'unleash_system_user',
+      url: null,
+      color: null,
+      icon: null,
+    });
+    const [row] = await rows<{ created_at: string }>('SELECT created_at FROM client_applications WHERE app_name = ?', appName);
+    expect(data.createdAt).toBe(row!.created_at);
+  });
+
+  it('writes none for an application an admin created first, and none for a refused registration', async () => {
+    const appName = unique('app-admin-first');
+    expect((await call('POST', `/api/admin/metrics/applications/${appName}`, { body: { description: 'by hand' } })).status).toBe(202);
+    await register(appName, 'i-1', 'unleash-client-node:6.1.0', ['default']);
+    expect(await announcements(appName)).toHaveLength(1);
+
+    const refused = unique('app-refused-register');
+    const bad = await call('POST', '/api/client/register', { token: clientToken, body: { appName: refused, strategies: 'default' } });
+    expect(bad.status).toBe(400);
+    expect(await announcements(refused)).toEqual([]);
+    expect(await count('SELECT count(*) AS n FROM client_applications WHERE app_name = ?', refused)).toBe(0);
   });
 });

@@ -456,7 +456,7 @@ describe('POST /api/client/metrics', () => {
     return results.map((row) => row.stage);
   }
 
-  it('adds counts into hourly buckets per environment and drops unknown or empty flags', async () => {
+  it('adds counts into hourly buckets per environment, drops empty flags and keeps those of unknown flags (as Unleash does)', async () => {
     await seedFlag({ name: 'metric.flag', environments: { development: { enabled: true }, production: { enabled: true } } });
     await seedFlag({ name: 'metric.quiet', environments: { development: { enabled: true } } });
     const stop = '2026-11-20T10:42:13.000Z';
@@ -497,7 +497,10 @@ describe('POST /api/client/metrics', () => {
       { app_name: 'metrics-app', environment: 'production', timestamp: '2026-11-20T10:00:00.000Z', yes: 2, no: 2, variants: {} },
     ]);
     expect(await metricRows('metric.quiet')).toEqual([]);
-    expect(await metricRows('metric.unknown')).toEqual([]);
+    // Unleash keeps counts for flags that do not exist: the application's page lists them as missing.
+    expect(await metricRows('metric.unknown')).toEqual([
+      { app_name: 'metrics-app', environment: 'development', timestamp: '2026-11-20T10:00:00.000Z', yes: 5, no: 0, variants: {} },
+    ]);
   });
 
   it('marks the flag and its environment as seen and moves the lifecycle to pre-live, then live in production', async () => {

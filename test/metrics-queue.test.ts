@@ -5,12 +5,15 @@
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../src/index';
 import type { Env } from '../src/env';
+import { metricsBody, metricsBodySchema, quickMetricsBody } from '../src/modules/client-api/schema';
 import { usageInFlight } from '../src/modules/client-api/usage-inflight';
 import type { UsageMessage } from '../src/modules/client-api/usage-message';
 import { METRICS_DLQ_NAME, METRICS_QUEUE_NAME } from '../src/modules/client-api/usage-queue';
+import { expireMetricsMessages, METRICS_MESSAGE_RETENTION_MS } from '../src/scheduled';
 import { count, rows } from './support/db';
 import { call, createToken, envWith, expectError } from './support/http';
 import { captureLogs } from './support/logs';
@@ -22,7 +25,7 @@ let clientToken: string;
 let frontendToken: string;
 
 beforeAll(async () => {
-  for (const name of ['mq.a', 'mq.b', 'mq.c', 'mq.dup', 'mq.fail', 'mq.lost', 'mq.dead', 'mq.refused']) {
+  for (const name of ['mq.a', 'mq.b', 'mq.c', 'mq.dup', 'mq.fail', 'mq.lost', 'mq.dead', 'mq.refused', 'mq.split']) {
     await seedFlag({ name, environments: { development: { enabled: true }, production: { enabled: true } } });
   }
   clientToken = await createToken({ tokenName: 'mq-client', type: 'client', environment: 'development' });
@@ -53,6 +56,13 @@ function message(appName: string, counts: Array<[string, number, number]>, insta
     counts: counts.map(([name, yes, no]) => [name, appName, HOUR, yes, no, {}]),
     instances: [{ appName, instanceId, sdkVersion: 'unleash-node-sdk:6.1.0', clientIp: '10.0.0.1' }],
   };
+}
+
+/** How many message ids the flush rows hold (of `messages`, or all). */
+async function countedIds(messages?: UsageMessage[]) {
+  const query = 'SELECT count(*) AS n FROM metrics_flushes f, json_each(f.message_ids) j';
+  if (!messages) return count(query);
+  return count(`${query} WHERE j.value IN (SELECT value FROM json_each(?))`, JSON.stringify(messages.map((m) => m.id)));
 }
 
 /** Delivers `messages` to the Worker's queue handler as one batch; answers what it acked and retried. */
@@ -120,6 +130,30 @@ describe('POST /api/client/metrics through the metrics queue', () => {
     }
     expect((await cells('mq-batches')).map(({ yes, no }) => ({ yes, no }))).toEqual([{ yes: 3 * 45 + 10 * 3, no: 30 }]);
   });
+
+  it('cuts a post too large for one message into parts, each counted once, and counts them all', async () => {
+    const messagesBefore = await countedIds();
+    // 1,500 distinct (flag, app, hour) cells with long app names: several times one message's budget.
+    const apps = Array.from({ length: 1500 }, (_, i) => `mq-split-${String(i).padStart(4, '0')}-${'x'.repeat(200)}`);
+    const metrics = apps.map((appName, i) => ({
+      featureName: 'mq.split',
+      appName,
+      environment: 'development',
+      timestamp: '2026-11-20T10:15:00.000Z',
+      yes: i % 5,
+      no: 1,
+      variants: { red: 1 },
+    }));
+    const response = await call('POST', '/api/client/metrics/bulk', { token: clientToken, body: { applications: [], metrics } });
+    expect(response.status).toBe(202);
+    await settleMetrics();
+    expect(await countedIds()).toBeGreaterThanOrEqual(messagesBefore + 4);
+    const [sums] = await rows<{ cells: number; yes: number; no: number; red: number }>(
+      `SELECT count(*) AS cells, sum(yes) AS yes, sum("no") AS "no", sum(json_extract(variants, '$.red')) AS red
+       FROM client_metrics_env WHERE feature_name = 'mq.split' AND app_name LIKE 'mq-split-%'`,
+    );
+    expect(sums).toEqual({ cells: 1500, yes: 300 * (0 + 1 + 2 + 3 + 4), no: 1500, red: 1500 });
+  });
 });
 
 describe('at-least-once delivery', () => {
@@ -153,7 +187,7 @@ describe('at-least-once delivery', () => {
     ]);
     expect(await cells('mq-fail')).toEqual([]);
     expect(await count("SELECT count(*) AS n FROM client_instances WHERE app_name = 'mq-fail'")).toBe(0);
-    expect(await count('SELECT count(*) AS n FROM metrics_messages WHERE id IN (?, ?)', messages[0]!.id, messages[1]!.id)).toBe(0);
+    expect(await countedIds(messages)).toBe(0);
 
     const retried = await deliver(messages, { attempts: 2 });
     expect(retried.explicitAcks).toHaveLength(2);
@@ -169,6 +203,90 @@ describe('at-least-once delivery', () => {
     const retried = await deliver(messages, { attempts: 2 });
     expect(retried.explicitAcks).toHaveLength(1);
     expect((await cells('mq-lost')).map(({ yes }) => yes)).toEqual([6]);
+  });
+
+  it('records the ids of a flush in one row, however many posts it counted', async () => {
+    const flushesBefore = await count('SELECT count(*) AS n FROM metrics_flushes');
+    const messages = Array.from({ length: 60 }, (_, i) => message('mq-one-row', [['mq.a', 1, 0]], `i-${i}`));
+    const result = await deliver(messages);
+    expect(result.explicitAcks).toHaveLength(60);
+    expect(await count('SELECT count(*) AS n FROM metrics_flushes')).toBe(flushesBefore + 1);
+    expect(await countedIds(messages)).toBe(60);
+    expect((await cells('mq-one-row')).map(({ yes }) => yes)).toEqual([60]);
+  });
+
+  it('counts a message redelivered into another batch once, and its new batch-mates once', async () => {
+    const [a, b, c] = [1, 2, 4].map((yes, i) => message('mq-rebatched', [['mq.dup', yes, 0]], `i-${i}`));
+    await deliver([a!, b!]);
+    const again = await deliver([b!, c!]);
+    expect([...again.explicitAcks].sort()).toEqual([b!.id, c!.id].sort());
+    expect((await cells('mq-rebatched')).map(({ yes }) => yes)).toEqual([1 + 2 + 4]);
+    // Redelivered long after, with fresher messages: still found.
+    const old = {
+      ...message('mq-rebatched', [['mq.dup', 8, 0]], 'i-old'),
+      receivedAt: new Date(Date.now() - 60 * 60 * 1000).toISOString(),
+    };
+    await deliver([old]);
+    await deliver([message('mq-rebatched', [['mq.dup', 16, 0]], 'i-new'), old]);
+    expect((await cells('mq-rebatched')).map(({ yes }) => yes)).toEqual([1 + 2 + 4 + 8 + 16]);
+  });
+
+  it('a flush that another one overtook (it counted a shared message after this one read) writes nothing; its retry counts the rest once', async () => {
+    const shared = message('mq-overtaken', [['mq.dup', 1, 0]], 'i-shared');
+    const own = message('mq-overtaken', [['mq.dup', 10, 0]], 'i-own');
+    let overtaken = false;
+    const racing = new Proxy(env.DB, {
+      get(target, property, receiver) {
+        if (property === 'batch') {
+          return async (statements: D1PreparedStatement[]) => {
+            // Between this flush's read and its write, another consumer counts the shared message.
+            if (statements.length > 4 && !overtaken) {
+              overtaken = true;
+              expect((await deliver([shared])).explicitAcks).toEqual([shared.id]);
+            }
+            return target.batch(statements);
+          };
+        }
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const logs = captureLogs();
+    const first = await deliver([shared, own], { workerEnv: envWith({ DB: racing }) });
+    expect(overtaken).toBe(true);
+    expect(first.explicitAcks).toEqual([]);
+    expect(first.retryMessages.map((retry) => retry.msgId).sort()).toEqual([shared.id, own.id].sort());
+    expect(logs.messages()).toEqual(['metrics flush failed; its messages will be retried']);
+    expect((await cells('mq-overtaken')).map(({ yes }) => yes)).toEqual([1]);
+    expect(await countedIds([own])).toBe(0);
+
+    const retried = await deliver([shared, own], { attempts: 2 });
+    expect([...retried.explicitAcks].sort()).toEqual([shared.id, own.id].sort());
+    expect((await cells('mq-overtaken')).map(({ yes }) => yes)).toEqual([11]);
+  });
+
+  it('recognises a message counted before flushes were recorded one row each (metrics_messages)', async () => {
+    const counted = message('mq-legacy', [['mq.dup', 5, 0]]);
+    await env.DB.prepare('INSERT INTO metrics_messages (id, processed_at) VALUES (?, ?)').bind(counted.id, new Date().toISOString()).run();
+    const fresh = message('mq-legacy', [['mq.dup', 3, 0]], 'i-2');
+    const result = await deliver([counted, fresh]);
+    expect([...result.explicitAcks].sort()).toEqual([counted.id, fresh.id].sort());
+    expect((await cells('mq-legacy')).map(({ yes }) => yes)).toEqual([3]);
+  });
+
+  it('forgets a flush once every message it counted was received more than 6 hours ago', async () => {
+    const now = Date.now();
+    const at = (msAgo: number) => new Date(now - msAgo).toISOString();
+    const expired = { ...message('mq-expiry', [['mq.dup', 1, 0]], 'i-1'), receivedAt: at(METRICS_MESSAGE_RETENTION_MS + 60_000) };
+    const mixed = { ...message('mq-expiry', [['mq.dup', 1, 0]], 'i-2'), receivedAt: at(METRICS_MESSAGE_RETENTION_MS + 60_000) };
+    const recent = { ...message('mq-expiry', [['mq.dup', 1, 0]], 'i-3'), receivedAt: at(METRICS_MESSAGE_RETENTION_MS - 60_000) };
+    await deliver([expired]);
+    await deliver([mixed, recent]);
+    expect(await countedIds([expired, mixed, recent])).toBe(3);
+    await expireMetricsMessages.run(env as unknown as Env, new Date(now));
+    // The second flush holds a message received within the retention: it stays, with both ids.
+    expect(await countedIds([expired, mixed, recent])).toBe(2);
+    expect(await countedIds([expired])).toBe(0);
   });
 
   it('retries a message that cannot be written until the dead-letter queue, which logs the reason; its batch-mates are counted once', async () => {
@@ -255,5 +373,74 @@ describe('refused metrics posts queue nothing', () => {
       'NoAccessError',
     );
     await refusedNothingWritten(call('POST', '/api/frontend/client/metrics', { token: clientToken, body }), 403, 'NoAccessError');
+  });
+});
+
+describe('the quick path of a metrics body', () => {
+  const now = '2026-11-20T10:30:00.000Z';
+  const toggles = Object.fromEntries(
+    Array.from({ length: 50 }, (_, i) => [`flag.${i}`, { yes: i, no: 1, variants: i % 2 ? { red: i } : {} }]),
+  );
+  const typical = {
+    appName: 'app',
+    instanceId: 'i-1',
+    sdkVersion: 'unleash-client-node:6.1.0',
+    bucket: { start: now, stop: now, toggles },
+  };
+  const accepted: unknown[] = [
+    typical,
+    { ...typical, environment: 'development', connectionId: null, extra: { any: 'thing' } },
+    { appName: 'app' },
+    { appName: 'app', bucket: null },
+    { appName: 'app', bucket: { start: '2026-11-20T11:30:00+01:00', stop: '2026-11-20 10:30', toggles: {}, more: 1 } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 0, no: 2 ** 31 - 1, variants: null, other: true } } } },
+  ];
+  const refusedOrUnsure: unknown[] = [
+    [],
+    null,
+    'text',
+    { appName: '' },
+    { appName: 7 },
+    { appName: 'a'.repeat(256) },
+    { appName: 'bad\u0000name' },
+    { appName: 'app', instanceId: '\ud800' },
+    { appName: 'app', sdkVersion: 5 },
+    { appName: 'app', bucket: [] },
+    { appName: 'app', bucket: { start: 'yesterday', stop: now, toggles: {} } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: [] } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: -1, no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 1.5, no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 2 ** 31, no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: '1', no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { no: 0 } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 1, no: 0, variants: { red: -1 } } } } },
+    { appName: 'app', bucket: { start: now, stop: now, toggles: { a: { yes: 1, no: 0, variants: [] } } } },
+    JSON.parse(
+      `{"appName":"app","bucket":{"start":"${now}","stop":"${now}","toggles":{"__proto__":{"yes":1,"no":0},"b":{"yes":1,"no":0}}}}`,
+    ),
+    JSON.parse(`{"appName":"app","__proto__":{"x":1}}`),
+  ];
+
+  it('answers exactly what valibot answers for the bodies it takes, and takes the usual ones', async () => {
+    for (const body of accepted) {
+      const quick = quickMetricsBody(body);
+      expect(quick, JSON.stringify(body)).toBeDefined();
+      const full = v.safeParse(metricsBodySchema, body);
+      expect(full.success).toBe(true);
+      expect(quick).toEqual(full.output);
+    }
+  });
+
+  it('leaves everything else to valibot: the same issues, the same output', async () => {
+    for (const body of refusedOrUnsure) {
+      expect(quickMetricsBody(body), JSON.stringify(body)).toBeUndefined();
+      const viaRoute = v.safeParse(metricsBody, body);
+      const full = v.safeParse(metricsBodySchema, body);
+      expect(viaRoute.success).toBe(full.success);
+      if (full.success) expect(viaRoute.output).toEqual(full.output);
+      else expect(viaRoute.issues?.map((i) => [i.message, v.getDotPath(i)])).toEqual(full.issues.map((i) => [i.message, v.getDotPath(i)]));
+    }
+    // At least the bodies above that are simply wrong are refused.
+    expect(refusedOrUnsure.filter((body) => !v.safeParse(metricsBodySchema, body).success).length).toBeGreaterThanOrEqual(17);
   });
 });

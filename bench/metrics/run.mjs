@@ -8,19 +8,32 @@
 // wrote, by what ran them (metrics requests, the metrics consumer, everything else).
 //
 // Per round and system (rounds alternate before/after, so load from other work on the shared
-// machine falls on both): probes alone (an SDK poll and an admin write, each in a loop), a few
-// hundred posts one at a time, then METRICS_BENCH_POSTS metrics posts at METRICS_BENCH_CONCURRENCY in flight (as fast as the
-// system answers) with the probes running alongside; then, for "after", the wait until the
-// consumer has counted every post. Instance ids run on across rounds, so the posts come from
-// rounds x posts distinct instances (10,600 by default), each naming the same 50 flags.
-// Checks that D1's counts equal the sum of what was posted. Writes RESULTS.md here.
+// machine falls on both):
+// 1. probes alone (an SDK poll and an admin write, each in a loop);
+// 2. fixed rate: METRICS_BENCH_RATE posts a second (default the issue's scenario, 10,000
+//    instances each reporting every 60 s = 167/s) for METRICS_BENCH_RATE_SECONDS, sent on a
+//    clock whatever the answers do (at most METRICS_BENCH_RATE_MAX_IN_FLIGHT unanswered; a
+//    send due while that many wait is counted as missed), with the probes alongside; then the
+//    wait until D1 holds every posted count. This is what "SDK poll and admin write latency
+//    unchanged by the metrics load" is judged on: probes alone vs under that load.
+// 3. saturation: a few hundred posts one at a time (a post's own latency), then
+//    METRICS_BENCH_POSTS at METRICS_BENCH_CONCURRENCY in flight (as fast as the system
+//    answers) with the probes alongside; then the wait until D1 holds every posted count.
+// Each loaded phase also reports the Worker's CPU per post: workerd's user + system time from
+// /proc (Linux), net of the probes' CPU rate measured alone.
+// Every post comes from its own instance id (they run on across phases and rounds), each
+// naming the same 50 flags. Checks that D1's counts equal the sum of what was posted. Writes
+// RESULTS.md here unless METRICS_BENCH_WRITE_RESULTS=0.
 //
-// Env: METRICS_BENCH_ROUNDS (2), METRICS_BENCH_POSTS (5000), METRICS_BENCH_CONCURRENCY (16),
-// METRICS_BENCH_SINGLE_POSTS (300: posted one at a time first, for a post's own latency),
-// METRICS_BENCH_PROBE_SECONDS (5), METRICS_BENCH_PORT (8830; before +1),
-// METRICS_BENCH_WRITE_RESULTS (1).
+// Env: METRICS_BENCH_ROUNDS (2), METRICS_BENCH_POSTS (5000; 0 skips the saturation phase),
+// METRICS_BENCH_CONCURRENCY (16), METRICS_BENCH_SINGLE_POSTS (300: posted one at a time first),
+// METRICS_BENCH_RATE (167 posts/s; 0 skips the fixed-rate phase), METRICS_BENCH_RATE_SECONDS (20),
+// METRICS_BENCH_RATE_MAX_IN_FLIGHT (256), METRICS_BENCH_PROBE_SECONDS (5),
+// METRICS_BENCH_PORT (8830; "before" listens on the port after it), METRICS_BENCH_ONLY
+// (before|after: start only one system, print per-round lines, write nothing),
+// METRICS_BENCH_WRITE_RESULTS (1; 0 prints the table without rewriting RESULTS.md).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +48,10 @@ const POSTS = Number(process.env.METRICS_BENCH_POSTS ?? 5000);
 const CONCURRENCY = Number(process.env.METRICS_BENCH_CONCURRENCY ?? 16);
 const SINGLE_POSTS = Number(process.env.METRICS_BENCH_SINGLE_POSTS ?? 300);
 const PROBE_SECONDS = Number(process.env.METRICS_BENCH_PROBE_SECONDS ?? 5);
+/** 10,000 instances, each reporting every 60 s. */
+const RATE = Number(process.env.METRICS_BENCH_RATE ?? 10_000 / 60);
+const RATE_SECONDS = Number(process.env.METRICS_BENCH_RATE_SECONDS ?? 20);
+const RATE_MAX_IN_FLIGHT = Number(process.env.METRICS_BENCH_RATE_MAX_IN_FLIGHT ?? 256);
 const PORT = Number(process.env.METRICS_BENCH_PORT ?? 8830);
 const WRITE_RESULTS = process.env.METRICS_BENCH_WRITE_RESULTS !== '0';
 const FLAGS = 50;
@@ -124,7 +141,35 @@ function commitOf(dir) {
   return dirty ? `${head}+edits` : head;
 }
 
+/** The processes this one started (Miniflare's workerd), from /proc (Linux). */
+function childPids() {
+  const pids = new Set();
+  try {
+    for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+      const children = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim();
+      for (const pid of children.split(/\s+/)) if (pid) pids.add(Number(pid));
+    }
+  } catch {
+    // not Linux: no CPU figures
+  }
+  return pids;
+}
+
+const TICK_MS = 1000 / 100; // USER_HZ
+/** CPU time (user + system, ms) the processes `pids` have used so far; NaN where /proc is not readable. */
+function cpuMs(pids) {
+  if (pids.size === 0) return NaN;
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * TICK_MS;
+}
+
 async function startTree(root, port) {
+  const before = childPids();
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-metrics-bench-state-'));
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'unleash-metrics-bench-bundle-'));
   const env = {
@@ -171,8 +216,10 @@ async function startTree(root, port) {
     }),
   );
   const url = await mf.ready;
+  const pids = new Set([...childPids()].filter((pid) => !before.has(pid)));
   return {
     base: url.origin,
+    cpu: () => cpuMs(pids),
     commit: commitOf(root),
     async stop() {
       await mf.dispose();
@@ -225,6 +272,7 @@ async function seed(system) {
   );
   system.clientToken = (await response.json()).secret;
   system.posted = { yes: 0, no: 0, posts: 0 };
+  system.nextInstance = 0;
 }
 
 function report(instance) {
@@ -307,29 +355,78 @@ function startProbes(system) {
   };
 }
 
-async function postMetrics(system, firstInstance, total, concurrency) {
+function counted(system, body) {
+  const s = sums(body);
+  system.posted.yes += s.yes;
+  system.posted.no += s.no;
+  system.posted.posts++;
+}
+
+/** `total` posts, each from a new instance, `concurrency` in flight as fast as they answer. */
+async function postMetrics(system, total, concurrency) {
   const sdk = client(system.base, system.clientToken);
   const latencies = [];
   let next = 0;
   const started = performance.now();
   async function worker() {
     while (next < total) {
-      const instance = firstInstance + next++;
-      const body = report(instance);
+      next++;
+      const body = report(system.nextInstance++);
       const t0 = performance.now();
       const response = await sdk('POST', '/api/client/metrics', body);
       await response.arrayBuffer();
       latencies.push(performance.now() - t0);
       if (response.status !== 202) throw new Error(`metrics post: ${response.status}`);
-      const s = sums(body);
-      system.posted.yes += s.yes;
-      system.posted.no += s.no;
-      system.posted.posts++;
+      counted(system, body);
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
   return { latencies, rps: total / seconds };
+}
+
+/**
+ * Posts on a clock: the i-th is due `i / rate` s after the start, each from a new instance,
+ * sent whether or not the earlier ones were answered (an SDK fleet does not wait for the
+ * server). A send due while `maxInFlight` are unanswered is skipped and counted as missed.
+ */
+async function postAtRate(system, rate, seconds, maxInFlight) {
+  const sdk = client(system.base, system.clientToken);
+  const total = Math.round(rate * seconds);
+  const latencies = [];
+  const errors = [];
+  const pending = new Set();
+  let missed = 0;
+  let sent = 0;
+  let lateMs = 0;
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    else lateMs = Math.max(lateMs, -wait);
+    if (pending.size >= maxInFlight) {
+      missed++;
+      continue;
+    }
+    const body = report(system.nextInstance++);
+    sent++;
+    const t0 = performance.now();
+    const post = sdk('POST', '/api/client/metrics', body)
+      .then(async (response) => {
+        await response.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        if (response.status !== 202) throw new Error(`metrics post: ${response.status}`);
+        counted(system, body);
+      })
+      .catch((error) => errors.push(error))
+      .finally(() => pending.delete(post));
+    pending.add(post);
+  }
+  const sendSeconds = (performance.now() - started) / 1000;
+  await Promise.all([...pending]);
+  if (errors.length > 0) throw errors[0];
+  return { latencies, sent, missed, rate: sent / sendSeconds, lateMs, answeredSeconds: (performance.now() - started) / 1000 };
 }
 
 /** Until D1 holds every posted count (the consumer is done), or 120 s. */
@@ -346,31 +443,76 @@ async function drained(system) {
   }
 }
 
-async function round(system, index) {
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function round(system) {
+  const outcome = { loadAtStart: os.loadavg()[0] };
+  const idleCpu0 = system.cpu();
+  const idleT0 = performance.now();
   const idle = startProbes(system);
-  await new Promise((resolve) => setTimeout(resolve, PROBE_SECONDS * 1000));
-  const alone = await idle.stop();
-  const before = metricsWork(await d1Counters(system));
-  const first = index * (POSTS + SINGLE_POSTS);
-  // One at a time: a post's own latency, without queueing behind others in the client.
-  const single = await postMetrics(system, first, SINGLE_POSTS, 1);
-  const alongside = startProbes(system);
-  const posts = await postMetrics(system, first + SINGLE_POSTS, POSTS, CONCURRENCY);
-  const loaded = await alongside.stop();
-  const drain = await drained(system);
-  const after = metricsWork(await d1Counters(system));
-  return {
-    posts: POSTS + SINGLE_POSTS,
-    rps: posts.rps,
-    latencies: posts.latencies,
-    singleLatencies: single.latencies,
-    statements: after.statements - before.statements,
-    rowsWritten: after.rowsWritten - before.rowsWritten,
-    drain,
-    alone,
-    loaded,
-    load: os.loadavg()[0],
-  };
+  await sleep(PROBE_SECONDS * 1000);
+  outcome.alone = await idle.stop();
+  /** The Worker's CPU ms per second with only the probes running. */
+  const probeCpuRate = (system.cpu() - idleCpu0) / ((performance.now() - idleT0) / 1000);
+  /**
+   * The Worker's CPU (workerd: requests, consumer, local D1) from the first post until D1 holds
+   * every count, less what the probes used alongside (at their rate alone), per post.
+   */
+  const cpuPerPost = (cpu0, t0, tPosted, posts) => (system.cpu() - cpu0 - probeCpuRate * ((tPosted - t0) / 1000)) / posts;
+
+  if (RATE > 0) {
+    const before = metricsWork(await d1Counters(system));
+    const posts0 = system.posted.posts;
+    const cpu0 = system.cpu();
+    const t0 = performance.now();
+    const alongside = startProbes(system);
+    const paced = await postAtRate(system, RATE, RATE_SECONDS, RATE_MAX_IN_FLIGHT);
+    const loaded = await alongside.stop();
+    const tPosted = performance.now();
+    const load = os.loadavg()[0];
+    const drain = await drained(system);
+    const cpu = cpuPerPost(cpu0, t0, tPosted, system.posted.posts - posts0);
+    const after = metricsWork(await d1Counters(system));
+    outcome.paced = {
+      ...paced,
+      cpu,
+      posts: system.posted.posts - posts0,
+      statements: after.statements - before.statements,
+      rowsWritten: after.rowsWritten - before.rowsWritten,
+      drain,
+      loaded,
+      load,
+    };
+  }
+
+  if (POSTS > 0) {
+    const before = metricsWork(await d1Counters(system));
+    // One at a time: a post's own latency, without queueing behind others in the client.
+    const single = await postMetrics(system, SINGLE_POSTS, 1);
+    const cpu0 = system.cpu();
+    const t0 = performance.now();
+    const alongside = startProbes(system);
+    const posts = await postMetrics(system, POSTS, CONCURRENCY);
+    const loaded = await alongside.stop();
+    const tPosted = performance.now();
+    const load = os.loadavg()[0];
+    const drain = await drained(system);
+    const cpu = cpuPerPost(cpu0, t0, tPosted, POSTS);
+    const after = metricsWork(await d1Counters(system));
+    outcome.saturated = {
+      cpu,
+      posts: POSTS + SINGLE_POSTS,
+      rps: posts.rps,
+      latencies: posts.latencies,
+      singleLatencies: single.latencies,
+      statements: after.statements - before.statements,
+      rowsWritten: after.rowsWritten - before.rowsWritten,
+      drain,
+      loaded,
+      load,
+    };
+  }
+  return outcome;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -388,18 +530,35 @@ const systems = [];
 if (ONLY !== 'after') systems.push({ name: 'before', ...(await startTree(BEFORE_DIR, PORT + 1)) });
 if (ONLY !== 'before') systems.push({ name: 'after', ...(await startTree(ROOT, PORT)) });
 const results = { before: [], after: [] };
+const stat = (samples) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+};
+const ms = (value) => `${fmt(value, 1)} ms`;
+const pair = (s) => `${ms(s.p50)} / ${ms(s.p95)}`;
 try {
   for (const system of systems) await seed(system);
   for (let r = 0; r < ROUNDS; r++) {
     // Alternate which goes first, so neither always meets the same moment of the machine's load.
     const order = r % 2 === 0 ? systems : [...systems].reverse();
     for (const system of order) {
-      const outcome = await round(system, r);
+      const outcome = await round(system);
       if (process.env.METRICS_BENCH_DEBUG) console.log(JSON.stringify(await d1Counters(system)));
       results[system.name].push(outcome);
-      console.log(
-        `round ${r + 1} ${system.name}: ${fmt(outcome.rps, 0)} posts/s, ${outcome.statements} statements, ${outcome.rowsWritten} rows written, counts in D1 after ${fmt(outcome.drain.seconds, 1)} s (${outcome.drain.exact ? 'exact' : 'MISMATCH'}), load ${os.loadavg()[0].toFixed(2)}`,
-      );
+      const lines = [
+        `round ${r + 1} ${system.name}: probes alone poll ${pair(stat(outcome.alone.poll))}, write ${pair(stat(outcome.alone.write))}, load ${outcome.loadAtStart.toFixed(2)}`,
+      ];
+      const p = outcome.paced;
+      if (p)
+        lines.push(
+          `  fixed rate ${fmt(RATE, 0)}/s: sent ${p.sent} at ${fmt(p.rate, 0)}/s (${p.missed} missed, latest send ${fmt(p.lateMs, 0)} ms late), post ${pair(stat(p.latencies))}, Worker CPU ${fmt(p.cpu, 2)} ms/post, poll ${pair(stat(p.loaded.poll))}, write ${pair(stat(p.loaded.write))}, ${p.statements} statements, ${p.rowsWritten} rows, counts in D1 after ${fmt(p.drain.seconds, 1)} s (${p.drain.exact ? 'exact' : 'MISMATCH'}), load ${p.load.toFixed(2)}`,
+        );
+      const q = outcome.saturated;
+      if (q)
+        lines.push(
+          `  saturation: ${fmt(q.rps, 0)} posts/s, Worker CPU ${fmt(q.cpu, 2)} ms/post, single post ${pair(stat(q.singleLatencies))}, ${q.statements} statements, ${q.rowsWritten} rows written, counts in D1 after ${fmt(q.drain.seconds, 1)} s (${q.drain.exact ? 'exact' : 'MISMATCH'}), load ${q.load.toFixed(2)}`,
+        );
+      console.log(lines.join('\n'));
     }
   }
 } finally {
@@ -410,33 +569,115 @@ const load1 = os.loadavg();
 
 function summarise(name) {
   const rounds = results[name];
-  const all = (pick) => rounds.flatMap(pick).sort((a, b) => a - b);
-  const posts = rounds.reduce((n, r) => n + r.posts, 0);
-  const statements = rounds.reduce((n, r) => n + r.statements, 0);
-  const rowsWritten = rounds.reduce((n, r) => n + r.rowsWritten, 0);
-  const latencies = all((r) => r.latencies);
-  const single = all((r) => r.singleLatencies);
-  const stat = (samples) => ({ n: samples.length, p50: percentile(samples, 50), p95: percentile(samples, 95) });
-  return {
-    posts,
-    rps: rounds.reduce((n, r) => n + r.rps, 0) / rounds.length,
-    statementsPer1000: (statements / posts) * 1000,
-    rowsPer1000: (rowsWritten / posts) * 1000,
-    post: stat(latencies),
-    single: stat(single),
-    drainMax: Math.max(...rounds.map((r) => r.drain.seconds)),
-    exact: rounds.every((r) => r.drain.exact),
+  const all = (pick) => rounds.flatMap(pick);
+  const sum = (pick) => rounds.reduce((n, r) => n + pick(r), 0);
+  const out = {
     pollAlone: stat(all((r) => r.alone.poll)),
-    pollLoaded: stat(all((r) => r.loaded.poll)),
     writeAlone: stat(all((r) => r.alone.write)),
-    writeLoaded: stat(all((r) => r.loaded.write)),
   };
+  if (RATE > 0) {
+    const posts = sum((r) => r.paced.posts);
+    out.paced = {
+      sent: sum((r) => r.paced.sent),
+      missed: sum((r) => r.paced.missed),
+      rate: sum((r) => r.paced.rate) / rounds.length,
+      cpu: sum((r) => r.paced.cpu * r.paced.posts) / posts,
+      statementsPer1000: (sum((r) => r.paced.statements) / posts) * 1000,
+      rowsPer1000: (sum((r) => r.paced.rowsWritten) / posts) * 1000,
+      post: stat(all((r) => r.paced.latencies)),
+      poll: stat(all((r) => r.paced.loaded.poll)),
+      write: stat(all((r) => r.paced.loaded.write)),
+      drainMax: Math.max(...rounds.map((r) => r.paced.drain.seconds)),
+      exact: rounds.every((r) => r.paced.drain.exact),
+      load: rounds.map((r) => r.paced.load),
+    };
+  }
+  if (POSTS > 0) {
+    const posts = sum((r) => r.saturated.posts);
+    out.saturated = {
+      posts,
+      rps: sum((r) => r.saturated.rps) / rounds.length,
+      cpu: sum((r) => r.saturated.cpu * POSTS) / (POSTS * rounds.length),
+      statementsPer1000: (sum((r) => r.saturated.statements) / posts) * 1000,
+      rowsPer1000: (sum((r) => r.saturated.rowsWritten) / posts) * 1000,
+      post: stat(all((r) => r.saturated.latencies)),
+      single: stat(all((r) => r.saturated.singleLatencies)),
+      poll: stat(all((r) => r.saturated.loaded.poll)),
+      write: stat(all((r) => r.saturated.loaded.write)),
+      drainMax: Math.max(...rounds.map((r) => r.saturated.drain.seconds)),
+      exact: rounds.every((r) => r.saturated.drain.exact),
+    };
+  }
+  return out;
 }
 const before = summarise('before');
 const after = summarise('after');
 const m = machine();
-const ms = (value) => `${fmt(value, 1)} ms`;
 const row = (label, b, a, note = '') => `| ${label} | ${b} | ${a} | ${note} |`;
+const growth = (loaded, alone) => `×${fmt(loaded.p50 / alone.p50, 1)} / ×${fmt(loaded.p95 / alone.p95, 1)}`;
+
+const pacedSection = !before.paced
+  ? ''
+  : `
+## Probes alone and under the issue's load (fixed rate)
+
+${fmt(RATE, 0)} metrics posts a second (10,000 instances each reporting every 60 s) for ${RATE_SECONDS} s per round, each from its own
+instance id, sent on a clock whether or not earlier posts were answered (at most ${RATE_MAX_IN_FLIGHT} unanswered; a send due while that
+many wait is skipped and counted as missed), with the probes alongside. "Alone" is the same probes in the ${PROBE_SECONDS} s just before.
+Target: SDK poll and admin write latency unchanged by the metrics load.
+
+| | before | after | target |
+|---|---|---|---|
+${row('posts sent / missed (all rounds)', `${before.paced.sent} / ${before.paced.missed}`, `${after.paced.sent} / ${after.paced.missed}`)}
+${row('posts per second sent (mean of rounds)', fmt(before.paced.rate, 0), fmt(after.paced.rate, 0), `${fmt(RATE, 0)}`)}
+${row('metrics post p50 / p95 at that rate', pair(before.paced.post), pair(after.paced.post))}
+${row('Worker CPU per post (workerd: request, consumer, local D1; net of the probes)', ms(before.paced.cpu), ms(after.paced.cpu), `${fmt(before.paced.cpu / after.paced.cpu, 1)}× less; ${fmt((after.paced.cpu * RATE) / 10, 0)}% of a core at ${fmt(RATE, 0)}/s`)}
+${row('SDK poll p50 / p95, alone', pair(before.pollAlone), pair(after.pollAlone))}
+${row('SDK poll p50 / p95, with the metrics load', pair(before.paced.poll), pair(after.paced.poll), 'unchanged by the load')}
+${row('SDK poll growth p50 / p95', growth(before.paced.poll, before.pollAlone), growth(after.paced.poll, after.pollAlone), '×1.0')}
+${row('admin write p50 / p95, alone', pair(before.writeAlone), pair(after.writeAlone))}
+${row('admin write p50 / p95, with the metrics load', pair(before.paced.write), pair(after.paced.write), 'unchanged by the load')}
+${row('admin write growth p50 / p95', growth(before.paced.write, before.writeAlone), growth(after.paced.write, after.writeAlone), '×1.0')}
+${row('D1 statements / rows written per 1,000 posts', `${fmt(before.paced.statementsPer1000, 0)} / ${fmt(before.paced.rowsPer1000, 0)}`, `${fmt(after.paced.statementsPer1000, 1)} / ${fmt(after.paced.rowsPer1000, 0)}`)}
+${row('counts all in D1 after the last post (max of rounds)', `${fmt(before.paced.drainMax, 1)} s`, `${fmt(after.paced.drainMax, 1)} s`, '< 60 s')}
+${row('D1 counts equal the sum posted', before.paced.exact ? 'yes' : 'NO', after.paced.exact ? 'yes' : 'NO')}
+${row('probe samples (poll alone / loaded, write alone / loaded)', `${before.pollAlone.n} / ${before.paced.poll.n}, ${before.writeAlone.n} / ${before.paced.write.n}`, `${after.pollAlone.n} / ${after.paced.poll.n}, ${after.writeAlone.n} / ${after.paced.write.n}`)}
+${row('load average (1 min) at the end of each loaded phase', before.paced.load.map((v) => v.toFixed(2)).join(', '), after.paced.load.map((v) => v.toFixed(2)).join(', '))}
+`;
+
+const saturatedSection = !before.saturated
+  ? ''
+  : `
+## Saturation: as many posts as each answers
+
+${SINGLE_POSTS} posts one at a time (a post's own latency), then ${POSTS} at ${CONCURRENCY} in flight (as fast as each answers) with the probes
+alongside, then the wait until D1 holds every posted count.
+
+| | before | after | target |
+|---|---|---|---|
+${row('posts per second sustained', fmt(before.saturated.rps, 0), fmt(after.saturated.rps, 0))}
+${row('Worker CPU per post (net of the probes)', ms(before.saturated.cpu), ms(after.saturated.cpu))}
+${row('D1 statements per 1,000 posts', fmt(before.saturated.statementsPer1000, 0), fmt(after.saturated.statementsPer1000, 1), `${fmt(before.saturated.statementsPer1000 / after.saturated.statementsPer1000, 0)}× fewer (target ≥ 50×)`)}
+${row('D1 rows written per 1,000 posts', fmt(before.saturated.rowsPer1000, 0), fmt(after.saturated.rowsPer1000, 0), `${fmt(before.saturated.rowsPer1000 / after.saturated.rowsPer1000, 0)}× fewer`)}
+${row('metrics post p50 / p95, one at a time', pair(before.saturated.single), pair(after.saturated.single), 'p95 < 10 ms')}
+${row(`metrics post p50 / p95, ${CONCURRENCY} in flight (the rate above)`, pair(before.saturated.post), pair(after.saturated.post))}
+${row('counts all in D1 after the last post (max of rounds)', `${fmt(before.saturated.drainMax, 1)} s`, `${fmt(after.saturated.drainMax, 1)} s`, '< 60 s')}
+${row('D1 counts equal the sum posted', before.saturated.exact ? 'yes' : 'NO', after.saturated.exact ? 'yes' : 'NO')}
+${row('SDK poll p50 / p95, alone', pair(before.pollAlone), pair(after.pollAlone))}
+${row('SDK poll p50 / p95, with the saturating load', pair(before.saturated.poll), pair(after.saturated.poll))}
+${row('admin write p50 / p95, alone', pair(before.writeAlone), pair(after.writeAlone))}
+${row('admin write p50 / p95, with the saturating load', pair(before.saturated.write), pair(after.saturated.write))}
+`;
+
+const perRound = systems
+  .flatMap((system) => results[system.name].map((r, i) => ({ r, i, name: system.name })))
+  .sort((x, y) => x.i - y.i)
+  .map(({ r, i, name }) => {
+    const p = r.paced;
+    const q = r.saturated;
+    return `| ${i + 1} | ${name} | ${r.loadAtStart.toFixed(2)} | ${p ? `${fmt(p.rate, 0)}/s, ${p.missed} missed, poll ${pair(stat(p.loaded.poll))}, write ${pair(stat(p.loaded.write))}, load ${p.load.toFixed(2)}` : '—'} | ${q ? `${fmt(q.rps, 0)}/s, ${q.statements} statements, ${q.rowsWritten} rows, load ${q.load.toFixed(2)}` : '—'} |`;
+  })
+  .join('\n');
 
 const text = `# Metrics ingestion: before and after the metrics Queue
 
@@ -448,40 +689,19 @@ ${load1.map((v) => v.toFixed(2)).join(' ')} at the end (2 cores). Rounds alterna
 - **after**: ${systems[1].commit}, every post one Queue message; the consumer merges up to 100 per D1 batch (docs/metrics.md).
 
 Both are the \`wrangler deploy --dry-run\` bundle served by Miniflare's own HTTP server with local D1, KV and Queues, wrapped
-by a module that counts D1 statements and the rows D1's result meta reports written, per invocation kind. Each round:
-probes alone for ${PROBE_SECONDS} s, ${SINGLE_POSTS} metrics posts one at a time, then ${POSTS} at ${CONCURRENCY} in flight (as fast as each answers) with the probes
-alongside, then the wait until D1 holds every posted count. ${ROUNDS} rounds per system: ${before.posts} posts from as many distinct
-instance ids (\`instance-0\` … \`instance-${before.posts - 1}\`), each naming the same ${FLAGS} flags, over ${APPS} app names.
-Probes: an SDK poll (\`GET /api/client/features\`, ${FLAGS} flags) and an admin write (\`PUT\` a flag's description), each a
-loop with 20 ms pauses.
+by a module that counts D1 statements and the rows D1's result meta reports written, per invocation kind. One workerd per
+system serves the posts, the Queue consumer, local D1 and the probes, on the same 2 cores as this client. ${ROUNDS} rounds per
+system; every post from its own instance id, naming the same ${FLAGS} flags, over ${APPS} app names. Probes: an SDK poll
+(\`GET /api/client/features\`, ${FLAGS} flags) and an admin write (\`PUT\` a flag's description), each a loop with 20 ms pauses.
+"Worker CPU per post" is the user + system time of the system's workerd process (/proc) from the first post of a phase until
+D1 holds every count (the requests, the Queue consumer and local D1 alike), less the probes' own CPU rate (measured alone)
+times the posting time, divided by the posts: a figure the machine's load hardly moves, unlike the latencies.
+${pacedSection}${saturatedSection}
+## Per round
 
-| | before | after | target |
-|---|---|---|---|
-${row('posts per second sustained', fmt(before.rps, 0), fmt(after.rps, 0))}
-${row('D1 statements per 1,000 posts', fmt(before.statementsPer1000, 0), fmt(after.statementsPer1000, 1), `${fmt(before.statementsPer1000 / after.statementsPer1000, 0)}× fewer (target ≥ 50×)`)}
-${row('D1 rows written per 1,000 posts', fmt(before.rowsPer1000, 0), fmt(after.rowsPer1000, 0), `${fmt(before.rowsPer1000 / after.rowsPer1000, 0)}× fewer`)}
-${row('metrics post p50 / p95, one at a time', `${ms(before.single.p50)} / ${ms(before.single.p95)}`, `${ms(after.single.p50)} / ${ms(after.single.p95)}`, 'p95 < 10 ms')}
-${row(`metrics post p50 / p95, ${CONCURRENCY} in flight (the rate above)`, `${ms(before.post.p50)} / ${ms(before.post.p95)}`, `${ms(after.post.p50)} / ${ms(after.post.p95)}`)}
-${row('counts all in D1 after the last post (max of rounds)', `${fmt(before.drainMax, 1)} s`, `${fmt(after.drainMax, 1)} s`, '< 60 s')}
-${row('D1 counts equal the sum posted', before.exact ? 'yes' : 'NO', after.exact ? 'yes' : 'NO')}
-${row('SDK poll p50 / p95, alone', `${ms(before.pollAlone.p50)} / ${ms(before.pollAlone.p95)}`, `${ms(after.pollAlone.p50)} / ${ms(after.pollAlone.p95)}`)}
-${row('SDK poll p50 / p95, with the metrics load', `${ms(before.pollLoaded.p50)} / ${ms(before.pollLoaded.p95)}`, `${ms(after.pollLoaded.p50)} / ${ms(after.pollLoaded.p95)}`, 'unchanged by the load')}
-${row('admin write p50 / p95, alone', `${ms(before.writeAlone.p50)} / ${ms(before.writeAlone.p95)}`, `${ms(after.writeAlone.p50)} / ${ms(after.writeAlone.p95)}`)}
-${row('admin write p50 / p95, with the metrics load', `${ms(before.writeLoaded.p50)} / ${ms(before.writeLoaded.p95)}`, `${ms(after.writeLoaded.p50)} / ${ms(after.writeLoaded.p95)}`, 'unchanged by the load')}
-${row('probe samples (poll alone / loaded, write alone / loaded)', `${before.pollAlone.n} / ${before.pollLoaded.n}, ${before.writeAlone.n} / ${before.writeLoaded.n}`, `${after.pollAlone.n} / ${after.pollLoaded.n}, ${after.writeAlone.n} / ${after.writeLoaded.n}`)}
-
-Per round:
-
-| round | system | posts/s | statements | rows written | D1 complete after | load (1 min) |
-|---|---|---|---|---|---|---|
-${systems
-  .flatMap((system) => results[system.name].map((r, i) => ({ r, i, name: system.name })))
-  .sort((x, y) => x.i - y.i)
-  .map(
-    ({ r, i, name }) =>
-      `| ${i + 1} | ${name} | ${fmt(r.rps, 0)} | ${r.statements} | ${r.rowsWritten} | ${fmt(r.drain.seconds, 1)} s | ${r.load.toFixed(2)} |`,
-  )
-  .join('\n')}
+| round | system | load at start | fixed rate | saturation |
+|---|---|---|---|---|
+${perRound}
 `;
 
 console.log(text);

@@ -421,9 +421,9 @@ export const clientMetricsEnv = sqliteTable(
 );
 
 /**
- * The metrics Queue messages already counted (client-api/usage-queue.ts): written in the same
- * D1 batch as their counts, so a redelivered message is recognised and counted once. Kept for
- * a few hours, longer than a message can come back (see docs/metrics.md).
+ * The metrics Queue messages counted before flushes were recorded as `metrics_flushes` rows:
+ * no longer written, still read (a message counted there and redelivered is recognised) until
+ * its rows expire, 6 hours after the change; then this table can go (docs/metrics.md).
  */
 export const metricsMessages = sqliteTable(
   'metrics_messages',
@@ -432,6 +432,26 @@ export const metricsMessages = sqliteTable(
     processedAt: text('processed_at').notNull(),
   },
   (t) => [index('metrics_messages_processed_idx').on(t.processedAt)],
+);
+
+/**
+ * One row per metrics flush (client-api/usage-queue.ts): the ids of the Queue messages it
+ * counted, as a JSON array, written in the same atomic D1 batch as their counts, so that a
+ * redelivered message is recognised and counted once. `min_received`/`max_received` bound the
+ * receipt times of its messages: a flush holding a message received at t has
+ * `max_received >= t`, which is what the look-up and the expiry use. Kept 6 hours after receipt.
+ */
+export const metricsFlushes = sqliteTable(
+  'metrics_flushes',
+  {
+    id: integer('id').primaryKey(),
+    flushedAt: text('flushed_at').notNull(),
+    minReceived: text('min_received').notNull(),
+    maxReceived: text('max_received').notNull(),
+    /** JSON array of message ids. */
+    messageIds: text('message_ids').notNull(),
+  },
+  (t) => [index('metrics_flushes_max_received_idx').on(t.maxReceived)],
 );
 
 export const clientApplications = sqliteTable('client_applications', {

@@ -66,7 +66,35 @@ export async function allStrategies(db: Db) {
 }
 
 /** Who Unleash says announced a new application (its system user). */
-const SYSTEM_ACTOR = { actorName: 'unleash_system_user', userId: -1337 };
+export const SYSTEM_ACTOR = { actorName: 'unleash_system_user', userId: -1337 };
+
+/** What an `application-created` event carries: the new row, in Unleash's key order. */
+export interface AnnouncedApplication {
+  appName: string;
+  createdAt: string;
+  updatedAt: string;
+  description: string | null;
+  strategies: string[];
+  createdBy: string | null;
+  url: string | null;
+  color: string | null;
+  icon: string | null;
+}
+
+/**
+ * The `application-created` event of `data.appName`, written only if no row of it exists yet: put it
+ * in the same batch before the statement that creates the row.
+ */
+export function announceIfNew(db: Db, data: AnnouncedApplication): D1PreparedStatement {
+  return d1Statement(
+    db,
+    auditEventWhere(
+      SYSTEM_ACTOR,
+      { type: 'application-created', data },
+      sql`NOT EXISTS (SELECT 1 FROM ${clientApplications} WHERE ${clientApplications.appName} = ${data.appName})`,
+    ),
+  );
+}
 
 /**
  * Creates the application, or sets the given descriptive fields of an existing one. A new one is
@@ -80,7 +108,7 @@ export async function upsertApplication(
   now: string,
 ): Promise<void> {
   const set = { ...fields, updatedAt: now };
-  const announced = {
+  const announced: AnnouncedApplication = {
     appName,
     createdAt: now,
     updatedAt: now,
@@ -92,14 +120,7 @@ export async function upsertApplication(
     icon: fields.icon ?? null,
   };
   await runD1Batch(db, [
-    d1Statement(
-      db,
-      auditEventWhere(
-        SYSTEM_ACTOR,
-        { type: 'application-created', data: announced },
-        sql`NOT EXISTS (SELECT 1 FROM ${clientApplications} WHERE ${clientApplications.appName} = ${appName})`,
-      ),
-    ),
+    announceIfNew(db, announced),
     d1Statement(
       db,
       db

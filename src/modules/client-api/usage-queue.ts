@@ -4,10 +4,10 @@
  * environment, instances per (app, instance, environment), so the statements of a flush do
  * not grow with the posts in it: one statement per table, its rows passed as one JSON text.
  *
- * - Each message counts once: its id is written to `metrics_messages` in the same atomic
- *   batch as its counts, and a message whose id is there is acknowledged without writing.
- *   Two consumers flushing the same message race on that primary key; the loser's batch
- *   rolls back whole and is retried, and then finds the message counted.
+ * - Each message counts once: its id goes into the flush's one row in `metrics_flushes`, in the
+ *   same atomic batch as its counts, and a message found there is acknowledged without
+ *   writing. Two consumers flushing the same message race on that row's check; the loser's
+ *   batch rolls back whole and is retried, and then finds the message counted.
  * - A failed flush writes nothing (the batch is atomic); its messages are retried with
  *   backoff, and after the last retry the dead-letter consumer applies each message on its
  *   own (a message that cannot be applied no longer holds back the others), logging the
@@ -15,7 +15,15 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { d1Statement, getDb, runD1Batch, type Db } from '../../db/client';
-import { clientApplications, clientInstances, clientMetricsEnv, features, featureEnvironments, metricsMessages } from '../../db/schema';
+import {
+  clientApplications,
+  clientInstances,
+  clientMetricsEnv,
+  features,
+  featureEnvironments,
+  metricsFlushes,
+  metricsMessages,
+} from '../../db/schema';
 import type { Env } from '../../env';
 import { log } from '../../log';
 import { FRONTEND_NEW_INSTANCES_PER_DAY } from './usage';
@@ -90,7 +98,17 @@ async function readContext(db: Db, messages: readonly UsageMessage[], now: numbe
   const tokens = [...new Set(frontend.map((message) => message.frontend!.tokenId))];
   const since = new Date(now - DAY_MS).toISOString();
 
+  // A flush that counted one of these messages holds it in its ids and has max_received at or
+  // after that message's receipt, so only flushes since the oldest receipt are looked through.
+  const oldest = messages.reduce((min, message) => (message.receivedAt < min ? message.receivedAt : min), messages[0]?.receivedAt ?? '');
   const statements: D1PreparedStatement[] = [
+    ...perPart(
+      db,
+      ids,
+      (json) => sql`SELECT j.value AS id FROM ${metricsFlushes} f, json_each(f.message_ids) j
+      WHERE f.max_received >= ${oldest} AND j.value IN (SELECT value FROM json_each(${json}))`,
+    ),
+    // Counted before flushes were recorded as one row each (until those rows expire).
     ...perPart(
       db,
       ids,
@@ -163,7 +181,29 @@ type Instance = { sdkVersion: string | null; clientIp: string | null; lastSeen: 
 const later = (a: string | undefined, b: string) => (a === undefined || b > a ? b : a);
 const earlier = (a: string | undefined, b: string) => (a === undefined || b < a ? b : a);
 
-/** The D1 statements that apply `messages` (already filtered to those not yet counted), ids first. */
+/**
+ * The flush's own row: the ids of its messages, one row whatever their number. It fails (a NOT
+ * NULL violation on `flushed_at`, so the whole atomic batch rolls back) if another flush
+ * committed since this one read has counted one of them: two consumers flushing the same
+ * message at once both try, and only the first to commit counts it; the other is retried and
+ * then finds it counted.
+ */
+function flushRecord(db: Db, messages: readonly UsageMessage[], now: string): D1PreparedStatement {
+  const ids = JSON.stringify(messages.map((message) => message.id));
+  const received = messages.map((message) => message.receivedAt).sort();
+  const oldest = received[0]!;
+  const newest = received[received.length - 1]!;
+  return d1Statement(
+    db,
+    sql`INSERT INTO ${metricsFlushes} (flushed_at, min_received, max_received, message_ids)
+      SELECT CASE WHEN EXISTS (SELECT 1 FROM ${metricsFlushes} f, json_each(f.message_ids) j
+          WHERE f.max_received >= ${oldest} AND j.value IN (SELECT value FROM json_each(${ids})))
+        OR EXISTS (SELECT 1 FROM ${metricsMessages} WHERE ${metricsMessages.id} IN (SELECT value FROM json_each(${ids})))
+      THEN NULL ELSE ${now} END, ${oldest}, ${newest}, ${ids}`,
+  );
+}
+
+/** The D1 statements that apply `messages` (already filtered to those not yet counted), the flush's row first. */
 function flushStatements(db: Db, messages: readonly UsageMessage[], context: BatchContext, now: string): D1PreparedStatement[] {
   const cells = new Map<string, Cell>();
   /** Per flag and environment: the first and last time seen. */
@@ -179,15 +219,18 @@ function flushStatements(db: Db, messages: readonly UsageMessage[], context: Bat
     const at = message.receivedAt;
     for (const [featureName, appName, hour, yes, no, variants] of message.counts) {
       const project = context.projectOf.get(featureName);
-      // Counts for flags that do not exist are dropped, as Unleash drops them; a frontend key's
-      // also for flags outside its projects, which it cannot see.
-      if (project === undefined || (!everyProject && !frontend.projects.includes(project))) continue;
+      // A backend key's (or Edge's) counts for a flag that does not exist are kept, as Unleash
+      // keeps them: the application's page lists them as missing flags. A frontend key is
+      // public, so its counts are kept only for flags of its projects, which it can see.
+      if (frontend !== undefined && (project === undefined || (!everyProject && !frontend.projects.includes(project)))) continue;
       const cellKey = key(featureName, appName, message.environment, hour);
       const cell = cells.get(cellKey) ?? { yes: 0, no: 0, variants: new Map<string, number>() };
       cell.yes += yes;
       cell.no += no;
       for (const [variant, value] of Object.entries(variants)) cell.variants.set(variant, (cell.variants.get(variant) ?? 0) + value);
       cells.set(cellKey, cell);
+      // Last seen and lifecycle belong to flags that exist.
+      if (project === undefined) continue;
       const pairKey = key(featureName, message.environment);
       const pair = pairs.get(pairKey);
       pairs.set(pairKey, { first: earlier(pair?.first, at), last: later(pair?.last, at) });
@@ -208,11 +251,7 @@ function flushStatements(db: Db, messages: readonly UsageMessage[], context: Bat
     for (const appName of message.seenApps ?? []) seenApps.set(appName, later(seenApps.get(appName), at));
   }
 
-  const statements = perPart(
-    db,
-    messages.map((message) => message.id),
-    (json) => sql`INSERT INTO ${metricsMessages} (id, processed_at) SELECT value, ${now} FROM json_each(${json})`,
-  );
+  const statements = [flushRecord(db, messages, now)];
   const cellRows = [...cells].map(([cellKey, cell]) => [
     ...(JSON.parse(cellKey) as string[]),
     cell.yes,

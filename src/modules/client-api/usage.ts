@@ -6,7 +6,8 @@
  * and environment, last seen, lifecycle and instance rows. See docs/metrics.md.
  */
 import { sql } from 'drizzle-orm';
-import { getDb, runBatch, type Db } from '../../db/client';
+import { d1Statement, getDb, runD1Batch, type Db } from '../../db/client';
+import { announceIfNew, SYSTEM_ACTOR } from '../applications/store';
 import { clientApplications, clientInstances } from '../../db/schema';
 import type { Env } from '../../env';
 import { queuedUsage, settledUsage } from './usage-inflight';
@@ -65,20 +66,41 @@ function instanceUpsert(
     });
 }
 
+/**
+ * An SDK starting: its application (announced with an `application-created` event the first
+ * time, as Unleash announces every new application) and its instance, in one batch.
+ */
 export async function recordRegistration(dbEnv: { DB: D1Database }, caller: SdkCaller, body: RegisterBody): Promise<void> {
   const db = getDb(dbEnv);
   const now = new Date().toISOString();
   const strategies = [...new Set(body.strategies)];
-  await runBatch(db, [
-    db
-      .insert(clientApplications)
-      .values({ appName: body.appName, strategies, updatedAt: now, seenAt: now })
-      .onConflictDoUpdate({ target: clientApplications.appName, set: { strategies, updatedAt: now, seenAt: now } }),
-    instanceUpsert(db, caller, body.appName, body.instanceId ?? 'default', body.sdkVersion ?? null, Math.round(body.interval), now),
+  await runD1Batch(db, [
+    announceIfNew(db, {
+      appName: body.appName,
+      createdAt: now,
+      updatedAt: now,
+      description: null,
+      strategies,
+      createdBy: SYSTEM_ACTOR.actorName,
+      url: null,
+      color: null,
+      icon: null,
+    }),
+    d1Statement(
+      db,
+      db
+        .insert(clientApplications)
+        .values({ appName: body.appName, strategies, createdAt: now, updatedAt: now, seenAt: now })
+        .onConflictDoUpdate({ target: clientApplications.appName, set: { strategies, updatedAt: now, seenAt: now } }),
+    ),
+    d1Statement(
+      db,
+      instanceUpsert(db, caller, body.appName, body.instanceId ?? 'default', body.sdkVersion ?? null, Math.round(body.interval), now),
+    ),
   ]);
 }
 
-/** Counts of one flag for one app in one hour, merged within one post. */
+/** Counts of one flag for one app in one hour, merged within one Edge bulk post. */
 interface UsageRecord {
   featureName: string;
   appName: string;
@@ -90,6 +112,18 @@ interface UsageRecord {
 }
 
 type Counts = { yes: number; no: number; variants?: Record<string, number> | null };
+
+/** The variants worth keeping: positive counts under storable names. */
+function storableVariants(variants: Record<string, number> | null | undefined): Record<string, number> {
+  if (!variants) return {};
+  let kept: [string, number][] | undefined;
+  for (const name of Object.keys(variants)) {
+    const value = variants[name]!;
+    if (value > 0 && isStorableName(name)) (kept ??= []).push([name, value]);
+  }
+  // fromEntries defines every name as an own key, `__proto__` too.
+  return kept ? Object.fromEntries(kept) : {};
+}
 
 /** Adds counts into `into`, keyed per flag, app and hour; skips empty and unstorable entries. */
 function addRecord(into: Map<string, UsageRecord>, featureName: string, appName: string, stop: string, counts: Counts): void {
@@ -107,6 +141,15 @@ function addRecord(into: Map<string, UsageRecord>, featureName: string, appName:
   into.set(key, record);
 }
 
+function countsOf(records: Iterable<UsageRecord>): UsageCount[] {
+  const counts: UsageCount[] = [];
+  for (const record of records) {
+    // fromEntries defines every name as an own key, `__proto__` too.
+    counts.push([record.featureName, record.appName, record.timestamp, record.yes, record.no, Object.fromEntries(record.variants)]);
+  }
+  return counts;
+}
+
 /** A browser's bucket end if it is within the last hour (or a few minutes ahead); else now. */
 function plausibleStop(stop: string, now: string): string {
   const at = Date.parse(stop);
@@ -118,6 +161,14 @@ function plausibleStop(stop: string, now: string): string {
 const MESSAGE_BUDGET_BYTES = 96_000;
 const encoder = new TextEncoder();
 
+/** UTF-8 bytes of `text`: counted only when its length alone does not settle that it fits. */
+function fitsBudget(text: string): boolean {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8, and at least 1.
+  if (text.length * 3 <= MESSAGE_BUDGET_BYTES) return true;
+  if (text.length > MESSAGE_BUDGET_BYTES) return false;
+  return encoder.encode(text).length <= MESSAGE_BUDGET_BYTES;
+}
+
 function sizeOf(value: unknown): number {
   return encoder.encode(JSON.stringify(value)).length;
 }
@@ -127,13 +178,17 @@ function sizeOf(value: unknown): number {
  * each counted once on its own. A frontend key's instance goes with every part, since its
  * bound is checked per message.
  */
-function messagesOf(caller: SdkCaller, now: string, records: Iterable<UsageRecord>, instances: UsageInstance[], seenApps?: string[]) {
+function messagesOf(caller: SdkCaller, now: string, counts: UsageCount[], instances: UsageInstance[], seenApps?: string[]) {
   const base = {
     environment: caller.environment,
     receivedAt: now,
     ...(caller.frontend ? { frontend: { tokenId: caller.frontend.tokenId, projects: [...caller.frontend.projects] } } : {}),
     ...(seenApps && seenApps.length > 0 ? { seenApps } : {}),
   };
+  // The usual post fits one message: measured once, as a whole.
+  const whole: UsageMessage = { id: crypto.randomUUID(), ...base, counts, instances };
+  if (fitsBudget(JSON.stringify(whole))) return [whole];
+
   const messages: UsageMessage[] = [];
   const fresh = (): UsageMessage => ({ id: crypto.randomUUID(), ...base, counts: [], instances: caller.frontend ? instances : [] });
   let current = fresh();
@@ -152,9 +207,7 @@ function messagesOf(caller: SdkCaller, now: string, records: Iterable<UsageRecor
       current.instances.push(instance);
     }
   }
-  for (const record of records) {
-    const variants = Object.fromEntries(record.variants);
-    const count: UsageCount = [record.featureName, record.appName, record.timestamp, record.yes, record.no, variants];
+  for (const count of counts) {
     push(sizeOf(count));
     current.counts.push(count);
   }
@@ -184,16 +237,23 @@ async function enqueue(env: Pick<Env, 'METRICS_QUEUE'>, messages: UsageMessage[]
 export async function queueMetrics(env: Pick<Env, 'METRICS_QUEUE'>, caller: SdkCaller, body: MetricsBody): Promise<void> {
   const now = new Date().toISOString();
   const instanceId = body.instanceId ?? (caller.frontend ? 'default' : undefined);
-  const records = new Map<string, UsageRecord>();
+  // One bucket names each flag once, for one app and one hour: nothing to merge.
+  const counts: UsageCount[] = [];
   const bucket = body.bucket;
   if (bucket) {
-    const stop = caller.frontend ? plausibleStop(bucket.stop, now) : bucket.stop;
-    for (const [name, counts] of Object.entries(bucket.toggles)) addRecord(records, name, body.appName, stop, counts);
+    const hour = hourOf(caller.frontend ? plausibleStop(bucket.stop, now) : bucket.stop);
+    const toggles = bucket.toggles;
+    for (const name of Object.keys(toggles)) {
+      const { yes, no, variants } = toggles[name]!;
+      // No flag has an unstorable name (names are validated when flags are written): skipped before SQL.
+      if (yes + no === 0 || !isStorableName(name)) continue;
+      counts.push([name, body.appName, hour, yes, no, storableVariants(variants)]);
+    }
   }
   const instances: UsageInstance[] =
     instanceId === undefined ? [] : [{ appName: body.appName, instanceId, sdkVersion: body.sdkVersion ?? null, clientIp: caller.clientIp }];
-  if (records.size === 0 && instances.length === 0) return;
-  await enqueue(env, messagesOf(caller, now, records.values(), instances));
+  if (counts.length === 0 && instances.length === 0) return;
+  await enqueue(env, messagesOf(caller, now, counts, instances));
 }
 
 /**
@@ -222,7 +282,7 @@ export async function queueBulkMetrics(env: Pick<Env, 'METRICS_QUEUE'>, caller: 
       });
   }
   if (records.size === 0 && instances.size === 0) return;
-  await enqueue(env, messagesOf(caller, now, records.values(), [...instances.values()]));
+  await enqueue(env, messagesOf(caller, now, countsOf(records.values()), [...instances.values()]));
 }
 
 /** An Edge reporting itself: seen as an instance of its app, its version as the SDK version. */
