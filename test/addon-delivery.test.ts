@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it } from 'vitest';
+import { captureLogs } from './support/logs';
 import { retryDelaySeconds } from '../src/modules/addons/delivery';
 import { INTEGRATION_LOG_KEPT, pruneIntegrationDeliveries, runScheduledJobs } from '../src/scheduled';
 import { refusedTarget } from '../src/modules/addons/targets';
@@ -135,6 +136,7 @@ describe('delivery of audit events to a webhook', () => {
   });
 
   it('retries after a 500 and succeeds: one log entry, two requests', async () => {
+    const logs = captureLogs();
     const at = `${unique('flaky')}.receiver.test/x`;
     await scriptReceiver(at, [500]);
     const flag = unique('retry');
@@ -146,9 +148,11 @@ describe('delivery of audit events to a webhook', () => {
     expect(await receivedAt(at)).toHaveLength(2);
     const [row] = await deliveryRows(addonId);
     expect(row).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(logs.messages()).toContain('integration delivery will be retried');
   });
 
   it('after the last retry the failure and its reason are in the log (dead letter)', async () => {
+    const logs = captureLogs();
     const at = `${unique('down')}.receiver.test/x`;
     await scriptReceiver(at, Array(20).fill(503));
     const flag = unique('dead');
@@ -161,6 +165,7 @@ describe('delivery of audit events to a webhook', () => {
     // max_retries = 5 in wrangler.toml: one try and five retries.
     expect(await receivedAt(at)).toHaveLength(6);
     expect((await deliveryRows(addonId))[0]).toMatchObject({ status: 'failed' });
+    expect(logs.messages()).toContain('integration delivery will be retried');
   }, 40_000);
 
   it('a 4xx answer is final: not retried, logged as failed', async () => {
@@ -192,6 +197,7 @@ describe('delivery of audit events to a webhook', () => {
   });
 
   it('events of one flag arrive in order', async () => {
+    const logs = captureLogs();
     const at = `${unique('order')}.receiver.test/x`;
     await scriptReceiver(at, [500]);
     const flag = unique('order');
@@ -203,6 +209,7 @@ describe('delivery of audit events to a webhook', () => {
     const bodies = (await receivedAt(at)).map((request) => request.body);
     // The first try of the first event failed; the second event waited for its retry.
     expect(bodies).toEqual(['feature-environment-enabled', 'feature-environment-enabled', 'feature-environment-disabled']);
+    expect(logs.messages()).toContain('integration delivery will be retried');
   }, 40_000);
 
   it('refuses loopback and private targets (INTEGRATIONS_ALLOW_PRIVATE_TARGETS unset) and logs why', async () => {
@@ -260,6 +267,7 @@ async function createSlackApp(channels: string, extra: Record<string, unknown> =
 
 describe('Slack App: one post per channel', () => {
   it("a retry posts only to the channels that did not answer 2xx (its default channels and the flag's slack tags)", async () => {
+    const logs = captureLogs();
     const [first, second, tagged] = [unique('general'), unique('ops'), unique('team')];
     await scriptReceiver(`${SLACK}#${second}`, [500]);
     const flag = unique('slack');
@@ -283,6 +291,7 @@ describe('Slack App: one post per channel', () => {
     expect(row).toMatchObject({ status: 'sent', attempts: 2 });
     expect(Object.keys(JSON.parse(row!.targets)).sort()).toEqual([first, second, tagged].sort());
     expect(JSON.stringify(entry)).not.toContain('xoxb-s3cret');
+    expect(logs.messages()).toContain('integration delivery will be retried');
   });
 
   it('a channel that refuses for good (4xx) is not retried; the others count as a partial success', async () => {
@@ -319,6 +328,7 @@ describe('Slack App: one post per channel', () => {
 
 describe('pruning the delivery log and records (cron)', () => {
   it('keeps the newest entries of each log and finished deliveries younger than a day; never a pending one', async () => {
+    const logs = captureLogs();
     const keep = INTEGRATION_LOG_KEPT;
     const big = await createWebhook(`${unique('prune')}.receiver.test/x`);
     const small = await createWebhook(`${unique('prune')}.receiver.test/y`);
@@ -372,6 +382,7 @@ describe('pruning the delivery log and records (cron)', () => {
     // A second run has nothing left to do.
     const [again] = await runScheduledJobs(env, new Date(), [pruneIntegrationDeliveries]);
     expect(again!.summary).toMatchObject({ logEntries: 0, deliveries: 0 });
+    expect(logs.messages()).toContain('scheduled job done');
   });
 });
 

@@ -9,6 +9,7 @@ import type { Env } from '../src/env';
 import { ADMIN_TOKEN, BASE, bodyOf, call, envWith, expectError, fetchWith } from './support/http';
 import { createUser, loginAs } from './support/auth';
 import { receivedAt } from './support/integrations';
+import { captureLogs } from './support/logs';
 import { unique } from './support/names';
 import { serveKeys, signToken, tamper, teamDomain, testKey, type TestKey } from './support/sso';
 
@@ -153,17 +154,22 @@ describe('Cloudflare Access sign-in', () => {
     ];
     for (const [name, make] of cases) {
       it(name, async () => {
+        const logs = captureLogs();
         const before = await userCount();
         const response = await accessRequest(await make());
         const body = await expectError(response, 401, 'AuthenticationRequired');
         expect(body.message).toBe('You must log in to use Unleash.');
         expect(await userCount()).toBe(before);
+        // An assertion that does not verify is logged; a valid one without an email (a service token) is nobody, not an attack.
+        expect(logs.messages()).toEqual(name.startsWith('without an email') ? [] : ['Cloudflare Access assertion refused']);
       });
     }
 
     it('a valid assertion also fails the other checks if its signature is cut off', async () => {
+      const logs = captureLogs();
       const token = await signToken(key, claimsFor(email()));
       await expectError(await accessRequest(token.slice(0, token.lastIndexOf('.') + 1)), 401, 'AuthenticationRequired');
+      expect(logs.messages()).toEqual(['Cloudflare Access assertion refused']);
     });
   });
 
@@ -195,8 +201,10 @@ describe('Cloudflare Access sign-in', () => {
     const rotated = await accessRequest(await signToken(newKey, claims(address)), 'GET', '/api/admin/user', { workerEnv: rotationEnv });
     expect(rotated.status).toBe(200);
     expect((await receivedAt(rotation.certs)).length).toBe(2);
+    const logs = captureLogs();
     const retired = await accessRequest(await signToken(oldKey, claims(address)), 'GET', '/api/admin/user', { workerEnv: rotationEnv });
     await expectError(retired, 401, 'AuthenticationRequired');
+    expect(logs.messages()).toEqual(['Cloudflare Access assertion refused']);
   });
 
   it('without ACCESS_TEAM_DOMAIN and ACCESS_AUD the header is ignored: no credential, the login hint', async () => {

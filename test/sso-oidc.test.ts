@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { createUser, loginAs, STRONG_PASSWORD, withSession } from './support/auth';
 import { receivedAt } from './support/integrations';
+import { captureLogs } from './support/logs';
 import { unique } from './support/names';
 import { signInAs } from './support/users';
 import { serveJson, serveKeys, signToken, testKey, type TestKey } from './support/sso';
@@ -318,12 +319,16 @@ describe('GET /auth/oidc/callback', () => {
   ];
   for (const [name, token, reason] of refusals) {
     it(`refuses an ID token with ${name}: no session, nobody created`, async () => {
+      const logs = captureLogs();
       const started = await startLogin();
       const email = `${unique('refused')}@example.com`;
       await provideIdToken(await token(started, email));
       const users = await count('SELECT count(*) AS n FROM users');
       expectRefused(await callback(started), reason);
       expect(await count('SELECT count(*) AS n FROM users')).toBe(users);
+      // A token that does not verify is logged (without the token); an unverified email is the person's answer, not logged.
+      const refusedToken = logs.entries.filter((entry) => entry.msg === 'OpenID Connect ID token refused');
+      expect(refusedToken.length).toBe(name === 'an unverified email' ? 0 : 1);
     });
   }
 
