@@ -2,20 +2,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, expectError } from './support/http';
 import { signInAs } from './support/users';
+import { count, lastEvent, parsedEvent } from './support/db';
 
 const ADDON_KEYS = ['id', 'provider', 'enabled', 'description', 'parameters', 'events', 'projects', 'environments', 'createdAt'];
-
-async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>();
-  return row!.n;
-}
-
-async function lastEvent(type: string): Promise<Record<string, any> | null> {
-  const row = await env.DB.prepare('SELECT * FROM events WHERE type = ? ORDER BY id DESC LIMIT 1').bind(type).first<Record<string, any>>();
-  return row && { ...row, data: row.data && JSON.parse(row.data), pre_data: row.pre_data && JSON.parse(row.pre_data) };
-}
 
 function webhook(overrides: Record<string, unknown> = {}) {
   return {
@@ -91,7 +80,7 @@ describe('POST /api/admin/addons', () => {
       projects: ['default'],
       environments: ['production'],
     });
-    const event = await lastEvent('addon-config-created');
+    const event = parsedEvent(await lastEvent('addon-config-created'));
     expect(event!.data).toEqual({
       id: addon.id,
       provider: 'webhook',
@@ -101,7 +90,7 @@ describe('POST /api/admin/addons', () => {
       projects: ['default'],
       environments: ['production'],
     });
-    expect(event!.created_by).toBe('admin');
+    expect(event!.createdBy).toBe('admin');
     // Secrets are stored, never written to the audit log.
     const stored = await env.DB.prepare('SELECT parameters FROM addons WHERE id = ?').bind(addon.id).first<{ parameters: string }>();
     expect(JSON.parse(stored!.parameters).authorization).toBe('Bearer s3cret');
@@ -268,11 +257,11 @@ describe('PUT /api/admin/addons/:id', () => {
       authorization: 'Bearer new',
       customHeaders: '{}',
     });
-    const event = await lastEvent('addon-config-updated');
+    const event = parsedEvent(await lastEvent('addon-config-updated'));
     expect(event!.data).toMatchObject({ id: created.id, enabled: false, events: ['feature-created'] });
-    expect(event!.pre_data).toMatchObject({ id: created.id, enabled: true, events: ['feature-environment-enabled'] });
+    expect(event!.preData).toMatchObject({ id: created.id, enabled: true, events: ['feature-environment-enabled'] });
     expect(event!.data.parameters).toBeUndefined();
-    expect(event!.pre_data.parameters).toBeUndefined();
+    expect(event!.preData.parameters).toBeUndefined();
   });
 
   it('404 for an unknown integration, 400 for a bad body, 403 for a viewer; nothing written', async () => {
@@ -303,8 +292,8 @@ describe('DELETE /api/admin/addons/:id', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('');
     await expectError(await call('GET', `/api/admin/addons/${created.id}`), 404, 'NotFoundError');
-    const event = await lastEvent('addon-config-deleted');
-    expect(event!.pre_data).toMatchObject({ id: created.id, provider: 'webhook' });
+    const event = parsedEvent(await lastEvent('addon-config-deleted'));
+    expect(event!.preData).toMatchObject({ id: created.id, provider: 'webhook' });
     expect(event!.data).toBeNull();
   });
 
