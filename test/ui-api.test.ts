@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError, UUID } from './support/http';
 import { createProject } from './support/admin';
 import { unique } from './support/names';
+import { signedInUser, withSession } from './support/auth';
 
 const PROJECT = unique('uiproj');
 const flag = unique('ui-flag');
@@ -335,11 +336,43 @@ describe('personal dashboard, splash, instance statistics', () => {
   it('splash: records it seen for the caller and says so', async () => {
     const response = await call('POST', '/api/admin/splash/personalDashboardKeyConcepts');
     expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toEqual({ userId: -42, splashId: 'personalDashboardKeyConcepts', seen: true });
+    const body = await bodyOf(response);
+    // 6.10.1 answers the stored row's keys in this order.
+    expect(Object.keys(body)).toEqual(['seen', 'splashId', 'userId']);
+    expect(body).toEqual({ seen: true, splashId: 'personalDashboardKeyConcepts', userId: -42 });
     const row = await env.DB.prepare(
       "SELECT seen FROM user_splash WHERE user_id = -42 AND splash_id = 'personalDashboardKeyConcepts'",
     ).first<{ seen: number }>();
     expect(row?.seen).toBe(1);
+  });
+
+  it("splash: a person's dismissed screens come back in GET /api/admin/user (id → seen), theirs only, no event", async () => {
+    const person = await signedInUser(2);
+    const other = await signedInUser(3);
+    const eventsBefore = await env.DB.prepare('SELECT COUNT(*) AS n FROM events').first<{ n: number }>();
+    const before = await bodyOf(await call('GET', '/api/admin/user', withSession(person.cookie)));
+    expect(before.splash).toEqual({});
+    for (const id of ['sweepFirst', 'sweepSecond', 'sweepFirst']) {
+      const seen = await call('POST', `/api/admin/splash/${id}`, withSession(person.cookie));
+      expect(seen.status).toBe(200);
+      expect(await bodyOf(seen)).toEqual({ seen: true, splashId: id, userId: person.id });
+    }
+    const me = await bodyOf(await call('GET', '/api/admin/user', withSession(person.cookie)));
+    expect(Object.keys(me)).toEqual(['user', 'permissions', 'feedback', 'splash']);
+    expect(me.splash).toEqual({ sweepFirst: true, sweepSecond: true });
+    expect(Object.keys(me.splash)).toEqual(['sweepFirst', 'sweepSecond']);
+    // Another person's, and an API token's (Unleash answers tokens none), stay empty.
+    expect((await bodyOf(await call('GET', '/api/admin/user', withSession(other.cookie)))).splash).toEqual({});
+    expect((await bodyOf(await call('GET', '/api/admin/user'))).splash).toEqual({});
+    // Dismissing a splash screen is not an audited change in Unleash.
+    const eventsAfter = await env.DB.prepare('SELECT COUNT(*) AS n FROM events').first<{ n: number }>();
+    expect(eventsAfter!.n).toBe(eventsBefore!.n);
+  });
+
+  it('splash: refused without a caller (401), nothing recorded', async () => {
+    await expectError(await call('POST', '/api/admin/splash/sweepNobody', { token: null }), 401, 'AuthenticationRequired');
+    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM user_splash WHERE splash_id = 'sweepNobody'").first<{ n: number }>();
+    expect(rows!.n).toBe(0);
   });
 
   it('instance statistics: counts, the OSS version and a checksum', async () => {

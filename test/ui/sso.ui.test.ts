@@ -78,8 +78,6 @@ beforeAll(async () => {
   provider = await startProvider({ workerBase: server.base, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   browser = await launchBrowser();
   await saveSettings();
-  // A project with a flag: the empty project's page keeps its "New feature flag" button in a loading state.
-  await apiJson(server.base, 'POST', '/api/admin/projects/default/features', { name: `sso-seed-${run}` });
 });
 
 afterAll(async () => {

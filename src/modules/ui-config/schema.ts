@@ -117,9 +117,9 @@ export const GetUiConfigResponse = v.object({
 
 /** What `POST /api/admin/splash/:id` answers with status 200. */
 export const UpdateSplashSettingsResponse = v.object({
-  userId: v.number(),
-  splashId: v.string(),
   seen: v.boolean(),
+  splashId: v.string(),
+  userId: v.number(),
 });
 
 const Origins = v.pipe(

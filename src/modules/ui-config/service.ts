@@ -220,8 +220,8 @@ export async function uiConfig(db: Db, env: Env, request: Request) {
   };
 }
 
-/** A person dismissed a splash screen; Unleash answers what it stored. */
+/** A person dismissed a splash screen; Unleash answers what it stored (the row's keys, in its order). */
 export async function markSplashSeen(db: Db, userId: number, splashId: string) {
   await store.markSplashSeen(db, userId, splashId);
-  return { userId, splashId, seen: true };
+  return { seen: true, splashId, userId };
 }

@@ -148,7 +148,8 @@ export const GetMeResponse = v.object({
     }),
   ),
   feedback: v.array(FeedbackResponse),
-  splash: v.object({}),
+  /** The splash screens the person has dismissed (`POST /api/admin/splash/:id`): id → seen. */
+  splash: v.record(v.string(), v.boolean()),
 });
 
 /** What `GET /api/admin/user/profile` answers with status 200. */

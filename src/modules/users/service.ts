@@ -374,6 +374,7 @@ export async function currentUser(db: Db, principal: Principal) {
       },
       permissions: permissionList(principal.access.grants),
       feedback: [],
+      // Unleash answers an API token no splash screens, whatever it has recorded.
       splash: {},
     };
   }
@@ -383,7 +384,12 @@ export async function currentUser(db: Db, principal: Principal) {
   const { isService, ...row } = caller;
   const body = await sessionUserBody(row);
   const user = isService ? { ...body, accountType: 'Service Account' } : body;
-  return { user, permissions: permissionList(principal.access.grants), feedback: await feedbackOf(db, caller.id), splash: {} };
+  return {
+    user,
+    permissions: permissionList(principal.access.grants),
+    feedback: await feedbackOf(db, caller.id),
+    splash: await store.splashesOf(db, caller.id),
+  };
 }
 
 /** `GET /api/admin/user/profile` (Unleash answers 500 to an admin token here; we describe the token user). */

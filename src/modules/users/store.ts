@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { rowsPerStatement } from '../../db/chunk';
 import type { Db } from '../../db/client';
-import { roles, roleUser, users } from '../../db/schema';
+import { roles, roleUser, users, userSplash } from '../../db/schema';
 
 export const ROOT_ROLE_TYPES = ['root', 'root-custom'] as const;
 
@@ -61,6 +61,16 @@ export async function findCaller(db: Db, id: number): Promise<(UserRow & { isSer
     .where(and(isNull(users.deletedAt), eq(users.isSystem, false), eq(users.id, id)))
     .limit(1);
   return row;
+}
+
+/** The splash screens a person has dismissed, id → seen, in the order they were first recorded. */
+export async function splashesOf(db: Db, userId: number): Promise<Record<string, boolean>> {
+  const rows = await db
+    .select({ splashId: userSplash.splashId, seen: userSplash.seen })
+    .from(userSplash)
+    .where(eq(userSplash.userId, userId))
+    .orderBy(sql`${userSplash}.rowid`);
+  return Object.fromEntries(rows.map((row) => [row.splashId, row.seen]));
 }
 
 export async function listUsers(db: Db): Promise<UserRow[]> {

@@ -162,6 +162,16 @@ export class Session {
     this.expected.push(...failures);
   }
 
+  /** Allow `failures` only while `step` runs (calls one page makes, say). */
+  async expectDuring<T>(failures: readonly ExpectedFailure[], step: () => Promise<T>): Promise<T> {
+    this.expected.push(...failures);
+    try {
+      return await step();
+    } finally {
+      for (const failure of failures) this.expected.splice(this.expected.indexOf(failure), 1);
+    }
+  }
+
   async screenshot(name: string): Promise<string> {
     mkdirSync(ARTIFACTS, { recursive: true });
     const file = path.join(ARTIFACTS, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
