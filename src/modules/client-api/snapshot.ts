@@ -32,6 +32,11 @@ export interface SnapshotFeature {
   impressionData: boolean;
 }
 
+export interface ScopedEvaluator {
+  evaluator: Evaluator;
+  features: readonly SnapshotFeature[];
+}
+
 export interface Snapshot {
   environment: string;
   revision: number;
@@ -39,8 +44,8 @@ export interface Snapshot {
   byName: ReadonlyMap<string, SnapshotFeature>;
   segments: readonly Segment[];
   segmentsJson: string;
-  /** Evaluators per project scope, made on first use. */
-  evaluators: Map<string, Evaluator>;
+  /** Evaluators per project scope, with the features that scope sees, made on first use. */
+  evaluators: Map<string, ScopedEvaluator>;
 }
 
 /** Strategy parameters are strings on the wire, whatever was stored. */
@@ -187,23 +192,26 @@ export function inScope(projects: readonly string[], project: string): boolean {
   return projects.includes('*') || projects.includes(project);
 }
 
-/** The evaluator over the features a project scope may see, shared by requests of that scope. */
-export function evaluatorFor(
-  snapshot: Snapshot,
-  projects: readonly string[],
-): { evaluator: Evaluator; features: readonly SnapshotFeature[] } {
+/**
+ * The evaluator over the features a project scope may see, and those features, shared by
+ * requests of that scope at this snapshot (the features are filtered once, not per call).
+ */
+export function evaluatorFor(snapshot: Snapshot, projects: readonly string[]): ScopedEvaluator {
   const key = projects.includes('*') ? '*' : [...projects].sort().join('\u0000');
-  const visible = key === '*' ? snapshot.features : snapshot.features.filter((feature) => inScope(projects, feature.project));
-  let evaluator = snapshot.evaluators.get(key);
-  if (!evaluator) {
-    evaluator = new Evaluator(
-      visible.map((feature) => feature.definition),
-      snapshot.segments,
-    );
+  let scoped = snapshot.evaluators.get(key);
+  if (!scoped) {
+    const features = key === '*' ? snapshot.features : snapshot.features.filter((feature) => inScope(projects, feature.project));
+    scoped = {
+      evaluator: new Evaluator(
+        features.map((feature) => feature.definition),
+        snapshot.segments,
+      ),
+      features,
+    };
     if (snapshot.evaluators.size >= 64) snapshot.evaluators.clear();
-    snapshot.evaluators.set(key, evaluator);
+    snapshot.evaluators.set(key, scoped);
   }
-  return { evaluator, features: visible };
+  return scoped;
 }
 
 /** Test hook: forget everything this isolate cached. */

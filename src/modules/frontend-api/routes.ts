@@ -23,7 +23,7 @@ import { queueMetrics } from '../client-api/usage';
 import type { Context } from '../evaluation/types';
 import { planFor, type FrontendPlan } from './answer';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
-import { contextFromBody, contextFromQuery } from './context';
+import { contextFromBody, contextFromPlainQuery, contextFromQuery, plainQueryOf } from './context';
 import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
 import { GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
 
@@ -106,12 +106,38 @@ function corsPairs(env: Env, request: Request): [string, string][] {
   return pairs;
 }
 
+/**
+ * An answer's response headers (200 and 304) for one set of CORS headers, made on first use.
+ * A Response made from a Headers object copies it inside the runtime; made from a list of
+ * pairs, it converts every name and value from JavaScript on every request, which is a
+ * measurable share of a cheap request. A body kept for an answer vector (answer.ts) or in the
+ * answer cache answers many requests with the same headers.
+ */
+interface AnswerHeaders {
+  cors: readonly [string, string][];
+  ok?: Headers;
+  notModified?: Headers;
+}
+
+const answerHeaders = new WeakMap<FrontendAnswer, AnswerHeaders>();
+
+function headersOf(answer: FrontendAnswer, cors: [string, string][]): AnswerHeaders {
+  let headers = answerHeaders.get(answer);
+  if (headers === undefined || headers.cors !== cors) {
+    headers = { cors };
+    answerHeaders.set(answer, headers);
+  }
+  return headers;
+}
+
 /** The answer, CORS headers included (withCors sets them again to the same values on the full path). */
-function togglesResponse(env: Env, request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
+function togglesResponse(env: Env, request: Request, answer: FrontendAnswer, conditional: boolean): Response {
   const cors = corsPairs(env, request);
+  const { body, etag } = answer;
+  const headers = headersOf(answer, cors);
   if (conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag))
-    return new Response(null, { status: 304, headers: [...cors, ['etag', etag]] });
-  return new Response(body, { headers: [...cors, ...OK_PAIRS, ['etag', etag]] });
+    return new Response(null, { status: 304, headers: (headers.notModified ??= new Headers([...cors, ['etag', etag]])) });
+  return new Response(body, { headers: (headers.ok ??= new Headers([...cors, ...OK_PAIRS, ['etag', etag]])) });
 }
 
 /** The headers `withCors(getToggles)` answers a request with, CORS included, as a list. */
@@ -144,17 +170,28 @@ export function answerFrontendEarly(request: Request, env: Env, ctx: ExecutionCo
 }
 
 async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, snapshot: Snapshot): Promise<Response> {
-  const url = urlOf(request);
   const remoteAddress = clientIp(request);
+  // A plain query (the frontend SDKs send one) is read from the raw URL without URL or
+  // URLSearchParams objects; any other goes through them (context.ts).
+  const plain = plainQueryOf(request.url);
+  const fast = plain === null ? null : contextFromPlainQuery(plain, remoteAddress);
+  let search: string;
+  let sessionGiven: boolean;
+  let makeContext: () => Context;
+  if (fast !== null) {
+    search = plain === '' ? '' : `?${plain}`;
+    sessionGiven = fast.sessionGiven;
+    makeContext = () => fast.context;
+  } else {
+    const url = urlOf(request);
+    search = url.search;
+    sessionGiven = Boolean(url.searchParams.get('sessionId'));
+    makeContext = () => contextFromQuery(url.searchParams, remoteAddress);
+  }
   // With a sessionId in the query (browser SDKs keep one) nothing random goes into the
   // context: it is a function of the query and the caller's address, which then name it.
-  const queryKey = url.searchParams.get('sessionId') ? `query:${remoteAddress ?? ''}\u0000${url.search}` : undefined;
-  const { answer, revision, repeatable } = await answerFor(
-    snapshot,
-    token,
-    () => contextFromQuery(url.searchParams, remoteAddress),
-    queryKey,
-  );
+  const queryKey = sessionGiven ? `query:${remoteAddress ?? ''}\u0000${search}` : undefined;
+  const { answer, revision, repeatable } = await answerFor(snapshot, token, makeContext, queryKey);
   // From its third time, the same poll (same key, query, address and Origin) is answered
   // before routing.
   if (repeatable) {
