@@ -5,8 +5,8 @@
  * order included, for every query: seeded random queries over the characters that matter
  * (separators, `+`, percent sequences valid and not, UTF-8 valid and not, brackets, repeated
  * and known names, characters the URL parser encodes) are built both ways and compared.
- * Also: an answer's response headers are made once and shared, so a Response must not share
- * them with the next one.
+ * Also: the response headers are made once per CORS case and copied into each Response, so
+ * a Response must not share them with the next one.
  */
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../src/modules/evaluation/types';
@@ -167,7 +167,7 @@ describe('the frontend context from a raw query', () => {
 });
 
 describe('frontend answer headers', () => {
-  it('are not shared between the responses of one answer', async () => {
+  it('are not shared between responses', async () => {
     await seedFlag({ name: 'query.headers', environments: { development: { enabled: true } } });
     const key = await createToken({ tokenName: 'query-headers', type: 'frontend', environment: 'development' });
     const slowTick = envWith({ SDK_REVISION_CHECK_MS: '60000' });

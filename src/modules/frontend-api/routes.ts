@@ -89,55 +89,42 @@ const OK_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-c
 const OK_PAIRS = Object.entries(OK_HEADERS);
 
 // The CORS headers `setCorsHeaders` gives, by what they depend on (the allowed origins, saved
-// or configured, and the request's Origin), as a list: a Response is then made with all of its
-// headers at once.
-const corsPairsCache = new Map<string, [string, string][]>();
+// or configured, and the request's Origin), as a list, and the response headers of a 200 and
+// of a 304 but the ETag, as Headers objects. A Response made from a Headers object copies it
+// inside the runtime; made from a list of pairs, it converts every name and value from
+// JavaScript on every request, a measurable share of a cheap request.
+interface CorsHeaders {
+  pairs: [string, string][];
+  ok: Headers;
+  notModified: Headers;
+}
 
-function corsPairs(env: Env, request: Request): [string, string][] {
+const corsHeadersCache = new Map<string, CorsHeaders>();
+
+function corsHeaders(env: Env, request: Request): CorsHeaders {
   const key = `${corsStateKey(env)}\u0000${request.headers.get('origin') ?? '\u0000'}`;
-  let pairs = corsPairsCache.get(key);
-  if (pairs === undefined) {
+  let cached = corsHeadersCache.get(key);
+  if (cached === undefined) {
     const headers = new Headers();
     setCorsHeaders(headers, env, request);
-    pairs = [...headers];
-    if (corsPairsCache.size >= 256) corsPairsCache.clear();
-    corsPairsCache.set(key, pairs);
+    const pairs = [...headers];
+    cached = { pairs, ok: new Headers([...pairs, ...OK_PAIRS]), notModified: new Headers(pairs) };
+    if (corsHeadersCache.size >= 256) corsHeadersCache.clear();
+    corsHeadersCache.set(key, cached);
   }
-  return pairs;
+  return cached;
 }
 
 /**
- * An answer's response headers (200 and 304) for one set of CORS headers, made on first use.
- * A Response made from a Headers object copies it inside the runtime; made from a list of
- * pairs, it converts every name and value from JavaScript on every request, which is a
- * measurable share of a cheap request. A body kept for an answer vector (answer.ts) or in the
- * answer cache answers many requests with the same headers.
+ * The answer, CORS headers included (withCors sets them again to the same values on the full
+ * path): the Response copies the headers made for its CORS case, then gets its ETag.
  */
-interface AnswerHeaders {
-  cors: readonly [string, string][];
-  ok?: Headers;
-  notModified?: Headers;
-}
-
-const answerHeaders = new WeakMap<FrontendAnswer, AnswerHeaders>();
-
-function headersOf(answer: FrontendAnswer, cors: [string, string][]): AnswerHeaders {
-  let headers = answerHeaders.get(answer);
-  if (headers === undefined || headers.cors !== cors) {
-    headers = { cors };
-    answerHeaders.set(answer, headers);
-  }
-  return headers;
-}
-
-/** The answer, CORS headers included (withCors sets them again to the same values on the full path). */
-function togglesResponse(env: Env, request: Request, answer: FrontendAnswer, conditional: boolean): Response {
-  const cors = corsPairs(env, request);
-  const { body, etag } = answer;
-  const headers = headersOf(answer, cors);
-  if (conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag))
-    return new Response(null, { status: 304, headers: (headers.notModified ??= new Headers([...cors, ['etag', etag]])) });
-  return new Response(body, { headers: (headers.ok ??= new Headers([...cors, ...OK_PAIRS, ['etag', etag]])) });
+function togglesResponse(env: Env, request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
+  const cors = corsHeaders(env, request);
+  const notModified = conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag);
+  const response = notModified ? new Response(null, { status: 304, headers: cors.notModified }) : new Response(body, { headers: cors.ok });
+  response.headers.set('etag', etag);
+  return response;
 }
 
 /** The headers `withCors(getToggles)` answers a request with, CORS included, as a list. */
