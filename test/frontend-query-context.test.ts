@@ -171,15 +171,28 @@ describe('frontend answer headers', () => {
     await seedFlag({ name: 'query.headers', environments: { development: { enabled: true } } });
     const key = await createToken({ tokenName: 'query-headers', type: 'frontend', environment: 'development' });
     const slowTick = envWith({ SDK_REVISION_CHECK_MS: '60000' });
-    const get = () => fetchWith(slowTick, 'GET', '/api/frontend?sessionId=1&userId=1', { authorization: key });
-    const first = await get();
+    // Each user a new context with the same answer: from the second on, a body the plan keeps
+    // for its answer vector, with its headers kept too.
+    const get = (user: number) => fetchWith(slowTick, 'GET', `/api/frontend?sessionId=1&userId=${user}`, { authorization: key });
+    const first = await get(0);
     const expected = [...first.headers];
+    expect(first.headers.get('etag')).toMatch(/^W\//);
     first.headers.set('x-changed', 'yes');
     first.headers.delete('etag');
-    for (let i = 0; i < 3; i++) {
-      const again = await get();
+    for (let user = 1; user <= 5; user++) {
+      const again = await get(user);
       expect([...again.headers]).toEqual(expected);
       again.headers.set('x-changed', 'again');
+      again.headers.delete('etag');
+      // The 304 for that ETag too.
+      const etag = new Headers(expected).get('etag')!;
+      const notModified = await fetchWith(slowTick, 'GET', `/api/frontend?sessionId=1&userId=${user + 100}`, {
+        authorization: key,
+        'if-none-match': etag,
+      });
+      expect(notModified.status).toBe(304);
+      expect(notModified.headers.get('etag')).toBe(etag);
+      notModified.headers.delete('etag');
     }
   });
 });

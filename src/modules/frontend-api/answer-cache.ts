@@ -12,6 +12,8 @@ export interface FrontendAnswer {
   /** UTF-8 JSON. */
   body: Uint8Array;
   etag: string;
+  /** Served again and again (frontend-api/answer.ts): its response headers are kept with it. */
+  kept?: true;
 }
 
 // Bounded by count and by characters held (an isolate has 128 MB).

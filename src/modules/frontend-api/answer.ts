@@ -24,6 +24,8 @@ import type { Context } from '../evaluation/types';
 export interface FrontendBody {
   body: Uint8Array;
   etag: string;
+  /** A body the plan keeps for its answer vector, so served again: worth its own response headers (routes.ts). */
+  kept?: true;
 }
 
 interface VectorEntry extends FrontendBody {
@@ -156,7 +158,7 @@ export class FrontendPlan {
       this.seen.add(hash);
     }
     const etag = await weakEtag(body);
-    if (codes !== undefined) this.remember(hash, { body, etag, codes });
+    if (codes !== undefined) this.remember(hash, { body, etag, codes, kept: true });
     return { body, etag };
   }
 

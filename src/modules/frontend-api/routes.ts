@@ -114,13 +114,37 @@ function corsHeaders(env: Env, request: Request): CorsHeaders {
   return cached;
 }
 
+/** A body served again and again (`kept`): its full headers, ETag included, per CORS case. */
+interface KeptHeaders {
+  cors: CorsHeaders;
+  ok?: Headers;
+  notModified?: Headers;
+}
+
+const keptHeaders = new WeakMap<FrontendAnswer, KeptHeaders>();
+
+function withEtag(template: Headers, etag: string): Headers {
+  const headers = new Headers(template);
+  headers.set('etag', etag);
+  return headers;
+}
+
 /**
  * The answer, CORS headers included (withCors sets them again to the same values on the full
- * path): the Response copies the headers made for its CORS case, then gets its ETag.
+ * path): the Response copies the headers made for its CORS case, then gets its ETag; a body
+ * the plan keeps (`kept`) keeps its headers with the ETag in them.
  */
-function togglesResponse(env: Env, request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
+function togglesResponse(env: Env, request: Request, answer: FrontendAnswer, conditional: boolean): Response {
+  const { body, etag } = answer;
   const cors = corsHeaders(env, request);
   const notModified = conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag);
+  if (answer.kept) {
+    let own = keptHeaders.get(answer);
+    if (own === undefined || own.cors !== cors) keptHeaders.set(answer, (own = { cors }));
+    return notModified
+      ? new Response(null, { status: 304, headers: (own.notModified ??= withEtag(cors.notModified, etag)) })
+      : new Response(body, { headers: (own.ok ??= withEtag(cors.ok, etag)) });
+  }
   const response = notModified ? new Response(null, { status: 304, headers: cors.notModified }) : new Response(body, { headers: cors.ok });
   response.headers.set('etag', etag);
   return response;
