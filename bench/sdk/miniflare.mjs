@@ -111,8 +111,9 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
 
 /**
  * The floor: the cheapest Worker that answers the same requests with the same bytes. Each
- * route has a fixed body and ETag; a matching If-None-Match gets 304 with the ETag, as ours.
- * `bodies` maps a path to `{ body, etag, contentType }`.
+ * route has a fixed body, ETag and headers; a matching If-None-Match gets 304 with its own
+ * headers (the ETag among them), as ours. `bodies` maps a path to
+ * `{ body, etag, headers, notModified }` (the last two: header name to value).
  */
 export async function startTrivialWorker({ port, bodies, instance = {} }) {
   const script = `
@@ -122,8 +123,8 @@ export default {
     const path = new URL(request.url).pathname;
     const entry = BODIES[path];
     if (!entry) return new Response('not found', { status: 404 });
-    if (request.headers.get('if-none-match') === entry.etag) return new Response(null, { status: 304, headers: { etag: entry.etag } });
-    return new Response(entry.body, { headers: { 'content-type': entry.contentType, etag: entry.etag } });
+    if (request.headers.get('if-none-match') === entry.etag) return new Response(null, { status: 304, headers: entry.notModified });
+    return new Response(entry.body, { headers: entry.headers });
   },
 };`;
   return serve({ name: 'trivial', modules: true, script, compatibilityDate: '2026-10-01' }, port, instance);

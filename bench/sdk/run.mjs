@@ -15,7 +15,10 @@
 // look while working; the table is printed and RESULTS.md is left alone), SDK_BENCH_PROFILE
 // (a scenario id: V8-profiles ours and the floor during that scenario's runs through their
 // inspectors, on the port +20 and +21, and prints where each JavaScript thread spent the time;
-// profiling slows them, so figures of such a run are not results).
+// profiling slows them, so figures of such a run are not results), SDK_BENCH_FLOOR_HEADERS
+// (`ours`: the floor answers with the headers ours sent for that path, CORS included, so both
+// write the same bytes; `minimal`: only content-type and etag, as the floor did until
+// 2026-11-26), SDK_BENCH_WRITE_RESULTS (1; 0 leaves RESULTS.md alone, e.g. on a loaded machine).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -44,6 +47,9 @@ const UNLEASH_ADMIN = process.env.UNLEASH_ADMIN_TOKEN ?? '*:*.unleash6-admin-tok
 const UNLEASH_USER = process.env.UNLEASH_USER ?? 'admin';
 const UNLEASH_PASSWORD = process.env.UNLEASH_PASSWORD ?? 'unleash4all';
 const WRANGLER_DEV_ASIDE = (process.env.SDK_BENCH_WRANGLER_DEV ?? '1') !== '0';
+const FLOOR_HEADERS = process.env.SDK_BENCH_FLOOR_HEADERS ?? 'ours';
+if (FLOOR_HEADERS !== 'ours' && FLOOR_HEADERS !== 'minimal') throw new Error('SDK_BENCH_FLOOR_HEADERS must be ours or minimal');
+const WRITE_RESULTS = (process.env.SDK_BENCH_WRITE_RESULTS ?? '1') !== '0';
 const PROJECT = 'default';
 const ENVIRONMENT = 'production';
 const SMALL_ENVIRONMENT = 'development';
@@ -281,6 +287,9 @@ function get(request) {
   });
 }
 
+// Headers the runtime writes itself (the floor gets them the same way), not the Worker's.
+const RUNTIME_HEADERS = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
 async function expectStatus(request, status) {
   const response = await get(request);
   if (response.status !== status) throw new Error(`${request.url}: expected ${status}, got ${response.status}`);
@@ -289,6 +298,21 @@ async function expectStatus(request, status) {
     bytes: response.body.byteLength,
     body: response.body.toString('utf8'),
     contentType: response.headers['content-type'],
+    headers: Object.fromEntries(Object.entries(response.headers).filter(([name]) => !RUNTIME_HEADERS.has(name))),
+  };
+}
+
+/**
+ * What the floor answers on a path: ours' body, and (SDK_BENCH_FLOOR_HEADERS=ours) the
+ * headers ours sent with it and with its 304, so both write the same bytes.
+ */
+async function floorEntry(oursRequest, answer) {
+  const notModified = await expectStatus({ ...oursRequest, headers: { ...oursRequest.headers, 'if-none-match': answer.etag } }, 304);
+  return {
+    body: answer.body,
+    etag: answer.etag,
+    headers: FLOOR_HEADERS === 'ours' ? answer.headers : { 'content-type': answer.contentType, etag: answer.etag },
+    notModified: FLOOR_HEADERS === 'ours' ? notModified.headers : { etag: answer.etag },
   };
 }
 
@@ -402,7 +426,7 @@ try {
     }
     if (!o.etag) throw new Error(`${scenario.id}: ours sent no ETag`);
     sizes[scenario.id] = { ours: o.bytes, unleash: u.bytes, unleashEtag: Boolean(u.etag) };
-    bodies[`/${scenario.id}`] = { body: o.body, etag: o.etag, contentType: o.contentType };
+    bodies[`/${scenario.id}`] = await floorEntry(oursRequest, o);
     requests.ours[scenario.id] = oursRequest;
     requests.ours[`${scenario.id}-304`] = { ...oursRequest, headers: { ...oursRequest.headers, 'if-none-match': o.etag } };
     if (unleashUp) requests.unleash[scenario.id] = unleashRequest;
@@ -412,11 +436,12 @@ try {
   }
   // The floor's 5-flag body: ours for one user (the same size as any other user's, give or take).
   {
-    const small = await expectStatus(
-      { url: `${ours.base}${distinctRows[1].path.replace('{n}', '1')}`, headers: { authorization: oursKeys.frontendSmall } },
-      200,
-    );
-    bodies['/frontend-small'] = { body: small.body, etag: small.etag, contentType: small.contentType };
+    const smallRequest = {
+      url: `${ours.base}${distinctRows[1].path.replace('{n}', '1')}`,
+      headers: { authorization: oursKeys.frontendSmall },
+    };
+    const small = await expectStatus(smallRequest, 200);
+    bodies['/frontend-small'] = await floorEntry(smallRequest, small);
     sizes['frontend-small'] = { ours: small.bytes };
   }
   floor = await startTrivialWorker({ port: PORT + 1, bodies, instance: PROFILE ? { inspectorPort: INSPECTOR_PORT + 1 } : {} });
@@ -669,7 +694,7 @@ try {
   const asideRows = aside.map((r) => `| ${r.label} (200) | ${fmt(r.rps, 0)} | ${fmt(r.cpuMsPerRequest, 3)} | ${fmt(r.p99, 2)} |`);
   const text = `# SDK-side benchmark
 
-Run: \`npm run bench -- sdk\`. Our Worker (the bundle \`wrangler deploy --dry-run\` makes, the bindings of \`wrangler.toml\`, a local D1 with the migrations applied by \`wrangler d1 migrations apply --local\`) is served by **Miniflare's own HTTP server** (workerd listening on the port), without wrangler dev's proxy. The **floor** is a trivial Worker served the same way that answers the same paths with the same bytes and ETags (a 304 on a matching If-None-Match), so "% of floor" is what our code costs on top of the runtime. **Unleash 6.10.1** is the shared instance on ${UNLEASH}, seeded through its admin API with the same import body.
+Run: \`npm run bench -- sdk\`. Our Worker (the bundle \`wrangler deploy --dry-run\` makes, the bindings of \`wrangler.toml\`, a local D1 with the migrations applied by \`wrangler d1 migrations apply --local\`) is served by **Miniflare's own HTTP server** (workerd listening on the port), without wrangler dev's proxy. The **floor** is a trivial Worker served the same way that answers the same paths with the same bytes and ETags (a 304 on a matching If-None-Match)${FLOOR_HEADERS === 'ours' ? ' and the same headers ours sent (CORS included)' : ', with only content-type and etag for headers (SDK_BENCH_FLOOR_HEADERS=minimal)'}, so "% of floor" is what our code costs on top of the runtime. **Unleash 6.10.1** is the shared instance on ${UNLEASH}, seeded through its admin API with the same import body.
 
 - Date: ${m.date}
 - Machine: ${m.cpu}, ${m.memoryGiB} GiB RAM, Node ${m.node}. The 2 cores are shared with other agents working at the same time: load average before the run ${m.loadAvg}; at the start of each round ${loadAverages.join(' / ')}.
@@ -712,7 +737,7 @@ ${unleashUp ? '' : `- **Unleash was not answering on ${UNLEASH} during this run*
 - The floor and ours both pay Miniflare's entry worker and workerd's HTTP handling. Cloudflare's CPU-time metric is meant to count the Worker's own execution, so ours minus the floor is likely the closer estimate of what a request costs there; measure on a deployed Worker before relying on it.
 - \`/edge/validate\` latency is wall time from a Node client on the same machine; with the load average above, most of a slow call is waiting for a core, not work: compare its p50 and its CPU per call.
 `;
-  if (!ONLY && !PROFILE) writeFileSync(path.join(HERE, 'RESULTS.md'), text);
+  if (!ONLY && !PROFILE && WRITE_RESULTS) writeFileSync(path.join(HERE, 'RESULTS.md'), text);
   console.log(text);
   for (const [system, profiler] of Object.entries(profilers)) {
     console.log(

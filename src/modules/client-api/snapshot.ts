@@ -32,6 +32,11 @@ export interface SnapshotFeature {
   impressionData: boolean;
 }
 
+export interface ScopedEvaluator {
+  evaluator: Evaluator;
+  features: readonly SnapshotFeature[];
+}
+
 export interface Snapshot {
   environment: string;
   revision: number;
@@ -39,8 +44,8 @@ export interface Snapshot {
   byName: ReadonlyMap<string, SnapshotFeature>;
   segments: readonly Segment[];
   segmentsJson: string;
-  /** Evaluators per project scope, made on first use. */
-  evaluators: Map<string, Evaluator>;
+  /** Evaluators per project scope, with the features that scope sees, made on first use. */
+  evaluators: Map<string, ScopedEvaluator>;
 }
 
 /** Strategy parameters are strings on the wire, whatever was stored. */
@@ -144,16 +149,67 @@ export function buildSnapshot(environment: string, rows: EnvironmentRows): Snaps
 const snapshots = new BoundedMap<string, Snapshot>({ entries: MAX_ENVIRONMENTS });
 
 /**
+ * The revision read under way in this isolate, and `localWriteCount()` when it began. When
+ * the tick passes, every request in flight would read the revision; they share this one read
+ * instead, unless a local write finished (or a bookmark was sent) since it began: such a read
+ * may predate that write, so the request makes its own (read-your-writes).
+ */
+let pendingRead: { promise: Promise<number>; writes: number } | undefined;
+/**
+ * How long a request waits for a read another request began before reading itself. That
+ * read is the other request's I/O: should that request be cancelled (its client went away),
+ * the read may never finish, and a request sharing it must not wait for ever.
+ */
+const SHARED_READ_WAIT_MS = 1000;
+let revisionReads = 0;
+
+function readRevisionOnce(env: Env, now: number, writes: number): Promise<number> {
+  revisionReads++;
+  const entry = { promise: readRevision(getDb(env)).then((revision) => recordRevisionRead(revision, now, writes)), writes };
+  pendingRead = entry;
+  const done = () => {
+    if (pendingRead === entry) pendingRead = undefined;
+  };
+  entry.promise.then(done, done);
+  return entry.promise;
+}
+
+/** The shared read's answer, or undefined when it took longer than SHARED_READ_WAIT_MS. */
+async function joinRead(shared: Promise<number>): Promise<number | undefined> {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), SHARED_READ_WAIT_MS);
+  });
+  try {
+    return await Promise.race([shared, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * The latest data revision, read from D1 at most once per check interval in this isolate, and
  * at once after this isolate wrote (read-your-writes). A read that began before a local write
- * finished does not count as a check, since it may predate that write.
+ * finished does not count as a check, since it may predate that write. Concurrent requests
+ * share one read begun after the same local writes (`pendingRead`).
  */
 export async function currentRevision(env: Env): Promise<number> {
   const now = Date.now();
   const fresh = revisionIfFresh(env, now);
   if (fresh >= 0) return fresh;
   const writes = localWriteCount();
-  return recordRevisionRead(await readRevision(getDb(env)), now, writes);
+  const pending = pendingRead;
+  if (pending !== undefined && pending.writes === writes) {
+    const shared = await joinRead(pending.promise);
+    if (shared !== undefined) return shared;
+    return readRevisionOnce(env, Date.now(), localWriteCount());
+  }
+  return readRevisionOnce(env, now, writes);
+}
+
+/** How many times this isolate read the revision from D1 (tests). */
+export function revisionReadCount(): number {
+  return revisionReads;
 }
 
 /**
@@ -187,27 +243,31 @@ export function inScope(projects: readonly string[], project: string): boolean {
   return projects.includes('*') || projects.includes(project);
 }
 
-/** The evaluator over the features a project scope may see, shared by requests of that scope. */
-export function evaluatorFor(
-  snapshot: Snapshot,
-  projects: readonly string[],
-): { evaluator: Evaluator; features: readonly SnapshotFeature[] } {
+/**
+ * The evaluator over the features a project scope may see, and those features, shared by
+ * requests of that scope at this snapshot (the features are filtered once, not per call).
+ */
+export function evaluatorFor(snapshot: Snapshot, projects: readonly string[]): ScopedEvaluator {
   const key = projects.includes('*') ? '*' : [...projects].sort().join('\u0000');
-  const visible = key === '*' ? snapshot.features : snapshot.features.filter((feature) => inScope(projects, feature.project));
-  let evaluator = snapshot.evaluators.get(key);
-  if (!evaluator) {
-    evaluator = new Evaluator(
-      visible.map((feature) => feature.definition),
-      snapshot.segments,
-    );
+  let scoped = snapshot.evaluators.get(key);
+  if (!scoped) {
+    const features = key === '*' ? snapshot.features : snapshot.features.filter((feature) => inScope(projects, feature.project));
+    scoped = {
+      evaluator: new Evaluator(
+        features.map((feature) => feature.definition),
+        snapshot.segments,
+      ),
+      features,
+    };
     if (snapshot.evaluators.size >= 64) snapshot.evaluators.clear();
-    snapshot.evaluators.set(key, evaluator);
+    snapshot.evaluators.set(key, scoped);
   }
-  return { evaluator, features: visible };
+  return scoped;
 }
 
 /** Test hook: forget everything this isolate cached. */
 export function forgetSnapshots(): void {
   snapshots.clear();
+  pendingRead = undefined;
   forgetRevision();
 }

@@ -12,6 +12,8 @@ export interface FrontendAnswer {
   /** UTF-8 JSON. */
   body: Uint8Array;
   etag: string;
+  /** Served again and again (frontend-api/answer.ts): its response headers are kept with it. */
+  kept?: true;
 }
 
 // Bounded by count and by characters held (an isolate has 128 MB).
@@ -23,8 +25,20 @@ const answers = new BoundedMap<string, FrontendAnswer>(
 
 /** `contextKey` must name one context: its JSON, or the raw input it is built from. */
 export function answerKey(environment: string, revision: number, projects: readonly string[], contextKey: string): string {
-  const scope = projects.includes('*') ? '*' : [...projects].sort().join(',');
-  return `${environment}\u0000${revision}\u0000${scope}\u0000${contextKey}`;
+  return `${environment}\u0000${revision}\u0000${scopeOf(projects)}\u0000${contextKey}`;
+}
+
+// A token's project list is one array for as long as its record is kept: its scope text is
+// made once, not on every request.
+const scopes = new WeakMap<readonly string[], string>();
+
+function scopeOf(projects: readonly string[]): string {
+  let scope = scopes.get(projects);
+  if (scope === undefined) {
+    scope = projects.includes('*') ? '*' : [...projects].sort().join(',');
+    scopes.set(projects, scope);
+  }
+  return scope;
 }
 
 export function cachedAnswer(key: string): FrontendAnswer | undefined {

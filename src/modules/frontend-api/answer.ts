@@ -5,12 +5,12 @@
  * Once per (data revision, token scope) a FrontendPlan lists the flags that can be on (not
  * those disabled in the environment) as compiled flags (evaluation/engine.ts), and each answer
  * a flag can give becomes its piece of the body,
- * `{"name":…,"enabled":true,"variant":{…},"impressionData":…}`, with its UTF-8 length, made
- * the first time it is needed. A request then evaluates each flag to the index of its answer,
+ * `{"name":…,"enabled":true,"variant":{…},"impressionData":…}`, as UTF-8 bytes, made the
+ * first time it is needed. A request then evaluates each flag to the index of its answer,
  * writes those indices into one scratch array reused by every request (which also gives the
- * body's exact length), joins the chosen pieces (a rope, no copying) and writes them once as
- * UTF-8 into a buffer of that length. The body is hashed once, as bytes, for the ETag, and
- * handed to the Response as is (no string for the runtime to encode).
+ * body's exact length) and copies the chosen pieces' bytes into a buffer of that length. The
+ * body is hashed once, as bytes, for the ETag, and handed to the Response as is (no string
+ * for the runtime to encode).
  *
  * The body is a function of the indices alone, so bodies are also kept by their index vector
  * (once a vector has come twice): with few flags (or few answers) most contexts land on a
@@ -24,6 +24,8 @@ import type { Context } from '../evaluation/types';
 export interface FrontendBody {
   body: Uint8Array;
   etag: string;
+  /** A body the plan keeps for its answer vector, so served again: worth its own response headers (routes.ts). */
+  kept?: true;
 }
 
 interface VectorEntry extends FrontendBody {
@@ -33,6 +35,9 @@ interface VectorEntry extends FrontendBody {
 const encoder = new TextEncoder();
 const HEAD = '{"toggles":[';
 const TAIL = ']}';
+const HEAD_BYTES = encoder.encode(HEAD);
+const TAIL_BYTES = encoder.encode(TAIL);
+const COMMA = 0x2c;
 /** Bodies kept per plan by index vector, and vectors remembered as seen once. */
 const MAX_VECTORS = 64;
 const MAX_VECTOR_BYTES = 2_000_000;
@@ -44,8 +49,8 @@ let scratch = new Int32Array(1024);
 export class FrontendPlan {
   private readonly flags: CompiledFlag[] = [];
   private readonly impressionData: boolean[] = [];
-  /** Per flag and answer: its toggle's JSON, and that JSON's length in UTF-8 bytes. */
-  private readonly pieces: (string | undefined)[][] = [];
+  /** Per flag and answer: its toggle's JSON as UTF-8, and that length. */
+  private readonly pieces: (Uint8Array | undefined)[][] = [];
   private readonly pieceBytes: number[][] = [];
   private readonly vectors = new Map<number, VectorEntry>();
   private vectorBytes = 0;
@@ -78,8 +83,9 @@ export class FrontendPlan {
       variant: flag.results[outcome],
       impressionData: this.impressionData[index],
     });
-    this.pieces[index]![outcome] = piece;
-    return (lengths[outcome] = encoder.encode(piece).byteLength);
+    const bytes = encoder.encode(piece);
+    this.pieces[index]![outcome] = bytes;
+    return (lengths[outcome] = bytes.byteLength);
   }
 
   /**
@@ -111,21 +117,25 @@ export class FrontendPlan {
   }
 
   /**
-   * The body of the scratch indices: the pieces concatenated (V8 joins them as a rope, no
-   * copying) and written once as UTF-8 into a buffer of the exact length.
+   * The body of the scratch indices: the pieces' UTF-8 bytes copied once into a buffer of the
+   * exact length (no string to join, flatten and encode).
    */
   private assemble(length: number): Uint8Array {
-    let text = HEAD;
+    const body = new Uint8Array(length);
+    body.set(HEAD_BYTES);
+    let offset = HEAD_BYTES.byteLength;
     let first = true;
     const n = this.flags.length;
     for (let i = 0; i < n; i++) {
       const outcome = scratch[i]!;
       if (outcome < 0) continue;
-      text = first ? text + this.pieces[i]![outcome]! : text + ',' + this.pieces[i]![outcome]!;
-      first = false;
+      if (first) first = false;
+      else body[offset++] = COMMA;
+      const piece = this.pieces[i]![outcome]!;
+      body.set(piece, offset);
+      offset += piece.byteLength;
     }
-    const body = new Uint8Array(length);
-    encoder.encodeInto(text + TAIL, body);
+    body.set(TAIL_BYTES, offset);
     return body;
   }
 
@@ -148,7 +158,7 @@ export class FrontendPlan {
       this.seen.add(hash);
     }
     const etag = await weakEtag(body);
-    if (codes !== undefined) this.remember(hash, { body, etag, codes });
+    if (codes !== undefined) this.remember(hash, { body, etag, codes, kept: true });
     return { body, etag };
   }
 

@@ -23,7 +23,7 @@ import { queueMetrics } from '../client-api/usage';
 import type { Context } from '../evaluation/types';
 import { planFor, type FrontendPlan } from './answer';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
-import { contextFromBody, contextFromQuery } from './context';
+import { contextFromBody, contextFromPlainQuery, contextFromQuery, plainQueryOf } from './context';
 import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
 import { GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
 
@@ -89,29 +89,65 @@ const OK_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-c
 const OK_PAIRS = Object.entries(OK_HEADERS);
 
 // The CORS headers `setCorsHeaders` gives, by what they depend on (the allowed origins, saved
-// or configured, and the request's Origin), as a list: a Response is then made with all of its
-// headers at once.
-const corsPairsCache = new Map<string, [string, string][]>();
-
-function corsPairs(env: Env, request: Request): [string, string][] {
-  const key = `${corsStateKey(env)}\u0000${request.headers.get('origin') ?? '\u0000'}`;
-  let pairs = corsPairsCache.get(key);
-  if (pairs === undefined) {
-    const headers = new Headers();
-    setCorsHeaders(headers, env, request);
-    pairs = [...headers];
-    if (corsPairsCache.size >= 256) corsPairsCache.clear();
-    corsPairsCache.set(key, pairs);
-  }
-  return pairs;
+// or configured, and the request's Origin), with the other headers of a 200 and of a 304 but
+// the ETag, as Headers objects. A Response made from a Headers object copies it
+// inside the runtime; made from a list of pairs, it converts every name and value from
+// JavaScript on every request, a measurable share of a cheap request.
+interface CorsHeaders {
+  ok: Headers;
+  notModified: Headers;
 }
 
-/** The answer, CORS headers included (withCors sets them again to the same values on the full path). */
-function togglesResponse(env: Env, request: Request, { body, etag }: FrontendAnswer, conditional: boolean): Response {
-  const cors = corsPairs(env, request);
-  if (conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag))
-    return new Response(null, { status: 304, headers: [...cors, ['etag', etag]] });
-  return new Response(body, { headers: [...cors, ...OK_PAIRS, ['etag', etag]] });
+const corsHeadersCache = new Map<string, CorsHeaders>();
+
+function corsHeaders(env: Env, request: Request): CorsHeaders {
+  const key = `${corsStateKey(env)}\u0000${request.headers.get('origin') ?? '\u0000'}`;
+  let cached = corsHeadersCache.get(key);
+  if (cached === undefined) {
+    const headers = new Headers();
+    setCorsHeaders(headers, env, request);
+    const pairs = [...headers];
+    cached = { ok: new Headers([...pairs, ...OK_PAIRS]), notModified: new Headers(pairs) };
+    if (corsHeadersCache.size >= 256) corsHeadersCache.clear();
+    corsHeadersCache.set(key, cached);
+  }
+  return cached;
+}
+
+/** A body served again and again (`kept`): its full headers, ETag included, per CORS case. */
+interface KeptHeaders {
+  cors: CorsHeaders;
+  ok?: Headers;
+  notModified?: Headers;
+}
+
+const keptHeaders = new WeakMap<FrontendAnswer, KeptHeaders>();
+
+function withEtag(template: Headers, etag: string): Headers {
+  const headers = new Headers(template);
+  headers.set('etag', etag);
+  return headers;
+}
+
+/**
+ * The answer, CORS headers included (withCors sets them again to the same values on the full
+ * path): the Response copies the headers made for its CORS case, then gets its ETag; a body
+ * the plan keeps (`kept`) keeps its headers with the ETag in them.
+ */
+function togglesResponse(env: Env, request: Request, answer: FrontendAnswer, conditional: boolean): Response {
+  const { body, etag } = answer;
+  const cors = corsHeaders(env, request);
+  const notModified = conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag);
+  if (answer.kept) {
+    let own = keptHeaders.get(answer);
+    if (own === undefined || own.cors !== cors) keptHeaders.set(answer, (own = { cors }));
+    return notModified
+      ? new Response(null, { status: 304, headers: (own.notModified ??= withEtag(cors.notModified, etag)) })
+      : new Response(body, { headers: (own.ok ??= withEtag(cors.ok, etag)) });
+  }
+  const response = notModified ? new Response(null, { status: 304, headers: cors.notModified }) : new Response(body, { headers: cors.ok });
+  response.headers.set('etag', etag);
+  return response;
 }
 
 /** The headers `withCors(getToggles)` answers a request with, CORS included, as a list. */
@@ -144,17 +180,28 @@ export function answerFrontendEarly(request: Request, env: Env, ctx: ExecutionCo
 }
 
 async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, snapshot: Snapshot): Promise<Response> {
-  const url = urlOf(request);
   const remoteAddress = clientIp(request);
+  // A plain query (the frontend SDKs send one) is read from the raw URL without URL or
+  // URLSearchParams objects; any other goes through them (context.ts).
+  const plain = plainQueryOf(request.url);
+  const fast = plain === null ? null : contextFromPlainQuery(plain, remoteAddress);
+  let search: string;
+  let sessionGiven: boolean;
+  let makeContext: () => Context;
+  if (fast !== null) {
+    search = plain === '' ? '' : `?${plain}`;
+    sessionGiven = fast.sessionGiven;
+    makeContext = () => fast.context;
+  } else {
+    const url = urlOf(request);
+    search = url.search;
+    sessionGiven = Boolean(url.searchParams.get('sessionId'));
+    makeContext = () => contextFromQuery(url.searchParams, remoteAddress);
+  }
   // With a sessionId in the query (browser SDKs keep one) nothing random goes into the
   // context: it is a function of the query and the caller's address, which then name it.
-  const queryKey = url.searchParams.get('sessionId') ? `query:${remoteAddress ?? ''}\u0000${url.search}` : undefined;
-  const { answer, revision, repeatable } = await answerFor(
-    snapshot,
-    token,
-    () => contextFromQuery(url.searchParams, remoteAddress),
-    queryKey,
-  );
+  const queryKey = sessionGiven ? `query:${remoteAddress ?? ''}\u0000${search}` : undefined;
+  const { answer, revision, repeatable } = await answerFor(snapshot, token, makeContext, queryKey);
   // From its third time, the same poll (same key, query, address and Origin) is answered
   // before routing.
   if (repeatable) {
