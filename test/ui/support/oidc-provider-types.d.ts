@@ -14,6 +14,7 @@ declare module 'oidc-provider' {
     cookies?: { keys: string[] };
     features?: Record<string, { enabled: boolean }>;
     pkce?: { required: (ctx: unknown, client: unknown) => boolean };
+    ttl?: Record<string, number>;
   }
 
   export default class Provider {

@@ -43,6 +43,8 @@ export async function startProvider(options: { workerBase: string; clientId: str
       };
     },
     cookies: { keys: ['oidc-provider-test-cookie-key'] },
+    // Fixed lifetimes: the defaults are functions that print a notice on every use.
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     pkce: { required: () => true },
   });
