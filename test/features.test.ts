@@ -239,14 +239,40 @@ describe('archive, revive and the archived list', () => {
     expect(await count("SELECT count(*) AS n FROM feature_lifecycles WHERE feature = 'arch-one' AND stage = 'archived'")).toBe(1);
     expect(await eventTypes('arch-one')).toEqual(['feature-created', 'feature-archived']);
     const list = await bodyOf(await call('GET', '/api/admin/archive/features'));
-    expect(list.features.find((feature: { name: string }) => feature.name === 'arch-one')).toMatchObject({
-      archived: true,
-      archivedAt: row!.archived_at,
-    });
+    const listed = list.features.find((feature: { name: string }) => feature.name === 'arch-one');
+    // 6.10.1's archived shape and key order: no `archived`, and `environments` last.
+    expect(Object.keys(listed)).toEqual([
+      'name',
+      'description',
+      'type',
+      'project',
+      'stale',
+      'createdAt',
+      'impressionData',
+      'lastSeenAt',
+      'archivedAt',
+      'environments',
+    ]);
+    expect(listed).toMatchObject({ archivedAt: row!.archived_at, environments: [] });
     const byProject = await bodyOf(await call('GET', '/api/admin/archive/features/default'));
     expect(byProject.features.some((feature: { name: string }) => feature.name === 'arch-one')).toBe(true);
     // Archived features are not reachable for changes, and cannot be archived twice.
     expect((await call('DELETE', `${P}/arch-one`)).status).toBe(404);
+  });
+
+  it('lists where an archived flag was last seen as its environments, as 6.10.1 does ({name, lastSeenAt, enabled: false})', async () => {
+    await createFeature('arch-seen');
+    await call('POST', `${P}/arch-seen/environments/development/on`);
+    await env.DB.prepare(
+      "UPDATE feature_environments SET last_seen_at = '2026-01-02T03:04:05.000Z' WHERE feature_name = 'arch-seen' AND environment = 'development'",
+    ).run();
+    expect((await call('DELETE', `${P}/arch-seen`)).status).toBe(202);
+    for (const path of ['/api/admin/archive/features', '/api/admin/archive/features/default']) {
+      const list = await bodyOf(await call('GET', path));
+      const listed = list.features.find((feature: { name: string }) => feature.name === 'arch-seen');
+      expect(listed.environments).toEqual([{ name: 'development', lastSeenAt: '2026-01-02T03:04:05.000Z', enabled: false }]);
+      expect(Object.keys(listed.environments[0])).toEqual(['name', 'lastSeenAt', 'enabled']);
+    }
   });
 
   it('revives an archived feature and removes its archived stage', async () => {

@@ -271,29 +271,29 @@ export const UpdateFeatureResponse = FeatureAnswer;
 /** What `PATCH /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
 export const PatchFeatureResponse = FeatureAnswer;
 
-const FeatureListAnswer = v.object({
+const ArchivedListAnswer = v.object({
   version: v.number(),
   features: v.array(
     v.object({
-      name: v.nullable(v.string()),
+      name: v.string(),
       description: v.nullable(v.string()),
       type: v.string(),
-      project: v.nullable(v.string()),
+      project: v.string(),
       stale: v.boolean(),
       createdAt: v.string(),
-      lastSeenAt: v.nullable(v.string()),
       impressionData: v.boolean(),
-      archived: v.boolean(),
+      lastSeenAt: v.nullable(v.string()),
       archivedAt: v.nullable(v.string()),
+      environments: v.array(v.object({ name: v.string(), lastSeenAt: v.string(), enabled: v.boolean() })),
     }),
   ),
 });
 
 /** What `GET /api/admin/archive/features` answers with status 200. */
-export const GetArchivedFeaturesResponse = FeatureListAnswer;
+export const GetArchivedFeaturesResponse = ArchivedListAnswer;
 
 /** What `GET /api/admin/archive/features/:projectId` answers with status 200. */
-export const GetArchivedFeaturesByProjectIdResponse = FeatureListAnswer;
+export const GetArchivedFeaturesByProjectIdResponse = ArchivedListAnswer;
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
 export const GetFeatureStrategiesResponse = v.array(StrategyAnswer);

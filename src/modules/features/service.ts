@@ -474,9 +474,34 @@ export async function reviveFeatures(db: Db, actor: Actor, names: readonly strin
   await runBatch(db, statements);
 }
 
+/**
+ * The archived list in 6.10.1's shape and key order: no `archived` (every one is), and
+ * `environments` holding where the flag was last seen (`enabled` is always false there, as
+ * Unleash's archived query does not read it).
+ */
 export async function listArchived(db: Db, projectId?: string) {
-  const rows = await store.archivedFeatures(db, projectId);
-  return { version: 1, features: rows.map(featureSummary) };
+  const [rows, sightings] = await Promise.all([store.archivedFeatures(db, projectId), store.archivedSightings(db, projectId)]);
+  const seen = new Map<string, { name: string; lastSeenAt: string; enabled: boolean }[]>();
+  for (const sighting of sightings) {
+    const list = seen.get(sighting.featureName) ?? [];
+    list.push({ name: sighting.environment, lastSeenAt: sighting.lastSeenAt, enabled: false });
+    seen.set(sighting.featureName, list);
+  }
+  return {
+    version: 1,
+    features: rows.map((row) => ({
+      name: row.name,
+      description: row.description,
+      type: row.type,
+      project: row.project,
+      stale: row.stale,
+      createdAt: row.createdAt,
+      impressionData: row.impressionData,
+      lastSeenAt: row.lastSeenAt,
+      archivedAt: row.archivedAt,
+      environments: seen.get(row.name) ?? [],
+    })),
+  };
 }
 
 export async function deleteArchived(db: Db, actor: Actor, name: string) {

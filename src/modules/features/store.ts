@@ -196,6 +196,33 @@ export async function archivedFeatures(db: Db, projectId?: string): Promise<Feat
     .orderBy(asc(features.archivedAt), asc(features.name));
 }
 
+/**
+ * Where archived flags were last seen, per environment (only sightings): the `environments`
+ * of the archived list, as Unleash joins its last-seen table there.
+ */
+export async function archivedSightings(
+  db: Db,
+  projectId?: string,
+): Promise<{ featureName: string; environment: string; lastSeenAt: string }[]> {
+  const rows = await db
+    .select({
+      featureName: featureEnvironments.featureName,
+      environment: featureEnvironments.environment,
+      lastSeenAt: featureEnvironments.lastSeenAt,
+    })
+    .from(featureEnvironments)
+    .innerJoin(features, eq(features.name, featureEnvironments.featureName))
+    .where(
+      and(
+        isNotNull(features.archivedAt),
+        isNotNull(featureEnvironments.lastSeenAt),
+        projectId === undefined ? undefined : eq(features.project, projectId),
+      ),
+    )
+    .orderBy(asc(featureEnvironments.featureName), asc(featureEnvironments.environment));
+  return rows.map((row) => ({ ...row, lastSeenAt: row.lastSeenAt! }));
+}
+
 export async function featuresByName(db: Db, names: readonly string[]): Promise<FeatureRow[]> {
   if (names.length === 0) return [];
   // json_each keeps this one bound parameter however many names are asked for.
