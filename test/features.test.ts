@@ -127,28 +127,29 @@ describe('POST /api/admin/projects/:projectId/features', () => {
 });
 
 describe('GET /api/admin/projects/:projectId/features/:featureName', () => {
-  it('returns the feature with environments, strategies, creator and lifecycle', async () => {
+  it("returns the feature with environments, strategies, creator, lifecycle and collaborators in 6.10.1's key order", async () => {
     await createFeature('get-one', { description: 'd' });
     const response = await call('GET', `${P}/get-one`);
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
     expect(Object.keys(body)).toEqual([
+      'environments',
       'name',
-      'type',
+      'impressionData',
       'description',
       'project',
       'stale',
-      'impressionData',
       'createdAt',
       'createdBy',
+      'type',
       'lastSeenAt',
-      'archived',
-      'archivedAt',
-      'environments',
       'variants',
+      'archived',
       'dependencies',
       'children',
       'lifecycle',
+      'links',
+      'collaborators',
     ]);
     expect(body.createdBy).toEqual({
       id: -42,
@@ -158,18 +159,38 @@ describe('GET /api/admin/projects/:projectId/features/:featureName', () => {
     expect(body.environments.map((environment: { name: string }) => environment.name)).toEqual(['development', 'production']);
     expect(body.environments[0]).toEqual({
       name: 'development',
-      environment: 'development',
-      type: 'development',
+      lastSeenAt: null,
       enabled: false,
       yes: 0,
       no: 0,
+      type: 'development',
       sortOrder: 2,
-      lastSeenAt: null,
-      variantCount: 0,
-      variants: [],
       strategies: [],
     });
+    expect(Object.keys(body.environments[0])).toEqual(['name', 'lastSeenAt', 'enabled', 'yes', 'no', 'type', 'sortOrder', 'strategies']);
     expect(body.lifecycle).toEqual({ stage: 'initial', enteredStageAt: body.createdAt });
+    expect(body.links).toEqual([]);
+    // The admin token user wrote the flag's only event.
+    expect(body.collaborators).toEqual({ users: [body.createdBy] });
+  });
+
+  it('gives each environment its variants with ?variantEnvironments=true, and the flag its variants merged by name', async () => {
+    await createFeature('get-variants');
+    const variants = [
+      { name: 'zed', weight: 500, weightType: 'variable', stickiness: 'default' },
+      { name: 'alpha', weight: 500, weightType: 'variable', stickiness: 'default' },
+    ];
+    // New environment variants are refused as deprecated, so this flag gets them as an imported one would have.
+    await env.DB.prepare("UPDATE feature_environments SET variants = ? WHERE feature_name = 'get-variants' AND environment = 'development'")
+      .bind(JSON.stringify(variants))
+      .run();
+    const plain = await bodyOf(await call('GET', `${P}/get-variants`));
+    expect(plain.environments.every((environment: object) => !('variants' in environment))).toBe(true);
+    expect(plain.variants.map((variant: { name: string }) => variant.name)).toEqual(['alpha', 'zed']);
+    const withVariants = await bodyOf(await call('GET', `${P}/get-variants?variantEnvironments=true`));
+    expect(Object.keys(withVariants.environments[0]).slice(0, 3)).toEqual(['name', 'lastSeenAt', 'variants']);
+    expect(withVariants.environments[0].variants.map((variant: { name: string }) => variant.name)).toEqual(['alpha', 'zed']);
+    expect(withVariants.environments[1].variants).toEqual([]);
   });
 
   it("answers 404 with Unleash's message for an unknown feature or the wrong project", async () => {

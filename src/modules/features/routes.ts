@@ -59,7 +59,8 @@ export async function create({ request, env, principal }: AdminContext): Promise
 }
 
 export async function get({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getFeature(getDb(env), project(request), feature(request)));
+  const withEnvironmentVariants = new URL(request.url).searchParams.get('variantEnvironments') === 'true';
+  return json(await service.getFeature(getDb(env), project(request), feature(request), withEnvironmentVariants));
 }
 
 export async function update({ request, env, principal }: AdminContext): Promise<Response> {

@@ -255,7 +255,15 @@ export async function possibleParentVariants(db: Db, parent: string): Promise<st
 // ---------------------------------------------------------------------------------------
 // Reading one feature
 
-export async function getFeature(db: Db, projectId: string, name: string) {
+/**
+ * `GET /api/admin/projects/:projectId/features/:featureName` in 6.10.1's key order:
+ * `environments` first; each environment carries its `variants` only when
+ * `variantEnvironments=true` is asked for (sorted by name), and the flag-level `variants` are
+ * every environment's merged by name, as Unleash builds them. `links` is always empty (6.10.1
+ * has the feature behind a flag that is off); `collaborators` are the people who wrote the
+ * flag's events, latest first.
+ */
+export async function getFeature(db: Db, projectId: string, name: string, withEnvironmentVariants = false) {
   const feature = await requireFeature(db, projectId, name, true);
   const detail = await store.featureDetailRows(db, name);
   const segmentsByStrategy = new Map<string, number[]>();
@@ -265,39 +273,45 @@ export async function getFeature(db: Db, projectId: string, name: string) {
     segmentsByStrategy.set(link.strategyId, list);
   }
   const latest = detail.lifecycle.at(-1);
-  return {
-    name: feature.name,
-    type: feature.type,
-    description: feature.description,
-    project: feature.project,
-    stale: feature.stale,
-    impressionData: feature.impressionData,
-    createdAt: feature.createdAt,
-    createdBy: await creatorOf(feature.createdByUserId, detail.creator),
-    lastSeenAt: feature.lastSeenAt,
-    archived: feature.archivedAt !== null,
-    archivedAt: feature.archivedAt,
-    environments: detail.envRows.map((environment) => ({
+  const merged = new Map<string, VariantDoc>();
+  const environments = detail.envRows.map((environment) => {
+    const variants = [...environment.variants].sort((a, b) => a.name.localeCompare(b.name));
+    for (const variant of variants) merged.set(variant.name, variant);
+    return {
       name: environment.name,
-      environment: environment.name,
-      type: environment.type,
+      lastSeenAt: environment.lastSeenAt,
+      ...(withEnvironmentVariants ? { variants } : {}),
       enabled: environment.enabled,
       yes: environment.yes,
       no: environment.no,
+      type: environment.type,
       sortOrder: environment.sortOrder,
-      lastSeenAt: environment.lastSeenAt,
-      variantCount: environment.variants.length,
-      variants: environment.variants,
       strategies: detail.strategyRows
         .filter((strategy) => strategy.environment === environment.name)
         .map((strategy) => strategyShape(strategy, segmentsByStrategy.get(strategy.id) ?? [])),
-    })),
-    variants: [],
+    };
+  });
+  const collaborators = await Promise.all(detail.collaborators.map((user) => creatorOf(user.id, user)));
+  return {
+    environments,
+    name: feature.name,
+    impressionData: feature.impressionData,
+    description: feature.description,
+    project: feature.project,
+    stale: feature.stale,
+    createdAt: feature.createdAt,
+    createdBy: await creatorOf(feature.createdByUserId, detail.creator),
+    type: feature.type,
+    lastSeenAt: feature.lastSeenAt,
+    variants: [...merged.values()],
+    archived: feature.archivedAt !== null,
     dependencies: detail.parents.map((link) => ({ feature: link.parent, enabled: link.enabled, variants: link.variants })),
     children: detail.children.map((link) => link.child),
     lifecycle: latest
       ? { stage: latest.stage, ...(latest.status ? { status: latest.status } : {}), enteredStageAt: latest.createdAt }
       : null,
+    links: [],
+    collaborators: { users: collaborators },
   };
 }
 

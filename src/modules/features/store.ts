@@ -14,6 +14,7 @@ import {
   clientMetricsEnv,
   dependentFeatures,
   environments,
+  events,
   featureEnvironments,
   featureLifecycles,
   featureStrategies,
@@ -88,7 +89,7 @@ export async function featureEnvironmentRow(db: Db, featureName: string, environ
 
 export async function featureDetailRows(db: Db, featureName: string) {
   const hourAgo = new Date(Date.now() - 60 * 60 * 1000).toISOString();
-  const [envRows, strategyRows, links, creator, parents, children, lifecycle] = await db.batch([
+  const [envRows, strategyRows, links, creator, parents, children, lifecycle, collaborators] = await db.batch([
     db
       .select({
         name: environments.name,
@@ -123,8 +124,16 @@ export async function featureDetailRows(db: Db, featureName: string) {
       .where(eq(dependentFeatures.parent, featureName))
       .orderBy(asc(dependentFeatures.child)),
     db.select().from(featureLifecycles).where(eq(featureLifecycles.feature, featureName)).orderBy(asc(featureLifecycles.createdAt)),
+    // The people who wrote the flag's events, the latest writer first (Unleash's collaborators).
+    db
+      .select({ id: users.id, name: users.name, username: users.username, email: users.email })
+      .from(events)
+      .innerJoin(users, eq(users.id, events.createdByUserId))
+      .where(eq(events.featureName, featureName))
+      .groupBy(users.id)
+      .orderBy(sql`max(${events.createdAt}) DESC`, sql`max(${events.id}) DESC`),
   ]);
-  return { envRows, strategyRows, links, creator: creator[0], parents, children, lifecycle };
+  return { envRows, strategyRows, links, creator: creator[0], parents, children, lifecycle, collaborators };
 }
 
 export async function strategyWithSegments(db: Db, featureName: string, environment: string, id: string) {
