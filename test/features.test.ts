@@ -789,3 +789,93 @@ describe('projects and environments', () => {
     ]);
   });
 });
+
+describe("audit event payloads in 6.10.1's shapes (found by scripts/parity-sweep.mjs)", () => {
+  async function eventsOf(featureName: string) {
+    const { results } = await env.DB.prepare('SELECT type, data, pre_data FROM events WHERE feature_name = ? ORDER BY id')
+      .bind(featureName)
+      .all<{ type: string; data: string | null; pre_data: string | null }>();
+    return results.map((row) => ({
+      type: row.type,
+      data: row.data === null ? null : JSON.parse(row.data),
+      preData: row.pre_data === null ? null : JSON.parse(row.pre_data),
+    }));
+  }
+
+  it('feature-created carries the flag in Unleash key order; on/off events carry no data', async () => {
+    await createFeature('ev-shape', { description: 'd' });
+    expect((await call('POST', `${P}/ev-shape/environments/development/on`)).status).toBe(200);
+    expect((await call('POST', `${P}/ev-shape/environments/development/off`)).status).toBe(200);
+    const recorded = await eventsOf('ev-shape');
+    const created = recorded.find((event) => event.type === 'feature-created')!;
+    expect(Object.keys(created.data)).toEqual([
+      'name',
+      'description',
+      'type',
+      'project',
+      'stale',
+      'createdAt',
+      'lastSeenAt',
+      'impressionData',
+      'archived',
+    ]);
+    expect(created.data).toMatchObject({ name: 'ev-shape', description: 'd', project: 'default', lastSeenAt: null, archived: false });
+    for (const type of ['feature-environment-enabled', 'feature-environment-disabled']) {
+      const toggled = recorded.find((event) => event.type === type)!;
+      expect(toggled).toEqual({ type, data: null, preData: null });
+    }
+    // Turning on a flag with no strategies added the default one: its event is a public strategy too.
+    const added = recorded.find((event) => event.type === 'feature-strategy-add')!;
+    expect(Object.keys(added.data)).toEqual([
+      'id',
+      'name',
+      'title',
+      'disabled',
+      'constraints',
+      'parameters',
+      'variants',
+      'sortOrder',
+      'segments',
+    ]);
+    expect(added.data).toMatchObject({ name: 'flexibleRollout', disabled: false, segments: [] });
+  });
+
+  it('strategy add, update and remove record the strategy in Unleash key order, without featureName', async () => {
+    await createFeature('ev-strat');
+    const strategy = await bodyOf(
+      await call('POST', `${P}/ev-strat/environments/development/strategies`, {
+        body: { name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] },
+      }),
+    );
+    expect(
+      (await call('PUT', `${P}/ev-strat/environments/development/strategies/${strategy.id}`, { body: { name: 'default', title: 't' } }))
+        .status,
+    ).toBe(200);
+    expect((await call('DELETE', `${P}/ev-strat/environments/development/strategies/${strategy.id}`)).status).toBe(200);
+    const order = ['id', 'name', 'title', 'disabled', 'constraints', 'parameters', 'variants', 'sortOrder', 'segments'];
+    const recorded = await eventsOf('ev-strat');
+    const add = recorded.find((event) => event.type === 'feature-strategy-add')!;
+    const update = recorded.find((event) => event.type === 'feature-strategy-update')!;
+    const remove = recorded.find((event) => event.type === 'feature-strategy-remove')!;
+    expect(Object.keys(add.data)).toEqual(order);
+    expect(Object.keys(update.data)).toEqual(order);
+    expect(Object.keys(update.preData)).toEqual(order);
+    expect(update.data.title).toBe('t');
+    expect(remove.data).toBeNull();
+    expect(Object.keys(remove.preData)).toEqual(order);
+  });
+
+  it('feature-dependency-added names variants only when the request did', async () => {
+    await createFeature('ev-dep-parent');
+    await createFeature('ev-dep-child');
+    expect((await call('POST', `${P}/ev-dep-child/dependencies`, { body: { feature: 'ev-dep-parent' } })).status).toBe(200);
+    expect(
+      (await call('POST', `${P}/ev-dep-child/dependencies`, { body: { feature: 'ev-dep-parent', enabled: true, variants: ['a'] } })).status,
+    ).toBe(200);
+    const added = (await eventsOf('ev-dep-child')).filter((event) => event.type === 'feature-dependency-added');
+    expect(added.map((event) => event.data)).toEqual([
+      { feature: 'ev-dep-parent', enabled: true },
+      { feature: 'ev-dep-parent', enabled: true, variants: ['a'] },
+    ]);
+  });
+});

@@ -106,6 +106,29 @@ export function strategyShape(row: StrategyRow, segmentIds: number[]) {
   };
 }
 
+/**
+ * A strategy as 6.10.1 records it in `feature-strategy-*` events' `data`/`preData`: its own
+ * key order, without `featureName` (the event names the flag).
+ */
+export function strategyEventData(
+  row: Pick<StrategyRow, 'id' | 'strategyName' | 'title' | 'constraints' | 'parameters' | 'variants' | 'sortOrder'> & {
+    disabled?: boolean | null;
+  },
+  segmentIds: number[],
+) {
+  return {
+    id: row.id,
+    name: row.strategyName,
+    title: row.title,
+    disabled: row.disabled ?? false,
+    constraints: row.constraints ?? [],
+    parameters: row.parameters,
+    variants: row.variants ?? [],
+    sortOrder: row.sortOrder,
+    segments: segmentIds,
+  };
+}
+
 // ---------------------------------------------------------------------------------------
 // Lookups that answer Unleash's 404s
 
@@ -173,7 +196,23 @@ export function createFeatureStatements(
   statements.push(...chunkedInsert(featureEnvironmentRows, 3, (run) => db.insert(featureEnvironments).values(run)));
   statements.push(db.insert(featureLifecycles).values({ feature: feature.name, stage: 'initial', createdAt }).onConflictDoNothing());
   statements.push(
-    auditEvent(db, actor, { type: 'feature-created', project: feature.project, featureName: feature.name, data: { ...row } }),
+    auditEvent(db, actor, {
+      type: 'feature-created',
+      project: feature.project,
+      featureName: feature.name,
+      // 6.10.1's `data`: the created flag in its own key order.
+      data: {
+        name: row.name,
+        description: row.description,
+        type: row.type,
+        project: row.project,
+        stale: row.stale,
+        createdAt: row.createdAt,
+        lastSeenAt: null,
+        impressionData: row.impressionData,
+        archived: false,
+      },
+    }),
   );
   return statements;
 }
@@ -601,7 +640,16 @@ export async function environmentToggleStatements(
       statements.push(db.insert(featureStrategySegment).values({ featureStrategyId: strategy.id, segmentId }));
     }
     statements.push(
-      auditEvent(db, actor, { type: 'feature-strategy-add', project: projectId, environment, featureName: name, data: strategy }),
+      auditEvent(db, actor, {
+        type: 'feature-strategy-add',
+        project: projectId,
+        environment,
+        featureName: name,
+        data: strategyEventData(
+          strategy,
+          segmentIds.filter((id) => existing.has(id)),
+        ),
+      }),
     );
   }
   // As in Unleash, a flag already in that state changes nothing and records no event, so
@@ -619,8 +667,7 @@ export async function environmentToggleStatements(
       project: feature.project,
       environment,
       featureName: name,
-      preData: { enabled: featureEnvironment.enabled },
-      data: { enabled },
+      // 6.10.1 records neither `data` nor `preData`: the type says what changed.
     }),
   );
   return statements;
@@ -715,7 +762,13 @@ export async function addStrategy(db: Db, actor: Actor, projectId: string, name:
   await writeStrategy(db, body, [
     db.insert(featureStrategies).values(row),
     ...segmentLinks(db, id, body.segments),
-    auditEvent(db, actor, { type: 'feature-strategy-add', project: feature.project, environment, featureName: name, data: shape }),
+    auditEvent(db, actor, {
+      type: 'feature-strategy-add',
+      project: feature.project,
+      environment,
+      featureName: name,
+      data: strategyEventData(row, [...new Set(body.segments)]),
+    }),
   ]);
   return shape;
 }
@@ -752,8 +805,8 @@ export async function updateStrategy(
       project: feature.project,
       environment,
       featureName: name,
-      data: shape,
-      preData: strategyShape(existing.row, existing.segmentIds),
+      data: strategyEventData({ ...existing.row, ...changes }, [...new Set(body.segments)]),
+      preData: strategyEventData(existing.row, existing.segmentIds),
     }),
   ]);
   return shape;
@@ -770,7 +823,8 @@ export async function deleteStrategy(db: Db, actor: Actor, projectId: string, na
       project: feature.project,
       environment,
       featureName: name,
-      preData: strategyShape(existing.row, existing.segmentIds),
+      // 6.10.1 records the removed strategy without its segments.
+      preData: strategyEventData(existing.row, []),
     }),
   ]);
 }
@@ -1030,6 +1084,8 @@ export interface NewDependency {
   child: Pick<FeatureRow, 'name' | 'project'>;
   enabled: boolean;
   variants: string[];
+  /** The variants as the request named them, for the event (Unleash records them only then). */
+  namedVariants?: string[];
 }
 
 /**
@@ -1060,7 +1116,11 @@ export async function linkIfAllowed(db: Db, actor: Actor, dependency: NewDepende
           type: 'feature-dependency-added',
           project: dependency.child.project,
           featureName: child,
-          data: { feature: parent, enabled, variants },
+          data: {
+            feature: parent,
+            enabled,
+            ...(dependency.namedVariants !== undefined ? { variants: dependency.namedVariants } : {}),
+          },
         },
         sql`changes() = 1`,
       ),
@@ -1086,7 +1146,8 @@ export async function addDependency(db: Db, actor: Actor, projectId: string, chi
   };
   const childFeature = await check();
   const variants = body.enabled ? body.variants : [];
-  if (!(await linkIfAllowed(db, actor, { parent: body.feature, child: childFeature, enabled: body.enabled, variants }))) {
+  const namedVariants = typeof input === 'object' && input !== null && 'variants' in input ? body.variants : undefined;
+  if (!(await linkIfAllowed(db, actor, { parent: body.feature, child: childFeature, enabled: body.enabled, variants, namedVariants }))) {
     // Something changed since the checks: they now say what.
     await check();
     throw conflict(`The dependency of ${child} on ${body.feature} changed while it was being written; try again.`);
