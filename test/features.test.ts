@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { count } from './support/db';
 import { createFeature } from './support/admin';
+import { signedInUser, withSession } from './support/auth';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const P = '/api/admin/projects/default/features';
@@ -665,6 +666,19 @@ describe('favorites', () => {
     expect((await call('DELETE', `${P}/fav-me/favorites`, JSON_TYPE)).status).toBe(200);
     expect(await count("SELECT count(*) AS n FROM favorite_features WHERE feature = 'fav-me'")).toBe(0);
     expect((await call('POST', `${P}/ghost/favorites`, JSON_TYPE)).status).toBe(404);
+  });
+
+  it('GET of a flag tells a person their favourite mark, after name, and tells an API key nothing (6.10.1)', async () => {
+    await createFeature('fav-get');
+    const user = await signedInUser();
+    const before = await bodyOf(await call('GET', `${P}/fav-get`, withSession(user.cookie)));
+    expect(Object.keys(before).slice(0, 3)).toEqual(['environments', 'name', 'favorite']);
+    expect(before.favorite).toBe(false);
+    expect((await call('POST', `${P}/fav-get/favorites`, withSession(user.cookie, JSON_TYPE))).status).toBe(200);
+    expect((await bodyOf(await call('GET', `${P}/fav-get`, withSession(user.cookie)))).favorite).toBe(true);
+    // The API key's own mark is not shown, even when it has one.
+    expect((await call('POST', `${P}/fav-get/favorites`, JSON_TYPE)).status).toBe(200);
+    expect('favorite' in (await bodyOf(await call('GET', `${P}/fav-get`)))).toBe(false);
   });
 
   it('answers 415 without a JSON content type, as 6.10.1, writing nothing', async () => {

@@ -58,9 +58,10 @@ export async function create({ request, env, principal }: AdminContext): Promise
   });
 }
 
-export async function get({ request, env }: AdminContext): Promise<Response> {
+export async function get({ request, env, principal }: AdminContext): Promise<Response> {
   const withEnvironmentVariants = new URL(request.url).searchParams.get('variantEnvironments') === 'true';
-  return json(await service.getFeature(getDb(env), project(request), feature(request), withEnvironmentVariants));
+  const userId = principal.kind === 'user' ? principal.userId : undefined;
+  return json(await service.getFeature(getDb(env), project(request), feature(request), withEnvironmentVariants, userId));
 }
 
 export async function update({ request, env, principal }: AdminContext): Promise<Response> {

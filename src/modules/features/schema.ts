@@ -234,6 +234,7 @@ export const GetFeatureResponse = v.object({
     }),
   ),
   name: v.string(),
+  favorite: v.optional(v.boolean()),
   impressionData: v.boolean(),
   description: v.nullable(v.string()),
   project: v.string(),

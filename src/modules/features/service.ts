@@ -300,11 +300,14 @@ export async function possibleParentVariants(db: Db, parent: string): Promise<st
  * `variantEnvironments=true` is asked for (sorted by name), and the flag-level `variants` are
  * every environment's merged by name, as Unleash builds them. `links` is always empty (6.10.1
  * has the feature behind a flag that is off); `collaborators` are the people who wrote the
- * flag's events, latest first.
+ * flag's events, latest first. A person (not an API key) also gets `favorite`.
  */
-export async function getFeature(db: Db, projectId: string, name: string, withEnvironmentVariants = false) {
+export async function getFeature(db: Db, projectId: string, name: string, withEnvironmentVariants = false, userId?: number) {
   const feature = await requireFeature(db, projectId, name, true);
-  const detail = await store.featureDetailRows(db, name);
+  const [detail, favorite] = await Promise.all([
+    store.featureDetailRows(db, name),
+    userId === undefined ? undefined : store.isFavoriteFeature(db, name, userId),
+  ]);
   const segmentsByStrategy = new Map<string, number[]>();
   for (const link of detail.links) {
     const list = segmentsByStrategy.get(link.strategyId) ?? [];
@@ -334,6 +337,8 @@ export async function getFeature(db: Db, projectId: string, name: string, withEn
   return {
     environments,
     name: feature.name,
+    // A person's own favourite mark; API keys have none (6.10.1 leaves the key out for them).
+    ...(favorite === undefined ? {} : { favorite }),
     impressionData: feature.impressionData,
     description: feature.description,
     project: feature.project,

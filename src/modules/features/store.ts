@@ -15,6 +15,7 @@ import {
   dependentFeatures,
   environments,
   events,
+  favoriteFeatures,
   featureEnvironments,
   featureLifecycles,
   featureStrategies,
@@ -230,6 +231,15 @@ export async function archivedSightings(
     )
     .orderBy(asc(featureEnvironments.featureName), asc(featureEnvironments.environment));
   return rows.map((row) => ({ ...row, lastSeenAt: row.lastSeenAt! }));
+}
+
+/** Whether the person marked the flag as a favourite. */
+export async function isFavoriteFeature(db: Db, featureName: string, userId: number): Promise<boolean> {
+  const rows = await db
+    .select({ feature: favoriteFeatures.feature })
+    .from(favoriteFeatures)
+    .where(and(eq(favoriteFeatures.feature, featureName), eq(favoriteFeatures.userId, userId)));
+  return rows.length > 0;
 }
 
 export async function featuresByName(db: Db, names: readonly string[]): Promise<FeatureRow[]> {
