@@ -5,7 +5,7 @@
 // key order, value types, the shape of array elements). Values are not compared: ids,
 // timestamps, secrets and counts differ naturally. See docs/parity.md.
 //
-//   node scripts/parity-sweep.mjs [--only <regex>] [--keep] [--json]
+//   node scripts/parity-sweep.mjs [--only <regex>] [--keep] [--json] [--session]
 //   node scripts/parity-sweep.mjs --clean <prefix>   (remove what a --keep run left)
 //
 // Environment: ORACLE_URL (http://127.0.0.1:4243), ORACLE_TOKEN (*:*.unleash6-admin-token),
@@ -21,6 +21,10 @@ const opt = (name) => {
 const ONLY = opt('--only') ? new RegExp(opt('--only')) : null;
 const KEEP = args.includes('--keep');
 const JSON_OUT = args.includes('--json');
+// --session: the admin reads are made as the signed-in person `admin` (ADMIN_USER,
+// ADMIN_PASSWORD; Unleash's admin/unleash4all on both), not with the admin API key, so
+// person-only answers (favourites, personal dashboard, profile) are compared too.
+const SESSION = args.includes('--session');
 
 const servers = {
   oracle: {
@@ -45,7 +49,7 @@ const FORBIDDEN = /\/link(\/|$)|\/links(\/|$)/;
 async function call(server, method, path, body, headers = {}) {
   const init = {
     method,
-    headers: { authorization: server.token, ...headers },
+    headers: { ...(server.cookie ? { cookie: server.cookie } : { authorization: server.token }), ...headers },
     redirect: 'manual',
   };
   if (body !== undefined) {
@@ -344,6 +348,22 @@ const QUERY = {
   '/api/admin/archive/features': () => '',
 };
 
+async function signIn(server) {
+  const res = await fetch(`${server.url}/auth/simple/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      username: process.env.ADMIN_USER ?? 'admin',
+      password: process.env.ADMIN_PASSWORD ?? 'unleash4all',
+    }),
+    redirect: 'manual',
+  });
+  await res.text();
+  const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]);
+  if (res.status !== 200 || cookies.length === 0) throw new Error(`${server.name}: sign-in answered ${res.status}`);
+  return cookies.join('; ');
+}
+
 // Per-operation request key: the client and frontend APIs are called with a key of their kind.
 function keyFor(path, s, server) {
   if (path.startsWith('/api/client/')) return s.clientKey;
@@ -480,6 +500,8 @@ async function main() {
   for (const [path, item] of Object.entries(doc.paths)) {
     if (item.get) ops.push({ path, op: item.get });
   }
+  const cookies = {};
+  if (SESSION) for (const server of Object.values(servers)) cookies[server.name] = await signIn(server);
   const seeded = { oracle: {}, ours: {} };
   try {
     for (const server of Object.values(servers)) {
@@ -516,7 +538,9 @@ async function main() {
         skip = `no seeded value for {${missing}}`;
         break;
       }
-      const r = await call({ ...server, token: keyFor(path, s, server) }, 'GET', filled);
+      const key = keyFor(path, s, server);
+      const asPerson = SESSION && key === server.token ? { cookie: cookies[server.name] } : {};
+      const r = await call({ ...server, token: key, ...asPerson }, 'GET', filled);
       answers[server.name] = { ...r, filled };
     }
     if (skip) {
