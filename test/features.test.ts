@@ -893,3 +893,26 @@ describe("audit event payloads in 6.10.1's shapes (found by scripts/parity-sweep
     ]);
   });
 });
+
+describe("refusals of the flag reads in 6.10.1's words (found by scripts/parity-sweep.mjs)", () => {
+  it('names a missing environment, strategy and flag as each 6.10.1 read does', async () => {
+    await createFeature('read-refusals');
+    let error = await expectError(await call('GET', `${P}/read-refusals/environments/nowhere/strategies`), 404, 'NotFoundError');
+    expect(error.message).toBe('Feature read-refusals does not have environment nowhere');
+    error = await expectError(await call('GET', `${P}/read-refusals/environments/nowhere/variants`), 404, 'NotFoundError');
+    expect(error.message).toBe('Could not find read-refusals in nowhere');
+    error = await expectError(await call('GET', `${P}/read-refusals/environments/development/strategies/nope`), 404, 'NotFoundError');
+    expect(error.message).toBe('Could not find strategy with id: nope');
+    error = await expectError(await call('GET', `${P}/no-such-flag/variants`), 404, 'NotFoundError');
+    expect(error.message).toBe('No feature flag found');
+    // Writes keep their own wording.
+    error = await expectError(await call('POST', `${P}/read-refusals/environments/nowhere/on`), 404, 'NotFoundError');
+    expect(error.message).toBe('Could not find environment nowhere for feature: read-refusals');
+  });
+
+  it('answers an unknown flag its lifecycle as no stages (200 []), as 6.10.1 does', async () => {
+    const response = await call('GET', `${P}/no-such-flag/lifecycle`);
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toEqual([]);
+  });
+});

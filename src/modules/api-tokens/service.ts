@@ -174,7 +174,7 @@ export async function createProjectToken(env: Env, db: Db, principal: Principal,
 
 /** The tokens of one project (scoped to it alone or among others), never admin tokens. */
 export async function listProjectTokens(db: Db, projectId: string) {
-  if ((await store.missingProjects(db, [projectId])).length > 0) throw notFound(`Could not find project with id ${projectId}`);
+  if ((await store.missingProjects(db, [projectId])).length > 0) throw notFound('No project found');
   const tokens = await store.listTokens(db);
   return tokens.filter((token) => token.type !== 'admin' && token.projects.includes(projectId)).map(listedTokenBody);
 }

@@ -149,10 +149,20 @@ export async function requireFeature(db: Db, projectId: string, name: string, al
   return feature;
 }
 
-async function requireFeatureEnvironment(db: Db, projectId: string, name: string, environment: string) {
+/**
+ * The flag and its row in `environment`. 6.10.1 words the 404 of a missing environment
+ * differently per operation: `missing` gives the read operations' own message.
+ */
+async function requireFeatureEnvironment(
+  db: Db,
+  projectId: string,
+  name: string,
+  environment: string,
+  missing = `Could not find environment ${environment} for feature: ${name}`,
+) {
   const feature = await requireFeature(db, projectId, name);
   const featureEnvironment = await store.featureEnvironmentRow(db, name, environment);
-  if (!featureEnvironment) throw notFound(`Could not find environment ${environment} for feature: ${name}`);
+  if (!featureEnvironment) throw notFound(missing);
   return { feature, featureEnvironment };
 }
 
@@ -727,7 +737,7 @@ export function segmentLinks(db: Db, strategyId: string, segmentIds: readonly nu
 }
 
 export async function listStrategies(db: Db, projectId: string, name: string, environment: string) {
-  await requireFeatureEnvironment(db, projectId, name, environment);
+  await requireFeatureEnvironment(db, projectId, name, environment, `Feature ${name} does not have environment ${environment}`);
   const { rows, links } = await store.strategiesWithSegments(db, name, environment);
   return rows.map((row) =>
     strategyShape(
@@ -740,7 +750,8 @@ export async function listStrategies(db: Db, projectId: string, name: string, en
 export async function getStrategy(db: Db, projectId: string, name: string, environment: string, strategyId: string) {
   await requireFeatureEnvironment(db, projectId, name, environment);
   const found = await store.strategyWithSegments(db, name, environment, strategyId);
-  if (!found) throw notFound(`Could not find strategy with id ${strategyId}`);
+  // 6.10.1's read says "id: <id>"; its update and delete say "id <id>".
+  if (!found) throw notFound(`Could not find strategy with id: ${strategyId}`);
   return strategyShape(found.row, found.segmentIds);
 }
 
@@ -910,7 +921,13 @@ export async function setStrategySortOrder(
 // Environment variants
 
 export async function getEnvironmentVariants(db: Db, projectId: string, name: string, environment: string) {
-  const { featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const { featureEnvironment } = await requireFeatureEnvironment(
+    db,
+    projectId,
+    name,
+    environment,
+    `Could not find ${name} in ${environment}`,
+  );
   return { version: 1, variants: featureEnvironment.variants };
 }
 
@@ -994,7 +1011,9 @@ export async function patchEnvironmentVariants(
 
 /** Feature-level variants are those of the flag's first environment (Unleash 4.18 moved them there). */
 export async function getFeatureVariants(db: Db, projectId: string, name: string) {
-  await requireFeature(db, projectId, name);
+  const feature = await store.findFeature(db, name);
+  // 6.10.1's message for this read.
+  if (!feature || feature.project !== projectId || feature.archivedAt !== null) throw notFound('No feature flag found');
   const rows = await store.featureEnvironmentVariants(db, name);
   return { version: 1, variants: rows[0]?.variants ?? [] };
 }
@@ -1177,8 +1196,8 @@ export async function removeDependency(db: Db, actor: Actor, projectId: string, 
 // ---------------------------------------------------------------------------------------
 // Lifecycle
 
-export async function getLifecycle(db: Db, projectId: string, name: string) {
-  await requireFeature(db, projectId, name, true);
+/** A flag's stages; an unknown flag has none (200 `[]`, as 6.10.1 answers it). */
+export async function getLifecycle(db: Db, _projectId: string, name: string) {
   const rows = await db.select().from(featureLifecycles).where(eq(featureLifecycles.feature, name)).orderBy(featureLifecycles.createdAt);
   return rows.map((row) => ({ stage: row.stage, ...(row.status ? { status: row.status } : {}), enteredStageAt: row.createdAt }));
 }
