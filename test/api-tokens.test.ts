@@ -165,11 +165,35 @@ describe('POST /api/admin/api-tokens', () => {
     const event = await env.DB.prepare("SELECT * FROM events WHERE type = 'api-token-created' ORDER BY id DESC LIMIT 1").first<{
       created_by: string;
       created_by_user_id: number;
+      project: string | null;
+      environment: string | null;
       data: string;
     }>();
     expect(event!.created_by).toBe('admin');
     expect(event!.created_by_user_id).toBe(-42);
-    expect(JSON.parse(event!.data)).toMatchObject({ tokenName: 'audited', type: 'frontend', environment: 'default', projects: ['*'] });
+    // 6.10.1's event: the token's project and environment, the token without its secret in its key order.
+    expect([event!.project, event!.environment]).toEqual(['*', 'default']);
+    const data = JSON.parse(event!.data);
+    expect(Object.keys(data)).toEqual(['tokenName', 'environment', 'projects', 'type', 'username', 'alias', 'project', 'createdAt']);
+    expect(data).toMatchObject({
+      tokenName: 'audited',
+      type: 'frontend',
+      environment: 'default',
+      projects: ['*'],
+      username: 'audited',
+      alias: null,
+      project: '*',
+    });
+    expect(event!.data).not.toContain('secret');
+  });
+
+  it('names the project of a one-project token on its created event', async () => {
+    await createToken({ tokenName: 'audited-project', type: 'client', environment: 'development', projects: ['default'] });
+    const event = await env.DB.prepare(
+      "SELECT project, environment, data FROM events WHERE type = 'api-token-created' ORDER BY id DESC LIMIT 1",
+    ).first<{ project: string | null; environment: string | null; data: string }>();
+    expect([event!.project, event!.environment]).toEqual(['default', 'development']);
+    expect(JSON.parse(event!.data).project).toBe('default');
   });
 
   describe('rejects with 400 ValidationError, creating nothing', () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { count } from './support/db';
 import { createFeature } from './support/admin';
+import { signedInUser, withSession } from './support/auth';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const P = '/api/admin/projects/default/features';
@@ -127,28 +128,29 @@ describe('POST /api/admin/projects/:projectId/features', () => {
 });
 
 describe('GET /api/admin/projects/:projectId/features/:featureName', () => {
-  it('returns the feature with environments, strategies, creator and lifecycle', async () => {
+  it("returns the feature with environments, strategies, creator, lifecycle and collaborators in 6.10.1's key order", async () => {
     await createFeature('get-one', { description: 'd' });
     const response = await call('GET', `${P}/get-one`);
     expect(response.status).toBe(200);
     const body = await bodyOf(response);
     expect(Object.keys(body)).toEqual([
+      'environments',
       'name',
-      'type',
+      'impressionData',
       'description',
       'project',
       'stale',
-      'impressionData',
       'createdAt',
       'createdBy',
+      'type',
       'lastSeenAt',
-      'archived',
-      'archivedAt',
-      'environments',
       'variants',
+      'archived',
       'dependencies',
       'children',
       'lifecycle',
+      'links',
+      'collaborators',
     ]);
     expect(body.createdBy).toEqual({
       id: -42,
@@ -158,18 +160,38 @@ describe('GET /api/admin/projects/:projectId/features/:featureName', () => {
     expect(body.environments.map((environment: { name: string }) => environment.name)).toEqual(['development', 'production']);
     expect(body.environments[0]).toEqual({
       name: 'development',
-      environment: 'development',
-      type: 'development',
+      lastSeenAt: null,
       enabled: false,
       yes: 0,
       no: 0,
+      type: 'development',
       sortOrder: 2,
-      lastSeenAt: null,
-      variantCount: 0,
-      variants: [],
       strategies: [],
     });
+    expect(Object.keys(body.environments[0])).toEqual(['name', 'lastSeenAt', 'enabled', 'yes', 'no', 'type', 'sortOrder', 'strategies']);
     expect(body.lifecycle).toEqual({ stage: 'initial', enteredStageAt: body.createdAt });
+    expect(body.links).toEqual([]);
+    // The admin token user wrote the flag's only event.
+    expect(body.collaborators).toEqual({ users: [body.createdBy] });
+  });
+
+  it('gives each environment its variants with ?variantEnvironments=true, and the flag its variants merged by name', async () => {
+    await createFeature('get-variants');
+    const variants = [
+      { name: 'zed', weight: 500, weightType: 'variable', stickiness: 'default' },
+      { name: 'alpha', weight: 500, weightType: 'variable', stickiness: 'default' },
+    ];
+    // New environment variants are refused as deprecated, so this flag gets them as an imported one would have.
+    await env.DB.prepare("UPDATE feature_environments SET variants = ? WHERE feature_name = 'get-variants' AND environment = 'development'")
+      .bind(JSON.stringify(variants))
+      .run();
+    const plain = await bodyOf(await call('GET', `${P}/get-variants`));
+    expect(plain.environments.every((environment: object) => !('variants' in environment))).toBe(true);
+    expect(plain.variants.map((variant: { name: string }) => variant.name)).toEqual(['alpha', 'zed']);
+    const withVariants = await bodyOf(await call('GET', `${P}/get-variants?variantEnvironments=true`));
+    expect(Object.keys(withVariants.environments[0]).slice(0, 3)).toEqual(['name', 'lastSeenAt', 'variants']);
+    expect(withVariants.environments[0].variants.map((variant: { name: string }) => variant.name)).toEqual(['alpha', 'zed']);
+    expect(withVariants.environments[1].variants).toEqual([]);
   });
 
   it("answers 404 with Unleash's message for an unknown feature or the wrong project", async () => {
@@ -239,14 +261,40 @@ describe('archive, revive and the archived list', () => {
     expect(await count("SELECT count(*) AS n FROM feature_lifecycles WHERE feature = 'arch-one' AND stage = 'archived'")).toBe(1);
     expect(await eventTypes('arch-one')).toEqual(['feature-created', 'feature-archived']);
     const list = await bodyOf(await call('GET', '/api/admin/archive/features'));
-    expect(list.features.find((feature: { name: string }) => feature.name === 'arch-one')).toMatchObject({
-      archived: true,
-      archivedAt: row!.archived_at,
-    });
+    const listed = list.features.find((feature: { name: string }) => feature.name === 'arch-one');
+    // 6.10.1's archived shape and key order: no `archived`, and `environments` last.
+    expect(Object.keys(listed)).toEqual([
+      'name',
+      'description',
+      'type',
+      'project',
+      'stale',
+      'createdAt',
+      'impressionData',
+      'lastSeenAt',
+      'archivedAt',
+      'environments',
+    ]);
+    expect(listed).toMatchObject({ archivedAt: row!.archived_at, environments: [] });
     const byProject = await bodyOf(await call('GET', '/api/admin/archive/features/default'));
     expect(byProject.features.some((feature: { name: string }) => feature.name === 'arch-one')).toBe(true);
     // Archived features are not reachable for changes, and cannot be archived twice.
     expect((await call('DELETE', `${P}/arch-one`)).status).toBe(404);
+  });
+
+  it('lists where an archived flag was last seen as its environments, as 6.10.1 does ({name, lastSeenAt, enabled: false})', async () => {
+    await createFeature('arch-seen');
+    await call('POST', `${P}/arch-seen/environments/development/on`);
+    await env.DB.prepare(
+      "UPDATE feature_environments SET last_seen_at = '2026-01-02T03:04:05.000Z' WHERE feature_name = 'arch-seen' AND environment = 'development'",
+    ).run();
+    expect((await call('DELETE', `${P}/arch-seen`)).status).toBe(202);
+    for (const path of ['/api/admin/archive/features', '/api/admin/archive/features/default']) {
+      const list = await bodyOf(await call('GET', path));
+      const listed = list.features.find((feature: { name: string }) => feature.name === 'arch-seen');
+      expect(listed.environments).toEqual([{ name: 'development', lastSeenAt: '2026-01-02T03:04:05.000Z', enabled: false }]);
+      expect(Object.keys(listed.environments[0])).toEqual(['name', 'lastSeenAt', 'enabled']);
+    }
   });
 
   it('revives an archived feature and removes its archived stage', async () => {
@@ -620,6 +668,19 @@ describe('favorites', () => {
     expect((await call('POST', `${P}/ghost/favorites`, JSON_TYPE)).status).toBe(404);
   });
 
+  it('GET of a flag tells a person their favourite mark, after name, and tells an API key nothing (6.10.1)', async () => {
+    await createFeature('fav-get');
+    const user = await signedInUser();
+    const before = await bodyOf(await call('GET', `${P}/fav-get`, withSession(user.cookie)));
+    expect(Object.keys(before).slice(0, 3)).toEqual(['environments', 'name', 'favorite']);
+    expect(before.favorite).toBe(false);
+    expect((await call('POST', `${P}/fav-get/favorites`, withSession(user.cookie, JSON_TYPE))).status).toBe(200);
+    expect((await bodyOf(await call('GET', `${P}/fav-get`, withSession(user.cookie)))).favorite).toBe(true);
+    // The API key's own mark is not shown, even when it has one.
+    expect((await call('POST', `${P}/fav-get/favorites`, JSON_TYPE)).status).toBe(200);
+    expect('favorite' in (await bodyOf(await call('GET', `${P}/fav-get`)))).toBe(false);
+  });
+
   it('answers 415 without a JSON content type, as 6.10.1, writing nothing', async () => {
     await createFeature('fav-typed');
     for (const method of ['POST', 'DELETE']) {
@@ -740,5 +801,118 @@ describe('projects and environments', () => {
       { environment: 'development', enabled: 0 },
       { environment: 'production', enabled: 0 },
     ]);
+  });
+});
+
+describe("audit event payloads in 6.10.1's shapes (found by scripts/parity-sweep.mjs)", () => {
+  async function eventsOf(featureName: string) {
+    const { results } = await env.DB.prepare('SELECT type, data, pre_data FROM events WHERE feature_name = ? ORDER BY id')
+      .bind(featureName)
+      .all<{ type: string; data: string | null; pre_data: string | null }>();
+    return results.map((row) => ({
+      type: row.type,
+      data: row.data === null ? null : JSON.parse(row.data),
+      preData: row.pre_data === null ? null : JSON.parse(row.pre_data),
+    }));
+  }
+
+  it('feature-created carries the flag in Unleash key order; on/off events carry no data', async () => {
+    await createFeature('ev-shape', { description: 'd' });
+    expect((await call('POST', `${P}/ev-shape/environments/development/on`)).status).toBe(200);
+    expect((await call('POST', `${P}/ev-shape/environments/development/off`)).status).toBe(200);
+    const recorded = await eventsOf('ev-shape');
+    const created = recorded.find((event) => event.type === 'feature-created')!;
+    expect(Object.keys(created.data)).toEqual([
+      'name',
+      'description',
+      'type',
+      'project',
+      'stale',
+      'createdAt',
+      'lastSeenAt',
+      'impressionData',
+      'archived',
+    ]);
+    expect(created.data).toMatchObject({ name: 'ev-shape', description: 'd', project: 'default', lastSeenAt: null, archived: false });
+    for (const type of ['feature-environment-enabled', 'feature-environment-disabled']) {
+      const toggled = recorded.find((event) => event.type === type)!;
+      expect(toggled).toEqual({ type, data: null, preData: null });
+    }
+    // Turning on a flag with no strategies added the default one: its event is a public strategy too.
+    const added = recorded.find((event) => event.type === 'feature-strategy-add')!;
+    expect(Object.keys(added.data)).toEqual([
+      'id',
+      'name',
+      'title',
+      'disabled',
+      'constraints',
+      'parameters',
+      'variants',
+      'sortOrder',
+      'segments',
+    ]);
+    expect(added.data).toMatchObject({ name: 'flexibleRollout', disabled: false, segments: [] });
+  });
+
+  it('strategy add, update and remove record the strategy in Unleash key order, without featureName', async () => {
+    await createFeature('ev-strat');
+    const strategy = await bodyOf(
+      await call('POST', `${P}/ev-strat/environments/development/strategies`, {
+        body: { name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] },
+      }),
+    );
+    expect(
+      (await call('PUT', `${P}/ev-strat/environments/development/strategies/${strategy.id}`, { body: { name: 'default', title: 't' } }))
+        .status,
+    ).toBe(200);
+    expect((await call('DELETE', `${P}/ev-strat/environments/development/strategies/${strategy.id}`)).status).toBe(200);
+    const order = ['id', 'name', 'title', 'disabled', 'constraints', 'parameters', 'variants', 'sortOrder', 'segments'];
+    const recorded = await eventsOf('ev-strat');
+    const add = recorded.find((event) => event.type === 'feature-strategy-add')!;
+    const update = recorded.find((event) => event.type === 'feature-strategy-update')!;
+    const remove = recorded.find((event) => event.type === 'feature-strategy-remove')!;
+    expect(Object.keys(add.data)).toEqual(order);
+    expect(Object.keys(update.data)).toEqual(order);
+    expect(Object.keys(update.preData)).toEqual(order);
+    expect(update.data.title).toBe('t');
+    expect(remove.data).toBeNull();
+    expect(Object.keys(remove.preData)).toEqual(order);
+  });
+
+  it('feature-dependency-added names variants only when the request did', async () => {
+    await createFeature('ev-dep-parent');
+    await createFeature('ev-dep-child');
+    expect((await call('POST', `${P}/ev-dep-child/dependencies`, { body: { feature: 'ev-dep-parent' } })).status).toBe(200);
+    expect(
+      (await call('POST', `${P}/ev-dep-child/dependencies`, { body: { feature: 'ev-dep-parent', enabled: true, variants: ['a'] } })).status,
+    ).toBe(200);
+    const added = (await eventsOf('ev-dep-child')).filter((event) => event.type === 'feature-dependency-added');
+    expect(added.map((event) => event.data)).toEqual([
+      { feature: 'ev-dep-parent', enabled: true },
+      { feature: 'ev-dep-parent', enabled: true, variants: ['a'] },
+    ]);
+  });
+});
+
+describe("refusals of the flag reads in 6.10.1's words (found by scripts/parity-sweep.mjs)", () => {
+  it('names a missing environment, strategy and flag as each 6.10.1 read does', async () => {
+    await createFeature('read-refusals');
+    let error = await expectError(await call('GET', `${P}/read-refusals/environments/nowhere/strategies`), 404, 'NotFoundError');
+    expect(error.message).toBe('Feature read-refusals does not have environment nowhere');
+    error = await expectError(await call('GET', `${P}/read-refusals/environments/nowhere/variants`), 404, 'NotFoundError');
+    expect(error.message).toBe('Could not find read-refusals in nowhere');
+    error = await expectError(await call('GET', `${P}/read-refusals/environments/development/strategies/nope`), 404, 'NotFoundError');
+    expect(error.message).toBe('Could not find strategy with id: nope');
+    error = await expectError(await call('GET', `${P}/no-such-flag/variants`), 404, 'NotFoundError');
+    expect(error.message).toBe('No feature flag found');
+    // Writes keep their own wording.
+    error = await expectError(await call('POST', `${P}/read-refusals/environments/nowhere/on`), 404, 'NotFoundError');
+    expect(error.message).toBe('Could not find environment nowhere for feature: read-refusals');
+  });
+
+  it('answers an unknown flag its lifecycle as no stages (200 []), as 6.10.1 does', async () => {
+    const response = await call('GET', `${P}/no-such-flag/lifecycle`);
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toEqual([]);
   });
 });

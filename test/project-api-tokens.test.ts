@@ -56,3 +56,10 @@ describe('/api/admin/projects/:projectId/api-tokens', () => {
     );
   });
 });
+
+describe('GET /api/admin/projects/:projectId/api-tokens for an unknown project', () => {
+  it("answers 404 with 6.10.1's message", async () => {
+    const error = await expectError(await call('GET', '/api/admin/projects/no-such-project/api-tokens'), 404, 'NotFoundError');
+    expect(error.message).toBe('No project found');
+  });
+});

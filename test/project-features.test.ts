@@ -193,7 +193,7 @@ describe('POST /api/admin/projects/:projectId/features/:featureName/clone', () =
       archived: false,
     });
 
-    const copy = await bodyOf(await call('GET', flagPath(P, name)));
+    const copy = await bodyOf(await call('GET', `${flagPath(P, name)}?variantEnvironments=true`));
     const development = copy.environments.find((e: { name: string }) => e.name === 'development');
     expect(development.enabled).toBe(false);
     expect(development.strategies).toHaveLength(1);

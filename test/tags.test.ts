@@ -308,3 +308,11 @@ describe('DELETE /api/admin/tag-types/:name', () => {
     expect((await call('GET', '/api/admin/tag-types/simple')).status).toBe(200);
   });
 });
+
+describe('GET /api/admin/features/:featureName/tags', () => {
+  it("answers 404 for an unknown flag with 6.10.1's message for this read", async () => {
+    const name = unique('no-such-flag');
+    const error = await expectError(await call('GET', `/api/admin/features/${name}/tags`), 404, 'NotFoundError');
+    expect(error.message).toBe(`Could not find feature with name ${name}`);
+  });
+});

@@ -6,6 +6,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError, UUID } from './support/http';
 import { createProject } from './support/admin';
+import { signedInUser, withSession } from './support/auth';
 import { unique } from './support/names';
 import { signedInUser, withSession } from './support/auth';
 
@@ -73,6 +74,14 @@ describe('GET /api/admin/ui-config', () => {
     // No Enterprise-only UI: licence, change requests, release plans stay off.
     expect(body.flags).toMatchObject({ enableLicense: false, enableLicenseChecker: false, releasePlans: false, 'enterprise-payg': false });
     expect(body.flags.messageBanner).toEqual({ name: 'disabled', enabled: false, feature_enabled: false });
+  });
+
+  it('names the signed-in person in unleashContext (userId), as 6.10.1 does; empty for an API key', async () => {
+    const user = await signedInUser();
+    const mine = await bodyOf(await call('GET', '/api/admin/ui-config', withSession(user.cookie)));
+    expect(mine.unleashContext).toEqual({ userId: user.id });
+    const asKey = await bodyOf(await call('GET', '/api/admin/ui-config'));
+    expect(asKey.unleashContext).toEqual({});
   });
 
   it('401 with the login hint when nobody is signed in; 403 for a client key', async () => {

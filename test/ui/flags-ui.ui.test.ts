@@ -124,7 +124,7 @@ describe('Unleash admin UI: flags', () => {
       expect((await response.json()).message).toBe(message);
       await expect.poll(() => page.getByText(message).first().isVisible()).toBe(true);
       // Nothing was written.
-      const development = (await apiJson(server.base, 'GET', feature(name))).environments.find(
+      const development = (await apiJson(server.base, 'GET', `${feature(name)}?variantEnvironments=true`)).environments.find(
         (e: { name: string }) => e.name === 'development',
       );
       expect(development.variants).toEqual([]);

@@ -148,6 +148,11 @@ async function syncKv(env: Env, secretHash: string, tokenId: string): Promise<vo
   }
 }
 
+/** A token's projects as Unleash names them on its events and in `project`: joined by commas. */
+function eventProject(projects: readonly string[]): string {
+  return projects.join(',') || '*';
+}
+
 export async function createToken(env: Env, db: Db, principal: Principal, body: CreateApiTokenRequest) {
   const token = resolveCreateRequest(body);
   requirePermissionFor(principal, CREATE[token.type]);
@@ -169,7 +174,7 @@ export async function createProjectToken(env: Env, db: Db, principal: Principal,
 
 /** The tokens of one project (scoped to it alone or among others), never admin tokens. */
 export async function listProjectTokens(db: Db, projectId: string) {
-  if ((await store.missingProjects(db, [projectId])).length > 0) throw notFound(`Could not find project with id ${projectId}`);
+  if ((await store.missingProjects(db, [projectId])).length > 0) throw notFound('No project found');
   const tokens = await store.listTokens(db);
   return tokens.filter((token) => token.type !== 'admin' && token.projects.includes(projectId)).map(listedTokenBody);
 }
@@ -214,15 +219,19 @@ async function insertToken(env: Env, db: Db, principal: Principal, token: NewApi
     ...store.insertTokenStatements(db, row, token.projects),
     auditEvent(db, principal, {
       type: 'api-token-created',
+      project: eventProject(token.projects),
       environment: token.environment,
+      // 6.10.1's payload: the stored token without its secret, in its key order.
       data: {
-        id,
         tokenName: token.tokenName,
-        type: token.type,
         environment: token.environment,
         projects: token.projects,
-        expiresAt: token.expiresAt,
-        secretPrefix: row.secretPrefix,
+        type: token.type,
+        ...(token.expiresAt !== null ? { expiresAt: token.expiresAt } : {}),
+        username: token.tokenName,
+        alias: null,
+        project: eventProject(token.projects),
+        createdAt,
       },
     }),
   ]);
@@ -278,6 +287,7 @@ export async function updateExpiry(env: Env, db: Db, principal: Principal, ref: 
     store.updateExpiryStatement(db, token.secretHash, expiresAt),
     auditEvent(db, principal, {
       type: 'api-token-updated',
+      project: eventProject(token.projects),
       environment: token.environment,
       data: { id: token.id, tokenName: token.tokenName, expiresAt },
       preData: { id: token.id, tokenName: token.tokenName, expiresAt: token.expiresAt },
@@ -309,6 +319,7 @@ async function deleteStored(env: Env, db: Db, principal: Principal, token: store
     store.deleteTokenStatement(db, token.secretHash),
     auditEvent(db, principal, {
       type: 'api-token-deleted',
+      project: eventProject(token.projects),
       environment: token.environment,
       preData: { id: token.id, tokenName: token.tokenName, type: token.type, environment: token.environment, projects: token.projects },
     }),

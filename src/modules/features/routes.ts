@@ -58,8 +58,10 @@ export async function create({ request, env, principal }: AdminContext): Promise
   });
 }
 
-export async function get({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getFeature(getDb(env), project(request), feature(request)));
+export async function get({ request, env, principal }: AdminContext): Promise<Response> {
+  const withEnvironmentVariants = new URL(request.url).searchParams.get('variantEnvironments') === 'true';
+  const userId = principal.kind === 'user' ? principal.userId : undefined;
+  return json(await service.getFeature(getDb(env), project(request), feature(request), withEnvironmentVariants, userId));
 }
 
 export async function update({ request, env, principal }: AdminContext): Promise<Response> {

@@ -220,37 +220,35 @@ export const CreateFeature201Response = FeatureAnswer;
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
 export const GetFeatureResponse = v.object({
-  name: v.nullable(v.string()),
-  type: v.string(),
-  description: v.nullable(v.string()),
-  project: v.nullable(v.string()),
-  stale: v.boolean(),
+  environments: v.array(
+    v.object({
+      name: v.string(),
+      lastSeenAt: v.nullable(v.string()),
+      variants: v.optional(v.array(v.unknown())),
+      enabled: v.boolean(),
+      yes: v.number(),
+      no: v.number(),
+      type: v.string(),
+      sortOrder: v.number(),
+      strategies: v.array(StrategyAnswer),
+    }),
+  ),
+  name: v.string(),
+  favorite: v.optional(v.boolean()),
   impressionData: v.boolean(),
+  description: v.nullable(v.string()),
+  project: v.string(),
+  stale: v.boolean(),
   createdAt: v.string(),
   createdBy: v.object({
     id: v.number(),
     name: v.nullable(v.string()),
     imageUrl: v.nullable(v.string()),
   }),
+  type: v.string(),
   lastSeenAt: v.nullable(v.string()),
-  archived: v.boolean(),
-  archivedAt: v.nullable(v.string()),
-  environments: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      environment: v.nullable(v.string()),
-      type: v.string(),
-      enabled: v.boolean(),
-      yes: v.number(),
-      no: v.number(),
-      sortOrder: v.number(),
-      lastSeenAt: v.nullable(v.string()),
-      variantCount: v.number(),
-      variants: v.array(v.unknown()),
-      strategies: v.array(StrategyAnswer),
-    }),
-  ),
   variants: v.array(v.unknown()),
+  archived: v.boolean(),
   dependencies: v.array(
     v.object({
       feature: v.string(),
@@ -259,9 +257,16 @@ export const GetFeatureResponse = v.object({
     }),
   ),
   children: v.array(v.string()),
-  lifecycle: v.object({
-    stage: v.string(),
-    enteredStageAt: v.string(),
+  lifecycle: v.nullable(
+    v.object({
+      stage: v.string(),
+      status: v.optional(v.string()),
+      enteredStageAt: v.string(),
+    }),
+  ),
+  links: v.array(v.unknown()),
+  collaborators: v.object({
+    users: v.array(v.object({ id: v.number(), name: v.string(), imageUrl: v.string() })),
   }),
 });
 
@@ -271,29 +276,29 @@ export const UpdateFeatureResponse = FeatureAnswer;
 /** What `PATCH /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
 export const PatchFeatureResponse = FeatureAnswer;
 
-const FeatureListAnswer = v.object({
+const ArchivedListAnswer = v.object({
   version: v.number(),
   features: v.array(
     v.object({
-      name: v.nullable(v.string()),
+      name: v.string(),
       description: v.nullable(v.string()),
       type: v.string(),
-      project: v.nullable(v.string()),
+      project: v.string(),
       stale: v.boolean(),
       createdAt: v.string(),
-      lastSeenAt: v.nullable(v.string()),
       impressionData: v.boolean(),
-      archived: v.boolean(),
+      lastSeenAt: v.nullable(v.string()),
       archivedAt: v.nullable(v.string()),
+      environments: v.array(v.object({ name: v.string(), lastSeenAt: v.string(), enabled: v.boolean() })),
     }),
   ),
 });
 
 /** What `GET /api/admin/archive/features` answers with status 200. */
-export const GetArchivedFeaturesResponse = FeatureListAnswer;
+export const GetArchivedFeaturesResponse = ArchivedListAnswer;
 
 /** What `GET /api/admin/archive/features/:projectId` answers with status 200. */
-export const GetArchivedFeaturesByProjectIdResponse = FeatureListAnswer;
+export const GetArchivedFeaturesByProjectIdResponse = ArchivedListAnswer;
 
 /** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
 export const GetFeatureStrategiesResponse = v.array(StrategyAnswer);

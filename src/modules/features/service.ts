@@ -106,6 +106,29 @@ export function strategyShape(row: StrategyRow, segmentIds: number[]) {
   };
 }
 
+/**
+ * A strategy as 6.10.1 records it in `feature-strategy-*` events' `data`/`preData`: its own
+ * key order, without `featureName` (the event names the flag).
+ */
+export function strategyEventData(
+  row: Pick<StrategyRow, 'id' | 'strategyName' | 'title' | 'constraints' | 'parameters' | 'variants' | 'sortOrder'> & {
+    disabled?: boolean | null;
+  },
+  segmentIds: number[],
+) {
+  return {
+    id: row.id,
+    name: row.strategyName,
+    title: row.title,
+    disabled: row.disabled ?? false,
+    constraints: row.constraints ?? [],
+    parameters: row.parameters,
+    variants: row.variants ?? [],
+    sortOrder: row.sortOrder,
+    segments: segmentIds,
+  };
+}
+
 // ---------------------------------------------------------------------------------------
 // Lookups that answer Unleash's 404s
 
@@ -126,10 +149,20 @@ export async function requireFeature(db: Db, projectId: string, name: string, al
   return feature;
 }
 
-async function requireFeatureEnvironment(db: Db, projectId: string, name: string, environment: string) {
+/**
+ * The flag and its row in `environment`. 6.10.1 words the 404 of a missing environment
+ * differently per operation: `missing` gives the read operations' own message.
+ */
+async function requireFeatureEnvironment(
+  db: Db,
+  projectId: string,
+  name: string,
+  environment: string,
+  missing = `Could not find environment ${environment} for feature: ${name}`,
+) {
   const feature = await requireFeature(db, projectId, name);
   const featureEnvironment = await store.featureEnvironmentRow(db, name, environment);
-  if (!featureEnvironment) throw notFound(`Could not find environment ${environment} for feature: ${name}`);
+  if (!featureEnvironment) throw notFound(missing);
   return { feature, featureEnvironment };
 }
 
@@ -173,7 +206,23 @@ export function createFeatureStatements(
   statements.push(...chunkedInsert(featureEnvironmentRows, 3, (run) => db.insert(featureEnvironments).values(run)));
   statements.push(db.insert(featureLifecycles).values({ feature: feature.name, stage: 'initial', createdAt }).onConflictDoNothing());
   statements.push(
-    auditEvent(db, actor, { type: 'feature-created', project: feature.project, featureName: feature.name, data: { ...row } }),
+    auditEvent(db, actor, {
+      type: 'feature-created',
+      project: feature.project,
+      featureName: feature.name,
+      // 6.10.1's `data`: the created flag in its own key order.
+      data: {
+        name: row.name,
+        description: row.description,
+        type: row.type,
+        project: row.project,
+        stale: row.stale,
+        createdAt: row.createdAt,
+        lastSeenAt: null,
+        impressionData: row.impressionData,
+        archived: false,
+      },
+    }),
   );
   return statements;
 }
@@ -255,9 +304,20 @@ export async function possibleParentVariants(db: Db, parent: string): Promise<st
 // ---------------------------------------------------------------------------------------
 // Reading one feature
 
-export async function getFeature(db: Db, projectId: string, name: string) {
+/**
+ * `GET /api/admin/projects/:projectId/features/:featureName` in 6.10.1's key order:
+ * `environments` first; each environment carries its `variants` only when
+ * `variantEnvironments=true` is asked for (sorted by name), and the flag-level `variants` are
+ * every environment's merged by name, as Unleash builds them. `links` is always empty (6.10.1
+ * has the feature behind a flag that is off); `collaborators` are the people who wrote the
+ * flag's events, latest first. A person (not an API key) also gets `favorite`.
+ */
+export async function getFeature(db: Db, projectId: string, name: string, withEnvironmentVariants = false, userId?: number) {
   const feature = await requireFeature(db, projectId, name, true);
-  const detail = await store.featureDetailRows(db, name);
+  const [detail, favorite] = await Promise.all([
+    store.featureDetailRows(db, name),
+    userId === undefined ? undefined : store.isFavoriteFeature(db, name, userId),
+  ]);
   const segmentsByStrategy = new Map<string, number[]>();
   for (const link of detail.links) {
     const list = segmentsByStrategy.get(link.strategyId) ?? [];
@@ -265,39 +325,47 @@ export async function getFeature(db: Db, projectId: string, name: string) {
     segmentsByStrategy.set(link.strategyId, list);
   }
   const latest = detail.lifecycle.at(-1);
-  return {
-    name: feature.name,
-    type: feature.type,
-    description: feature.description,
-    project: feature.project,
-    stale: feature.stale,
-    impressionData: feature.impressionData,
-    createdAt: feature.createdAt,
-    createdBy: await creatorOf(feature.createdByUserId, detail.creator),
-    lastSeenAt: feature.lastSeenAt,
-    archived: feature.archivedAt !== null,
-    archivedAt: feature.archivedAt,
-    environments: detail.envRows.map((environment) => ({
+  const merged = new Map<string, VariantDoc>();
+  const environments = detail.envRows.map((environment) => {
+    const variants = [...environment.variants].sort((a, b) => a.name.localeCompare(b.name));
+    for (const variant of variants) merged.set(variant.name, variant);
+    return {
       name: environment.name,
-      environment: environment.name,
-      type: environment.type,
+      lastSeenAt: environment.lastSeenAt,
+      ...(withEnvironmentVariants ? { variants } : {}),
       enabled: environment.enabled,
       yes: environment.yes,
       no: environment.no,
+      type: environment.type,
       sortOrder: environment.sortOrder,
-      lastSeenAt: environment.lastSeenAt,
-      variantCount: environment.variants.length,
-      variants: environment.variants,
       strategies: detail.strategyRows
         .filter((strategy) => strategy.environment === environment.name)
         .map((strategy) => strategyShape(strategy, segmentsByStrategy.get(strategy.id) ?? [])),
-    })),
-    variants: [],
+    };
+  });
+  const collaborators = await Promise.all(detail.collaborators.map((user) => creatorOf(user.id, user)));
+  return {
+    environments,
+    name: feature.name,
+    // A person's own favourite mark; API keys have none (6.10.1 leaves the key out for them).
+    ...(favorite === undefined ? {} : { favorite }),
+    impressionData: feature.impressionData,
+    description: feature.description,
+    project: feature.project,
+    stale: feature.stale,
+    createdAt: feature.createdAt,
+    createdBy: await creatorOf(feature.createdByUserId, detail.creator),
+    type: feature.type,
+    lastSeenAt: feature.lastSeenAt,
+    variants: [...merged.values()],
+    archived: feature.archivedAt !== null,
     dependencies: detail.parents.map((link) => ({ feature: link.parent, enabled: link.enabled, variants: link.variants })),
     children: detail.children.map((link) => link.child),
     lifecycle: latest
       ? { stage: latest.stage, ...(latest.status ? { status: latest.status } : {}), enteredStageAt: latest.createdAt }
       : null,
+    links: [],
+    collaborators: { users: collaborators },
   };
 }
 
@@ -474,9 +542,34 @@ export async function reviveFeatures(db: Db, actor: Actor, names: readonly strin
   await runBatch(db, statements);
 }
 
+/**
+ * The archived list in 6.10.1's shape and key order: no `archived` (every one is), and
+ * `environments` holding where the flag was last seen (`enabled` is always false there, as
+ * Unleash's archived query does not read it).
+ */
 export async function listArchived(db: Db, projectId?: string) {
-  const rows = await store.archivedFeatures(db, projectId);
-  return { version: 1, features: rows.map(featureSummary) };
+  const [rows, sightings] = await Promise.all([store.archivedFeatures(db, projectId), store.archivedSightings(db, projectId)]);
+  const seen = new Map<string, { name: string; lastSeenAt: string; enabled: boolean }[]>();
+  for (const sighting of sightings) {
+    const list = seen.get(sighting.featureName) ?? [];
+    list.push({ name: sighting.environment, lastSeenAt: sighting.lastSeenAt, enabled: false });
+    seen.set(sighting.featureName, list);
+  }
+  return {
+    version: 1,
+    features: rows.map((row) => ({
+      name: row.name,
+      description: row.description,
+      type: row.type,
+      project: row.project,
+      stale: row.stale,
+      createdAt: row.createdAt,
+      impressionData: row.impressionData,
+      lastSeenAt: row.lastSeenAt,
+      archivedAt: row.archivedAt,
+      environments: seen.get(row.name) ?? [],
+    })),
+  };
 }
 
 export async function deleteArchived(db: Db, actor: Actor, name: string) {
@@ -562,7 +655,16 @@ export async function environmentToggleStatements(
       statements.push(db.insert(featureStrategySegment).values({ featureStrategyId: strategy.id, segmentId }));
     }
     statements.push(
-      auditEvent(db, actor, { type: 'feature-strategy-add', project: projectId, environment, featureName: name, data: strategy }),
+      auditEvent(db, actor, {
+        type: 'feature-strategy-add',
+        project: projectId,
+        environment,
+        featureName: name,
+        data: strategyEventData(
+          strategy,
+          segmentIds.filter((id) => existing.has(id)),
+        ),
+      }),
     );
   }
   // As in Unleash, a flag already in that state changes nothing and records no event, so
@@ -580,8 +682,7 @@ export async function environmentToggleStatements(
       project: feature.project,
       environment,
       featureName: name,
-      preData: { enabled: featureEnvironment.enabled },
-      data: { enabled },
+      // 6.10.1 records neither `data` nor `preData`: the type says what changed.
     }),
   );
   return statements;
@@ -636,7 +737,7 @@ export function segmentLinks(db: Db, strategyId: string, segmentIds: readonly nu
 }
 
 export async function listStrategies(db: Db, projectId: string, name: string, environment: string) {
-  await requireFeatureEnvironment(db, projectId, name, environment);
+  await requireFeatureEnvironment(db, projectId, name, environment, `Feature ${name} does not have environment ${environment}`);
   const { rows, links } = await store.strategiesWithSegments(db, name, environment);
   return rows.map((row) =>
     strategyShape(
@@ -649,7 +750,8 @@ export async function listStrategies(db: Db, projectId: string, name: string, en
 export async function getStrategy(db: Db, projectId: string, name: string, environment: string, strategyId: string) {
   await requireFeatureEnvironment(db, projectId, name, environment);
   const found = await store.strategyWithSegments(db, name, environment, strategyId);
-  if (!found) throw notFound(`Could not find strategy with id ${strategyId}`);
+  // 6.10.1's read says "id: <id>"; its update and delete say "id <id>".
+  if (!found) throw notFound(`Could not find strategy with id: ${strategyId}`);
   return strategyShape(found.row, found.segmentIds);
 }
 
@@ -676,7 +778,13 @@ export async function addStrategy(db: Db, actor: Actor, projectId: string, name:
   await writeStrategy(db, body, [
     db.insert(featureStrategies).values(row),
     ...segmentLinks(db, id, body.segments),
-    auditEvent(db, actor, { type: 'feature-strategy-add', project: feature.project, environment, featureName: name, data: shape }),
+    auditEvent(db, actor, {
+      type: 'feature-strategy-add',
+      project: feature.project,
+      environment,
+      featureName: name,
+      data: strategyEventData(row, [...new Set(body.segments)]),
+    }),
   ]);
   return shape;
 }
@@ -713,8 +821,8 @@ export async function updateStrategy(
       project: feature.project,
       environment,
       featureName: name,
-      data: shape,
-      preData: strategyShape(existing.row, existing.segmentIds),
+      data: strategyEventData({ ...existing.row, ...changes }, [...new Set(body.segments)]),
+      preData: strategyEventData(existing.row, existing.segmentIds),
     }),
   ]);
   return shape;
@@ -731,7 +839,8 @@ export async function deleteStrategy(db: Db, actor: Actor, projectId: string, na
       project: feature.project,
       environment,
       featureName: name,
-      preData: strategyShape(existing.row, existing.segmentIds),
+      // 6.10.1 records the removed strategy without its segments.
+      preData: strategyEventData(existing.row, []),
     }),
   ]);
 }
@@ -812,7 +921,13 @@ export async function setStrategySortOrder(
 // Environment variants
 
 export async function getEnvironmentVariants(db: Db, projectId: string, name: string, environment: string) {
-  const { featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const { featureEnvironment } = await requireFeatureEnvironment(
+    db,
+    projectId,
+    name,
+    environment,
+    `Could not find ${name} in ${environment}`,
+  );
   return { version: 1, variants: featureEnvironment.variants };
 }
 
@@ -896,7 +1011,9 @@ export async function patchEnvironmentVariants(
 
 /** Feature-level variants are those of the flag's first environment (Unleash 4.18 moved them there). */
 export async function getFeatureVariants(db: Db, projectId: string, name: string) {
-  await requireFeature(db, projectId, name);
+  const feature = await store.findFeature(db, name);
+  // 6.10.1's message for this read.
+  if (!feature || feature.project !== projectId || feature.archivedAt !== null) throw notFound('No feature flag found');
   const rows = await store.featureEnvironmentVariants(db, name);
   return { version: 1, variants: rows[0]?.variants ?? [] };
 }
@@ -991,6 +1108,8 @@ export interface NewDependency {
   child: Pick<FeatureRow, 'name' | 'project'>;
   enabled: boolean;
   variants: string[];
+  /** The variants as the request named them, for the event (Unleash records them only then). */
+  namedVariants?: string[];
 }
 
 /**
@@ -1021,7 +1140,11 @@ export async function linkIfAllowed(db: Db, actor: Actor, dependency: NewDepende
           type: 'feature-dependency-added',
           project: dependency.child.project,
           featureName: child,
-          data: { feature: parent, enabled, variants },
+          data: {
+            feature: parent,
+            enabled,
+            ...(dependency.namedVariants !== undefined ? { variants: dependency.namedVariants } : {}),
+          },
         },
         sql`changes() = 1`,
       ),
@@ -1047,7 +1170,8 @@ export async function addDependency(db: Db, actor: Actor, projectId: string, chi
   };
   const childFeature = await check();
   const variants = body.enabled ? body.variants : [];
-  if (!(await linkIfAllowed(db, actor, { parent: body.feature, child: childFeature, enabled: body.enabled, variants }))) {
+  const namedVariants = typeof input === 'object' && input !== null && 'variants' in input ? body.variants : undefined;
+  if (!(await linkIfAllowed(db, actor, { parent: body.feature, child: childFeature, enabled: body.enabled, variants, namedVariants }))) {
     // Something changed since the checks: they now say what.
     await check();
     throw conflict(`The dependency of ${child} on ${body.feature} changed while it was being written; try again.`);
@@ -1072,8 +1196,8 @@ export async function removeDependency(db: Db, actor: Actor, projectId: string, 
 // ---------------------------------------------------------------------------------------
 // Lifecycle
 
-export async function getLifecycle(db: Db, projectId: string, name: string) {
-  await requireFeature(db, projectId, name, true);
+/** A flag's stages; an unknown flag has none (200 `[]`, as 6.10.1 answers it). */
+export async function getLifecycle(db: Db, _projectId: string, name: string) {
   const rows = await db.select().from(featureLifecycles).where(eq(featureLifecycles.feature, name)).orderBy(featureLifecycles.createdAt);
   return rows.map((row) => ({ stage: row.stage, ...(row.status ? { status: row.status } : {}), enteredStageAt: row.createdAt }));
 }

@@ -14,6 +14,8 @@ import {
   clientMetricsEnv,
   dependentFeatures,
   environments,
+  events,
+  favoriteFeatures,
   featureEnvironments,
   featureLifecycles,
   featureStrategies,
@@ -88,7 +90,7 @@ export async function featureEnvironmentRow(db: Db, featureName: string, environ
 
 export async function featureDetailRows(db: Db, featureName: string) {
   const hourAgo = new Date(Date.now() - 60 * 60 * 1000).toISOString();
-  const [envRows, strategyRows, links, creator, parents, children, lifecycle] = await db.batch([
+  const [envRows, strategyRows, links, creator, parents, children, lifecycle, collaborators] = await db.batch([
     db
       .select({
         name: environments.name,
@@ -123,8 +125,16 @@ export async function featureDetailRows(db: Db, featureName: string) {
       .where(eq(dependentFeatures.parent, featureName))
       .orderBy(asc(dependentFeatures.child)),
     db.select().from(featureLifecycles).where(eq(featureLifecycles.feature, featureName)).orderBy(asc(featureLifecycles.createdAt)),
+    // The people who wrote the flag's events, the latest writer first (Unleash's collaborators).
+    db
+      .select({ id: users.id, name: users.name, username: users.username, email: users.email })
+      .from(events)
+      .innerJoin(users, eq(users.id, events.createdByUserId))
+      .where(eq(events.featureName, featureName))
+      .groupBy(users.id)
+      .orderBy(sql`max(${events.createdAt}) DESC`, sql`max(${events.id}) DESC`),
   ]);
-  return { envRows, strategyRows, links, creator: creator[0], parents, children, lifecycle };
+  return { envRows, strategyRows, links, creator: creator[0], parents, children, lifecycle, collaborators };
 }
 
 export async function strategyWithSegments(db: Db, featureName: string, environment: string, id: string) {
@@ -194,6 +204,42 @@ export async function archivedFeatures(db: Db, projectId?: string): Promise<Feat
     .from(features)
     .where(projectId === undefined ? isNotNull(features.archivedAt) : and(isNotNull(features.archivedAt), eq(features.project, projectId)))
     .orderBy(asc(features.archivedAt), asc(features.name));
+}
+
+/**
+ * Where archived flags were last seen, per environment (only sightings): the `environments`
+ * of the archived list, as Unleash joins its last-seen table there.
+ */
+export async function archivedSightings(
+  db: Db,
+  projectId?: string,
+): Promise<{ featureName: string; environment: string; lastSeenAt: string }[]> {
+  const rows = await db
+    .select({
+      featureName: featureEnvironments.featureName,
+      environment: featureEnvironments.environment,
+      lastSeenAt: featureEnvironments.lastSeenAt,
+    })
+    .from(featureEnvironments)
+    .innerJoin(features, eq(features.name, featureEnvironments.featureName))
+    .where(
+      and(
+        isNotNull(features.archivedAt),
+        isNotNull(featureEnvironments.lastSeenAt),
+        projectId === undefined ? undefined : eq(features.project, projectId),
+      ),
+    )
+    .orderBy(asc(featureEnvironments.featureName), asc(featureEnvironments.environment));
+  return rows.map((row) => ({ ...row, lastSeenAt: row.lastSeenAt! }));
+}
+
+/** Whether the person marked the flag as a favourite. */
+export async function isFavoriteFeature(db: Db, featureName: string, userId: number): Promise<boolean> {
+  const rows = await db
+    .select({ feature: favoriteFeatures.feature })
+    .from(favoriteFeatures)
+    .where(and(eq(favoriteFeatures.feature, featureName), eq(favoriteFeatures.userId, userId)));
+  return rows.length > 0;
 }
 
 export async function featuresByName(db: Db, names: readonly string[]): Promise<FeatureRow[]> {

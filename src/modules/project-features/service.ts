@@ -18,7 +18,7 @@ import {
   FLAG_EXISTS,
   requireProject,
   segmentLinks,
-  strategyShape,
+  strategyEventData,
   validateNewName,
 } from '../features/service';
 import * as featureStore from '../features/store';
@@ -172,7 +172,7 @@ export async function cloneFeature(
         project: projectId,
         environment: strategy.environment,
         featureName: body.name,
-        data: strategyShape(row, segmentIds),
+        data: strategyEventData(row, segmentIds),
       }),
     );
   }

@@ -33,7 +33,8 @@ async function requireFeature(db: Db, name: string) {
 }
 
 export async function listFeatureTags(db: Db, featureName: string) {
-  await requireFeature(db, featureName);
+  // 6.10.1 words this read's 404 differently from the writes' 'No feature flag found'.
+  if (!(await store.findFeature(db, featureName))) throw notFound(`Could not find feature with name ${featureName}`);
   return { version: 1, tags: await store.featureTags(db, featureName) };
 }
 

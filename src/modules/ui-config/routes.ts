@@ -32,7 +32,8 @@ export const routes: Route[] = [
     summary: 'The settings the admin UI starts with',
     responses: { 200: { description: 'Success', schema: GetUiConfigResponse } },
     errors: [401, 403],
-    handler: async ({ request, env }) => json(await service.uiConfig(getDb(env), env, request)),
+    handler: async ({ request, env, principal }) =>
+      json(await service.uiConfig(getDb(env), env, request, principal.kind === 'user' ? principal.userId : undefined)),
   }),
   route({
     method: 'POST',

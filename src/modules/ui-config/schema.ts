@@ -112,7 +112,7 @@ export const GetUiConfigResponse = v.object({
   disablePasswordAuth: v.boolean(),
   maintenanceMode: v.boolean(),
   maxSessionsCount: v.number(),
-  unleashContext: v.object({}),
+  unleashContext: v.object({ userId: v.optional(v.number()) }),
 });
 
 /** What `POST /api/admin/splash/:id` answers with status 200. */

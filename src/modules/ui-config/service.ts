@@ -197,8 +197,11 @@ export function telemetrySettings() {
   return { versionInfoCollectionEnabled: false, featureInfoCollectionEnabled: false };
 }
 
-/** What the UI starts with; `unleashUrl` is where the request says we are served. */
-export async function uiConfig(db: Db, env: Env, request: Request) {
+/**
+ * What the UI starts with; `unleashUrl` is where the request says we are served, and
+ * `unleashContext` names the signed-in person (`userId`), as 6.10.1 does; empty for API keys.
+ */
+export async function uiConfig(db: Db, env: Env, request: Request, userId?: number) {
   return {
     environment: 'Open Source',
     flags: UI_FLAGS,
@@ -216,7 +219,7 @@ export async function uiConfig(db: Db, env: Env, request: Request) {
     disablePasswordAuth: false,
     maintenanceMode: (await getMaintenance(db)).enabled,
     maxSessionsCount: 0,
-    unleashContext: {},
+    unleashContext: userId === undefined ? {} : { userId },
   };
 }
 
