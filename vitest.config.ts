@@ -33,6 +33,9 @@ export default defineConfig(async () => {
                   INTEGRATIONS_RETRY_DELAY_SECONDS: '0',
                   // Failed metrics flushes too.
                   METRICS_RETRY_DELAY_SECONDS: '0',
+                  // Set here so that a developer's .dev.vars (which allows them, for trying
+                  // integrations locally) cannot change what the private-target tests see.
+                  INTEGRATIONS_ALLOW_PRIVATE_TARGETS: 'false',
                 },
                 // Integrations deliver to a receiver in this process (test/support/receiver.ts).
                 outboundService: outbound,
