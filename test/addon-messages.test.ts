@@ -238,8 +238,18 @@ describe('messages as Unleash 6.10.1 renders them', () => {
       createdBy: 'admin',
       createdByUserId: event.createdByUserId,
       createdAt: Date.parse(event.createdAt),
-      enabled: true,
     });
+    // An event with data (an on/off event has none, as in 6.10.1): its fields follow.
+    const created = await eventOf('feature-created', flag);
+    const withData = await rendered(
+      'new-relic',
+      { url: 'https://insights.receiver.test/v1/accounts/1/events', licenseKey: 'nr-key' },
+      created,
+    );
+    const sent = JSON.parse(await gunzip(withData.requests[0]!.init.body as Uint8Array));
+    expect(sent).toMatchObject({ eventType: 'UnleashServiceEvent', unleashEventType: 'feature-created', featureName: flag });
+    expect(sent).toMatchObject(created.data as Record<string, unknown>);
+    expect(Object.keys(created.data as Record<string, unknown>).length).toBeGreaterThan(0);
   });
 
   it("a webhook's {{eventMarkdown}} is the markdown text; without a template the body is the event", async () => {

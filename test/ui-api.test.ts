@@ -8,7 +8,6 @@ import { bodyOf, call, createToken, expectError, UUID } from './support/http';
 import { createProject } from './support/admin';
 import { signedInUser, withSession } from './support/auth';
 import { unique } from './support/names';
-import { signedInUser, withSession } from './support/auth';
 
 const PROJECT = unique('uiproj');
 const flag = unique('ui-flag');
