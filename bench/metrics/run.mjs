@@ -28,7 +28,8 @@
 // Env: METRICS_BENCH_ROUNDS (2), METRICS_BENCH_POSTS (5000; 0 skips the saturation phase),
 // METRICS_BENCH_CONCURRENCY (16), METRICS_BENCH_SINGLE_POSTS (300: posted one at a time first),
 // METRICS_BENCH_RATE (167 posts/s; 0 skips the fixed-rate phase), METRICS_BENCH_RATE_SECONDS (20),
-// METRICS_BENCH_RATE_MAX_IN_FLIGHT (256), METRICS_BENCH_PROBE_SECONDS (5),
+// METRICS_BENCH_RATE_MAX_IN_FLIGHT (256), METRICS_BENCH_PROBE_SECONDS (5), METRICS_BENCH_CONTROL (1:
+// after the fixed rate, the same rate of GET /health with the probes, for the runtime's own share),
 // METRICS_BENCH_PORT (8830; "before" listens on the port after it), METRICS_BENCH_ONLY
 // (before|after: start only one system, print per-round lines, write nothing),
 // METRICS_BENCH_WRITE_RESULTS (1; 0 prints the table without rewriting RESULTS.md).
@@ -54,6 +55,8 @@ const RATE_SECONDS = Number(process.env.METRICS_BENCH_RATE_SECONDS ?? 20);
 const RATE_MAX_IN_FLIGHT = Number(process.env.METRICS_BENCH_RATE_MAX_IN_FLIGHT ?? 256);
 const PORT = Number(process.env.METRICS_BENCH_PORT ?? 8830);
 const WRITE_RESULTS = process.env.METRICS_BENCH_WRITE_RESULTS !== '0';
+/** A control phase after the fixed-rate one: the same rate of GET /health with the probes (METRICS_BENCH_CONTROL=0 skips it). */
+const CONTROL = process.env.METRICS_BENCH_CONTROL !== '0';
 const FLAGS = 50;
 const APPS = 10;
 const PROJECT = 'default';
@@ -390,7 +393,7 @@ async function postMetrics(system, total, concurrency) {
  * sent whether or not the earlier ones were answered (an SDK fleet does not wait for the
  * server). A send due while `maxInFlight` are unanswered is skipped and counted as missed.
  */
-async function postAtRate(system, rate, seconds, maxInFlight) {
+async function postAtRate(system, rate, seconds, maxInFlight, control = false) {
   const sdk = client(system.base, system.clientToken);
   const total = Math.round(rate * seconds);
   const latencies = [];
@@ -409,15 +412,17 @@ async function postAtRate(system, rate, seconds, maxInFlight) {
       missed++;
       continue;
     }
-    const body = report(system.nextInstance++);
+    // The control sends the runtime's cheapest request instead: what any traffic at this rate costs the probes here.
+    const body = control ? null : report(system.nextInstance++);
     sent++;
     const t0 = performance.now();
-    const post = sdk('POST', '/api/client/metrics', body)
+    const post = (body === null ? fetch(`${system.base}/health`) : sdk('POST', '/api/client/metrics', body))
       .then(async (response) => {
         await response.arrayBuffer();
         latencies.push(performance.now() - t0);
-        if (response.status !== 202) throw new Error(`metrics post: ${response.status}`);
-        counted(system, body);
+        if (response.status !== (body === null ? 200 : 202))
+          throw new Error(`${body === null ? 'health' : 'metrics post'}: ${response.status}`);
+        if (body !== null) counted(system, body);
       })
       .catch((error) => errors.push(error))
       .finally(() => pending.delete(post));
@@ -483,6 +488,14 @@ async function round(system) {
       loaded,
       load,
     };
+  }
+
+  if (RATE > 0 && CONTROL) {
+    // The same rate of GET /health: the share of the probes' latency that any requests at this
+    // rate take on this machine (one workerd, 2 cores shared with this client), whatever they do.
+    const alongside = startProbes(system);
+    const paced = await postAtRate(system, RATE, RATE_SECONDS, RATE_MAX_IN_FLIGHT, true);
+    outcome.control = { ...paced, loaded: await alongside.stop(), load: os.loadavg()[0] };
   }
 
   if (POSTS > 0) {
@@ -591,6 +604,12 @@ function summarise(name) {
       exact: rounds.every((r) => r.paced.drain.exact),
       load: rounds.map((r) => r.paced.load),
     };
+    if (CONTROL)
+      out.control = {
+        poll: stat(all((r) => r.control.loaded.poll)),
+        write: stat(all((r) => r.control.loaded.write)),
+        request: stat(all((r) => r.control.latencies)),
+      };
   }
   if (POSTS > 0) {
     const posts = sum((r) => r.saturated.posts);
@@ -624,7 +643,14 @@ const pacedSection = !before.paced
 ${fmt(RATE, 0)} metrics posts a second (10,000 instances each reporting every 60 s) for ${RATE_SECONDS} s per round, each from its own
 instance id, sent on a clock whether or not earlier posts were answered (at most ${RATE_MAX_IN_FLIGHT} unanswered; a send due while that
 many wait is skipped and counted as missed), with the probes alongside. "Alone" is the same probes in the ${PROBE_SECONDS} s just before.
-Target: SDK poll and admin write latency unchanged by the metrics load.
+Target: SDK poll and admin write latency unchanged by the metrics load.${
+      before.control
+        ? `
+The control rows replace the posts by the same rate of \`GET /health\` (the cheapest request the Worker answers), with
+the probes alongside: the growth any traffic at that rate brings here, where one workerd and this client share 2 cores.
+Growth beyond the control's is the metrics path's own.`
+        : ''
+    }
 
 | | before | after | target |
 |---|---|---|---|
@@ -638,7 +664,14 @@ ${row('SDK poll growth p50 / p95', growth(before.paced.poll, before.pollAlone), 
 ${row('admin write p50 / p95, alone', pair(before.writeAlone), pair(after.writeAlone))}
 ${row('admin write p50 / p95, with the metrics load', pair(before.paced.write), pair(after.paced.write), 'unchanged by the load')}
 ${row('admin write growth p50 / p95', growth(before.paced.write, before.writeAlone), growth(after.paced.write, after.writeAlone), '×1.0')}
-${row('D1 statements / rows written per 1,000 posts', `${fmt(before.paced.statementsPer1000, 0)} / ${fmt(before.paced.rowsPer1000, 0)}`, `${fmt(after.paced.statementsPer1000, 1)} / ${fmt(after.paced.rowsPer1000, 0)}`)}
+${
+  before.control
+    ? `${row(`control: SDK poll p50 / p95 with ${fmt(RATE, 0)} \`GET /health\` a second instead`, pair(before.control.poll), pair(after.control.poll))}
+${row('control: SDK poll growth p50 / p95', growth(before.control.poll, before.pollAlone), growth(after.control.poll, after.pollAlone), "the runtime's own share")}
+${row('control: admin write growth p50 / p95', growth(before.control.write, before.writeAlone), growth(after.control.write, after.writeAlone), "the runtime's own share")}
+`
+    : ''
+}${row('D1 statements / rows written per 1,000 posts', `${fmt(before.paced.statementsPer1000, 0)} / ${fmt(before.paced.rowsPer1000, 0)}`, `${fmt(after.paced.statementsPer1000, 1)} / ${fmt(after.paced.rowsPer1000, 0)}`)}
 ${row('counts all in D1 after the last post (max of rounds)', `${fmt(before.paced.drainMax, 1)} s`, `${fmt(after.paced.drainMax, 1)} s`, '< 60 s')}
 ${row('D1 counts equal the sum posted', before.paced.exact ? 'yes' : 'NO', after.paced.exact ? 'yes' : 'NO')}
 ${row('probe samples (poll alone / loaded, write alone / loaded)', `${before.pollAlone.n} / ${before.paced.poll.n}, ${before.writeAlone.n} / ${before.paced.write.n}`, `${after.pollAlone.n} / ${after.paced.poll.n}, ${after.writeAlone.n} / ${after.paced.write.n}`)}
