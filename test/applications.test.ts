@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createFeature } from './support/admin';
+import { createFeature, FLAG_KEYS } from './support/admin';
 import { count, rows } from './support/db';
 import { eventually } from './support/eventually';
 import { bodyOf, call, createToken, expectError } from './support/http';
@@ -133,17 +133,7 @@ describe('GET /api/admin/metrics/applications/:appName', () => {
         archived: false,
       },
     ]);
-    expect(Object.keys(body.seenToggles[0])).toEqual([
-      'name',
-      'description',
-      'type',
-      'project',
-      'stale',
-      'createdAt',
-      'lastSeenAt',
-      'impressionData',
-      'archived',
-    ]);
+    expect(Object.keys(body.seenToggles[0])).toEqual(FLAG_KEYS);
     expect(body.links).toEqual({ self: `/api/applications/${appName}` });
   });
 

@@ -16,17 +16,7 @@ import { murmur3, murmurAfter, murmurPrefix } from '../src/modules/evaluation/mu
 import type { Constraint, Context, Feature, Segment, Strategy, VariantDefinition } from '../src/modules/evaluation/types';
 import { FrontendPlan, weakEtag } from '../src/modules/frontend-api/answer';
 import { Evaluator as ReferenceEvaluator } from './support/reference-evaluation/engine';
-
-/** mulberry32: a small seeded generator, so a failure can be replayed from its seed. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from './support/random';
 
 const OPERATORS = [
   'IN',
@@ -146,7 +136,7 @@ function strategy(random: () => number, segmentIds: number[], name: string, inde
 }
 
 function state(seed: number): { features: Feature[]; segments: Segment[] } {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const segments: Segment[] = Array.from({ length: 4 }, (_, i) => ({
     id: i + 1,
     constraints: Array.from({ length: 1 + Math.floor(random() * 2) }, () => constraint(random)),
@@ -206,7 +196,7 @@ afterEach(() => {
 
 describe('compiled evaluator against the reference evaluator', () => {
   it('murmurAfter(prefix, rest) is murmur3(prefix + rest)', () => {
-    const random = generator(7);
+    const random = seededRandom(7);
     const alphabet = 'abc.:-_0123456789Üø😊';
     const text = (max: number) => Array.from({ length: Math.floor(random() * max) }, () => pick(random, [...alphabet])).join('');
     for (let i = 0; i < 2000; i++) {
@@ -234,7 +224,7 @@ describe('compiled evaluator against the reference evaluator', () => {
         compiled,
         features.map((feature) => ({ name: feature.name, impressionData: feature.impressionData ?? false, definition: feature })),
       );
-      const random = generator(seed * 1000);
+      const random = seededRandom(seed * 1000);
       for (let n = 0; n < contextsPerState; n++) {
         const ctx = context(random);
         const held = random();

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { count } from './support/db';
-import { createFeature } from './support/admin';
+import { createFeature, FLAG_KEYS } from './support/admin';
 import { signedInUser, withSession } from './support/auth';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -23,17 +23,7 @@ describe('POST /api/admin/projects/:projectId/features', () => {
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe('/api/admin/projects/default/features/create-basic');
     const body = await bodyOf(response);
-    expect(Object.keys(body)).toEqual([
-      'name',
-      'description',
-      'type',
-      'project',
-      'stale',
-      'createdAt',
-      'lastSeenAt',
-      'impressionData',
-      'archived',
-    ]);
+    expect(Object.keys(body)).toEqual(FLAG_KEYS);
     expect(body).toMatchObject({
       name: 'create-basic',
       description: 'a flag',
@@ -822,17 +812,7 @@ describe("audit event payloads in 6.10.1's shapes (found by scripts/parity-sweep
     expect((await call('POST', `${P}/ev-shape/environments/development/off`)).status).toBe(200);
     const recorded = await eventsOf('ev-shape');
     const created = recorded.find((event) => event.type === 'feature-created')!;
-    expect(Object.keys(created.data)).toEqual([
-      'name',
-      'description',
-      'type',
-      'project',
-      'stale',
-      'createdAt',
-      'lastSeenAt',
-      'impressionData',
-      'archived',
-    ]);
+    expect(Object.keys(created.data)).toEqual(FLAG_KEYS);
     expect(created.data).toMatchObject({ name: 'ev-shape', description: 'd', project: 'default', lastSeenAt: null, archived: false });
     for (const type of ['feature-environment-enabled', 'feature-environment-disabled']) {
       const toggled = recorded.find((event) => event.type === type)!;

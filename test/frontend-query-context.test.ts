@@ -13,18 +13,7 @@ import type { Context } from '../src/modules/evaluation/types';
 import { contextFromPlainQuery, contextFromQuery, plainQueryOf } from '../src/modules/frontend-api/context';
 import { createToken, fetchWith, envWith } from './support/http';
 import { seedFlag } from './support/sdk-seed';
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from './support/random';
 
 const NAMES = [
   'appName',
@@ -109,7 +98,7 @@ function comparable(context: Context, sessionGiven: boolean): string {
 
 describe('the frontend context from a raw query', () => {
   it('is the context URLSearchParams gives, for thousands of seeded queries', () => {
-    const next = random(26);
+    const next = seededRandom(26);
     let fast = 0;
     for (let i = 0; i < 5000; i++) {
       const query = randomQuery(next);

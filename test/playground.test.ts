@@ -4,6 +4,7 @@
  * agreement with the frontend API on random contexts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from './support/random';
 import { adminOk, createFeature, createProject } from './support/admin';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { count } from './support/db';
@@ -470,18 +471,6 @@ describe('POST /api/admin/playground/advanced', () => {
   });
 });
 
-/** A small deterministic generator, so a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const ROUNDS = 150;
 
 describe('the playground and the frontend API agree', () => {
@@ -575,7 +564,7 @@ describe('the playground and the frontend API agree', () => {
   });
 
   it(`on ${ROUNDS} random contexts, by the same flags and variants`, async () => {
-    const next = random(20);
+    const next = seededRandom(20);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     let compared = 0;
     let enabledSeen = 0;

@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminOk, createFeature, createProject } from './support/admin';
+import { adminOk, createFeature, createProject, FLAG_KEYS } from './support/admin';
 import { signedInUser, withSession } from './support/auth';
 import { count, rows } from './support/db';
 import { bodyOf, call, expectError } from './support/http';
@@ -172,17 +172,7 @@ describe('POST /api/admin/projects/:projectId/features/:featureName/clone', () =
     const response = await call('POST', `${flagPath(P, source)}/clone`, { body: { name } });
     expect(response.status).toBe(201);
     const body = await bodyOf(response);
-    expect(Object.keys(body)).toEqual([
-      'name',
-      'description',
-      'type',
-      'project',
-      'stale',
-      'createdAt',
-      'lastSeenAt',
-      'impressionData',
-      'archived',
-    ]);
+    expect(Object.keys(body)).toEqual(FLAG_KEYS);
     expect(body).toMatchObject({
       name,
       description: 'src',

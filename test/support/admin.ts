@@ -21,3 +21,6 @@ export async function createFeature(name: string, extra: Record<string, unknown>
   if (response.status !== 201) throw new Error(`create ${name}: ${response.status} ${await response.text()}`);
   return bodyOf(response);
 }
+
+/** A flag as 6.10.1 answers its creation (and records it in `feature-created`): its keys, in its order. */
+export const FLAG_KEYS = ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'lastSeenAt', 'impressionData', 'archived'];

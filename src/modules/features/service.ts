@@ -63,7 +63,13 @@ function isUniqueViolation(error: unknown): boolean {
 // ---------------------------------------------------------------------------------------
 // Shapes
 
-export function featureSummary(row: FeatureRow) {
+/** A flag as 6.10.1 answers its creation and records it in `feature-created`, in its key order. */
+function flagFields(
+  row: Pick<
+    FeatureRow,
+    'name' | 'description' | 'type' | 'project' | 'stale' | 'createdAt' | 'lastSeenAt' | 'impressionData' | 'archivedAt'
+  >,
+) {
   return {
     name: row.name,
     description: row.description,
@@ -74,8 +80,11 @@ export function featureSummary(row: FeatureRow) {
     lastSeenAt: row.lastSeenAt,
     impressionData: row.impressionData,
     archived: row.archivedAt !== null,
-    archivedAt: row.archivedAt,
   };
+}
+
+export function featureSummary(row: FeatureRow) {
+  return { ...flagFields(row), archivedAt: row.archivedAt };
 }
 
 export interface CreatorRow {
@@ -210,18 +219,8 @@ export function createFeatureStatements(
       type: 'feature-created',
       project: feature.project,
       featureName: feature.name,
-      // 6.10.1's `data`: the created flag in its own key order.
-      data: {
-        name: row.name,
-        description: row.description,
-        type: row.type,
-        project: row.project,
-        stale: row.stale,
-        createdAt: row.createdAt,
-        lastSeenAt: null,
-        impressionData: row.impressionData,
-        archived: false,
-      },
+      // 6.10.1's `data`: the created flag in its own key order (never seen, not archived).
+      data: flagFields({ ...row, lastSeenAt: null, archivedAt: null }),
     }),
   );
   return statements;
