@@ -99,6 +99,30 @@ describe('POST /api/admin/projects/:projectId/features', () => {
     await expectError(await call('POST', P, { rawBody: 'name=x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
   });
 
+  it("refuses a type that is not one of 6.10.1's flag types (400, as it does) and writes nothing; PUT likewise", async () => {
+    const events = await count('SELECT count(*) AS n FROM events');
+    const error = await expectError(await call('POST', P, { body: { name: 'x-type', type: 'nosuchtype' } }), 400, 'BadDataError');
+    expect(error.details).toEqual([
+      {
+        path: '/body/type',
+        message:
+          'The `/body/type` property must be ("experiment" | "kill-switch" | "release" | "operational" | "permission"). You sent "nosuchtype".',
+      },
+    ]);
+    expect(await count("SELECT count(*) AS n FROM features WHERE name = 'x-type'")).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM events')).toBe(events);
+
+    await createFeature('typed-flag', { type: 'kill-switch' });
+    await expectError(await call('PUT', `${P}/typed-flag`, { body: { type: 'nosuchtype' } }), 400, 'BadDataError');
+    expect((await bodyOf(await call('GET', `${P}/typed-flag`))).type).toBe('kill-switch');
+    // 6.10.1 stores any type sent through PATCH; we refuse it there too (docs/decisions.md).
+    const patch = [{ op: 'replace', path: '/type', value: 'nosuchtype' }];
+    await expectError(await call('PATCH', `${P}/typed-flag`, { body: patch }), 400, 'BadDataError');
+    expect((await bodyOf(await call('GET', `${P}/typed-flag`))).type).toBe('kill-switch');
+    expect((await call('PUT', `${P}/typed-flag`, { body: { type: 'permission' } })).status).toBe(200);
+    expect((await bodyOf(await call('GET', `${P}/typed-flag`))).type).toBe('permission');
+  });
+
   it('answers 404 for a project that does not exist', async () => {
     const error = await expectError(
       await call('POST', '/api/admin/projects/ghost/features', { body: { name: 'x-ghost' } }),

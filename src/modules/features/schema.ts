@@ -9,17 +9,20 @@ import { regexProblem } from '../evaluation/constraints';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
 
+/** The flag types of 6.10.1 (seeded in `feature_types`; the open-source build has no way to add one). */
+export const FLAG_TYPE = v.picklist(['experiment', 'kill-switch', 'release', 'operational', 'permission']);
+
 export const CreateFeatureSchema = v.object({
   name: urlFriendlyName(100),
   description: optionalText(1000),
-  type: v.optional(nonBlank(100), 'release'),
+  type: v.optional(FLAG_TYPE, 'release'),
   impressionData: v.optional(v.boolean(), false),
 });
 export type CreateFeatureRequest = v.InferOutput<typeof CreateFeatureSchema>;
 
 export const UpdateFeatureSchema = v.object({
   description: optionalText(1000),
-  type: v.optional(nonBlank(100)),
+  type: v.optional(FLAG_TYPE),
   stale: v.optional(v.boolean()),
   impressionData: v.optional(v.boolean()),
   archived: v.optional(v.boolean()),

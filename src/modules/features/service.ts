@@ -30,6 +30,7 @@ import {
   CreateFeatureSchema,
   DependencySchema,
   PatchFeatureSchema,
+  FLAG_TYPE,
   UpdateFeatureSchema,
   ValidateFeatureNameSchema,
 } from './schema';
@@ -416,7 +417,7 @@ export async function updateFeature(db: Db, actor: Actor, projectId: string, nam
 
 const PatchValues = {
   '/description': v.nullable(v.pipe(v.string(), v.maxLength(1000, 'must be at most 1000 characters long'))),
-  '/type': v.pipe(v.string(), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(100, 'must be at most 100 characters long')),
+  '/type': FLAG_TYPE,
   '/stale': v.boolean(),
   '/impressionData': v.boolean(),
 } as const;
