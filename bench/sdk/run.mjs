@@ -19,7 +19,7 @@
 // (`ours`: the floor answers with the headers ours sent for that path, CORS included, so both
 // write the same bytes; `minimal`: only content-type and etag, as the floor did until
 // 2026-11-26), SDK_BENCH_WRITE_RESULTS (1; 0 leaves RESULTS.md alone, e.g. on a loaded machine).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -31,6 +31,10 @@ import { connectProfiler, summariseProfiles } from './profile.mjs';
 import { startWorker as startWranglerDev } from './worker.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+if (spawnSync('wrk', ['--version']).error?.code === 'ENOENT') {
+  console.error('The SDK bench drives load with wrk, which is not installed: apt-get install wrk (Debian/Ubuntu) or brew install wrk.');
+  process.exit(2);
+}
 const PORT = Number(process.env.SDK_BENCH_PORT ?? 8806);
 const ROUNDS = Number(process.env.SDK_BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.SDK_BENCH_SECONDS ?? 4);
