@@ -1,6 +1,6 @@
-import type { DeliveryMessage } from './modules/addons/queue-message';
-import type { UsageMessage } from './modules/client-api/usage-message';
-import type { ImportChunkMessage } from './modules/import-export/queue-message';
+import type { DeliveryMessage } from './integrations/addons/queue-message';
+import type { UsageMessage } from './sdk/client-api/usage-message';
+import type { ImportChunkMessage } from './admin/import-export/queue-message';
 
 /**
  * Bindings and variables of the Worker. The bindings and `[vars]` of wrangler.toml come from

@@ -17,9 +17,9 @@ import {
 } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
-import { flushOutbox } from './modules/addons/delivery';
-import { failStuckImportJobs } from './modules/import-export/jobs';
-import { staleFailures } from './modules/users/login-limits';
+import { flushOutbox } from './integrations/addons/delivery';
+import { failStuckImportJobs } from './admin/import-export/jobs';
+import { staleFailures } from './identity/users/login-limits';
 
 export interface ScheduledJob {
   name: string;

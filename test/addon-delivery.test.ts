@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { captureLogs } from './support/logs';
-import { retryDelaySeconds } from '../src/modules/addons/delivery';
+import { retryDelaySeconds } from '../src/integrations/addons/delivery';
 import { INTEGRATION_LOG_KEPT, pruneIntegrationDeliveries, runScheduledJobs } from '../src/scheduled';
-import { refusedTarget } from '../src/modules/addons/targets';
+import { refusedTarget } from '../src/integrations/addons/targets';
 import { bodyOf, call } from './support/http';
 import { deliveryLog, receivedAt, scriptReceiver, waitForLog } from './support/integrations';
 

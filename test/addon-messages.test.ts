@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../src/db/client';
-import { addonEvent } from '../src/modules/addons/delivery';
-import { render } from '../src/modules/addons/render';
-import type { AddonRow } from '../src/modules/addons/store';
+import { addonEvent } from '../src/integrations/addons/delivery';
+import { render } from '../src/integrations/addons/render';
+import type { AddonRow } from '../src/integrations/addons/store';
 import { call } from './support/http';
 
 const BASE_URL = 'https://unleash.example.com';

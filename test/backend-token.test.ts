@@ -4,7 +4,7 @@ import { GrantAccess } from '../src/auth/access';
 import type { UserPrincipal } from '../src/auth/principal';
 import { getDb } from '../src/db/client';
 import type { Env } from '../src/env';
-import { createToken as createTokenAs } from '../src/modules/api-tokens/service';
+import { createToken as createTokenAs } from '../src/identity/api-tokens/service';
 import { bodyOf, call, createToken, expectError } from './support/http';
 
 function userWith(...permissions: string[]): UserPrincipal {

@@ -2,7 +2,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { Env } from '../src/env';
-import { currentRevision, forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
+import { currentRevision, forgetSnapshots, snapshotFor } from '../src/sdk/client-api/snapshot';
 import { seedFlag } from './support/sdk-seed';
 
 describe('SDK payload cache', () => {

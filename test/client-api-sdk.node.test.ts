@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Unleash } from 'unleash-client';
 import { UnleashClient } from 'unleash-proxy-client';
 import { startWorker } from '../bench/sdk/worker.mjs';
-import { strategyBucket } from '../src/modules/evaluation/murmur';
+import { strategyBucket } from '../src/sdk/evaluation/murmur';
 import { testWorkerPort } from './support/node-env';
 
 // Several checkouts may run this suite at once on one machine: TEST_WORKER_PORT moves it.

@@ -1,8 +1,8 @@
 /** GET /api/client/delta: Unleash's delta events over the sdk_changes log. */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deltaSince, forgetChangeLog } from '../src/modules/client-api/delta';
-import { snapshotFor } from '../src/modules/client-api/snapshot';
+import { deltaSince, forgetChangeLog } from '../src/sdk/client-api/delta';
+import { snapshotFor } from '../src/sdk/client-api/snapshot';
 import type { Env } from '../src/env';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { adminOk, createProject } from './support/admin';

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Unleash } from 'unleash-client';
 import { startWorker } from '../bench/sdk/worker.mjs';
-import type { Context } from '../src/modules/evaluation/types';
+import type { Context } from '../src/sdk/evaluation/types';
 import { specFile } from './support/client-specification';
 import { testWorkerPort } from './support/node-env';
 

@@ -11,8 +11,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import index from '@unleash/client-specification/specifications/index.json';
-import { Evaluator } from '../src/modules/evaluation/engine';
-import type { Feature, Segment } from '../src/modules/evaluation/types';
+import { Evaluator } from '../src/sdk/evaluation/engine';
+import type { Feature, Segment } from '../src/sdk/evaluation/types';
 import { bodyOf, call, createToken } from './support/http';
 import { specFile } from './support/client-specification';
 import { storeSpecState as store, unrepresentable } from './support/client-specification-store';

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import index from '@unleash/client-specification/specifications/index.json';
-import { Evaluator } from '../src/modules/evaluation/engine';
-import type { Feature, Segment } from '../src/modules/evaluation/types';
+import { Evaluator } from '../src/sdk/evaluation/engine';
+import type { Feature, Segment } from '../src/sdk/evaluation/types';
 import { specFile, type SpecFile } from './support/client-specification';
 
 function stateOf(spec: SpecFile): { features: Feature[]; segments: Segment[] } {

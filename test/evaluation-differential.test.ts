@@ -1,6 +1,6 @@
 /**
- * The compiled evaluator (src/modules/evaluation/engine.ts) and the frontend API's answer
- * assembly (src/modules/frontend-api/answer.ts) against the evaluator they replaced, kept in
+ * The compiled evaluator (src/sdk/evaluation/engine.ts) and the frontend API's answer
+ * assembly (src/sdk/frontend-api/answer.ts) against the evaluator they replaced, kept in
  * test/support/reference-evaluation/: seeded random flag sets (every operator, inverted and
  * case-insensitive, segments present and missing, dependencies of every kind, strategy and
  * feature variants with overrides and stickiness, every strategy) and thousands of seeded random
@@ -11,10 +11,10 @@
  * same number however often they ask.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Evaluator } from '../src/modules/evaluation/engine';
-import { murmur3, murmurAfter, murmurPrefix } from '../src/modules/evaluation/murmur';
-import type { Constraint, Context, Feature, Segment, Strategy, VariantDefinition } from '../src/modules/evaluation/types';
-import { FrontendPlan, weakEtag } from '../src/modules/frontend-api/answer';
+import { Evaluator } from '../src/sdk/evaluation/engine';
+import { murmur3, murmurAfter, murmurPrefix } from '../src/sdk/evaluation/murmur';
+import type { Constraint, Context, Feature, Segment, Strategy, VariantDefinition } from '../src/sdk/evaluation/types';
+import { FrontendPlan, weakEtag } from '../src/sdk/frontend-api/answer';
 import { Evaluator as ReferenceEvaluator } from './support/reference-evaluation/engine';
 import { seededRandom } from './support/random';
 

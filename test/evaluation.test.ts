@@ -1,11 +1,11 @@
 /** Evaluator details the client-specification suite does not pin down, and hostile input. */
 import { describe, expect, it } from 'vitest';
-import { constraintMatches } from '../src/modules/evaluation/constraints';
-import { Evaluator, selectVariant } from '../src/modules/evaluation/engine';
+import { constraintMatches } from '../src/sdk/evaluation/constraints';
+import { Evaluator, selectVariant } from '../src/sdk/evaluation/engine';
 import { parseIpRange, rangeContains } from '../src/lib/ip';
-import { murmur3, strategyBucket, variantBucket } from '../src/modules/evaluation/murmur';
-import { compareSemver, parseSemver } from '../src/modules/evaluation/semver';
-import type { Constraint, Context } from '../src/modules/evaluation/types';
+import { murmur3, strategyBucket, variantBucket } from '../src/sdk/evaluation/murmur';
+import { compareSemver, parseSemver } from '../src/sdk/evaluation/semver';
+import type { Constraint, Context } from '../src/sdk/evaluation/types';
 
 describe('MurmurHash3 buckets', () => {
   it('matches the reference vectors of murmurhash3js (low byte of each UTF-16 unit)', () => {

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../src/env';
-import { strategyBucket } from '../src/modules/evaluation/murmur';
+import { strategyBucket } from '../src/sdk/evaluation/murmur';
 import type { IRequest } from 'itty-router';
 import { preflight, withCors } from '../src/http/cors';
 import { ADMIN_TOKEN, bodyOf, call, createToken, expectError } from './support/http';

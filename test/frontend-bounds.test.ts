@@ -6,7 +6,7 @@ import { env } from 'cloudflare:workers';
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../src/index';
-import { FRONTEND_NEW_INSTANCES_PER_DAY } from '../src/modules/client-api/usage';
+import { FRONTEND_NEW_INSTANCES_PER_DAY } from '../src/sdk/client-api/usage';
 import { runScheduledJobs, SCHEDULED_JOBS, type ScheduledJob } from '../src/scheduled';
 import { call, createToken } from './support/http';
 import { captureLogs } from './support/logs';

@@ -8,8 +8,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../src/env';
-import { forgetSnapshots } from '../src/modules/client-api/snapshot';
-import { earlyFrontendHits, forgetEarlyFrontend } from '../src/modules/frontend-api/early';
+import { forgetSnapshots } from '../src/sdk/client-api/snapshot';
+import { earlyFrontendHits, forgetEarlyFrontend } from '../src/sdk/frontend-api/early';
 import { ADMIN_TOKEN, createToken, envWith, fetchWith } from './support/http';
 import { seedFlag } from './support/sdk-seed';
 

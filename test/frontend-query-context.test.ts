@@ -9,8 +9,8 @@
  * a Response must not share them with the next one.
  */
 import { describe, expect, it } from 'vitest';
-import type { Context } from '../src/modules/evaluation/types';
-import { contextFromPlainQuery, contextFromQuery, plainQueryOf } from '../src/modules/frontend-api/context';
+import type { Context } from '../src/sdk/evaluation/types';
+import { contextFromPlainQuery, contextFromQuery, plainQueryOf } from '../src/sdk/frontend-api/context';
 import { createToken, fetchWith, envWith } from './support/http';
 import { seedFlag } from './support/sdk-seed';
 import { seededRandom } from './support/random';

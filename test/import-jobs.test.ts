@@ -3,11 +3,11 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
 import type { Env } from '../src/env';
-import { STUCK_AFTER_MS, activeJobGuard, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/modules/import-export/jobs';
-import { forgetSnapshots, snapshotFor } from '../src/modules/client-api/snapshot';
-import { cancelJob } from '../src/modules/import-export/routes';
+import { STUCK_AFTER_MS, activeJobGuard, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/admin/import-export/jobs';
+import { forgetSnapshots, snapshotFor } from '../src/sdk/client-api/snapshot';
+import { cancelJob } from '../src/admin/import-export/routes';
 import { GrantAccess } from '../src/auth/access';
-import { chunkStatements } from '../src/modules/import-export/store';
+import { chunkStatements } from '../src/admin/import-export/store';
 import { UPDATE_FEATURE } from '../src/auth/permissions';
 import type { UserPrincipal } from '../src/auth/principal';
 import type { IRequest } from 'itty-router';
@@ -20,8 +20,8 @@ import {
   type StagedFeature,
   type StagedStrategy,
   type StagedTag,
-} from '../src/modules/import-export/plan';
-import type { ImportChunkMessage } from '../src/modules/import-export/queue-message';
+} from '../src/admin/import-export/plan';
+import type { ImportChunkMessage } from '../src/admin/import-export/queue-message';
 import { bodyOf, call, expectError, UUID } from './support/http';
 import { captureLogs } from './support/logs';
 import { maxEventId, payload, waitForJob } from './support/import';

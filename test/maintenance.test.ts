@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { signInAs } from './support/users';
-import { refuseWriteInMaintenance } from '../src/modules/maintenance/service';
+import { refuseWriteInMaintenance } from '../src/admin/maintenance/service';
 import { count } from './support/db';
 
 let editor: string;

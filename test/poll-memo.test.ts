@@ -7,8 +7,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Env } from '../src/env';
-import { memoStats } from '../src/modules/client-api/memo';
-import { forgetSnapshots } from '../src/modules/client-api/snapshot';
+import { memoStats } from '../src/sdk/client-api/memo';
+import { forgetSnapshots } from '../src/sdk/client-api/snapshot';
 import { ADMIN_TOKEN, createToken, envWith, fetchWith } from './support/http';
 import { seedFlag, seedSegment } from './support/sdk-seed';
 

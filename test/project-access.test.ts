@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { loadUserAccess } from '../src/auth/access';
 import { getDb, runBatch } from '../src/db/client';
-import * as store from '../src/modules/project-access/store';
+import * as store from '../src/identity/project-access/store';
 import { bodyOf, call, expectError } from './support/http';
 import { createProject } from './support/admin';
 import { unique } from './support/names';

@@ -1,5 +1,5 @@
 /**
- * Project-scoped flag operations (src/modules/project-features): the project's flag list,
+ * Project-scoped flag operations (src/admin/project-features): the project's flag list,
  * clone, bulk on/off, bulk archive/validate/delete, favourite projects, parent options and the
  * lifecycle's uncomplete and count. Shapes, statuses and messages as Unleash 6.10.1 answers.
  */

@@ -6,7 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { noteLocalWrite } from '../src/db/coherence';
-import { currentRevision, forgetSnapshots, revisionReadCount } from '../src/modules/client-api/snapshot';
+import { currentRevision, forgetSnapshots, revisionReadCount } from '../src/sdk/client-api/snapshot';
 import { ADMIN_TOKEN, createToken, envWith, fetchWith } from './support/http';
 
 const defaultTick = envWith({ SDK_REVISION_CHECK_MS: undefined });

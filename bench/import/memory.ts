@@ -9,8 +9,8 @@ import { Readable } from 'node:stream';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { readImport } from '../../src/modules/import-export/routes';
-import { ImportStager } from '../../src/modules/import-export/staging';
+import { readImport } from '../../src/admin/import-export/routes';
+import { ImportStager } from '../../src/admin/import-export/staging';
 import type { Principal } from '../../src/auth/principal';
 
 const n = Number(process.argv[2] ?? 100_000);

@@ -11,8 +11,8 @@ import { findRecord, type UserCredentialRecord } from './token-records';
 import { userPrincipalFor } from './user-principal';
 import { PERSONAL_TOKEN_PREFIX, sessionIdFromRequest } from './credentials';
 import { hashOfKey } from './key-hashes';
-import { accessPrincipal } from '../modules/sso/access-principal';
-import { loginHints } from '../modules/sso/service';
+import { accessPrincipal } from '../identity/sso/access-principal';
+import { loginHints } from '../identity/sso/service';
 
 /** Longest key we hash; anything longer cannot be one of ours. */
 const MAX_KEY_LENGTH = 1024;

@@ -679,7 +679,7 @@ export const usedPasswords = sqliteTable(
 
 /**
  * Wrong passwords, one row each, per account and client address (an IPv4 address or an IPv6
- * /64): what the sign-in limits count (src/modules/users/login-limits.ts). Rows older than the
+ * /64): what the sign-in limits count (src/identity/users/login-limits.ts). Rows older than the
  * longest window are swept by the cron job.
  */
 export const loginFailures = sqliteTable(
@@ -828,7 +828,7 @@ export const importJobParts = sqliteTable(
 );
 
 /**
- * OpenID Connect sign-ins under way (src/modules/sso): one row per redirect to the provider,
+ * OpenID Connect sign-ins under way (src/identity/sso): one row per redirect to the provider,
  * taken (deleted) by the callback, so each `state` works once. The row is found by the hash of
  * `state`; the browser that started it proves itself with a cookie whose hash is kept; the
  * PKCE verifier is sealed with a key derived from that cookie, so the row alone reveals nothing

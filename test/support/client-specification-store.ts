@@ -5,7 +5,7 @@
  * that does not exist, and a dependency on a flag that does not exist (`unrepresentable`).
  */
 import { env } from 'cloudflare:workers';
-import type { Feature, Segment } from '../../src/modules/evaluation/types';
+import type { Feature, Segment } from '../../src/sdk/evaluation/types';
 
 /** Flags whose state the database cannot hold (see above). */
 export function unrepresentable(features: Feature[], segments: Segment[]): Set<string> {

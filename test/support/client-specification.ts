@@ -1,6 +1,6 @@
 /// <reference types="vite/client" />
 /** The files of the official Unleash client-specification suite (npm @unleash/client-specification). */
-import type { Context, Feature, Segment } from '../../src/modules/evaluation/types';
+import type { Context, Feature, Segment } from '../../src/sdk/evaluation/types';
 
 export type DeltaEvent =
   | { type: 'hydration'; features: Feature[]; segments: Segment[] }

@@ -1,5 +1,5 @@
 /** Builders and D1 readers shared by the import/export tests. */
-import type { JobStatus } from '../../src/modules/import-export/jobs';
+import type { JobStatus } from '../../src/admin/import-export/jobs';
 import { count } from './db';
 import { bodyOf, call } from './http';
 

@@ -1,9 +1,9 @@
 /**
- * SDK metrics reach D1 through the metrics Queue (src/modules/client-api/usage-queue.ts), not
+ * SDK metrics reach D1 through the metrics Queue (src/sdk/client-api/usage-queue.ts), not
  * on the request path: after posting metrics, a test waits for them before reading D1 or the
  * API. The consumer runs in the test's own isolate, which knows what it queued.
  */
-import { usageInFlight } from '../../src/modules/client-api/usage-inflight';
+import { usageInFlight } from '../../src/sdk/client-api/usage-inflight';
 
 /** Waits until every metrics message queued so far has been counted (or dead-lettered). */
 export async function settleMetrics(timeoutMs = 15_000): Promise<void> {

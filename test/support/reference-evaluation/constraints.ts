@@ -2,8 +2,8 @@
 import { RE2JS } from 're2js';
 import { parseIpRange, rangeContains } from '../../../src/lib/ip';
 import { compareSemver, parseSemver } from './semver';
-import type { Constraint, Context } from '../../../src/modules/evaluation/types';
-import { noteImpureRead } from '../../../src/modules/evaluation/purity';
+import type { Constraint, Context } from '../../../src/sdk/evaluation/types';
+import { noteImpureRead } from '../../../src/sdk/evaluation/purity';
 import { BoundedMap } from '../../../src/lib/bounded-map';
 
 const TOP_LEVEL_FIELDS = new Set(['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime']);

@@ -1,6 +1,6 @@
 /**
  * REFERENCE COPY for test/evaluation-differential.test.ts: the evaluator as it was before flags
- * were compiled into matchers (src/modules/evaluation/engine.ts). Not used by the Worker; do
+ * were compiled into matchers (src/sdk/evaluation/engine.ts). Not used by the Worker; do
  * not optimise it: it is what the compiled engine must agree with.
  */
 /**
@@ -20,8 +20,8 @@ import type {
   Strategy,
   VariantDefinition,
   VariantResult,
-} from '../../../src/modules/evaluation/types';
-import { noteImpureRead } from '../../../src/modules/evaluation/purity';
+} from '../../../src/sdk/evaluation/types';
+import { noteImpureRead } from '../../../src/sdk/evaluation/purity';
 
 const NO_PARAMETERS: Parameters = Object.freeze({});
 

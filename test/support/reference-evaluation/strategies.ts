@@ -2,8 +2,8 @@
 import { contextValue } from './constraints';
 import { parseIpRange, rangeContains } from '../../../src/lib/ip';
 import { strategyBucket } from './murmur';
-import type { Context } from '../../../src/modules/evaluation/types';
-import { noteImpureRead } from '../../../src/modules/evaluation/purity';
+import type { Context } from '../../../src/sdk/evaluation/types';
+import { noteImpureRead } from '../../../src/sdk/evaluation/purity';
 
 export type Parameters = Readonly<Record<string, unknown>>;
 

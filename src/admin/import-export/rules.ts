@@ -3,7 +3,7 @@ import type { VariantDoc } from '../../db/schema';
 import { parseDateTime } from '../../http/validation';
 import type { ImportedConstraint, ImportedVariant } from './schema';
 import { RE2JS } from 're2js';
-import { regexProblem } from '../evaluation/constraints';
+import { regexProblem } from '../../sdk/evaluation/constraints';
 
 const SINGLE_VALUE_OPERATORS = new Set([
   'NUM_EQ',

@@ -9,7 +9,7 @@ import type { Db } from '../../db/client';
 import type { AuditEvent } from '../../db/events';
 import type { Env } from '../../env';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
-import { userImageUrl } from '../users/service';
+import { userImageUrl } from '../../identity/users/service';
 import type { AttachEnvironmentInput, CreateProjectInput, UpdateProjectInput } from './schema';
 import * as store from './store';
 

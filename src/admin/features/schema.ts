@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
 import { nonBlank, text, urlFriendlyName } from '../../http/validation';
-import { regexProblem } from '../evaluation/constraints';
+import { regexProblem } from '../../sdk/evaluation/constraints';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
 

@@ -6,7 +6,7 @@
 import type * as v from 'valibot';
 import type { Env } from '../../env';
 import { corsStateKey, setCorsHeaders, preflight } from '../../http/cors';
-import { refreshFrontendOrigins } from '../ui-config/service';
+import { refreshFrontendOrigins } from '../../admin/ui-config/service';
 import { ApiError, toErrorResponse } from '../../http/errors';
 import type { ApiTokenRecord } from '../../auth/principal';
 import { environmentOf, earlyFrontendRequest, rememberFrontendKey } from './early';

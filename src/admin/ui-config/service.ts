@@ -11,7 +11,7 @@ import { publicBaseUrl } from '../../http/base-url';
 import { configuredOrigins, useSavedOrigins } from '../../http/cors';
 import { badRequest, notFound } from '../../http/errors';
 import { log } from '../../log';
-import { currentRevision } from '../client-api/snapshot';
+import { currentRevision } from '../../sdk/client-api/snapshot';
 import { getMaintenance } from '../maintenance/service';
 import * as store from './store';
 

@@ -13,10 +13,10 @@ import type { ConstraintDoc } from '../../db/schema';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
 import { badRequest } from '../../http/errors';
-import { evaluatorFor, snapshotFor, type SnapshotFeature } from '../client-api/snapshot';
-import type { Evaluator } from '../evaluation/engine';
-import { explainStrategy, type ExplainedSegment, type Verdict } from '../evaluation/explain';
-import type { Context, Feature, VariantDefinition } from '../evaluation/types';
+import { evaluatorFor, snapshotFor, type SnapshotFeature } from '../../sdk/client-api/snapshot';
+import type { Evaluator } from '../../sdk/evaluation/engine';
+import { explainStrategy, type ExplainedSegment, type Verdict } from '../../sdk/evaluation/explain';
+import type { Context, Feature, VariantDefinition } from '../../sdk/evaluation/types';
 import { readPlaygroundRows, type PlaygroundRows } from './store';
 
 /** Unleash's default cap on environments × flags × context combinations of one advanced query. */

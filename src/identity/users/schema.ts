@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { FeedbackResponse } from '../user-feedback/schema';
+import { FeedbackResponse } from '../../admin/user-feedback/schema';
 import { nonBlank, text } from '../../http/validation';
 
 const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;

@@ -44,7 +44,7 @@ import {
 import { projects } from '../../db/schema';
 import * as store from './store';
 import { fixWeights, WEIGHT_PROBLEMS } from './weights';
-import { gravatarUrl } from '../users/gravatar';
+import { gravatarUrl } from '../../identity/users/gravatar';
 import type { FeatureRow, StrategyRow } from './store';
 
 export const FLAG_EXISTS = 'A flag with that name already exists';

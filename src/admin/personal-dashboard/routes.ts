@@ -11,7 +11,7 @@ import { publicBaseUrl } from '../../http/base-url';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';
 import { GetPersonalDashboardResponse, GetPersonalDashboardProjectDetailsResponse } from './schema';
 import * as store from './store';
-import { gravatarUrl } from '../users/gravatar';
+import { gravatarUrl } from '../../identity/users/gravatar';
 
 /** Unleash's gravatar URL for a person (by email, else the given name). */
 function imageUrl(seed: string): Promise<string> {

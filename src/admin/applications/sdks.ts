@@ -3,7 +3,7 @@
  * current. An instance reports `<sdk name>:<version>`; a version below the floor of a known
  * SDK is outdated, anything else (unknown SDK, no version, not a semantic version) is not.
  */
-import { compareSemver, parseSemver } from '../evaluation/semver';
+import { compareSemver, parseSemver } from '../../sdk/evaluation/semver';
 
 const MINIMUM_VERSIONS: Readonly<Record<string, string>> = {
   'unleash-client-node': '5.3.2',

@@ -1,7 +1,7 @@
 /**
  * Reads and admin writes of the applications SDKs registered (client_applications), their
  * instances (client_instances) and the flags they reported (client_metrics_env). What SDKs
- * write lands here through the ingestion path (src/modules/client-api/usage.ts); this module
+ * write lands here through the ingestion path (src/sdk/client-api/usage.ts); this module
  * only reads it, and lets an admin describe or remove an application.
  */
 import { and, asc, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm';

@@ -1,7 +1,7 @@
 /**
  * What the flag page's metrics tab and the applications page read: hourly SDK evaluations
  * of a flag (the buckets SDKs report to /api/client/metrics). The applications pages are in
- * src/modules/applications.
+ * src/admin/applications.
  */
 import { getDb } from '../../db/client';
 import { json } from '../../http/responses';

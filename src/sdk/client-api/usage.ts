@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { d1Statement, getDb, runD1Batch, type Db } from '../../db/client';
-import { announceIfNew, SYSTEM_ACTOR } from '../applications/store';
+import { announceIfNew, SYSTEM_ACTOR } from '../../admin/applications/store';
 import { clientApplications, clientInstances } from '../../db/schema';
 import type { Env } from '../../env';
 import { queuedUsage, settledUsage } from './usage-inflight';

@@ -12,7 +12,7 @@ import type { Grant } from '../../auth/access';
 import type { Principal } from '../../auth/principal';
 import { loginFailed, oldPasswordInvalid } from '../../http/errors';
 import { forgetUser } from '../../auth/user-principal';
-import { feedbackOf } from '../user-feedback/service';
+import { feedbackOf } from '../../admin/user-feedback/service';
 import { credentialHashesOf, deleteCredentialStatements, revokeCredentials } from '../../auth/user-credentials';
 import type { UpdateUserRequest } from './schema';
 import * as store from './store';
