@@ -1,33 +1,32 @@
 /**
- * Flag operations on a project as a whole: its flag list, cloning a flag into it, turning many
- * flags on or off in one environment, archiving and deleting many flags at once (all or
- * nothing, with Unleash's refusals), the person's favourite projects and the flags a child
- * may depend on. Every write is one D1 batch that ends in its audit events.
+ * Flag operations on a project as a whole: its flag list, cloning a flag into it, and
+ * archiving and deleting many flags at once (all or nothing, with Unleash's refusals). Every
+ * write is one D1 batch that ends in its audit events. (Bulk on/off: feature-environments;
+ * favourite projects: favorites; parent options: feature-dependencies; lifecycle count and
+ * uncomplete: feature-lifecycle.)
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import { d1Statement, runBatch, runD1Batch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
-import { dependentFeatures, favoriteProjects, featureEnvironments, featureLifecycles, featureStrategies } from '../../db/schema';
-import { ApiError, conflict, notFound, validationError } from '../../http/errors';
-import type { PermissionHolder } from '../../auth/permissions';
+import { conflict, notFound, validationError } from '../../http/errors';
 import type { Principal } from '../../auth/principal';
 import {
   createFeatureStatements,
-  environmentToggleStatements,
+  featureDetail,
+  findFeature,
   FLAG_EXISTS,
+  invalidOperation,
+  projectEnvironmentNames,
   requireProject,
-  segmentLinks,
-  strategyEventData,
   validateNewName,
 } from '../features/service';
-import * as featureStore from '../features/store';
+import { strategyEventData } from '../features/shapes';
+import { insertLink } from '../feature-dependencies/service';
+import { strategyStatements } from '../feature-strategies/service';
+import { variantsStatement } from '../feature-variants/service';
 import type { ProjectFeaturesQueryInput } from './schema';
 import * as store from './store';
-
-function invalidOperation(message: string): ApiError {
-  return new ApiError(403, 'InvalidOperationError', message);
-}
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/.test(`${error.message} ${String(error.cause ?? '')}`);
@@ -119,13 +118,10 @@ export async function cloneFeature(
 ) {
   // Free, URL friendly and, in a project with a naming pattern, matching it (409 / 400 PatternError).
   await validateNewName(db, { name: body.name, projectId });
-  const original = await featureStore.findFeature(db, source);
+  const original = await findFeature(db, source);
   if (!original || original.archivedAt !== null) throw notFound(`Could not find feature flag with name ${source}`);
   await requireProject(db, projectId);
-  const [environmentNames, detail] = await Promise.all([
-    featureStore.projectEnvironmentNames(db, projectId),
-    featureStore.featureDetailRows(db, source),
-  ]);
+  const [environmentNames, detail] = await Promise.all([projectEnvironmentNames(db, projectId), featureDetail(db, source)]);
   const createdAt = new Date().toISOString();
   const statements: Statement[] = createFeatureStatements(
     db,
@@ -144,12 +140,7 @@ export async function cloneFeature(
   const environments = new Set(environmentNames);
   for (const environment of detail.envRows) {
     if (!environments.has(environment.name) || environment.variants.length === 0) continue;
-    statements.push(
-      db
-        .update(featureEnvironments)
-        .set({ variants: environment.variants })
-        .where(and(eq(featureEnvironments.featureName, body.name), eq(featureEnvironments.environment, environment.name))),
-    );
+    statements.push(variantsStatement(db, body.name, environment.variants, [environment.name]));
   }
   for (const strategy of detail.strategyRows) {
     if (!environments.has(strategy.environment)) continue;
@@ -165,7 +156,7 @@ export async function cloneFeature(
       createdByUserId: actor.userId,
     };
     const segmentIds = detail.links.filter((link) => link.strategyId === strategy.id).map((link) => link.segmentId);
-    statements.push(db.insert(featureStrategies).values(row), ...segmentLinks(db, row.id, segmentIds));
+    statements.push(...strategyStatements(db, row, segmentIds));
     statements.push(
       auditEvent(db, actor, {
         type: 'feature-strategy-add',
@@ -179,9 +170,7 @@ export async function cloneFeature(
   // Dependencies stay within a project: a parent elsewhere is not carried over.
   const parents = original.project === projectId ? detail.parents : [];
   for (const parent of parents) {
-    statements.push(
-      db.insert(dependentFeatures).values({ parent: parent.parent, child: body.name, enabled: parent.enabled, variants: parent.variants }),
-    );
+    statements.push(insertLink(db, { parent: parent.parent, child: body.name, enabled: parent.enabled, variants: parent.variants }));
     statements.push(
       auditEvent(db, actor, {
         type: 'feature-dependency-added',
@@ -208,25 +197,6 @@ export async function cloneFeature(
     impressionData: original.impressionData,
     archived: false,
   };
-}
-
-// ---------------------------------------------------------------------------------------
-// Bulk environment toggles
-
-/** Turns every named flag on or off in one environment: each flag passes Unleash's checks, or nothing changes. */
-export async function bulkToggle(
-  db: Db,
-  actor: Actor & PermissionHolder,
-  projectId: string,
-  environment: string,
-  names: readonly string[],
-  enabled: boolean,
-) {
-  const statements: Statement[] = [];
-  for (const name of new Set(names)) {
-    statements.push(...(await environmentToggleStatements(db, actor, projectId, name, environment, enabled)));
-  }
-  if (statements.length > 0) await runBatch(db, statements);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -339,55 +309,4 @@ export async function deleteFeatures(db: Db, actor: Actor, projectId: string, na
   if (recorded!.meta.changes === 0) {
     await checkBatch(db, projectId, names);
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// Favourite projects (per calling principal's user id, as favourite flags are)
-
-export async function setProjectFavorite(db: Db, actor: Actor, projectId: string, favorite: boolean) {
-  if (favorite) await requireProject(db, projectId);
-  await runBatch(db, [
-    favorite
-      ? db.insert(favoriteProjects).values({ project: projectId, userId: actor.userId }).onConflictDoNothing()
-      : db.delete(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.userId, actor.userId))),
-    auditEvent(db, actor, {
-      type: favorite ? 'project-favorited' : 'project-unfavorited',
-      project: projectId,
-      data: { project: projectId },
-    }),
-  ]);
-}
-
-// ---------------------------------------------------------------------------------------
-// Dependencies
-
-/** The flags `child` could depend on (Unleash's parent options): none for an unknown flag. */
-export async function parentOptions(db: Db, child: string): Promise<string[]> {
-  return store.possibleParents(db, child);
-}
-
-// ---------------------------------------------------------------------------------------
-// Lifecycle
-
-/**
- * Takes back a flag's `completed` stage. Unleash answers 200 whatever the flag; we write (the
- * stage removal and `feature-uncompleted`) only for a flag of this project.
- */
-export async function uncompleteFeature(db: Db, actor: Actor, projectId: string, name: string) {
-  const feature = await featureStore.findFeature(db, name);
-  if (!feature || feature.project !== projectId) return;
-  await runBatch(db, [
-    db.delete(featureLifecycles).where(and(eq(featureLifecycles.feature, name), eq(featureLifecycles.stage, 'completed'))),
-    auditEvent(db, actor, { type: 'feature-uncompleted', project: projectId, featureName: name }),
-  ]);
-}
-
-/** How many flags are in each lifecycle stage, every stage named even at zero. */
-export async function lifecycleCount(db: Db) {
-  const counts = { initial: 0, preLive: 0, live: 0, completed: 0, archived: 0 };
-  for (const row of await store.lifecycleStageCounts(db)) {
-    const key = row.stage === 'pre-live' ? 'preLive' : row.stage;
-    if (key in counts) counts[key as keyof typeof counts] = row.count;
-  }
-  return counts;
 }

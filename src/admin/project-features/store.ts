@@ -2,9 +2,9 @@
  * Queries of the project-scoped flag operations. Lists of names travel as one JSON parameter
  * (`json_each`), so a bulk call is a fixed number of bound parameters however many flags it names.
  */
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { asc, sql, type SQL } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
-import { dependentFeatures, featureLifecycles, featureTypes, features, favoriteProjects } from '../../db/schema';
+import { features } from '../../db/schema';
 
 export interface OverviewFilter {
   projectId: string;
@@ -109,48 +109,5 @@ export async function haveDependencies(db: Db, names: readonly string[]): Promis
   const list = JSON.stringify(names);
   const rows = await db.all<{ one: number }>(sql`SELECT 1 AS one FROM dependent_features
     WHERE parent IN (SELECT value FROM json_each(${list})) OR child IN (SELECT value FROM json_each(${list})) LIMIT 1`);
-  return rows.length > 0;
-}
-
-/** The flags of `names` that depend on some parent. */
-export async function childrenAmong(db: Db, names: readonly string[]): Promise<string[]> {
-  if (names.length === 0) return [];
-  const rows = await db.all<{ child: string }>(sql`SELECT DISTINCT child FROM dependent_features
-    WHERE child IN (SELECT value FROM json_each(${JSON.stringify(names)})) ORDER BY child`);
-  return rows.map((row) => row.child);
-}
-
-/** The flags a child may depend on: active flags of its project, not itself and not children themselves. */
-export async function possibleParents(db: Db, child: string): Promise<string[]> {
-  const rows = await db.all<{ name: string }>(sql`SELECT f.name FROM features f
-    WHERE f.project = (SELECT project FROM features WHERE name = ${child}) AND f.name <> ${child} AND f.archived_at IS NULL
-      AND NOT EXISTS (SELECT 1 FROM dependent_features d WHERE d.child = f.name)
-    ORDER BY f.name`);
-  return rows.map((row) => row.name);
-}
-
-export async function parentsOf(db: Db, child: string) {
-  return db.select().from(dependentFeatures).where(eq(dependentFeatures.child, child)).orderBy(asc(dependentFeatures.parent));
-}
-
-/** How many flags are in each lifecycle stage (the stage entered last). */
-export async function lifecycleStageCounts(db: Db) {
-  return db.all<{ stage: string; count: number }>(sql`SELECT stage, count(*) AS count FROM (
-      SELECT l.feature, l.stage FROM ${featureLifecycles} l
-      WHERE l.rowid = (SELECT l2.rowid FROM ${featureLifecycles} l2 WHERE l2.feature = l.feature ORDER BY l2.created_at DESC, l2.rowid DESC LIMIT 1)
-    ) GROUP BY stage`);
-}
-
-export async function findFeatureType(db: Db, id: string) {
-  const [row] = await db.select().from(featureTypes).where(eq(featureTypes.id, id)).limit(1);
-  return row;
-}
-
-export async function isFavoriteProject(db: Db, projectId: string, userId: number): Promise<boolean> {
-  const rows = await db
-    .select({ project: favoriteProjects.project })
-    .from(favoriteProjects)
-    .where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.userId, userId)))
-    .limit(1);
   return rows.length > 0;
 }
