@@ -5,9 +5,8 @@
  * favourite projects: favorites; parent options: feature-dependencies; lifecycle count and
  * uncomplete: feature-lifecycle.)
  */
-import { sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
-import { d1Statement, runBatch, runD1Batch } from '../../db/client';
+import { runBatch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import { conflict, notFound, validationError } from '../../http/errors';
 import type { Principal } from '../../auth/principal';
@@ -239,39 +238,7 @@ export async function archiveFeatures(db: Db, actor: Actor, projectId: string, n
   const rows = await checkBatch(db, projectId, names);
   const active = rows.filter((row) => row.archivedAt === null).map((row) => row.name);
   if (active.length === 0) return;
-  const archivedAt = new Date().toISOString();
-  const list = JSON.stringify(active);
-  const archivedNow = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at = ${archivedAt}`;
-  const [archived] = await runD1Batch(db, [
-    d1Statement(
-      db,
-      sql`UPDATE features SET archived_at = ${archivedAt}
-        WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NULL AND project = ${projectId}
-          AND NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${list}))
-            AND child NOT IN (SELECT value FROM json_each(${list})))`,
-    ),
-    // An archived flag no longer depends on anything: Unleash drops its parents and says so.
-    d1Statement(
-      db,
-      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
-        SELECT 'feature-dependencies-removed', ${actor.actorName}, ${actor.userId}, ${projectId}, NULL, child, NULL, NULL
-        FROM (SELECT DISTINCT child FROM dependent_features WHERE child IN (${archivedNow}) ORDER BY child)`,
-    ),
-    d1Statement(db, sql`DELETE FROM dependent_features WHERE child IN (${archivedNow})`),
-    d1Statement(
-      db,
-      sql`INSERT INTO feature_lifecycles (feature, stage, created_at) SELECT name, 'archived', ${archivedAt} FROM features
-        WHERE name IN (${archivedNow}) ORDER BY name
-        ON CONFLICT (feature, stage) DO UPDATE SET created_at = excluded.created_at, status = NULL, status_value = NULL`,
-    ),
-    d1Statement(
-      db,
-      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
-        SELECT 'feature-archived', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL, NULL
-        FROM features WHERE name IN (${archivedNow}) ORDER BY created_at, name`,
-    ),
-  ]);
-  if (archived!.meta.changes === 0) {
+  if (!(await store.archiveUnlessOrphaning(db, actor, projectId, active, new Date().toISOString()))) {
     // Nothing archived: the checks now say why (or someone else archived them first).
     await checkBatch(db, projectId, names);
     const again = await store.featuresNamed(db, active);
@@ -287,26 +254,7 @@ export async function deleteFeatures(db: Db, actor: Actor, projectId: string, na
   const rows = await checkBatch(db, projectId, names);
   const eligible = rows.filter((row) => row.archivedAt !== null).map((row) => row.name);
   if (eligible.length === 0) return;
-  const list = JSON.stringify(eligible);
-  const all = JSON.stringify([...new Set(names)]);
-  const stillAllowed = sql`NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${all}))
-    AND child NOT IN (SELECT value FROM json_each(${all})))`;
-  const doomed = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NOT NULL AND project = ${projectId} AND ${stillAllowed}`;
-  const [recorded] = await runD1Batch(db, [
-    d1Statement(
-      db,
-      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
-        SELECT 'feature-deleted', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL,
-          json_object('name', name, 'description', description, 'type', type, 'project', project,
-            'stale', json(CASE WHEN stale THEN 'true' ELSE 'false' END), 'createdAt', created_at, 'lastSeenAt', last_seen_at,
-            'impressionData', json(CASE WHEN impression_data THEN 'true' ELSE 'false' END), 'archived', json('true'), 'archivedAt', archived_at)
-        FROM features WHERE name IN (${doomed}) ORDER BY created_at, name`,
-    ),
-    // The rows that still name a deleted flag as parent belong to children in the same list.
-    d1Statement(db, sql`DELETE FROM dependent_features WHERE parent IN (${doomed})`),
-    d1Statement(db, sql`DELETE FROM features WHERE name IN (${doomed})`),
-  ]);
-  if (recorded!.meta.changes === 0) {
+  if (!(await store.deleteUnlessOrphaning(db, actor, projectId, eligible, names))) {
     await checkBatch(db, projectId, names);
   }
 }

@@ -4,6 +4,7 @@
  */
 import { asc, sql, type SQL } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
+import type { Actor } from '../../db/events';
 import { features } from '../../db/schema';
 
 export interface OverviewFilter {
@@ -110,4 +111,80 @@ export async function haveDependencies(db: Db, names: readonly string[]): Promis
   const rows = await db.all<{ one: number }>(sql`SELECT 1 AS one FROM dependent_features
     WHERE parent IN (SELECT value FROM json_each(${list})) OR child IN (SELECT value FROM json_each(${list})) LIMIT 1`);
   return rows.length > 0;
+}
+
+/**
+ * Archives the named active flags of the project, unless a flag outside the list depends on
+ * one inside it — re-checked in SQL, so a dependency added since the service's checks leaves
+ * nothing archived. Drops the archived flags' own parents (an archived flag depends on
+ * nothing, and Unleash says so), enters their `archived` stage and records `feature-archived`.
+ * Returns whether it archived any.
+ */
+export async function archiveUnlessOrphaning(db: Db, actor: Actor, projectId: string, active: readonly string[], archivedAt: string) {
+  const list = JSON.stringify(active);
+  const archivedNow = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at = ${archivedAt}`;
+  const [archived] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      sql`UPDATE features SET archived_at = ${archivedAt}
+        WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NULL AND project = ${projectId}
+          AND NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${list}))
+            AND child NOT IN (SELECT value FROM json_each(${list})))`,
+    ),
+    // An archived flag no longer depends on anything: Unleash drops its parents and says so.
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-dependencies-removed', ${actor.actorName}, ${actor.userId}, ${projectId}, NULL, child, NULL, NULL
+        FROM (SELECT DISTINCT child FROM dependent_features WHERE child IN (${archivedNow}) ORDER BY child)`,
+    ),
+    d1Statement(db, sql`DELETE FROM dependent_features WHERE child IN (${archivedNow})`),
+    d1Statement(
+      db,
+      sql`INSERT INTO feature_lifecycles (feature, stage, created_at) SELECT name, 'archived', ${archivedAt} FROM features
+        WHERE name IN (${archivedNow}) ORDER BY name
+        ON CONFLICT (feature, stage) DO UPDATE SET created_at = excluded.created_at, status = NULL, status_value = NULL`,
+    ),
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-archived', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL, NULL
+        FROM features WHERE name IN (${archivedNow}) ORDER BY created_at, name`,
+    ),
+  ]);
+  return archived!.meta.changes > 0;
+}
+
+/**
+ * Deletes the named archived flags of the project for good, unless a flag outside `names`
+ * depends on one of them (re-checked in SQL), recording `feature-deleted` with each flag as it
+ * was. Returns whether it deleted any.
+ */
+export async function deleteUnlessOrphaning(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  eligible: readonly string[],
+  names: readonly string[],
+) {
+  const list = JSON.stringify(eligible);
+  const all = JSON.stringify([...new Set(names)]);
+  const stillAllowed = sql`NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${all}))
+    AND child NOT IN (SELECT value FROM json_each(${all})))`;
+  const doomed = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NOT NULL AND project = ${projectId} AND ${stillAllowed}`;
+  const [recorded] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-deleted', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL,
+          json_object('name', name, 'description', description, 'type', type, 'project', project,
+            'stale', json(CASE WHEN stale THEN 'true' ELSE 'false' END), 'createdAt', created_at, 'lastSeenAt', last_seen_at,
+            'impressionData', json(CASE WHEN impression_data THEN 'true' ELSE 'false' END), 'archived', json('true'), 'archivedAt', archived_at)
+        FROM features WHERE name IN (${doomed}) ORDER BY created_at, name`,
+    ),
+    // The rows that still name a deleted flag as parent belong to children in the same list.
+    d1Statement(db, sql`DELETE FROM dependent_features WHERE parent IN (${doomed})`),
+    d1Statement(db, sql`DELETE FROM features WHERE name IN (${doomed})`),
+  ]);
+  return recorded!.meta.changes > 0;
 }
