@@ -100,6 +100,17 @@ export default defineConfig(async () => {
           },
         },
         {
+          // `npm run test:oracles`: Edge mode against the live Unleash 8.2.0 and 6.10.1 (docs/edge.md); never in CI.
+          test: {
+            name: 'oracles',
+            environment: 'node',
+            include: ['test/oracles/**/*.oracle.test.ts'],
+            fileParallelism: false,
+            testTimeout: 120_000,
+            hookTimeout: 240_000,
+          },
+        },
+        {
           test: {
             name: 'ui',
             environment: 'node',

@@ -52,6 +52,8 @@ export interface Env extends GeneratedEnv {
   EDGE_UPSTREAM_URL?: string;
   /** Edge mode: seconds between polls of each token scope upstream; default 15. */
   EDGE_SYNC_INTERVAL_SECONDS?: string;
+  /** Edge mode: seconds between forwards of a scope's metrics upstream; default 60 (Unleash Edge's). */
+  EDGE_METRICS_INTERVAL_SECONDS?: string;
   /** Edge mode: the shared secret the upstream's webhook sends (`wrangler secret put EDGE_WEBHOOK_SECRET`). */
   EDGE_WEBHOOK_SECRET?: string;
   /** Edge mode: comma-separated backend tokens to sync from the start (frontend tokens are served from their scopes). */

@@ -25,6 +25,8 @@ const MAX_NEGATIVE = 10_000;
 /** New tokens validated upstream per second at most; beyond, an unknown token is refused unchecked. */
 const VALIDATIONS_PER_SECOND = 10;
 const METRICS_INTERVAL_MS = 60_000;
+/** A little over Unleash's one-second revision refresh (sdk-protocol.md 1.5). */
+const UPSTREAM_REVISION_TICK_MS = 1_500;
 /** Unleash Edge cuts forwarded metrics at about 100 kB (upstream 413s otherwise). */
 const METRICS_CHUNK_BYTES = 100_000;
 const MAX_METRIC_ROWS_PER_SCOPE = 50_000;
@@ -118,6 +120,12 @@ export class EdgeSync extends DurableObject<Env> {
     const url = this.env.EDGE_UPSTREAM_URL;
     if (!url) throw new Error('EDGE_UPSTREAM_URL is not set');
     return url.replace(/\/+$/, '');
+  }
+
+  /** EDGE_METRICS_INTERVAL_SECONDS (tests shorten it); Unleash Edge's minute by default. */
+  private get metricsIntervalMs(): number {
+    const seconds = Number(this.env.EDGE_METRICS_INTERVAL_SECONDS ?? '');
+    return Number.isFinite(seconds) && seconds >= 1 ? seconds * 1000 : METRICS_INTERVAL_MS;
   }
 
   private get intervalMs(): number {
@@ -329,12 +337,19 @@ export class EdgeSync extends DurableObject<Env> {
     return state.pending;
   }
 
-  /** The webhook: every scope polled now (the upstream's event does not say which scopes moved). */
+  /**
+   * The webhook: every scope polled now (the upstream's event does not say which scopes moved).
+   * Unleash moves its client API's revision about a second after a change (its revision tick),
+   * so a poll right at the event may still get a 304: the alarm comes again after that tick.
+   */
   async refreshAll(): Promise<{ scopes: number; changed: number }> {
     const before = new Map([...this.scopes].map(([key, state]) => [key, state.snapshot?.version]));
     await Promise.all([...this.scopes.values()].map((state) => this.refresh(state)));
     let changed = 0;
     for (const [key, state] of this.scopes) if (state.snapshot?.version !== before.get(key)) changed++;
+    const after = Date.now() + UPSTREAM_REVISION_TICK_MS;
+    const next = await this.ctx.storage.getAlarm();
+    if (next === null || next > after) await this.ctx.storage.setAlarm(after);
     return { scopes: this.scopes.size, changed };
   }
 
@@ -376,7 +391,7 @@ export class EdgeSync extends DurableObject<Env> {
     let posts = 0;
     const now = Date.now();
     for (const [key, bucket] of this.metrics) {
-      if (!force && now - bucket.lastFlushAt < METRICS_INTERVAL_MS) continue;
+      if (!force && now - bucket.lastFlushAt < this.metricsIntervalMs) continue;
       if (bucket.rows.size === 0 && bucket.applications.size === 0) continue;
       const token = this.scopes.get(key)?.token;
       if (!token) continue;
