@@ -20,6 +20,7 @@ import { sha256Hex } from '../lib/encoding';
 import { log } from '../log';
 import { effectiveQuery, featuresAnswer, matches, wantsGlobalSegments } from '../sdk/client-api/routes';
 import { featuresResponse, frontendEtagMatches } from '../sdk/client-api/memo';
+import { deltaBody, hydrationEvent, parseRevision } from '../sdk/client-api/delta';
 import { bulkMetricsBody, edgeValidateBody, metricsBody, registerBody } from '../sdk/client-api/schema';
 import { evaluatorFor, inScope, type Snapshot } from '../sdk/client-api/snapshot';
 import type { Context } from '../sdk/evaluation/types';
@@ -74,6 +75,25 @@ async function clientFeature(request: IRequest, env: Env): Promise<Response> {
   const found = snapshot.byName.get(name);
   if (!found || !matches(found, query)) throw notFound(`Could not find feature flag ${name}`);
   return new Response(globalSegments ? found.jsonWithSegmentIds : found.jsonInlined, { headers: { 'content-type': JSON_TYPE } });
+}
+
+/**
+ * `/api/client/delta` from the same snapshot: an SDK at the snapshot's revision gets 304, any
+ * other a hydration (the whole scope). The upstream's changes between two polls are not kept
+ * event by event here, and a hydration is an answer every delta SDK takes at any time.
+ */
+async function clientDelta(request: IRequest, env: Env): Promise<Response> {
+  const { token, snapshot } = await scoped(request, env, 'client');
+  const query = effectiveQuery(new URL(request.url).searchParams, token, false);
+  const since = parseRevision(request.headers.get('if-none-match'));
+  const etag = `"${snapshot.revision}"`;
+  if (since === snapshot.revision) return new Response(null, { status: 304, headers: { etag } });
+  const scopeQuery = {
+    ...(query.project ? { project: query.project } : {}),
+    ...(query.namePrefix ? { namePrefix: query.namePrefix } : {}),
+  };
+  const body = deltaBody({ events: [hydrationEvent(snapshot, scopeQuery)], lastEventId: snapshot.revision });
+  return new Response(body, { headers: { 'content-type': JSON_TYPE, etag, 'cache-control': 'no-cache' } });
 }
 
 // ---- metrics and registrations ---------------------------------------------------------------
@@ -300,6 +320,7 @@ export function edgeRouter(): EdgeRouter {
     .get('/api/client/features', clientFeatures)
     .post('/api/client/features', clientFeatures)
     .get('/api/client/features/:featureName', clientFeature)
+    .get('/api/client/delta', clientDelta)
     .post('/api/client/register', registerHandler('client'))
     .post('/api/client/metrics', metricsHandler('client'))
     .post('/api/client/metrics/bulk', bulkMetrics)

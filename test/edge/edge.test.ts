@@ -119,6 +119,17 @@ describe('Edge mode in front of Unleash 8.2.0 (recorded)', () => {
     expect(segmented.strategies[0]!.constraints).toEqual(segment.constraints);
   });
 
+  it('answers /api/client/delta from the same snapshot: a hydration, then 304 at that revision', async () => {
+    const first = await call('GET', '/api/client/delta', f8.tokens.clientDev);
+    expect(first.status).toBe(200);
+    const body = await json<{ events: { type: string; features: Feature[] }[] }>(first);
+    expect(body.events).toHaveLength(1);
+    expect(body.events[0]!.type).toBe('hydration');
+    expect(byName(body.events[0]!.features)).toEqual(byName(recordedFeatures(f8, 'seeded', f8.tokens.clientDev).features));
+    const again = await call('GET', '/api/client/delta', f8.tokens.clientDev, { headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+  });
+
   it('answers one flag, and 404 for a flag the scope does not have', async () => {
     const one = await call('GET', '/api/client/features/edge-rec-users', f8.tokens.clientDev);
     expect(one.status).toBe(200);
