@@ -9,6 +9,8 @@ export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 const NODE_TESTS = 'test/**/*.node.test.ts';
 /** Edge mode (wrangler.toml [env.edge]) in front of a replay of a real Unleash (test/support/edge-upstream.ts). */
 const EDGE_TESTS = 'test/edge/**/*.test.ts';
+/** Edge mode against the live oracles (`npm run test:oracles`, never in CI). */
+const ORACLE_TESTS = 'test/oracles/**/*.oracle.test.ts';
 /** Unleash's own admin UI in a real browser against the Worker under wrangler dev (test/ui/). */
 const UI_TESTS = 'test/ui/**/*.ui.test.ts';
 
@@ -58,7 +60,7 @@ export default defineConfig(async () => {
           test: {
             name: 'workers',
             include: ['test/**/*.test.ts'],
-            exclude: [NODE_TESTS, UI_TESTS, EDGE_TESTS],
+            exclude: [NODE_TESTS, UI_TESTS, EDGE_TESTS, ORACLE_TESTS],
             setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-responses.ts'],
             testTimeout: 30_000,
             hookTimeout: 60_000,
@@ -104,7 +106,7 @@ export default defineConfig(async () => {
           test: {
             name: 'oracles',
             environment: 'node',
-            include: ['test/oracles/**/*.oracle.test.ts'],
+            include: [ORACLE_TESTS],
             fileParallelism: false,
             testTimeout: 120_000,
             hookTimeout: 240_000,
