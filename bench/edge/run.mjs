@@ -85,7 +85,7 @@ function startEdge() {
     {
       cwd: ROOT,
       env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'inherit'],
       detached: true,
     },
   );
@@ -155,7 +155,7 @@ async function main() {
       { token: await token('client', 'production'), path: '/api/client/features' },
       { token: await token('frontend', 'development'), path: '/api/frontend' },
     ];
-    for (let i = 0; i < 180; i++) {
+    for (let i = 0; i < 480; i++) {
       try {
         if ((await fetch(`${base}/internal-backstage/health`)).ok) break;
       } catch {
