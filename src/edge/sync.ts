@@ -344,7 +344,8 @@ export class EdgeSync extends DurableObject<Env> {
    */
   async refreshAll(): Promise<{ scopes: number; changed: number }> {
     const before = new Map([...this.scopes].map(([key, state]) => [key, state.snapshot?.version]));
-    await Promise.all([...this.scopes.values()].map((state) => this.refresh(state)));
+    // A poll already under way began before the change: poll again once it is done.
+    await Promise.all([...this.scopes.values()].map((state) => (state.pending ?? Promise.resolve()).then(() => this.refresh(state))));
     let changed = 0;
     for (const [key, state] of this.scopes) if (state.snapshot?.version !== before.get(key)) changed++;
     const after = Date.now() + UPSTREAM_REVISION_TICK_MS;
@@ -444,7 +445,10 @@ export class EdgeSync extends DurableObject<Env> {
     await this.flushMetrics();
     const metricsWaiting = [...this.metrics.values()].some((bucket) => bucket.rows.size > 0 || bucket.applications.size > 0);
     if ([...this.scopes.values()].some((state) => state.token) || metricsWaiting) {
-      await this.ctx.storage.setAlarm(Date.now() + this.intervalMs);
+      // A webhook may have asked for an earlier one meanwhile (refreshAll): keep the earlier.
+      const next = Date.now() + this.intervalMs;
+      const asked = await this.ctx.storage.getAlarm();
+      if (asked === null || asked > next) await this.ctx.storage.setAlarm(next);
     }
   }
 
