@@ -10,6 +10,19 @@ import type { ImportChunkMessage } from './admin/import-export/queue-message';
  * and secrets that may be unset (`wrangler secret put`, `.dev.vars`), and the queues' message types.
  */
 export interface Env extends GeneratedEnv {
+  // wrangler types marks a binding optional when one environment lacks it: the service's
+  // bindings are absent in `[env.edge]`, whose requests never reach the code that reads them
+  // (src/edge/ answers them all), so the service's code keeps them required.
+  DB: D1Database;
+  TOKENS: KVNamespace;
+  RL_EDGE_VALIDATE_KEY: RateLimit;
+  RL_INVITE_CLIENT: RateLimit;
+  RL_FRONTEND_CLIENT: RateLimit;
+  RL_FRONTEND_KEY: RateLimit;
+  RL_LOGIN_CLIENT: RateLimit;
+  RL_PASSWORD_CLIENT: RateLimit;
+  RL_UI_ERROR_CLIENT: RateLimit;
+  RL_SSO_CLIENT: RateLimit;
   IMPORT_QUEUE: Queue<ImportChunkMessage>;
   INTEGRATIONS_QUEUE: Queue<DeliveryMessage>;
   METRICS_QUEUE: Queue<UsageMessage>;
@@ -35,4 +48,16 @@ export interface Env extends GeneratedEnv {
   ACCESS_AUD?: string;
   /** OpenID Connect client secret (`wrangler secret put OIDC_CLIENT_SECRET`); wins over one saved in the settings. */
   OIDC_CLIENT_SECRET?: string;
+  /** Edge mode (docs/edge.md): the upstream Unleash's base URL; set, the Worker is an Edge. */
+  EDGE_UPSTREAM_URL?: string;
+  /** Edge mode: seconds between polls of each token scope upstream; default 15. */
+  EDGE_SYNC_INTERVAL_SECONDS?: string;
+  /** Edge mode: seconds between forwards of a scope's metrics upstream; default 60 (Unleash Edge's). */
+  EDGE_METRICS_INTERVAL_SECONDS?: string;
+  /** Edge mode: the shared secret the upstream's webhook sends (`wrangler secret put EDGE_WEBHOOK_SECRET`). */
+  EDGE_WEBHOOK_SECRET?: string;
+  /** Edge mode: comma-separated backend tokens to sync from the start (frontend tokens are served from their scopes). */
+  EDGE_CLIENT_TOKENS?: string;
+  /** Edge mode: how often (ms) an isolate asks the sync object whether its snapshot moved; default 1000. */
+  EDGE_CHECK_MS?: string;
 }

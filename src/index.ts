@@ -13,6 +13,10 @@ import { handleQueue } from './admin/import-export/jobs';
 import type { ImportChunkMessage } from './admin/import-export/queue-message';
 import { log } from './log';
 import { runScheduledJobs } from './scheduled';
+import { handleEdge, isEdgeMode } from './edge';
+
+// Edge mode's sync object (wrangler.toml [env.edge]); a Durable Object class is exported by the entry module.
+export { EdgeSync } from './edge';
 
 const direct = directRoutes(router);
 
@@ -35,6 +39,8 @@ async function dispatch(request: Request, env: Env, ctx: ExecutionContext): Prom
 
 export default {
   async fetch(request, env, ctx): Promise<Response> {
+    // Edge mode answers everything itself, from the upstream's flags (src/edge/).
+    if (isEdgeMode(env)) return handleEdge(request, env, ctx);
     // An SDK repeating a poll the isolate has answered at this data revision (client-api/memo.ts).
     const memoised = answerFromMemo(request, env, ctx);
     if (memoised !== null) return memoised;
@@ -70,6 +76,7 @@ export default {
 
   /** The cron trigger (wrangler.toml): housekeeping jobs, listed in src/scheduled.ts. */
   async scheduled(controller, env, _ctx?: ExecutionContext): Promise<void> {
+    if (isEdgeMode(env)) return;
     await runScheduledJobs(env, new Date(controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env, ImportChunkMessage | DeliveryMessage | UsageMessage>;

@@ -37,7 +37,7 @@ export function environmentOf(token: ApiTokenRecord, requested: string | null): 
 }
 
 /** Whether the SDK wants segments listed once (spec ≥ 4.2.0) instead of inlined. */
-function wantsGlobalSegments(request: Request): boolean {
+export function wantsGlobalSegments(request: Request): boolean {
   const header = request.headers.get('unleash-client-spec');
   if (header === null) return false;
   const version = parseSemver(header);
@@ -47,7 +47,7 @@ function wantsGlobalSegments(request: Request): boolean {
   return compareSemver(version, SEGMENTS_SPEC) >= 0;
 }
 
-interface ClientQuery {
+export interface ClientQuery {
   project?: string[];
   namePrefix?: string;
   tag?: [string, string][];
@@ -78,7 +78,11 @@ function queryList(params: URLSearchParams, name: string): string[] {
 }
 
 /** The query as Unleash echoes it; the token's scope wins over `project` and `environment`. */
-export function effectiveQuery(params: URLSearchParams, token: ApiTokenRecord, inlineSegmentConstraints: boolean): ClientQuery {
+export function effectiveQuery(
+  params: URLSearchParams,
+  token: Pick<ApiTokenRecord, 'projects' | 'environment'>,
+  inlineSegmentConstraints: boolean,
+): ClientQuery {
   // Keys in Unleash's order: project, namePrefix, tag, environment, inlineSegmentConstraints.
   const query: Omit<ClientQuery, 'inlineSegmentConstraints'> = {};
   const requestedProjects = queryList(params, 'project');
@@ -104,7 +108,7 @@ export function effectiveQuery(params: URLSearchParams, token: ApiTokenRecord, i
   return { ...query, inlineSegmentConstraints };
 }
 
-function matches(feature: SnapshotFeature, query: ClientQuery): boolean {
+export function matches(feature: SnapshotFeature, query: ClientQuery): boolean {
   if (query.project && !inScope(query.project, feature.project)) return false;
   // Case-sensitive and literal, unlike SQLite's LIKE.
   if (query.namePrefix && !feature.name.startsWith(query.namePrefix)) return false;
@@ -146,6 +150,13 @@ export async function features({ request, env, principal }: SdkContext): Promise
   const params = urlOf(request).searchParams;
   const query = effectiveQuery(params, principal.token, !globalSegments);
   const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
+  const answer = featuresAnswer(snapshot, query, globalSegments);
+  rememberAnswer(request, principal.token, answer);
+  return featuresResponse(request.headers.get('if-none-match'), answer);
+}
+
+/** The client API's answer from a snapshot, whatever its source (D1 here, an upstream in Edge mode: src/edge/). */
+export function featuresAnswer(snapshot: Snapshot, query: ClientQuery, globalSegments: boolean) {
   const queryJson = JSON.stringify(query);
   const queryHash = hex8(murmur3(queryJson));
   const etag = `"${queryHash}:${snapshot.revision}"`;
@@ -156,9 +167,7 @@ export async function features({ request, env, principal }: SdkContext): Promise
     cached = { revision: snapshot.revision, body: encoder.encode(featuresBody(snapshot, query, globalSegments, meta)) };
     rememberBody(key, cached);
   }
-  const answer = { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) };
-  rememberAnswer(request, principal.token, answer);
-  return featuresResponse(request.headers.get('if-none-match'), answer);
+  return { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) };
 }
 
 export async function feature({ request, env, principal }: SdkContext): Promise<Response> {
