@@ -19,6 +19,7 @@ import { routes as environments } from './admin/environments/routes';
 import { routes as events } from './admin/events/routes';
 import { routes as featureSearch } from './admin/feature-search/routes';
 import { routes as featureTypes } from './admin/feature-types/routes';
+import { routes as featureLinks } from './admin/feature-links/routes';
 import { routes as features } from './admin/features/routes';
 import { routes as frontendApi } from './sdk/frontend-api/routes';
 import { routes as importExport } from './admin/import-export/routes';
@@ -70,6 +71,7 @@ export const ROUTES: readonly Route[] = [
   ...projectFeatures,
   ...projectInsights,
   ...features,
+  ...featureLinks,
   ...tags,
   ...segments,
   ...importExport,

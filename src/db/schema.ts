@@ -355,6 +355,24 @@ export const dependentFeatures = sqliteTable(
   (t) => [primaryKey({ columns: [t.parent, t.child] }), index('dependent_features_child_idx').on(t.child)],
 );
 
+/**
+ * A flag's links (Unleash 7.0+ `feature_link`): ULID ids, so id order is creation order, as
+ * Unleash lists them. `domain` is the URL's host, kept as Unleash keeps it.
+ */
+export const featureLinks = sqliteTable(
+  'feature_links',
+  {
+    id: text('id').primaryKey(),
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    title: text('title'),
+    domain: text('domain'),
+  },
+  (t) => [index('feature_links_feature_idx').on(t.featureName, t.id)],
+);
+
 export const favoriteFeatures = sqliteTable(
   'favorite_features',
   {

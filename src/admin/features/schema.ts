@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
 import { nonBlank, text, urlFriendlyName } from '../../http/validation';
 import { regexProblem } from '../../sdk/evaluation/constraints';
+import { FeatureLinkSchema } from '../feature-links/schema';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
 
@@ -267,7 +268,7 @@ export const GetFeatureResponse = v.object({
       enteredStageAt: v.string(),
     }),
   ),
-  links: v.array(v.unknown()),
+  links: v.array(FeatureLinkSchema),
   collaborators: v.object({
     users: v.array(v.object({ id: v.number(), name: v.string(), imageUrl: v.string() })),
   }),

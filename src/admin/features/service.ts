@@ -46,6 +46,7 @@ import * as store from './store';
 import { fixWeights, WEIGHT_PROBLEMS } from './weights';
 import { gravatarUrl } from '../../identity/users/gravatar';
 import type { FeatureRow, StrategyRow } from './store';
+import { linksOf } from '../feature-links/service';
 
 export const FLAG_EXISTS = 'A flag with that name already exists';
 
@@ -308,15 +309,16 @@ export async function possibleParentVariants(db: Db, parent: string): Promise<st
  * `GET /api/admin/projects/:projectId/features/:featureName` in 6.10.1's key order:
  * `environments` first; each environment carries its `variants` only when
  * `variantEnvironments=true` is asked for (sorted by name), and the flag-level `variants` are
- * every environment's merged by name, as Unleash builds them. `links` is always empty (6.10.1
- * has the feature behind a flag that is off); `collaborators` are the people who wrote the
+ * every environment's merged by name, as Unleash builds them. `links` are the flag's links
+ * (8.x; 6.10.1 answers `[]` with its links feature off); `collaborators` are the people who wrote the
  * flag's events, latest first. A person (not an API key) also gets `favorite`.
  */
 export async function getFeature(db: Db, projectId: string, name: string, withEnvironmentVariants = false, userId?: number) {
   const feature = await requireFeature(db, projectId, name, true);
-  const [detail, favorite] = await Promise.all([
+  const [detail, favorite, links] = await Promise.all([
     store.featureDetailRows(db, name),
     userId === undefined ? undefined : store.isFavoriteFeature(db, name, userId),
+    linksOf(db, name),
   ]);
   const segmentsByStrategy = new Map<string, number[]>();
   for (const link of detail.links) {
@@ -364,7 +366,7 @@ export async function getFeature(db: Db, projectId: string, name: string, withEn
     lifecycle: latest
       ? { stage: latest.stage, ...(latest.status ? { status: latest.status } : {}), enteredStageAt: latest.createdAt }
       : null,
-    links: [],
+    links,
     collaborators: { users: collaborators },
   };
 }

@@ -1,0 +1,10 @@
+CREATE TABLE `feature_links` (
+	`id` text PRIMARY KEY NOT NULL,
+	`feature_name` text NOT NULL,
+	`url` text NOT NULL,
+	`title` text,
+	`domain` text,
+	FOREIGN KEY (`feature_name`) REFERENCES `features`(`name`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `feature_links_feature_idx` ON `feature_links` (`feature_name`,`id`);
