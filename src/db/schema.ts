@@ -21,8 +21,8 @@ const bool = (name: string) => integer(name, { mode: 'boolean' });
 
 /**
  * Constraint operators of the seed's Constraint resource, plus those Unleash 7/8 added with
- * client-specification 6.x (REGEX, SEMVER_GTE, SEMVER_LTE). IN_CIDR is in the specification
- * but not in Unleash's admin API, so it is evaluated when present but not accepted here.
+ * client-specification 6.x (REGEX, SEMVER_GTE, SEMVER_LTE) and IN_CIDR, which Unleash 8.3
+ * added to its admin API (8.2.0 still refuses it).
  */
 export const CONSTRAINT_OPERATORS = [
   'NOT_IN',
@@ -43,6 +43,7 @@ export const CONSTRAINT_OPERATORS = [
   'SEMVER_GTE',
   'SEMVER_LTE',
   'REGEX',
+  'IN_CIDR',
 ] as const;
 export const PAYLOAD_TYPES = ['json', 'csv', 'string', 'number'] as const;
 export const WEIGHT_TYPES = ['variable', 'fix'] as const;
