@@ -37,7 +37,7 @@ describe('IN_CIDR (Unleash 8.3)', () => {
     const data = {
       features: features.map((feature) => ({ name: feature.name })),
       featureStrategies: features.flatMap((feature) =>
-        feature.strategies.map((strategy) => ({
+        (feature.strategies ?? []).map((strategy) => ({
           name: strategy.name,
           featureName: feature.name,
           parameters: strategy.parameters ?? {},
