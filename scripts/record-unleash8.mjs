@@ -147,3 +147,62 @@ writeFileSync(
   )}\n`,
 );
 console.log(`recorded ${urls.length} urls, ${cases.length} cases, ${events.length} events`);
+
+// Project context fields: key orders and the answers of each operation.
+{
+  const base = '/api/admin/projects/default/context';
+  const name = `${prefix}-ctx`;
+  const steps = [];
+  const step = async (label, method, path, body) => {
+    const answer = await call(method, path, body);
+    steps.push({ label, method, status: answer.status, answer: answer.status >= 400 ? error(answer.body) : answer.body });
+    return answer;
+  };
+  const created = await step('create', 'POST', base, {
+    name,
+    description: 'd',
+    legalValues: [{ value: 'a' }],
+    stickiness: true,
+    sortOrder: 3,
+  });
+  await step('create again', 'POST', base, { name });
+  await step('create a global name', 'POST', base, { name: 'userId' });
+  await step('create, not URL friendly', 'POST', base, { name: 'a b' });
+  const list = await call('GET', base);
+  await step('get', 'GET', `${base}/${name}`);
+  await step('get a global field', 'GET', `${base}/userId`);
+  await step('get an unknown field', 'GET', `${base}/${prefix}-none`);
+  await step('update', 'PUT', `${base}/${name}`, { name, description: 'd2', legalValues: [{ value: 'b' }] });
+  await step('update a global field', 'PUT', `${base}/userId`, { name: 'userId', description: 'x' });
+  await step('add a legal value', 'POST', `${base}/${name}/legal-values`, { value: 'c', description: 'cc' });
+  await step('remove a legal value', 'DELETE', `${base}/${name}/legal-values/b`);
+  await step('add a legal value to a global field', 'POST', `${base}/userId/legal-values`, { value: 'z' });
+  await step('strategies', 'GET', `${base}/${name}/strategies`);
+  await step('validate a taken name', 'POST', `${base}/validate`, { name });
+  await step('validate a free name', 'POST', `${base}/validate`, { name: `${prefix}-free` });
+  await step('read after writes', 'GET', `${base}/${name}`);
+  await step('delete a global field', 'DELETE', `${base}/userId`);
+  await step('delete', 'DELETE', `${base}/${name}`);
+  await step('delete again', 'DELETE', `${base}/${name}`);
+  const globalList = (await call('GET', '/api/admin/context')).body;
+  writeFileSync(
+    new URL('project-context-fields.json', OUT),
+    `${JSON.stringify(
+      {
+        recordedFrom: 'Unleash 8.2.0 (unleash-server@8.2.0, open source)',
+        createdKeys: Object.keys(created.body),
+        listKeys: Object.keys(list.body.find((field) => field.name === name)),
+        listedGlobally: globalList.some((field) => field.name === name),
+        steps: steps.map((entry) => ({
+          ...entry,
+          answer:
+            entry.answer && typeof entry.answer === 'object' && 'createdAt' in entry.answer
+              ? { ...entry.answer, createdAt: '<date>' }
+              : entry.answer,
+        })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+}
