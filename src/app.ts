@@ -44,6 +44,7 @@ import { routes as sso } from './identity/sso/routes';
 import { routes as strategies } from './admin/strategies/routes';
 import { routes as tags } from './admin/tags/routes';
 import { routes as uiConfig } from './admin/ui-config/routes';
+import { routes as unknownFlags } from './admin/unknown-flags/routes';
 import { routes as userFeedback } from './admin/user-feedback/routes';
 import { routes as users } from './identity/users/routes';
 import { preflight } from './http/cors';
@@ -87,6 +88,7 @@ export const ROUTES: readonly Route[] = [
   ...contextFields,
   ...projectContextFields,
   ...clientMetrics,
+  ...unknownFlags,
   ...applications,
   ...clientApi,
   ...clientDelta,

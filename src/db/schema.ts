@@ -357,6 +357,21 @@ export const dependentFeatures = sqliteTable(
 );
 
 /**
+ * Flag names SDKs reported metrics for that are not flags (Unleash 7.0+ "unknown flags"): the
+ * latest report per name, application and environment, kept 24 hours.
+ */
+export const unknownFlags = sqliteTable(
+  'unknown_flags',
+  {
+    name: text('name').notNull(),
+    appName: text('app_name').notNull(),
+    environment: text('environment').notNull(),
+    seenAt: text('seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.appName, t.environment] }), index('unknown_flags_seen_idx').on(t.seenAt)],
+);
+
+/**
  * A flag's links (Unleash 7.0+ `feature_link`): ULID ids, so id order is creation order, as
  * Unleash lists them. `domain` is the URL's host, kept as Unleash keeps it.
  */
