@@ -16,4 +16,7 @@ CREATE TABLE `unknown_flags` (
 	PRIMARY KEY(`name`, `app_name`, `environment`)
 );
 --> statement-breakpoint
-CREATE INDEX `unknown_flags_seen_idx` ON `unknown_flags` (`seen_at`);
+CREATE INDEX `unknown_flags_seen_idx` ON `unknown_flags` (`seen_at`);--> statement-breakpoint
+-- Unleash 8.0 added a sixth flag type, listed after the five of 6.10.1.
+INSERT OR IGNORE INTO `feature_types` (id, name, description, lifetime_days) VALUES
+  ('sunset', 'Sunset', 'Coordinate the planned removal of an existing feature. Expected lifetime: ~90 days', 90);

@@ -1,7 +1,8 @@
 /**
- * IN_CIDR on every write path, as Unleash 8.3 added it to the admin API: the client
- * specification's `22-cidr-constraint-operators` flags go in through the import, as a user
- * would load them, and are served to SDKs so that the specification's tests pass.
+ * Unleash 8 additions to what flags hold: IN_CIDR on every write path, as Unleash 8.3 added it
+ * to the admin API (the client specification's `22-cidr-constraint-operators` flags go in
+ * through the import, as a user would load them, and are served to SDKs so that the
+ * specification's tests pass), and 8.0's `sunset` flag type.
  */
 import { describe, expect, it } from 'vitest';
 import { Evaluator } from '../src/sdk/evaluation/engine';
@@ -66,5 +67,23 @@ describe('IN_CIDR (Unleash 8.3)', () => {
     expect(tests.map((test) => [test.description, evaluator.isEnabled(test.toggleName, test.context)])).toEqual(
       tests.map((test) => [test.description, test.expectedResult]),
     );
+  });
+});
+
+describe('the sunset flag type (Unleash 8.0)', () => {
+  it('is listed after 6.10.1’s five with 8.2.0’s text, and flags can be created with it and moved to it', async () => {
+    const types = (await bodyOf(await call('GET', '/api/admin/feature-types'))).types;
+    expect(types.at(-1)).toEqual({
+      id: 'sunset',
+      name: 'Sunset',
+      description: 'Coordinate the planned removal of an existing feature. Expected lifetime: ~90 days',
+      lifetimeDays: 90,
+    });
+    const created = await createFeature(unique('sunset-flag'), { type: 'sunset' });
+    expect(created.type).toBe('sunset');
+    const other = unique('sunset-later');
+    await createFeature(other);
+    expect((await call('PUT', `/api/admin/projects/default/features/${other}`, { body: { type: 'sunset' } })).status).toBe(200);
+    expect((await bodyOf(await call('GET', `/api/admin/projects/default/features/${other}`))).type).toBe('sunset');
   });
 });

@@ -10,8 +10,8 @@ import { FeatureLinkSchema } from '../feature-links/schema';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
 
-/** The flag types of 6.10.1 (seeded in `feature_types`; the open-source build has no way to add one). */
-export const FLAG_TYPE = v.picklist(['experiment', 'kill-switch', 'release', 'operational', 'permission']);
+/** The flag types of 6.10.1 and 8.0's `sunset` (seeded in `feature_types`; the open-source build has no way to add one). */
+export const FLAG_TYPE = v.picklist(['experiment', 'kill-switch', 'release', 'operational', 'permission', 'sunset']);
 
 export const CreateFeatureSchema = v.object({
   name: urlFriendlyName(100),
