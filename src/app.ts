@@ -19,6 +19,7 @@ import { routes as environments } from './admin/environments/routes';
 import { routes as events } from './admin/events/routes';
 import { routes as featureSearch } from './admin/feature-search/routes';
 import { routes as featureTypes } from './admin/feature-types/routes';
+import { routes as featureLinks } from './admin/feature-links/routes';
 import { routes as favorites } from './admin/favorites/routes';
 import { routes as featureDependencies } from './admin/feature-dependencies/routes';
 import { routes as featureEnvironments } from './admin/feature-environments/routes';
@@ -34,6 +35,7 @@ import { documentRoutes, routes as operational } from './admin/operational/route
 import { routes as personalDashboard } from './admin/personal-dashboard/routes';
 import { routes as personalTokens } from './identity/personal-tokens/routes';
 import { routes as projectAccess } from './identity/project-access/routes';
+import { routes as projectContextFields } from './admin/project-context-fields/routes';
 import { routes as projectFeatures } from './admin/project-features/routes';
 import { routes as playground } from './admin/playground/routes';
 import { routes as projects } from './admin/projects/routes';
@@ -48,6 +50,7 @@ import { routes as sso } from './identity/sso/routes';
 import { routes as strategies } from './admin/strategies/routes';
 import { routes as tags } from './admin/tags/routes';
 import { routes as uiConfig } from './admin/ui-config/routes';
+import { routes as unknownFlags } from './admin/unknown-flags/routes';
 import { routes as userFeedback } from './admin/user-feedback/routes';
 import { routes as users } from './identity/users/routes';
 import { preflight } from './http/cors';
@@ -76,6 +79,7 @@ export const ROUTES: readonly Route[] = [
   ...projectFeatures,
   ...projectInsights,
   ...features,
+  ...featureLinks,
   ...featureStrategies,
   ...featureVariants,
   ...featureEnvironments,
@@ -94,7 +98,9 @@ export const ROUTES: readonly Route[] = [
   ...strategies,
   ...playground,
   ...contextFields,
+  ...projectContextFields,
   ...clientMetrics,
+  ...unknownFlags,
   ...applications,
   ...clientApi,
   ...clientDelta,

@@ -19,6 +19,7 @@ import type { Env } from './env';
 import { log } from './log';
 import { flushOutbox } from './integrations/addons/delivery';
 import { failStuckImportJobs } from './admin/import-export/jobs';
+import { expire as expireUnknownFlagReports, UNKNOWN_FLAGS_WINDOW_MS } from './admin/unknown-flags/store';
 import { staleFailures } from './identity/users/login-limits';
 
 export interface ScheduledJob {
@@ -167,8 +168,18 @@ export const pruneIntegrationDeliveries: ScheduledJob = {
   },
 };
 
+/** Unknown-flag reports are shown and kept for 24 hours, as Unleash 8 keeps them. */
+export const expireUnknownFlags: ScheduledJob = {
+  name: 'expire-unknown-flags',
+  async run(env, now) {
+    const before = new Date(now.getTime() - UNKNOWN_FLAGS_WINDOW_MS).toISOString();
+    return { deleted: await expireUnknownFlagReports(getDb(env), before), before };
+  },
+};
+
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   expireMetrics,
+  expireUnknownFlags,
   expireInstances,
   expireMetricsMessages,
   expireSessions,

@@ -99,14 +99,14 @@ describe('POST /api/admin/projects/:projectId/features', () => {
     await expectError(await call('POST', P, { rawBody: 'name=x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
   });
 
-  it("refuses a type that is not one of 6.10.1's flag types (400, as it does) and writes nothing; PUT likewise", async () => {
+  it("refuses a type that is not one of 6.10.1's flag types or 8.0's sunset (400, as it does) and writes nothing; PUT likewise", async () => {
     const events = await count('SELECT count(*) AS n FROM events');
     const error = await expectError(await call('POST', P, { body: { name: 'x-type', type: 'nosuchtype' } }), 400, 'BadDataError');
     expect(error.details).toEqual([
       {
         path: '/body/type',
         message:
-          'The `/body/type` property must be ("experiment" | "kill-switch" | "release" | "operational" | "permission"). You sent "nosuchtype".',
+          'The `/body/type` property must be ("experiment" | "kill-switch" | "release" | "operational" | "permission" | "sunset"). You sent "nosuchtype".',
       },
     ]);
     expect(await count("SELECT count(*) AS n FROM features WHERE name = 'x-type'")).toBe(0);

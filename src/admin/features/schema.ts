@@ -7,11 +7,12 @@ import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
 import { nonBlank, text, urlFriendlyName } from '../../http/validation';
 import { regexProblem } from '../../sdk/evaluation/constraints';
+import { FeatureLinkSchema } from '../feature-links/schema';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
 
-/** The flag types of 6.10.1 (seeded in `feature_types`; the open-source build has no way to add one). */
-export const FLAG_TYPE = v.picklist(['experiment', 'kill-switch', 'release', 'operational', 'permission']);
+/** The flag types of 6.10.1 and 8.0's `sunset` (seeded in `feature_types`; the open-source build has no way to add one). */
+export const FLAG_TYPE = v.picklist(['experiment', 'kill-switch', 'release', 'operational', 'permission', 'sunset']);
 
 export const CreateFeatureSchema = v.object({
   name: urlFriendlyName(100),
@@ -214,7 +215,7 @@ export const GetFeatureResponse = v.object({
       enteredStageAt: v.string(),
     }),
   ),
-  links: v.array(v.unknown()),
+  links: v.array(FeatureLinkSchema),
   collaborators: v.object({
     users: v.array(v.object({ id: v.number(), name: v.string(), imageUrl: v.string() })),
   }),

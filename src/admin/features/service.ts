@@ -16,6 +16,7 @@ import { FLAG_TYPE, PatchFeatureSchema } from './schema';
 import { safePattern } from './rules';
 import { creatorOf, featureSummary, flagFields, strategyShape, type FeatureRow } from './shapes';
 import * as store from './store';
+import { linksOf } from '../feature-links/service';
 
 export const FLAG_EXISTS = 'A flag with that name already exists';
 
@@ -192,15 +193,16 @@ export async function validateNewName(db: Db, body: ValidateFeatureNameRequest):
  * `GET /api/admin/projects/:projectId/features/:featureName` in 6.10.1's key order:
  * `environments` first; each environment carries its `variants` only when
  * `variantEnvironments=true` is asked for (sorted by name), and the flag-level `variants` are
- * every environment's merged by name, as Unleash builds them. `links` is always empty (6.10.1
- * has the feature behind a flag that is off); `collaborators` are the people who wrote the
+ * every environment's merged by name, as Unleash builds them. `links` are the flag's links
+ * (8.x; 6.10.1 answers `[]` with its links feature off); `collaborators` are the people who wrote the
  * flag's events, latest first. A person (not an API key) also gets `favorite`.
  */
 export async function getFeature(db: Db, projectId: string, name: string, withEnvironmentVariants = false, userId?: number) {
   const feature = await requireFeature(db, projectId, name, true);
-  const [detail, favorite] = await Promise.all([
+  const [detail, favorite, links] = await Promise.all([
     store.featureDetailRows(db, name),
     userId === undefined ? undefined : store.isFavoriteFeature(db, name, userId),
+    linksOf(db, name),
   ]);
   const segmentsByStrategy = new Map<string, number[]>();
   for (const link of detail.links) {
@@ -248,7 +250,7 @@ export async function getFeature(db: Db, projectId: string, name: string, withEn
     lifecycle: latest
       ? { stage: latest.stage, ...(latest.status ? { status: latest.status } : {}), enteredStageAt: latest.createdAt }
       : null,
-    links: [],
+    links,
     collaborators: { users: collaborators },
   };
 }
