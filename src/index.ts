@@ -14,6 +14,9 @@ import type { ImportChunkMessage } from './admin/import-export/queue-message';
 import { log } from './log';
 import { runScheduledJobs } from './scheduled';
 
+// Flags for other Workers over a service binding (docs/binding.md).
+export { UnleashFlags } from './binding/entrypoint';
+
 const direct = directRoutes(router);
 
 /** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
