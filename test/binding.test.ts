@@ -153,6 +153,12 @@ describe('UnleashFlags.withKey', () => {
       featureEnabled: false,
     });
     expect(await scoped.evaluate(`${project}.on`, { userId: '1' })).toMatchObject({ enabled: true, impressionData: true, found: true });
+    // The same answers with the key as the first argument (one RPC call, no stub).
+    expect(await flags().isEnabled(frontendKey, `${project}.users`, { userId: '42' })).toBe(true);
+    expect(await flags().isEnabled(frontendKey, `${project}.users`, { userId: '7' })).toBe(false);
+    expect(await flags().getVariant(frontendKey, `${project}.on`)).toEqual(await scoped.getVariant(`${project}.on`));
+    expect(await flags().getAll(frontendKey, { userId: '42' })).toEqual(await scoped.getAll({ userId: '42' }));
+    expect(await flags().evaluate(frontendKey, `${project}.on`)).toEqual(await scoped.evaluate(`${project}.on`));
   });
 
   it('tells a client key a flag that is off from one that does not exist; a frontend key cannot tell them apart', async () => {
@@ -199,6 +205,7 @@ describe('UnleashFlags.withKey', () => {
     expect(revoke.status).toBe(200);
     expect(await refusal(scoped.getAll())).toMatch(/UnleashBindingUnauthorized/);
     expect(await refusal(flags().withKey(key))).toMatch(/UnleashBindingUnauthorized/);
+    expect(await refusal(flags().getAll(key))).toMatch(/UnleashBindingUnauthorized/);
   });
 
   it('refuses unknown and malformed keys, and admin keys', async () => {
@@ -206,6 +213,8 @@ describe('UnleashFlags.withKey', () => {
     expect(await refusal(flags().withKey(''))).toMatch(/UnleashBindingUnauthorized/);
     expect(await refusal(flags().withKey('x'.repeat(2000)))).toMatch(/UnleashBindingUnauthorized/);
     expect(await refusal(flags().withKey('*:*.test-admin-token'))).toMatch(/UnleashBindingForbidden/);
+    expect(await refusal(flags().isEnabled('*:*.test-admin-token', 'x'))).toMatch(/UnleashBindingForbidden/);
+    expect(await refusal(flags().evaluate('default:development.not-a-key', 'x'))).toMatch(/UnleashBindingUnauthorized/);
   });
 
   it('counts usage into the SDK metrics under the context appName', async () => {

@@ -189,7 +189,7 @@ Run: \`npm run bench -- binding\`. One \`wrangler dev\` runs the example consume
 Inside the consumer, \`/example/bench\` makes n calls one after another, each for another user
 (userId, sessionId and remoteAddress change every call, so no answer cache serves a repeat):
 through the binding (\`unleashFlags(env.FLAGS, key).isEnabled(flag, context)\` or \`.getAll(context)\`,
-one Workers RPC call each) or through a fetch of our frontend API over the \`UNLEASH\` service
+one Workers RPC call each, \`env.FLAGS.isEnabled(key, flag, context)\`) or through a fetch of our frontend API over the \`UNLEASH\` service
 binding (\`POST /api/frontend\` with the same context, the body parsed, the flag looked up).
 
 - Date: ${new Date().toISOString()}

@@ -7,8 +7,8 @@
  * if (await flags.isEnabled('new-checkout', { userId })) ...
  * ```
  *
- * Each call is one RPC round trip: `withKey(key).method(...)` is pipelined, and our Worker
- * checks the key on every call (a revoked key stops working at once, as on HTTP).
+ * Each call is one RPC call with the key as its first argument, and our Worker checks the key
+ * on every call (a revoked key stops working as on HTTP).
  */
 import type { ScopedFlagsApi, UnleashContext, UnleashEvaluation, UnleashFlagsApi, UnleashToggles, UnleashVariant } from './types';
 
@@ -34,37 +34,26 @@ export interface UnleashFlagsOptions {
  * "unleash-worker", entrypoint = "UnleashFlags"` in the calling Worker's wrangler.toml).
  */
 export function unleashFlags(binding: UnleashFlagsApi, key: string, options: UnleashFlagsOptions = {}): ScopedFlagsApi {
-  // An RPC promise of the stub: calling a method on it is pipelined with `withKey`. A refused
-  // key rejects both that promise and the call's; the call's reaches the caller, so the
-  // first is marked handled (else the runtime reports it as an unhandled rejection).
-  const scoped = () => {
-    const pending = binding.withKey(key);
-    pending.then(
-      () => undefined,
-      () => undefined,
-    );
-    return pending as unknown as ScopedFlagsApi;
-  };
   const { onImpression } = options;
-  const evaluate = (name: string, context: UnleashContext = {}): Promise<UnleashEvaluation> => scoped().evaluate(name, context);
+  const evaluate = (name: string, context: UnleashContext = {}): Promise<UnleashEvaluation> => binding.evaluate(key, name, context);
   const impression = (eventType: ImpressionEvent['eventType'], answer: UnleashEvaluation, context: UnleashContext) => {
     if (answer.impressionData && onImpression)
       onImpression({ eventType, featureName: answer.name, enabled: answer.enabled, variant: answer.variant.name, context });
   };
   return {
     async isEnabled(name: string, context: UnleashContext = {}): Promise<boolean> {
-      if (!onImpression) return scoped().isEnabled(name, context);
+      if (!onImpression) return binding.isEnabled(key, name, context);
       const answer = await evaluate(name, context);
       impression('isEnabled', answer, context);
       return answer.enabled;
     },
     async getVariant(name: string, context: UnleashContext = {}): Promise<UnleashVariant> {
-      if (!onImpression) return scoped().getVariant(name, context);
+      if (!onImpression) return binding.getVariant(key, name, context);
       const answer = await evaluate(name, context);
       impression('getVariant', answer, context);
       return answer.variant;
     },
-    getAll: (context: UnleashContext = {}): Promise<UnleashToggles> => scoped().getAll(context),
+    getAll: (context: UnleashContext = {}): Promise<UnleashToggles> => binding.getAll(key, context),
     evaluate,
   };
 }

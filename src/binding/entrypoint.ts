@@ -50,49 +50,35 @@ function nameOf(name: unknown): string {
   return name;
 }
 
-/** One key's view of the flags (what `withKey` returns); its methods are the RPC surface. */
-export class ScopedFlags extends RpcTarget implements ScopedFlagsApi {
-  // Private fields are not reachable over RPC: only the methods below are.
-  readonly #env: Env;
-  readonly #ctx: ExecutionContext;
-  readonly #source: BindingSource;
-  readonly #hash: string;
+/** The answers for one key: what the scoped stub and the key-first methods both call. */
+class KeyReader {
+  constructor(
+    private readonly env: Env,
+    private readonly ctx: ExecutionContext,
+    private readonly source: BindingSource,
+    private readonly hash: string,
+  ) {}
 
-  constructor(env: Env, ctx: ExecutionContext, source: BindingSource, hash: string) {
-    super();
-    this.#env = env;
-    this.#ctx = ctx;
-    this.#source = source;
-    this.#hash = hash;
-  }
-
-  /** The key's record, checked again (revocation and expiry apply to a stub already given out). */
-  async #token(): Promise<ApiTokenRecord> {
-    const token = await this.#source.trustedKey(this.#env, this.#ctx, this.#hash);
+  /** The key's record, checked on every call (revocation and expiry apply to a stub already given out). */
+  async token(): Promise<ApiTokenRecord> {
+    const token = await this.source.trustedKey(this.env, this.ctx, this.hash);
     if (token === null) throw refused('unauthorized', 'the key is unknown, revoked or expired');
+    if (!SERVED_TYPES.includes(token.type)) throw refused('forbidden', `a ${token.type} key cannot read flags through the binding`);
     return token;
   }
 
-  async isEnabled(name: string, context?: UnleashContext): Promise<boolean> {
-    return (await this.evaluate(name, context)).enabled;
-  }
-
-  async getVariant(name: string, context?: UnleashContext): Promise<UnleashVariant> {
-    return (await this.evaluate(name, context)).variant;
-  }
-
   /** `POST /api/frontend`'s body for this key and context: the flags that are on, with their variants. */
-  async getAll(context?: UnleashContext): Promise<UnleashToggles> {
-    const token = await this.#token();
-    const snapshot = await this.#source.snapshot(this.#env, token);
+  async getAll(context: unknown): Promise<UnleashToggles> {
+    const token = await this.token();
+    const snapshot = await this.source.snapshot(this.env, token);
     return { toggles: frontendPlan(snapshot, token.projects).toggles(contextOf(context)) };
   }
 
   /** One flag: on or off, its variant, whether to emit an impression, whether the key may see it. */
-  async evaluate(name: string, context?: UnleashContext): Promise<UnleashEvaluation> {
+  async evaluate(name: unknown, context: unknown): Promise<UnleashEvaluation> {
     const flagName = nameOf(name);
-    const token = await this.#token();
-    const snapshot = await this.#source.snapshot(this.#env, token);
+    const token = await this.token();
+    const snapshot = await this.source.snapshot(this.env, token);
     const evaluationContext = contextOf(context);
     const feature = snapshot.byName.get(flagName);
     const visible = feature !== undefined && inScope(token.projects, feature.project);
@@ -103,7 +89,7 @@ export class ScopedFlags extends RpcTarget implements ScopedFlagsApi {
     const variant: UnleashVariant = enabled ? flag!.results[outcome]! : disabledVariant(false);
     if (visible) {
       countUsage(token, evaluationContext.appName ?? 'frontend-api', flagName, enabled, enabled ? variant.name : undefined);
-      flushDueUsage(this.#env, this.#ctx);
+      flushDueUsage(this.env, this.ctx);
     }
     // A frontend key sees only the flags that are on (as /api/frontend lists them).
     const found = token.type === 'frontend' ? enabled : visible;
@@ -111,17 +97,65 @@ export class ScopedFlags extends RpcTarget implements ScopedFlagsApi {
   }
 }
 
-/** The entrypoint other Workers bind to (`entrypoint = "UnleashFlags"` in their wrangler config). */
+/** One key's view of the flags (what `withKey` returns); its methods are the RPC surface. */
+export class ScopedFlags extends RpcTarget implements ScopedFlagsApi {
+  // A private field is not reachable over RPC: only the methods below are.
+  readonly #reader: KeyReader;
+
+  constructor(reader: KeyReader) {
+    super();
+    this.#reader = reader;
+  }
+
+  async isEnabled(name: string, context?: UnleashContext): Promise<boolean> {
+    return (await this.#reader.evaluate(name, context)).enabled;
+  }
+
+  async getVariant(name: string, context?: UnleashContext): Promise<UnleashVariant> {
+    return (await this.#reader.evaluate(name, context)).variant;
+  }
+
+  getAll(context?: UnleashContext): Promise<UnleashToggles> {
+    return this.#reader.getAll(context);
+  }
+
+  evaluate(name: string, context?: UnleashContext): Promise<UnleashEvaluation> {
+    return this.#reader.evaluate(name, context);
+  }
+}
+
+/**
+ * The entrypoint other Workers bind to (`entrypoint = "UnleashFlags"` in their wrangler config).
+ * `withKey(key)` gives a stub scoped to the key; the same four methods also take the key as
+ * their first argument, one RPC call each instead of two (the typed helper uses those).
+ */
 export class UnleashFlags extends WorkerEntrypoint<Env> {
-  /** The flags a client, backend or frontend key may read. Rejects for any other key. */
-  async withKey(key: string): Promise<ScopedFlags> {
+  async #reader(key: unknown): Promise<KeyReader> {
     if (typeof key !== 'string' || key === '' || key.length > MAX_KEY_LENGTH || !key.isWellFormed())
       throw refused('unauthorized', 'the key is unknown, revoked or expired');
-    const source = sourceFor(this.env);
-    const hash = await hashOfKey(key.trim());
-    const token = await source.trustedKey(this.env, this.ctx, hash);
-    if (token === null) throw refused('unauthorized', 'the key is unknown, revoked or expired');
-    if (!SERVED_TYPES.includes(token.type)) throw refused('forbidden', `a ${token.type} key cannot read flags through the binding`);
-    return new ScopedFlags(this.env, this.ctx, source, hash);
+    return new KeyReader(this.env, this.ctx, sourceFor(this.env), await hashOfKey(key.trim()));
+  }
+
+  /** The flags a client, backend or frontend key may read. Rejects for any other key. */
+  async withKey(key: string): Promise<ScopedFlags> {
+    const reader = await this.#reader(key);
+    await reader.token();
+    return new ScopedFlags(reader);
+  }
+
+  async isEnabled(key: string, name: string, context?: UnleashContext): Promise<boolean> {
+    return (await (await this.#reader(key)).evaluate(name, context)).enabled;
+  }
+
+  async getVariant(key: string, name: string, context?: UnleashContext): Promise<UnleashVariant> {
+    return (await (await this.#reader(key)).evaluate(name, context)).variant;
+  }
+
+  async getAll(key: string, context?: UnleashContext): Promise<UnleashToggles> {
+    return (await this.#reader(key)).getAll(context);
+  }
+
+  async evaluate(key: string, name: string, context?: UnleashContext): Promise<UnleashEvaluation> {
+    return (await this.#reader(key)).evaluate(name, context);
   }
 }

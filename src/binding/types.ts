@@ -78,6 +78,11 @@ export interface UnleashFlagsApi {
    * key. The stub it resolves to may be called at once (RPC promise pipelining).
    */
   withKey(key: string): Promise<ScopedFlagsApi>;
+  /** The same answers with the key as the first argument: one RPC call each (no stub). */
+  isEnabled(key: string, name: string, context?: UnleashContext): Promise<boolean>;
+  getVariant(key: string, name: string, context?: UnleashContext): Promise<UnleashVariant>;
+  getAll(key: string, context?: UnleashContext): Promise<UnleashToggles>;
+  evaluate(key: string, name: string, context?: UnleashContext): Promise<UnleashEvaluation>;
 }
 
 /** What a refused call rejects with: its message starts with one of these. */
