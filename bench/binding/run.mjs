@@ -77,10 +77,16 @@ function workerdPids() {
 
 const TICK_MS = 1000 / 100;
 
+/** CPU of those processes, or null when one has gone (wrangler restarted it): the sample is dropped. */
 function cpuMs(pids) {
   let ticks = 0;
   for (const pid of pids) {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return null;
+    }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     ticks += Number(fields[11]) + Number(fields[12]);
   }
@@ -140,8 +146,7 @@ const loads = [
 ];
 try {
   await start();
-  const pids = workerdPids();
-  if (pids.length === 0) throw new Error('no workerd process found under wrangler dev');
+
   const batch = async (op, mode, n, run) => {
     const response = await fetch(`${BASE}/example/bench?mode=${mode}&op=${op}&n=${n}&run=${run}`);
     if (!response.ok) throw new Error(`bench ${op}/${mode}: ${response.status} ${await response.text()}`);
@@ -158,11 +163,19 @@ try {
     );
     const order = round % 2 ? [...scenarios].reverse() : scenarios;
     for (const [op, mode] of order) {
-      const before = cpuMs(pids);
-      const answer = await batch(op, mode, N[op], `${round}`);
-      const spent = cpuMs(pids) - before;
-      if (answer.on === 0) throw new Error(`bench ${op}/${mode}: nothing was on (answers not checked?)`);
-      samples.get(`${op}/${mode}`).push(spent / N[op]);
+      for (let attempt = 0; ; attempt++) {
+        const pids = workerdPids();
+        if (pids.length === 0) throw new Error('no workerd process found under wrangler dev');
+        const before = cpuMs(pids);
+        const answer = await batch(op, mode, N[op], `${round}.${attempt}`);
+        const after = cpuMs(pids);
+        if (answer.on === 0) throw new Error(`bench ${op}/${mode}: nothing was on (answers not checked?)`);
+        if (before !== null && after !== null) {
+          samples.get(`${op}/${mode}`).push((after - before) / N[op]);
+          break;
+        }
+        if (attempt >= 2) throw new Error(`bench ${op}/${mode}: workerd kept restarting`);
+      }
     }
   }
 } finally {
