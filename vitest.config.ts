@@ -34,6 +34,8 @@ export default defineConfig(async () => {
                   INIT_ADMIN_API_TOKENS: `${TEST_ADMIN_TOKEN}, *:*.second-admin-token`,
                   // Tests write and read back at once: check the SDK data revision on every request.
                   SDK_REVISION_CHECK_MS: '0',
+                  // The binding queues its usage counts after every call, not once a minute.
+                  BINDING_METRICS_INTERVAL_MS: '0',
                   // Integration retries at once, not after seconds of backoff.
                   INTEGRATIONS_RETRY_DELAY_SECONDS: '0',
                   // Failed metrics flushes too.

@@ -18,6 +18,9 @@ import { handleEdge, isEdgeMode } from './edge';
 // Edge mode's sync object (wrangler.toml [env.edge]); a Durable Object class is exported by the entry module.
 export { EdgeSync } from './edge';
 
+// Flags for other Workers over a service binding (docs/binding.md).
+export { UnleashFlags } from './binding/entrypoint';
+
 const direct = directRoutes(router);
 
 /** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
