@@ -19,7 +19,7 @@ import type { Env } from './env';
 import { log } from './log';
 import { flushOutbox } from './integrations/addons/delivery';
 import { failStuckImportJobs } from './admin/import-export/jobs';
-import { staleFailures } from './identity/users/login-limits';
+import { staleFailures } from './identity/passwords/login-limits';
 
 export interface ScheduledJob {
   name: string;

@@ -75,11 +75,6 @@ export async function setSortOrder(db: Db, actor: Actor, sortOrder: Readonly<Rec
   ]);
 }
 
-export async function projectExists(db: Db, projectId: string): Promise<boolean> {
-  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).limit(1);
-  return rows.length > 0;
-}
-
 export async function projectEnvironment(db: Db, projectId: string, environment: string) {
   const [row] = await db
     .select()

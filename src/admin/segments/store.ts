@@ -97,11 +97,6 @@ export async function byId(db: Db, id: number): Promise<SegmentRow | undefined> 
   return row;
 }
 
-export async function projectExists(db: Db, project: string): Promise<boolean> {
-  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, project)).limit(1);
-  return rows.length > 0;
-}
-
 /** Whether another segment (not `exceptId`) has this name. */
 export async function nameTaken(db: Db, name: string, exceptId?: number): Promise<boolean> {
   const rows = await db

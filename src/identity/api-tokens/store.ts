@@ -14,11 +14,6 @@ export function insertTokenStatements(db: Db, token: typeof apiTokens.$inferInse
   return [...statements, ...projectInserts];
 }
 
-export async function environmentExists(db: Db, name: string): Promise<boolean> {
-  const rows = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, name)).limit(1);
-  return rows.length > 0;
-}
-
 /** The ids among `ids` that name no project. */
 export async function missingProjects(db: Db, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
