@@ -4,7 +4,8 @@
  * or 304 when nothing it can see did.
  */
 import { deltaBody, deltaSince, parseRevision, type DeltaQuery } from './delta';
-import { effectiveQuery, environmentOf } from './routes';
+import { effectiveQuery } from './routes';
+import { environmentOf } from './token-environment';
 import { snapshotFor } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';

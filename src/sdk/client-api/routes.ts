@@ -21,6 +21,8 @@ import { parseSemver, compareSemver } from '../evaluation/semver';
 import { bulkMetricsBody, edgeInstanceBody, edgeValidateBody, metricsBody, registerBody } from './schema';
 import { clientPollInits, featuresResponse, rememberAnswer } from './memo';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
+import { environmentOf } from './token-environment';
+import { CLIENT_FEATURES_PATH } from './poll-paths';
 import { queueBulkMetrics, queueEdgeInstance, queueMetrics, recordRegistration, type SdkCaller } from './usage';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { open, route, sdk, type Route, type OpenContext, type SdkContext } from '../../http/route';
@@ -29,12 +31,6 @@ import { GetAllClientFeaturesResponse, GetClientFeatureResponse, GetValidTokensR
 const SEGMENTS_SPEC = parseSemver('4.2.0')!;
 const MAX_QUERY_VALUES = 50;
 const MAX_QUERY_TEXT = 255;
-
-/** Which environment a token reads: its own; only a token for all environments (none can be made through the API) picks one with `environment`. */
-export function environmentOf(token: ApiTokenRecord, requested: string | null): string {
-  if (token.environment !== '*') return token.environment;
-  return requested ?? 'default';
-}
 
 /** Whether the SDK wants segments listed once (spec ≥ 4.2.0) instead of inlined. */
 function wantsGlobalSegments(request: Request): boolean {
@@ -236,7 +232,7 @@ export async function edgeValidate({ request, env, ctx, body }: OpenContext<v.In
 export const routes: Route[] = [
   route({
     method: 'GET',
-    path: '/api/client/features',
+    path: CLIENT_FEATURES_PATH,
     access: sdk(BACKEND_TOKEN_TYPES),
     tag: 'Client',
     operationId: 'getAllClientFeatures',
@@ -250,7 +246,7 @@ export const routes: Route[] = [
   }),
   route({
     method: 'GET',
-    path: '/api/client/features/:featureName',
+    path: `${CLIENT_FEATURES_PATH}/:featureName`,
     access: sdk(BACKEND_TOKEN_TYPES),
     tag: 'Client',
     operationId: 'getClientFeature',

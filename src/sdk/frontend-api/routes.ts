@@ -9,7 +9,9 @@ import { corsStateKey, setCorsHeaders, preflight } from '../../http/cors';
 import { refreshFrontendOrigins } from '../../admin/ui-config/service';
 import { ApiError, toErrorResponse } from '../../http/errors';
 import type { ApiTokenRecord } from '../../auth/principal';
-import { environmentOf, earlyFrontendRequest, rememberFrontendKey } from './early';
+import { earlyFrontendRequest, rememberFrontendKey } from './early';
+import { environmentOf } from '../client-api/token-environment';
+import { FRONTEND_PATH } from '../client-api/poll-paths';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
 import { parseInput } from '../../http/validation';
@@ -248,7 +250,7 @@ export function notImplemented(): Response {
 export const routes: Route[] = [
   route({
     method: 'OPTIONS',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: open(),
     tag: 'Frontend API',
     operationId: 'frontendPreflight',
@@ -261,7 +263,7 @@ export const routes: Route[] = [
   }),
   route({
     method: 'GET',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: sdk(['frontend']),
     tag: 'Frontend API',
     operationId: 'getFrontendFeatures',
@@ -276,7 +278,7 @@ export const routes: Route[] = [
   }),
   route({
     method: 'POST',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: sdk(['frontend']),
     tag: 'Frontend API',
     operationId: 'getFrontendApiFeaturesWithPost',
