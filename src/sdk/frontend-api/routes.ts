@@ -14,7 +14,6 @@ import { environmentOf } from '../client-api/token-environment';
 import { FRONTEND_PATH } from '../client-api/poll-paths';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
-import { parseInput } from '../../http/validation';
 import { clientIp } from '../../http/client-ip';
 import { callerOf } from '../client-api/routes';
 import { frontendEtagMatches, rememberAnswer as rememberPoll } from '../client-api/memo';
@@ -27,7 +26,7 @@ import { planFor, type FrontendPlan } from './answer';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
 import { contextFromBody, contextFromPlainQuery, contextFromQuery, plainQueryOf } from './context';
 import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
-import { GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
+import { FrontendQuery, GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
 
 // Plans per snapshot and token scope. A snapshot is replaced when the data moves, and its
 // plans go with it.
@@ -268,6 +267,8 @@ export const routes: Route[] = [
     tag: 'Frontend API',
     operationId: 'getFrontendFeatures',
     summary: 'The enabled flags for a context given in the query',
+    query: FrontendQuery,
+    queryReadByHandler: true,
     cors: true,
     responses: {
       200: { description: 'Success', schema: GetFrontendFeaturesResponse },
