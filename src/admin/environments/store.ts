@@ -2,15 +2,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, type Actor, type AuditEvent } from '../../db/events';
-import {
-  environments,
-  featureEnvironments,
-  features,
-  featureStrategies,
-  projectEnvironments,
-  projects,
-  rolePermission,
-} from '../../db/schema';
+import { environments, featureEnvironments, features, featureStrategies, projectEnvironments, rolePermission } from '../../db/schema';
 
 export type EnvironmentRow = typeof environments.$inferSelect;
 

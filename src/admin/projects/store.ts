@@ -1,5 +1,5 @@
 /** The Drizzle queries of projects and the environments attached to them. */
-import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
 import { chunkedInsert, chunksOf } from '../../db/chunk';
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, auditEvents, type Actor, type AuditEvent } from '../../db/events';

@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { d1Statement, runBatch, runD1Batch, type Db } from '../../db/client';
 import { auditEvent, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
-import { featureStrategies, featureStrategySegment, features, projects, segments } from '../../db/schema';
+import { featureStrategies, featureStrategySegment, features, segments } from '../../db/schema';
 
 export type SegmentRow = typeof segments.$inferSelect;
 export type SegmentValues = Pick<typeof segments.$inferInsert, 'name' | 'description' | 'constraints' | 'segmentProjectId'>;

@@ -1,7 +1,7 @@
 import { asc, eq, inArray, or, sql } from 'drizzle-orm';
 import { chunkedInsert } from '../../db/chunk';
 import type { Db } from '../../db/client';
-import { apiTokenProject, apiTokens, environments, projects } from '../../db/schema';
+import { apiTokenProject, apiTokens, projects } from '../../db/schema';
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type StoredApiToken = ApiTokenRow & { projects: string[] };

@@ -7,7 +7,7 @@ import type { Principal } from '../../auth/principal';
 import { forgetUser } from '../../auth/user-principal';
 import { ADMIN, hasPermission } from '../../auth/permissions';
 import { runBatch, type Db, type Statement } from '../../db/client';
-import { badRequest, noAccess, notFound } from '../../http/errors';
+import { badRequest, noAccess } from '../../http/errors';
 import { roleBody } from '../roles/service';
 import { usersByIds } from '../users/service';
 import * as store from './store';

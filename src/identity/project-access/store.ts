@@ -6,7 +6,7 @@
 import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import type { Actor, AuditEvent } from '../../db/events';
-import { events, projects, rolePermission, roles, roleUser, users } from '../../db/schema';
+import { events, rolePermission, roles, roleUser, users } from '../../db/schema';
 
 export const PROJECT_ROLE_TYPES = ['project', 'custom'] as const;
 

@@ -1,12 +1,9 @@
 import type * as v from 'valibot';
-import type { IRequest } from 'itty-router';
 import { clearedSessionCookie, sessionCookie } from '../../auth/credentials';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
-import { readJsonBody } from '../../http/body';
 import { clientKey } from '../../http/rate-limit';
 import { json } from '../../http/responses';
-import { parseInput } from '../../http/validation';
 import { sessionUserBody, verifyLogin } from '../users/service';
 import { LoginSchema } from './schema';
 import { createSession } from '../../auth/user-sessions';

@@ -2,7 +2,6 @@
 import { and, desc, eq, inArray, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
 import { auditEventFromSql, auditEventWhere, SYSTEM_ACTOR, type Actor, type AuditEvent } from '../../db/events';
-import { SYSTEM_USER_ID } from '../../auth/principal';
 import { addonDeliveries, addons, events, featureTag, integrationEvents, tagTypes } from '../../db/schema';
 
 export type AddonRow = typeof addons.$inferSelect;
