@@ -19,8 +19,8 @@ import type { Env } from './env';
 import { log } from './log';
 import { flushOutbox } from './integrations/addons/delivery';
 import { failStuckImportJobs } from './admin/import-export/jobs';
-import { expire as expireUnknownFlagReports, UNKNOWN_FLAGS_WINDOW_MS } from './admin/unknown-flags/store';
-import { staleFailures } from './identity/users/login-limits';
+import { expireUnknownFlagReports } from './admin/unknown-flags/service';
+import { staleFailures } from './identity/passwords/login-limits';
 
 export interface ScheduledJob {
   name: string;
@@ -171,10 +171,7 @@ export const pruneIntegrationDeliveries: ScheduledJob = {
 /** Unknown-flag reports are shown and kept for 24 hours, as Unleash 8 keeps them. */
 export const expireUnknownFlags: ScheduledJob = {
   name: 'expire-unknown-flags',
-  async run(env, now) {
-    const before = new Date(now.getTime() - UNKNOWN_FLAGS_WINDOW_MS).toISOString();
-    return { deleted: await expireUnknownFlagReports(getDb(env), before), before };
-  },
+  run: (env, now) => expireUnknownFlagReports(getDb(env), now),
 };
 
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [

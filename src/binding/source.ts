@@ -10,7 +10,7 @@ import { apiKeyRecord } from '../auth/authenticate';
 import type { ApiTokenRecord } from '../auth/principal';
 import type { Env } from '../env';
 import { snapshotFor, type Snapshot } from '../sdk/client-api/snapshot';
-import { environmentOf } from '../sdk/frontend-api/early';
+import { environmentOf } from '../sdk/client-api/token-environment';
 
 export interface BindingSource {
   /** The record of a live key by the SHA-256 of its secret, or null (unknown, revoked, expired). */

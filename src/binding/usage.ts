@@ -13,7 +13,7 @@ import type { Env } from '../env';
 import { log } from '../log';
 import type { MetricsBody } from '../sdk/client-api/schema';
 import { queueMetrics, type SdkCaller } from '../sdk/client-api/usage';
-import { environmentOf } from '../sdk/frontend-api/early';
+import { environmentOf } from '../sdk/client-api/token-environment';
 
 const DEFAULT_INTERVAL_MS = 60_000;
 /** Buckets (key and app) an isolate keeps, and flags per bucket: both bounded. */

@@ -713,7 +713,7 @@ export const usedPasswords = sqliteTable(
 
 /**
  * Wrong passwords, one row each, per account and client address (an IPv4 address or an IPv6
- * /64): what the sign-in limits count (src/identity/users/login-limits.ts). Rows older than the
+ * /64): what the sign-in limits count (src/identity/passwords/login-limits.ts). Rows older than the
  * longest window are swept by the cron job.
  */
 export const loginFailures = sqliteTable(

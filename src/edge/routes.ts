@@ -129,7 +129,7 @@ async function forward(env: Env, secret: string, rows: MetricRow[], applications
 }
 
 function metricsHandler(kind: UpstreamToken['type']) {
-  return async (request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> => {
+  return async (request: IRequest, env: Env): Promise<Response> => {
     const { secret, token } = await caller(request, env, kind);
     const body = parseInput(metricsBody, await readJsonBody(request), '/body');
     return forward(env, secret, metricRows(body, token.environment), []);
@@ -137,7 +137,7 @@ function metricsHandler(kind: UpstreamToken['type']) {
 }
 
 function registerHandler(kind: UpstreamToken['type']) {
-  return async (request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> => {
+  return async (request: IRequest, env: Env): Promise<Response> => {
     const { secret, token } = await caller(request, env, kind);
     const input = await readJsonBody(request);
     if (kind === 'frontend') {
@@ -150,7 +150,7 @@ function registerHandler(kind: UpstreamToken['type']) {
   };
 }
 
-async function bulkMetrics(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+async function bulkMetrics(request: IRequest, env: Env): Promise<Response> {
   const { secret, token } = await caller(request, env, 'client');
   const body = parseInput(bulkMetricsBody, await readJsonBody(request, 1_000_000), '/body');
   const rows = body.metrics

@@ -9,23 +9,11 @@ import type { Env } from '../../src/env';
 import type { Fixture } from '../support/edge-upstream';
 
 const workerEnv = env as unknown as Env & { UPSTREAM: Fetcher };
-const WEBHOOK_SECRET = 'edge-test-webhook-secret';
 /** The recorder called the upstream from loopback: remoteAddress strategies saw this address. */
 const RECORDER_ADDRESS = { headers: { 'cf-connecting-ip': '127.0.0.1' } };
 
-interface Received {
-  method: string;
-  path: string;
-  token: string | null;
-  ifNoneMatch: string | null;
-  body: string;
-}
-
 async function upstreamState(state: Record<string, unknown>): Promise<void> {
   await workerEnv.UPSTREAM.fetch('http://control/state', { method: 'POST', body: JSON.stringify(state) });
-}
-async function upstreamReceived(): Promise<Received[]> {
-  return (await workerEnv.UPSTREAM.fetch('http://control/requests')).json();
 }
 async function fixture(version: '6' | '8'): Promise<Fixture> {
   return (await workerEnv.UPSTREAM.fetch(`http://control/fixture?version=${version}`)).json();

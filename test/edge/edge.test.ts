@@ -67,14 +67,12 @@ const recordedFeatures = (f: Fixture, phase: string, token: string) =>
 const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) => a.name.localeCompare(b.name));
 
 let f8: Fixture;
-let f6: Fixture;
 beforeAll(async () => {
   await workerEnv.UPSTREAM.fetch('http://control/reset', { method: 'POST' });
   // The sync object outlives a test file: each file starts it as after an eviction.
   await syncObject(workerEnv).forgetMemory();
   forgetEdgeCaches();
   f8 = await fixture('8');
-  f6 = await fixture('6');
 });
 
 describe('Edge mode in front of Unleash 8.2.0 (recorded)', () => {

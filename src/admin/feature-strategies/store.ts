@@ -7,7 +7,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import { chunkedInsert } from '../../db/chunk';
 import { featureStrategies, featureStrategySegment, projectEnvironments, segments, strategies } from '../../db/schema';
-import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../../db/strategy-order';
+import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../../db/lookups';
 
 export type NewStrategyRow = typeof featureStrategies.$inferInsert;
 export type StrategyChanges = Partial<NewStrategyRow>;

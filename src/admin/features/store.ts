@@ -30,10 +30,9 @@ import {
   users,
   type VariantDoc,
 } from '../../db/schema';
-import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../../db/strategy-order';
+import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../../db/lookups';
 
 // The SDK engine and the playground read strategies in this order too (src/db/strategy-order.ts).
-export { segmentLinksOfStrategies, STRATEGY_ORDER };
 
 export type FeatureRow = typeof features.$inferSelect;
 export type StrategyRow = typeof featureStrategies.$inferSelect;

@@ -1,7 +1,7 @@
 /** Liveness and the API description: public, as Unleash serves them. */
 import * as v from 'valibot';
-import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
+import { databaseAnswers } from '../../db/lookups';
 import { empty, json } from '../../http/responses';
 import { open, route, type Route } from '../../http/route';
 import { openApiJson, openApiPage } from '../../openapi/routes';
@@ -35,14 +35,7 @@ export const routes: Route[] = [
       200: { description: 'Ready', schema: v.object({ health: v.literal('GOOD') }) },
       503: { description: 'Not ready: the database does not answer', schema: null },
     },
-    handler: async ({ env }) => {
-      try {
-        await getDb(env).run(sql`SELECT 1`);
-        return json({ health: 'GOOD' });
-      } catch {
-        return empty(503);
-      }
-    },
+    handler: async ({ env }) => ((await databaseAnswers(getDb(env))) ? json({ health: 'GOOD' }) : empty(503)),
   }),
   route({
     method: 'GET',

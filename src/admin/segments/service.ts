@@ -7,6 +7,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
 import { strategyShape } from '../features/shapes';
 import type { SegmentInput, StrategySegmentsInput } from './schema';
 import * as store from './store';
+import { projectExists } from '../../db/lookups';
 
 type ShapedRow = Omit<store.SegmentRow, 'createdBy'> & { createdBy: string | null; usedInProjects?: number; usedInFeatures?: number };
 
@@ -91,7 +92,7 @@ export async function setStrategySegments(db: Db, actor: Actor, body: StrategySe
 }
 
 async function checkProjectAndName(db: Db, body: SegmentInput, exceptId?: number): Promise<void> {
-  if (body.project && !(await store.projectExists(db, body.project))) throw badRequest(`Project=${body.project} does not exist`);
+  if (body.project && !(await projectExists(db, body.project))) throw badRequest(`Project=${body.project} does not exist`);
   if (await store.nameTaken(db, body.name, exceptId)) throw conflict(NAME_TAKEN);
 }
 

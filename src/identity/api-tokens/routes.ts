@@ -1,9 +1,7 @@
 import type * as v from 'valibot';
 import { getDb } from '../../db/client';
-import { readJsonBody } from '../../http/body';
 import { empty, json, NO_STORE } from '../../http/responses';
 import { pathParam } from '../../http/params';
-import { parseInput } from '../../http/validation';
 import { CreateApiTokenSchema, UpdateApiTokenSchema } from './schema';
 import * as service from './service';
 import {
@@ -29,12 +27,7 @@ import {
   CreateProjectApiToken201Response,
 } from './schema';
 
-export async function create({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
+export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
   const created = await service.createToken(env, getDb(env), principal, body);
   return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
 }

@@ -27,7 +27,6 @@ export type CreateApiTokenRequest = v.InferOutput<typeof CreateApiTokenSchema>;
 export const UpdateApiTokenSchema = v.strictObject({
   expiresAt: dateTime,
 });
-export type UpdateApiTokenRequest = v.InferOutput<typeof UpdateApiTokenSchema>;
 
 const ApiTokenAnswer = v.object({
   id: v.string(),

@@ -23,6 +23,7 @@ import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { log } from '../../log';
 import type { CreateApiTokenRequest } from './schema';
 import * as store from './store';
+import { environmentExists } from '../../db/lookups';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -191,7 +192,7 @@ export async function revokeProjectToken(env: Env, db: Db, principal: Principal,
 }
 
 async function insertToken(env: Env, db: Db, principal: Principal, token: NewApiToken) {
-  if (token.environment !== '*' && !(await store.environmentExists(db, token.environment))) {
+  if (token.environment !== '*' && !(await environmentExists(db, token.environment))) {
     throw badRequest(`Environment=${token.environment} does not exist`);
   }
   const missing = await store.missingProjects(

@@ -9,10 +9,11 @@ import { corsStateKey, setCorsHeaders, preflight } from '../../http/cors';
 import { refreshFrontendOrigins } from '../../admin/ui-config/service';
 import { ApiError, toErrorResponse } from '../../http/errors';
 import type { ApiTokenRecord } from '../../auth/principal';
-import { environmentOf, earlyFrontendRequest, rememberFrontendKey } from './early';
+import { earlyFrontendRequest, rememberFrontendKey } from './early';
+import { environmentOf } from '../client-api/token-environment';
+import { FRONTEND_PATH } from '../client-api/poll-paths';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
-import { parseInput } from '../../http/validation';
 import { clientIp } from '../../http/client-ip';
 import { callerOf } from '../client-api/routes';
 import { frontendEtagMatches, rememberAnswer as rememberPoll } from '../client-api/memo';
@@ -25,7 +26,7 @@ import { planFor, type FrontendPlan } from './answer';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
 import { contextFromBody, contextFromPlainQuery, contextFromQuery, plainQueryOf } from './context';
 import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
-import { GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
+import { FrontendQuery, GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
 
 // Plans per snapshot and token scope. A snapshot is replaced when the data moves, and its
 // plans go with it.
@@ -248,7 +249,7 @@ export function notImplemented(): Response {
 export const routes: Route[] = [
   route({
     method: 'OPTIONS',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: open(),
     tag: 'Frontend API',
     operationId: 'frontendPreflight',
@@ -261,11 +262,13 @@ export const routes: Route[] = [
   }),
   route({
     method: 'GET',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: sdk(['frontend']),
     tag: 'Frontend API',
     operationId: 'getFrontendFeatures',
     summary: 'The enabled flags for a context given in the query',
+    query: FrontendQuery,
+    queryReadByHandler: true,
     cors: true,
     responses: {
       200: { description: 'Success', schema: GetFrontendFeaturesResponse },
@@ -276,7 +279,7 @@ export const routes: Route[] = [
   }),
   route({
     method: 'POST',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: sdk(['frontend']),
     tag: 'Frontend API',
     operationId: 'getFrontendApiFeaturesWithPost',
