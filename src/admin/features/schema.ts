@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
-import { nonBlank, text, urlFriendlyName } from '../../http/validation';
+import { coercedText, nonBlank, text, urlFriendlyName } from '../../http/validation';
 import { regexProblem } from '../../sdk/evaluation/constraints';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
@@ -70,8 +70,9 @@ export const ConstraintSchema = v.pipe(
     ),
     caseInsensitive: v.optional(v.boolean()),
     inverted: v.optional(v.boolean()),
-    values: v.optional(v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
-    value: v.optional(text(1000)),
+    // Numbers are taken as their strings, as 6.10.1's validator coerces them (`"value": 1`).
+    values: v.optional(v.pipe(v.array(coercedText(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
+    value: v.optional(coercedText(1000)),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed || dataset.value.operator !== 'REGEX') return;
