@@ -4,10 +4,12 @@
  * README says. A block that fails names its README line and shows the failing command.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkReadme, readmeBlocks } from '../scripts/readme-check.mjs';
 
 // Next to the SDK suite's port (TEST_WORKER_PORT), so both node suites can run at once.
+const ROOT = path.resolve(import.meta.dirname, '..');
 const PORT = Number(process.env.TEST_WORKER_PORT ?? 8793) + 2;
 
 describe('README examples', () => {
@@ -39,8 +41,8 @@ describe('README examples', () => {
 
 describe('README "Deploying to Cloudflare"', () => {
   it('creates every D1 database, KV namespace and Queue wrangler.toml binds, so a deploy that follows it finds them', () => {
-    const config = readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8');
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const config = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8');
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const guide = readme.slice(readme.indexOf('## Deploying to Cloudflare'));
     const queues = new Set([...config.matchAll(/^\s*(?:queue|dead_letter_queue)\s*=\s*"([^"]+)"/gm)].map((match) => match[1]!));
     const databases = [...config.matchAll(/^\s*database_name\s*=\s*"([^"]+)"/gm)].map((match) => match[1]!);
