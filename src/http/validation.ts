@@ -52,6 +52,10 @@ function describeIssue(root: Location, issue: v.BaseIssue<unknown>): ErrorDetail
     if (issue.input === undefined && issue.path?.length) {
       return { path, message: `The \`${path}\` property is required. It was not present on the data you sent.` };
     }
+    // A list of allowed values named in the schema's own words (as 6.10.1 words them:
+    // `must be equal to one of the allowed values: "variable", "fix"`).
+    if (issue.type === 'picklist' && issue.message.startsWith('must '))
+      return { path, message: `The \`${path}\` property ${issue.message}. You sent ${preview(issue.input)}.` };
     const expected = issue.expected ? (TYPE_NAMES[issue.expected] ?? issue.expected) : issue.type;
     return { path, message: `The \`${path}\` property must be ${expected}. You sent ${preview(issue.input)}.` };
   }
