@@ -296,3 +296,203 @@ describe('leading slashes (leading-slashes-are-stripped.e2e)', () => {
     expect(response.headers.get('location')).toBe('http://localhost/projects');
   });
 });
+
+const FEATURES = '/api/admin/projects/default/features';
+
+async function flag(name = unique('e2e-flag')): Promise<string> {
+  const response = await call('POST', FEATURES, { body: { name } });
+  expect(response.status, await response.clone().text()).toBe(201);
+  return name;
+}
+
+async function strategyOn(name: string, body: Record<string, unknown> = { name: 'default', parameters: { userIds: '' } }): Promise<string> {
+  const response = await call('POST', `${FEATURES}/${name}/environments/development/strategies`, { body });
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await bodyOf(response)).id as string;
+}
+
+describe('flags (feature-archive.e2e, feature-toggles.e2e)', () => {
+  it('"archived feature is not accessible via /features/:featureName": 404 once archived', async () => {
+    const name = await flag();
+    expect((await call('DELETE', `${FEATURES}/${name}`)).status).toBe(202);
+    const error = await expectError(await call('GET', `${FEATURES}/${name}`), 404, 'NotFoundError');
+    expect(error.message).toBe(`Could not find feature flag with name ${name}`);
+    await expectError(await call('GET', `/api/admin/features/${name}`), 404, 'NotFoundError');
+  });
+
+  it('"Deleting an unarchived flag should not take effect": 200 and nothing deleted or recorded', async () => {
+    const name = await flag();
+    await unchanged('features', async () => {
+      const response = await call('DELETE', `/api/admin/archive/${name}`);
+      expect(response.status).toBe(200);
+    });
+    expect((await call('GET', `${FEATURES}/${name}`)).status).toBe(200);
+    expect((await call('POST', '/api/admin/features/validate', { body: { name } })).status).toBe(409);
+    await expectError(await call('DELETE', `/api/admin/archive/${unique('never')}`), 404, 'NotFoundError');
+  });
+
+  it('a PUT whose body names another flag is refused (400 "Cannot change name of feature flag"), nothing written', async () => {
+    const name = await flag();
+    await unchanged('features', async () => {
+      const error = await expectError(
+        await call('PUT', `${FEATURES}/${name}`, { body: { name: unique('other'), description: 'x' } }),
+        400,
+        'BadDataError',
+      );
+      expect(error.details).toEqual([{ message: 'Cannot change name of feature flag' }]);
+    });
+    expect((await bodyOf(await call('GET', `${FEATURES}/${name}`))).description).toBeNull();
+  });
+
+  it('a PATCH op on /project is ignored: 200 with the flag, still in its project', async () => {
+    const name = await flag();
+    const response = await call('PATCH', `${FEATURES}/${name}`, { body: [{ op: 'replace', path: '/project', value: 'elsewhere' }] });
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toMatchObject({ name, project: 'default', archived: false });
+    expect((await bodyOf(await call('GET', `${FEATURES}/${name}`))).project).toBe('default');
+  });
+
+  it('"Trying to patch variants on a feature flag should trigger an OperationDeniedError": 403, nothing written', async () => {
+    const name = await flag();
+    await unchanged('features', async () => {
+      const error = await expectError(
+        await call('PATCH', `${FEATURES}/${name}`, {
+          body: [
+            { op: 'add', path: '/variants/1', value: { name: 'variant', weightType: 'variable', weight: 500, stickiness: 'default' } },
+          ],
+        }),
+        403,
+        'OperationDeniedError',
+      );
+      expect(error.message).toBe(
+        'Changing variants is done via PATCH operation to /api/admin/projects/:project/features/:feature/variants',
+      );
+    });
+  });
+
+  it('"PUTing an invalid variant throws 400 exception": one detail about weightType in 6.10.1\'s words', async () => {
+    const name = await flag();
+    const error = await expectError(
+      await call('PUT', `${FEATURES}/${name}/variants`, {
+        body: [{ name: 'variant', weight: 500, weightType: 'party', stickiness: 'userId' }],
+      }),
+      400,
+      'BadDataError',
+    );
+    expect(error.details).toHaveLength(1);
+    expect(error.details[0]?.message).toMatch(/.*weightType` property must be equal to one of the allowed values/);
+  });
+
+  it('a dependency on a parent that does not exist or is archived: 403 "No active feature … exists", nothing written', async () => {
+    const child = await flag();
+    const archived = await flag();
+    expect((await call('DELETE', `${FEATURES}/${archived}`)).status).toBe(202);
+    for (const parent of [unique('missing'), archived]) {
+      await unchanged('dependent_features', async () => {
+        const error = await expectError(
+          await call('POST', `${FEATURES}/${child}/dependencies`, { body: { feature: parent } }),
+          403,
+          'InvalidOperationError',
+        );
+        expect(error.message).toBe(`No active feature ${parent} exists`);
+      });
+    }
+  });
+});
+
+describe('strategies (feature-toggles.e2e, client-segment.e2e)', () => {
+  it('"Trying to add a strategy configuration to environment not connected to flag should fail": 400 naming environment and project, nothing written', async () => {
+    const name = await flag();
+    for (const environment of ['dev', 'default']) {
+      await unchanged('feature_strategies', async () => {
+        const error = await expectError(
+          await call('POST', `${FEATURES}/${name}/environments/${environment}/strategies`, {
+            body: { name: 'default', parameters: { userId: '14' } },
+          }),
+          400,
+          'BadDataError',
+        );
+        expect(error.details).toEqual([{ message: 'You have not added the current environment to the project' }]);
+      });
+    }
+  });
+
+  it('a strategy name that is not a defined strategy: 400 on create and on update, nothing written', async () => {
+    const name = await flag();
+    const id = await strategyOn(name);
+    const strategy = unique('undefined-strategy');
+    await unchanged('feature_strategies', async () => {
+      const created = await expectError(
+        await call('POST', `${FEATURES}/${name}/environments/development/strategies`, { body: { name: strategy } }),
+        400,
+        'BadDataError',
+      );
+      expect(created.details).toEqual([{ message: `Could not find strategy type with name ${strategy}` }]);
+      const updated = await expectError(
+        await call('PUT', `${FEATURES}/${name}/environments/development/strategies/${id}`, { body: { name: strategy, parameters: {} } }),
+        400,
+        'BadDataError',
+      );
+      expect(updated.details).toEqual([{ message: `Could not find strategy type with name ${strategy}` }]);
+    });
+    expect((await bodyOf(await call('GET', `${FEATURES}/${name}/environments/development/strategies/${id}`))).name).toBe('default');
+  });
+
+  it('"Can NOT delete strategy with wrong projectId" and "update strategy on feature flag cannot use wrong projectId": 403, nothing written', async () => {
+    const name = await flag();
+    const id = await strategyOn(name);
+    const message = 'You can not change the projectId for an activation strategy.';
+    await unchanged('feature_strategies', async () => {
+      const updated = await expectError(
+        await call('PUT', `/api/admin/projects/invalidId/features/${name}/environments/development/strategies/${id}`, {
+          body: { name: 'default', parameters: { userIds: '1234' } },
+        }),
+        403,
+        'InvalidOperationError',
+      );
+      expect(updated.message).toBe(message);
+      const deleted = await expectError(
+        await call('DELETE', `/api/admin/projects/wrongId/features/${name}/environments/development/strategies/${id}`),
+        403,
+        'InvalidOperationError',
+      );
+      expect(deleted.message).toBe(message);
+    });
+    expect((await bodyOf(await call('GET', `${FEATURES}/${name}/environments/development/strategies/${id}`))).parameters).toEqual({
+      userIds: '',
+    });
+    // Adding through the wrong project is still a 404, as 6.10.1 ("add strategy cannot use wrong projectId").
+    await expectError(
+      await call('POST', `/api/admin/projects/invalidId/features/${name}/environments/development/strategies`, {
+        body: { name: 'default' },
+      }),
+      404,
+      'NotFoundError',
+    );
+  });
+
+  it('"should NOT limit the length of parameter values": 200', async () => {
+    const name = await flag();
+    await strategyOn(name, { name: 'default', parameters: { foo: 'x'.repeat(101) } });
+  });
+
+  it('"should validate feature strategy segment limit": six segments on one strategy is a 400 in 6.10.1\'s words, nothing written', async () => {
+    const name = await flag();
+    const ids: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const response = await call('POST', '/api/admin/segments', { body: { name: unique('limit-seg'), constraints: [] } });
+      ids.push((await bodyOf(response)).id as number);
+    }
+    await unchanged('feature_strategies', async () => {
+      const error = await expectError(
+        await call('POST', `${FEATURES}/${name}/environments/development/strategies`, {
+          body: { name: 'flexibleRollout', parameters: {}, constraints: [], segments: ids },
+        }),
+        400,
+        'BadDataError',
+      );
+      expect(JSON.stringify(error)).toContain('Strategies may not have more than 5 segments');
+    });
+    await strategyOn(name, { name: 'flexibleRollout', parameters: {}, constraints: [], segments: ids.slice(0, 5) });
+  });
+});
