@@ -19,6 +19,12 @@ import { routes as environments } from './admin/environments/routes';
 import { routes as events } from './admin/events/routes';
 import { routes as featureSearch } from './admin/feature-search/routes';
 import { routes as featureTypes } from './admin/feature-types/routes';
+import { routes as favorites } from './admin/favorites/routes';
+import { routes as featureDependencies } from './admin/feature-dependencies/routes';
+import { routes as featureEnvironments } from './admin/feature-environments/routes';
+import { routes as featureLifecycle } from './admin/feature-lifecycle/routes';
+import { routes as featureStrategies } from './admin/feature-strategies/routes';
+import { routes as featureVariants } from './admin/feature-variants/routes';
 import { routes as features } from './admin/features/routes';
 import { routes as frontendApi } from './sdk/frontend-api/routes';
 import { routes as importExport } from './admin/import-export/routes';
@@ -70,6 +76,12 @@ export const ROUTES: readonly Route[] = [
   ...projectFeatures,
   ...projectInsights,
   ...features,
+  ...featureStrategies,
+  ...featureVariants,
+  ...featureEnvironments,
+  ...featureDependencies,
+  ...featureLifecycle,
+  ...favorites,
   ...tags,
   ...segments,
   ...importExport,

@@ -4,7 +4,7 @@ import type { Actor } from '../../db/events';
 import { badRequest, conflict, notFound, validationError } from '../../http/errors';
 import type * as v from 'valibot';
 import type { ConstraintSchema } from '../features/schema';
-import { constraintProblem } from '../import-export/rules';
+import { constraintProblem } from '../features/rules';
 import type { ContextFieldInput, ContextFieldUpdate } from './schema';
 import * as store from './store';
 

@@ -1,5 +1,5 @@
 import { json } from '../../http/responses';
-import { creatorOf } from '../features/service';
+import { creatorOf } from '../features/shapes';
 import { parseSearchParams } from './params';
 import { detailStatements, pageStatements } from './query';
 import { authenticated, route, type Route, type AdminContext } from '../../http/route';

@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal';
 import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
-import { strategyShape } from '../features/service';
+import { strategyShape } from '../features/shapes';
 import type { SegmentInput, StrategySegmentsInput } from './schema';
 import * as store from './store';
 
