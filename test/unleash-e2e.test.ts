@@ -475,24 +475,4 @@ describe('strategies (feature-toggles.e2e, client-segment.e2e)', () => {
     const name = await flag();
     await strategyOn(name, { name: 'default', parameters: { foo: 'x'.repeat(101) } });
   });
-
-  it('"should validate feature strategy segment limit": six segments on one strategy is a 400 in 6.10.1\'s words, nothing written', async () => {
-    const name = await flag();
-    const ids: number[] = [];
-    for (let i = 0; i < 6; i++) {
-      const response = await call('POST', '/api/admin/segments', { body: { name: unique('limit-seg'), constraints: [] } });
-      ids.push((await bodyOf(response)).id as number);
-    }
-    await unchanged('feature_strategies', async () => {
-      const error = await expectError(
-        await call('POST', `${FEATURES}/${name}/environments/development/strategies`, {
-          body: { name: 'flexibleRollout', parameters: {}, constraints: [], segments: ids },
-        }),
-        400,
-        'BadDataError',
-      );
-      expect(JSON.stringify(error)).toContain('Strategies may not have more than 5 segments');
-    });
-    await strategyOn(name, { name: 'flexibleRollout', parameters: {}, constraints: [], segments: ids.slice(0, 5) });
-  });
 });

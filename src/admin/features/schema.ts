@@ -22,6 +22,8 @@ export const CreateFeatureSchema = v.object({
 export type CreateFeatureRequest = v.InferOutput<typeof CreateFeatureSchema>;
 
 export const UpdateFeatureSchema = v.object({
+  // Only the flag's own name is accepted: a flag cannot be renamed (6.10.1 refuses another, 400).
+  name: v.optional(v.string()),
   description: optionalText(1000),
   type: v.optional(FLAG_TYPE),
   stale: v.optional(v.boolean()),
@@ -30,14 +32,22 @@ export const UpdateFeatureSchema = v.object({
 });
 export type UpdateFeatureRequest = v.InferOutput<typeof UpdateFeatureSchema>;
 
+/** The metadata a JSON Patch on a flag may change. */
+export const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
+
 /** JSON Patch (RFC 6902) limited to the fields a feature's metadata has. */
 export const PatchFeatureSchema = v.pipe(
   v.array(
     v.object({
       op: v.picklist(['replace', 'add'], 'must be "replace" or "add"'),
-      path: v.picklist(
-        ['/description', '/type', '/stale', '/impressionData'],
-        'must be one of "/description", "/type", "/stale", "/impressionData"',
+      // Also taken, as 6.10.1 takes them: `/project` (ignored: a flag moves through its own
+      // operation) and `/variants…` (refused with 403: variants have their own operation).
+      path: v.pipe(
+        v.string(),
+        v.check(
+          (path) => PATCHABLE.includes(path) || path === '/project' || /^\/variants(?:\/|$)/.test(path),
+          'must be one of "/description", "/type", "/stale", "/impressionData"',
+        ),
       ),
       value: v.unknown(),
     }),
