@@ -23,7 +23,11 @@ export { UnleashFlags } from './binding/entrypoint';
 
 const direct = directRoutes(router);
 
-/** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
+/**
+ * Collapses repeated slashes (`//api/admin/...`), which Unleash also routes (and
+ * authenticates: `//api/admin/tags` without a key is a 401). wrangler.toml sends `//*` to the
+ * Worker first, as the asset layer would otherwise redirect it (307) past authentication.
+ */
 function normalise(request: Request): Request {
   const url = urlOf(request);
   if (!url.pathname.includes('//')) return request;
@@ -32,6 +36,13 @@ function normalise(request: Request): Request {
   const normalised = new Request(clean, request);
   rememberUrl(normalised, clean);
   return normalised;
+}
+
+/** The paths wrangler.toml's `run_worker_first` gives the Worker (besides `//*`). */
+const WORKER_PATHS = /^\/(?:api|auth|invite|edge|docs)\/|^\/(?:logout|health)$/;
+
+function isWorkerPath(pathname: string): boolean {
+  return WORKER_PATHS.test(pathname);
 }
 
 async function dispatch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
@@ -59,7 +70,12 @@ export default {
       const response = await dispatch(asGet, database.env, ctx);
       return new Response(null, response);
     }
-    return database.finish(await dispatch(normalised, database.env, ctx));
+    const response = await dispatch(normalised, database.env, ctx);
+    // A page path with doubled slashes (`//projects`) that the Worker does not serve goes where
+    // the asset layer sent it before `//*` reached the Worker: to its clean form.
+    if (response.status === 404 && normalised !== request && normalised.method === 'GET' && !isWorkerPath(urlOf(normalised).pathname))
+      return Response.redirect(urlOf(normalised).toString(), 307);
+    return database.finish(response);
   },
 
   /** Each queue's consumer, by queue name (wrangler.toml `[[queues.consumers]]`). */

@@ -98,8 +98,8 @@ describe('archive vs adding a dependency', () => {
     ).toBe(1);
     await expectError(
       await call('POST', `${P}/race-dependent/dependencies`, { body: { feature: 'race-new-parent' } }),
-      404,
-      'NotFoundError',
+      403,
+      'InvalidOperationError',
     );
   });
 

@@ -6,7 +6,7 @@
 import type { Db } from '../../db/client';
 import { runBatch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
-import { conflict, notFound } from '../../http/errors';
+import { conflict } from '../../http/errors';
 import { findFeature, invalidOperation, requireFeature } from '../features/service';
 import type { FeatureRow } from '../features/shapes';
 import type { DependencyRequest } from './schema';
@@ -52,7 +52,8 @@ export async function addDependency(db: Db, actor: Actor, projectId: string, chi
     const childFeature = await requireFeature(db, projectId, child);
     if (body.feature === child) throw invalidOperation('A feature flag cannot depend on itself.');
     const parent = await findFeature(db, body.feature);
-    if (!parent || parent.archivedAt !== null) throw notFound(`There's no feature named "${body.feature}" in project "${projectId}".`);
+    // 6.10.1's words and status for a parent that is missing or archived.
+    if (!parent || parent.archivedAt !== null) throw invalidOperation(`No active feature ${body.feature} exists`);
     if (parent.project !== childFeature.project)
       throw invalidOperation('Dependencies are only allowed between features in the same project.');
     const [childLinks, parentLinks] = await Promise.all([store.dependencyLinks(db, child), store.dependencyLinks(db, body.feature)]);

@@ -10,14 +10,14 @@ import type { StrategyVariantDoc } from '../../db/schema';
 import { badRequest, notFound } from '../../http/errors';
 import { applyJsonPatch, type JsonPatch } from '../../http/json-patch';
 import { parseInput } from '../../http/validation';
-import { requireFeatureEnvironment } from '../features/service';
+import { findFeature, invalidOperation, requireFeatureEnvironment } from '../features/service';
 import { strategyEventData, strategyShape } from '../features/shapes';
 import { balanceWeights } from '../features/weights';
 import { StrategySchema, type StrategyRequest } from './schema';
 import * as store from './store';
 
 async function validateStrategyReferences(db: Db, body: StrategyRequest) {
-  if (!(await store.strategyExists(db, body.name))) throw badRequest(`${body.name} is not supported.`);
+  if (!(await store.strategyExists(db, body.name))) throw badRequest(`Could not find strategy type with name ${body.name}`);
   const wanted = [...new Set(body.segments)];
   const found = await store.existingSegmentIds(db, wanted);
   const missing = wanted.filter((id) => !found.has(id));
@@ -72,8 +72,24 @@ export async function getStrategy(db: Db, projectId: string, name: string, envir
   return strategyShape(found.row, found.segmentIds);
 }
 
+/** 6.10.1's answer to a strategy for an environment the flag's project does not have. */
+function environmentNotInProject() {
+  return badRequest('You have not added the current environment to the project');
+}
+
+/**
+ * A strategy of a flag in another project, named through the wrong project's path: 6.10.1's
+ * 403 (it refuses to move a strategy between projects) rather than a 404.
+ */
+async function refuseOtherProject(db: Db, projectId: string, name: string, environment: string, strategyId: string) {
+  const owner = await findFeature(db, name);
+  if (!owner || owner.project === projectId || owner.archivedAt !== null) return;
+  if (await store.strategyWithSegments(db, name, environment, strategyId))
+    throw invalidOperation('You can not change the projectId for an activation strategy.');
+}
+
 export async function addStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, body: StrategyRequest) {
-  const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
+  const { feature } = await requireFeatureEnvironment(db, projectId, name, environment, environmentNotInProject());
   await validateStrategyReferences(db, body);
   const strategyVariants = balanceWeights(body.variants) as StrategyVariantDoc[];
   const id = crypto.randomUUID();
@@ -115,6 +131,7 @@ export async function updateStrategy(
   strategyId: string,
   body: StrategyRequest,
 ) {
+  await refuseOtherProject(db, projectId, name, environment, strategyId);
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
   const existing = await store.strategyWithSegments(db, name, environment, strategyId);
   if (!existing) throw notFound(`Could not find strategy with id ${strategyId}`);
@@ -146,6 +163,7 @@ export async function updateStrategy(
 }
 
 export async function deleteStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, strategyId: string) {
+  await refuseOtherProject(db, projectId, name, environment, strategyId);
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
   const existing = await store.strategyWithSegments(db, name, environment, strategyId);
   if (!existing) throw notFound(`Could not find strategy with id ${strategyId}`);

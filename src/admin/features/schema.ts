@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
-import { nonBlank, text, urlFriendlyName } from '../../http/validation';
+import { coercedText, nonBlank, text, urlFriendlyName } from '../../http/validation';
 import { regexProblem } from '../../sdk/evaluation/constraints';
 import { FeatureLinkSchema } from '../feature-links/schema';
 
@@ -23,6 +23,8 @@ export const CreateFeatureSchema = v.object({
 export type CreateFeatureRequest = v.InferOutput<typeof CreateFeatureSchema>;
 
 export const UpdateFeatureSchema = v.object({
+  // Only the flag's own name is accepted: a flag cannot be renamed (6.10.1 refuses another, 400).
+  name: v.optional(v.string()),
   description: optionalText(1000),
   type: v.optional(FLAG_TYPE),
   stale: v.optional(v.boolean()),
@@ -31,14 +33,22 @@ export const UpdateFeatureSchema = v.object({
 });
 export type UpdateFeatureRequest = v.InferOutput<typeof UpdateFeatureSchema>;
 
+/** The metadata a JSON Patch on a flag may change. */
+export const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
+
 /** JSON Patch (RFC 6902) limited to the fields a feature's metadata has. */
 export const PatchFeatureSchema = v.pipe(
   v.array(
     v.object({
       op: v.picklist(['replace', 'add'], 'must be "replace" or "add"'),
-      path: v.picklist(
-        ['/description', '/type', '/stale', '/impressionData'],
-        'must be one of "/description", "/type", "/stale", "/impressionData"',
+      // Also taken, as 6.10.1 takes them: `/project` (ignored: a flag moves through its own
+      // operation) and `/variants…` (refused with 403: variants have their own operation).
+      path: v.pipe(
+        v.string(),
+        v.check(
+          (path) => PATCHABLE.includes(path) || path === '/project' || /^\/variants(?:\/|$)/.test(path),
+          'must be one of "/description", "/type", "/stale", "/impressionData"',
+        ),
       ),
       value: v.unknown(),
     }),
@@ -87,8 +97,9 @@ export const ConstraintSchema = v.pipe(
     ),
     caseInsensitive: v.optional(v.boolean()),
     inverted: v.optional(v.boolean()),
-    values: v.optional(v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
-    value: v.optional(text(1000)),
+    // Numbers are taken as their strings, as 6.10.1's validator coerces them (`"value": 1`).
+    values: v.optional(v.pipe(v.array(coercedText(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
+    value: v.optional(coercedText(1000)),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed || dataset.value.operator !== 'REGEX') return;

@@ -70,18 +70,19 @@ export async function requireFeature(db: Db, projectId: string, name: string, al
 
 /**
  * The flag and its row in `environment`. 6.10.1 words the 404 of a missing environment
- * differently per operation: `missing` gives the read operations' own message.
+ * differently per operation: `missing` gives the read operations' own message, or the error
+ * an operation answers instead (adding a strategy: 400).
  */
 export async function requireFeatureEnvironment(
   db: Db,
   projectId: string,
   name: string,
   environment: string,
-  missing = `Could not find environment ${environment} for feature: ${name}`,
+  missing: string | ApiError = `Could not find environment ${environment} for feature: ${name}`,
 ) {
   const feature = await requireFeature(db, projectId, name);
   const featureEnvironment = await store.featureEnvironmentRow(db, name, environment);
-  if (!featureEnvironment) throw notFound(missing);
+  if (!featureEnvironment) throw typeof missing === 'string' ? notFound(missing) : missing;
   return { feature, featureEnvironment };
 }
 
@@ -199,6 +200,8 @@ export async function validateNewName(db: Db, body: ValidateFeatureNameRequest):
  */
 export async function getFeature(db: Db, projectId: string, name: string, withEnvironmentVariants = false, userId?: number) {
   const feature = await requireFeature(db, projectId, name, true);
+  // An archived flag is read through the archive, as 6.10.1 has it (404 here).
+  if (feature.archivedAt !== null) throw notFound(`Could not find feature flag with name ${name}`);
   const [detail, favorite, links] = await Promise.all([
     store.featureDetailRows(db, name),
     userId === undefined ? undefined : store.isFavoriteFeature(db, name, userId),
@@ -293,6 +296,7 @@ async function applyMetadata(db: Db, actor: Actor, feature: FeatureRow, changes:
 
 export async function updateFeature(db: Db, actor: Actor, projectId: string, name: string, body: UpdateFeatureRequest) {
   const feature = await requireFeature(db, projectId, name);
+  if (body.name !== undefined && body.name !== name) throw badRequest('Cannot change name of feature flag');
   if (body.archived === true) {
     await archiveFeature(db, actor, projectId, name);
     return featureSummaryForCreate({ ...feature, archivedAt: nowIso() });
@@ -314,9 +318,17 @@ export async function patchFeature(
   name: string,
   operations: v.InferOutput<typeof PatchFeatureSchema>,
 ) {
+  if (operations.some((operation) => operation.path.startsWith('/variants')))
+    throw new ApiError(
+      403,
+      'OperationDeniedError',
+      'Changing variants is done via PATCH operation to /api/admin/projects/:project/features/:feature/variants',
+    );
   const changes: MetadataChanges = {};
   operations.forEach((operation, index) => {
-    const parsed = v.safeParse(PatchValues[operation.path], operation.value);
+    // `/project` is ignored, as 6.10.1 ignores it.
+    if (!(operation.path in PatchValues)) return;
+    const parsed = v.safeParse(PatchValues[operation.path as keyof typeof PatchValues], operation.value);
     if (!parsed.success) {
       throw validationError([
         { path: `/body/${index}/value`, message: `The \`/body/${index}/value\` property is not a valid value for ${operation.path}.` },
@@ -427,7 +439,9 @@ export async function listArchived(db: Db, projectId?: string) {
 
 export async function deleteArchived(db: Db, actor: Actor, name: string) {
   const feature = await store.findFeature(db, name);
-  if (!feature || feature.archivedAt === null) throw notFound(`Could not find archived feature flag ${name}`);
+  if (!feature) throw notFound(`Could not find archived feature flag ${name}`);
+  // A flag that is not archived is not deleted: 200 with nothing written, as 6.10.1 answers.
+  if (feature.archivedAt === null) return;
   const children = await store.activeChildren(db, name);
   if (children.length > 0) throw invalidOperation('You can not archive/delete this feature since other features depend on it.');
   await runBatch(db, [

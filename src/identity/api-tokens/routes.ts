@@ -130,8 +130,10 @@ export const routes: Route[] = [
     tag: 'API tokens',
     operationId: 'deleteApiToken',
     summary: 'Revoke an API token',
-    responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 404, 500],
+    description:
+      'Revokes the token named by its id or secret. A token that is not there answers 200 too, with nothing written: the delete has done what was asked (as Unleash 6.10.1).',
+    responses: { 200: { description: 'Revoked, or not there', schema: null } },
+    errors: [400, 500],
     handler: revoke,
   }),
   route({

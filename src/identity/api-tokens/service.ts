@@ -306,10 +306,11 @@ export async function revokeToken(env: Env, db: Db, principal: Principal, ref: s
   const token = await findByRef(db, ref);
   if (!token) {
     // Given the full secret, a retry after a revoke whose KV delete failed (500) still empties
-    // KV. Unleash answers 200 here even when nothing matched, and its UI then reports a
-    // deletion that did not happen; 404 lets a caller see that the token is not there.
+    // KV. Nothing matched: 200 with nothing written, as 6.10.1 answers, because a delete of
+    // something already gone has done what was asked (Terraform's provider fails a destroy on
+    // anything but 200 when a token was revoked by hand).
     if (!UUID.test(ref) && !ref.includes(HANDLE_SEPARATOR)) await revokeCached(env, 'apikey', await sha256Hex(ref));
-    throw notFound('Could not find api token.');
+    return;
   }
   requirePermissionFor(principal, DELETE[token.type as ApiTokenType]);
   await deleteStored(env, db, principal, token);

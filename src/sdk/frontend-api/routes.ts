@@ -27,6 +27,7 @@ import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './
 import { contextFromBody, contextFromPlainQuery, contextFromQuery, plainQueryOf } from './context';
 import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
 import { FrontendQuery, GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
+import { ErrorBodySchema } from '../../openapi/responses';
 
 // Plans per snapshot and token scope. A snapshot is replaced when the data moves, and its
 // plans go with it.
@@ -246,6 +247,12 @@ export function notImplemented(): Response {
   throw new ApiError(405, 'NotImplementedError', 'The frontend API does not support this endpoint.');
 }
 
+/** The answer of the paths Unleash's frontend API lists but does not serve (its NotImplementedError). */
+const NOT_SERVED = {
+  description: 'The frontend API does not serve this path: 405 NotImplementedError "The frontend API does not support this endpoint."',
+  schema: ErrorBodySchema,
+};
+
 export const routes: Route[] = [
   route({
     method: 'OPTIONS',
@@ -321,8 +328,7 @@ export const routes: Route[] = [
     operationId: 'frontendClientFeatures',
     summary: 'Not served by the frontend API (405)',
     cors: true,
-    responses: {},
-    errors: [405],
+    responses: { 405: NOT_SERVED },
     handler: notImplemented,
   }),
   route({
@@ -333,8 +339,7 @@ export const routes: Route[] = [
     operationId: 'frontendHealth',
     summary: 'Not served by the frontend API (405)',
     cors: true,
-    responses: {},
-    errors: [405],
+    responses: { 405: NOT_SERVED },
     handler: notImplemented,
   }),
   route({
@@ -345,8 +350,7 @@ export const routes: Route[] = [
     operationId: 'frontendPrometheus',
     summary: 'Not served by the frontend API (405)',
     cors: true,
-    responses: {},
-    errors: [405],
+    responses: { 405: NOT_SERVED },
     handler: notImplemented,
   }),
 ];
