@@ -533,7 +533,14 @@ async function orderStrategies(source, project, environment, exported, details) 
   for (const strategy of exported.featureStrategies ?? []) perFlag.set(strategy.featureName, (perFlag.get(strategy.featureName) ?? 0) + 1);
   const needed = [...perFlag].filter(([name, count]) => count > 1 && !details.has(name)).map(([name]) => name);
   await inParallel(needed, 8, async (name) => {
-    const flag = await source.get(`/api/admin/projects/${encodeURIComponent(project)}/features/${encodeURIComponent(name)}`);
+    // 8.x answers 404 for an archived flag: its export order stands.
+    const answer = await source.send(
+      'GET',
+      `/api/admin/projects/${encodeURIComponent(project)}/features/${encodeURIComponent(name)}`,
+      undefined,
+      { allowed: [404] },
+    );
+    const flag = answer.status === 200 ? answer.body : {};
     const order = new Map();
     for (const flagEnvironment of flag.environments ?? []) {
       for (const [index, strategy] of (flagEnvironment.strategies ?? []).entries()) {

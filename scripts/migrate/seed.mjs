@@ -42,8 +42,14 @@ function constraintFor(index, prefix) {
   return { contextName, operator, inverted: index % 9 === 4, caseInsensitive: false, ...shape };
 }
 
-function strategyFor(i, slot, prefix, environment, segmentIds) {
-  const kind = (i + slot) % 6;
+function strategyFor(i, slot, prefix, environment, segmentIds, available) {
+  const wanted = (i + slot) % 6;
+  // A source without a built-in (8.x dropped userWithId, remoteAddress, applicationHostname) gets the standard one.
+  const kind = available.has(
+    ['default', 'flexibleRollout', 'userWithId', 'remoteAddress', 'applicationHostname', `${prefix}custom`][wanted],
+  )
+    ? wanted
+    : 0;
   const constraints =
     (i + slot) % 3 === 0 ? [] : [constraintFor(i + slot * 5, prefix), ...(i % 4 === 0 ? [constraintFor(i + 7, prefix)] : [])];
   const base = {
@@ -78,7 +84,7 @@ function strategyFor(i, slot, prefix, environment, segmentIds) {
   }
 }
 
-export function seedPayload({ prefix, count, project, environment, segments }) {
+export function seedPayload({ prefix, count, project, environment, segments, available }) {
   const segmentIds = segments.map((segment) => segment.id);
   const features = [];
   const featureStrategies = [];
@@ -97,7 +103,7 @@ export function seedPayload({ prefix, count, project, environment, segments }) {
     });
     const strategyCount = i % 4;
     for (let slot = 0; slot < strategyCount; slot++)
-      featureStrategies.push({ featureName: name, sortOrder: slot, ...strategyFor(i, slot, prefix, environment, segmentIds) });
+      featureStrategies.push({ featureName: name, sortOrder: slot, ...strategyFor(i, slot, prefix, environment, segmentIds, available) });
     featureEnvironments.push({
       name,
       featureName: name,
@@ -233,6 +239,9 @@ export async function seed({
     description: 'Owning team',
   });
 
+  const available = new Set(
+    (await api.get('/api/admin/strategies')).strategies.filter((strategy) => !strategy.deprecated).map((strategy) => strategy.name),
+  );
   // Imported every time (Unleash's import replaces a flag's strategies with the same ones), but
   // never over an archived flag, which the import refuses.
   const alreadyArchived = new Set(
@@ -242,7 +251,7 @@ export async function seed({
   );
   for (const environment of enabled.filter((name) => name !== 'default')) {
     const started = Date.now();
-    const payload = seedPayload({ prefix, count: flags, project, environment, segments });
+    const payload = seedPayload({ prefix, count: flags, project, environment, segments, available });
     if (alreadyArchived.size > 0) {
       const active = (row) => !alreadyArchived.has(row.name ?? row.featureName ?? row.feature);
       payload.data.features = payload.data.features.filter(active);
@@ -263,18 +272,24 @@ export async function seed({
   }
 
   for (const [description, provider, parameters] of [
-    [`${prefix}webhook`, 'webhook', { url: 'https://hooks.example.com/unleash', contentType: 'application/json' }],
-    [`${prefix}teams`, 'teams', { url: 'https://teams.example.com/hook' }],
+    [`${prefix}webhook`, 'webhook', { url: 'http://127.0.0.1:9/mig-webhook', contentType: 'application/json' }],
+    [`${prefix}webhook-2`, 'webhook', { url: 'http://127.0.0.1:9/mig-webhook-2', bodyTemplate: '{"event":"{{event.type}}"}' }],
   ]) {
-    await ensure(api, '/api/admin/addons', 'addons', description, '/api/admin/addons', {
-      provider,
-      description,
-      enabled: false,
-      parameters,
-      events: ['feature-created', 'feature-updated'],
-      projects: [],
-      environments: [],
-    });
+    // 8.2.0 resolves and checks the target host on creation: offline, or for a loopback
+    // address, it refuses; the seed goes on without that integration.
+    try {
+      await ensure(api, '/api/admin/addons', 'addons', description, '/api/admin/addons', {
+        provider,
+        description,
+        enabled: false,
+        parameters,
+        events: ['feature-created', 'feature-archived'],
+        projects: [],
+        environments: [],
+      });
+    } catch (error) {
+      log(`seed: the source refused integration ${description}: ${String(error.message).slice(0, 160)}`);
+    }
   }
 
   if (withUsers) {
