@@ -10,14 +10,6 @@ import type * as v from 'valibot';
 import { CreateStrategySchema, GetAllStrategiesResponse, GetStrategyResponse, UpdateStrategySchema } from './schema';
 import * as service from './service';
 
-export async function list({ env }: AdminContext): Promise<Response> {
-  return json(await service.listStrategies(getDb(env)));
-}
-
-export async function get({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getStrategy(getDb(env), pathParam(request, 'name')));
-}
-
 export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreateStrategySchema>>): Promise<Response> {
   const strategy = await service.createStrategy(getDb(env), principal, body);
   return json(strategy, 201, { location: `strategies/${strategy.name}` });
@@ -33,21 +25,6 @@ export async function update({
   return empty(200);
 }
 
-export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.deleteStrategy(getDb(env), principal, pathParam(request, 'name'));
-  return empty(200);
-}
-
-export async function deprecate({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.deprecateStrategy(getDb(env), principal, pathParam(request, 'strategyName'));
-  return empty(200);
-}
-
-export async function reactivate({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.reactivateStrategy(getDb(env), principal, pathParam(request, 'strategyName'));
-  return empty(200);
-}
-
 export const routes: Route[] = [
   route({
     method: 'GET',
@@ -57,7 +34,7 @@ export const routes: Route[] = [
     operationId: 'getAllStrategies',
     summary: 'List strategy definitions',
     responses: { 200: { description: 'Success', schema: GetAllStrategiesResponse } },
-    handler: list,
+    handler: async ({ env }) => json(await service.listStrategies(getDb(env))),
   }),
   route({
     method: 'GET',
@@ -68,7 +45,7 @@ export const routes: Route[] = [
     summary: 'Get a strategy definition',
     responses: { 200: { description: 'Success', schema: GetStrategyResponse } },
     errors: [400, 404],
-    handler: get,
+    handler: async ({ env, params }) => json(await service.getStrategy(getDb(env), params.name)),
   }),
   route({
     method: 'POST',
@@ -103,7 +80,10 @@ export const routes: Route[] = [
     summary: 'Delete a custom strategy definition',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404],
-    handler: remove,
+    handler: async ({ env, principal, params }) => {
+      await service.deleteStrategy(getDb(env), principal, params.name);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -114,7 +94,10 @@ export const routes: Route[] = [
     summary: 'Mark a strategy definition deprecated',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404],
-    handler: deprecate,
+    handler: async ({ env, principal, params }) => {
+      await service.deprecateStrategy(getDb(env), principal, params.strategyName);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -125,6 +108,9 @@ export const routes: Route[] = [
     summary: 'Take a strategy definition out of deprecation',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404],
-    handler: reactivate,
+    handler: async ({ env, principal, params }) => {
+      await service.reactivateStrategy(getDb(env), principal, params.strategyName);
+      return empty(200);
+    },
   }),
 ];

@@ -34,14 +34,6 @@ export async function create({ env, principal, body }: AdminContext<v.InferOutpu
   return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
 }
 
-export async function list({ env, principal }: AdminContext): Promise<Response> {
-  return json({ tokens: await service.listTokens(getDb(env), principal) });
-}
-
-export async function get({ request, env, principal }: AdminContext): Promise<Response> {
-  return json(await service.getTokensByNameOrRef(getDb(env), principal, pathParam(request, 'token')));
-}
-
 export async function update({
   request,
   env,
@@ -49,11 +41,6 @@ export async function update({
   body,
 }: AdminContext<v.InferOutput<typeof UpdateApiTokenSchema>>): Promise<Response> {
   await service.updateExpiry(env, getDb(env), principal, pathParam(request, 'token'), body.expiresAt);
-  return empty(200);
-}
-
-export async function revoke({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.revokeToken(env, getDb(env), principal, pathParam(request, 'token'));
   return empty(200);
 }
 
@@ -67,15 +54,6 @@ export async function createForProject({
 }: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
   const created = await service.createProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), body);
   return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}` });
-}
-
-export async function listForProject({ request, env }: AdminContext): Promise<Response> {
-  return json({ tokens: await service.listProjectTokens(getDb(env), pathParam(request, 'projectId')) });
-}
-
-export async function revokeForProject({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.revokeProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), pathParam(request, 'token'));
-  return empty(200);
 }
 
 export const routes: Route[] = [
@@ -118,7 +96,7 @@ export const routes: Route[] = [
     summary: 'List API tokens, secrets masked',
     responses: { 200: { description: 'Success', schema: GetAllApiTokensResponse } },
     errors: [401, 403],
-    handler: list,
+    handler: async ({ env, principal }) => json({ tokens: await service.listTokens(getDb(env), principal) }),
   }),
   route({
     method: 'GET',
@@ -129,7 +107,7 @@ export const routes: Route[] = [
     summary: 'Get the API tokens of a name (or one token by id or secret)',
     responses: { 200: { description: 'Success', schema: GetApiTokensByNameResponse } },
     errors: [400, 404, 500],
-    handler: get,
+    handler: async ({ env, principal, params }) => json(await service.getTokensByNameOrRef(getDb(env), principal, params.token)),
   }),
   route({
     method: 'PUT',
@@ -154,7 +132,10 @@ export const routes: Route[] = [
       'Revokes the token named by its id or secret. A token that is not there answers 200 too, with nothing written: the delete has done what was asked (as Unleash 6.10.1).',
     responses: { 200: { description: 'Revoked, or not there', schema: null } },
     errors: [400, 500],
-    handler: revoke,
+    handler: async ({ env, principal, params }) => {
+      await service.revokeToken(env, getDb(env), principal, params.token);
+      return empty(200);
+    },
   }),
   route({
     method: 'GET',
@@ -165,7 +146,7 @@ export const routes: Route[] = [
     summary: "List a project's API tokens",
     responses: { 200: { description: 'Success', schema: GetProjectApiTokensResponse } },
     errors: [400, 404],
-    handler: listForProject,
+    handler: async ({ env, params }) => json({ tokens: await service.listProjectTokens(getDb(env), params.projectId) }),
   }),
   route({
     method: 'POST',
@@ -188,6 +169,9 @@ export const routes: Route[] = [
     summary: "Revoke one of a project's API tokens",
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 404, 500],
-    handler: revokeForProject,
+    handler: async ({ env, principal, params }) => {
+      await service.revokeProjectToken(env, getDb(env), principal, params.projectId, params.token);
+      return empty(200);
+    },
   }),
 ];

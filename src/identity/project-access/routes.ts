@@ -18,10 +18,6 @@ function userId(request: AdminContext['request']): number {
   return parseInput(UserParams, { userId: pathParam(request, 'userId') }, '/params').userId;
 }
 
-export async function list({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.projectAccess(getDb(env), pathParam(request, 'projectId')));
-}
-
 export async function add({ request, env, principal, body }: AdminContext<v.InferOutput<typeof AddAccessSchema>>): Promise<Response> {
   await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), body);
   return empty(200);
@@ -58,48 +54,10 @@ export async function setUserRoles({
   return empty(200);
 }
 
-export async function removeUser({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.removeUserAccess(getDb(env), principal, pathParam(request, 'projectId'), userId(request));
-  return empty(200);
-}
-
 const OverviewQuery = v.object({
   project: v.optional(v.pipe(v.string(), v.maxLength(100))),
   environment: v.optional(v.pipe(v.string(), v.maxLength(100))),
 });
-
-export async function userPermissions({ request, env }: AdminContext): Promise<Response> {
-  const id = parseInput(
-    v.object({ id: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
-    { id: pathParam(request, 'id') },
-    '/params',
-  ).id;
-  const query = new URL(request.url).searchParams;
-  const { project, environment } = parseInput(
-    OverviewQuery,
-    { project: query.get('project') || undefined, environment: query.get('environment') || undefined },
-    '/query',
-  );
-  return json(await userAccessOverview(env, id, project, environment));
-}
-
-/**
- * `GET /api/admin/user-admin/access`: everyone who can be given access (the UI's project-access
- * picker), open to every signed-in user as in Unleash. Groups do not exist here.
- */
-export async function assignable({ env }: AdminContext): Promise<Response> {
-  const { users } = await listUsers(getDb(env));
-  return json({
-    users: users.map((user) => ({
-      id: user.id,
-      ...('name' in user ? { name: user.name } : {}),
-      ...('username' in user ? { username: user.username } : {}),
-      ...('email' in user ? { email: user.email } : {}),
-      accountType: user.accountType,
-    })),
-    groups: [],
-  });
-}
 
 export const routes: Route[] = [
   route({
@@ -110,7 +68,23 @@ export const routes: Route[] = [
     operationId: 'getBaseUsersAndGroups',
     summary: 'List the users a project role can be given to',
     responses: { 200: { description: 'Success', schema: GetBaseUsersAndGroupsResponse } },
-    handler: assignable,
+    /**
+     * `GET /api/admin/user-admin/access`: everyone who can be given access (the UI's project-access
+     * picker), open to every signed-in user as in Unleash. Groups do not exist here.
+     */
+    handler: async ({ env }) => {
+      const { users } = await listUsers(getDb(env));
+      return json({
+        users: users.map((user) => ({
+          id: user.id,
+          ...('name' in user ? { name: user.name } : {}),
+          ...('username' in user ? { username: user.username } : {}),
+          ...('email' in user ? { email: user.email } : {}),
+          accountType: user.accountType,
+        })),
+        groups: [],
+      });
+    },
   }),
   route({
     method: 'GET',
@@ -123,7 +97,20 @@ export const routes: Route[] = [
     queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: GetUserPermissionsResponse } },
     errors: [400],
-    handler: userPermissions,
+    handler: async ({ request, env, params }) => {
+      const id = parseInput(
+        v.object({ id: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
+        { id: params.id },
+        '/params',
+      ).id;
+      const query = new URL(request.url).searchParams;
+      const { project, environment } = parseInput(
+        OverviewQuery,
+        { project: query.get('project') || undefined, environment: query.get('environment') || undefined },
+        '/query',
+      );
+      return json(await userAccessOverview(env, id, project, environment));
+    },
   }),
   route({
     method: 'GET',
@@ -134,7 +121,7 @@ export const routes: Route[] = [
     summary: 'List who has which role in a project',
     responses: { 200: { description: 'Success', schema: GetProjectAccessResponse } },
     errors: [400, 404],
-    handler: list,
+    handler: async ({ env, params }) => json(await service.projectAccess(getDb(env), params.projectId)),
   }),
   route({
     method: 'POST',
@@ -181,6 +168,9 @@ export const routes: Route[] = [
     summary: 'Remove a user from a project',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400],
-    handler: removeUser,
+    handler: async ({ request, env, principal, params }) => {
+      await service.removeUserAccess(getDb(env), principal, params.projectId, userId(request));
+      return empty(200);
+    },
   }),
 ];

@@ -27,14 +27,6 @@ export async function create({
   return json(token, 201, { location: `/api/admin/invite-link/tokens/${token.secret}`, ...NO_STORE });
 }
 
-export async function list({ env }: AdminContext): Promise<Response> {
-  return json(await service.listTokens(getDb(env)), 200, NO_STORE);
-}
-
-export async function get({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getToken(getDb(env), pathParam(request, 'token')), 200, NO_STORE);
-}
-
 /** Seed operation 3. */
 export async function update({
   request,
@@ -67,7 +59,7 @@ export const routes: Route[] = [
     operationId: 'getAllPublicSignupTokens',
     summary: 'List invite links',
     responses: { 200: { description: 'Success', schema: GetAllPublicSignupTokensResponse } },
-    handler: list,
+    handler: async ({ env }) => json(await service.listTokens(getDb(env)), 200, NO_STORE),
   }),
   route({
     method: 'POST',
@@ -90,7 +82,7 @@ export const routes: Route[] = [
     summary: 'Get an invite link',
     responses: { 200: { description: 'Success', schema: GetPublicSignupTokenResponse } },
     errors: [400, 404],
-    handler: get,
+    handler: async ({ env, params }) => json(await service.getToken(getDb(env), params.token), 200, NO_STORE),
   }),
   route({
     method: 'PUT',
