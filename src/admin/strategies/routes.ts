@@ -1,29 +1,12 @@
 /** Activation strategy definitions: the list the UI offers and the form of one (its parameters). */
 import { getDb } from '../../db/client';
-import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
-import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { authenticated, route, type Route } from '../../http/route';
 import { CREATE_STRATEGY, DELETE_STRATEGY, UPDATE_STRATEGY } from '../../auth/permissions';
 import { empty } from '../../http/responses';
 import { admin } from '../../http/route';
-import type * as v from 'valibot';
 import { CreateStrategySchema, GetAllStrategiesResponse, GetStrategyResponse, UpdateStrategySchema } from './schema';
 import * as service from './service';
-
-export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreateStrategySchema>>): Promise<Response> {
-  const strategy = await service.createStrategy(getDb(env), principal, body);
-  return json(strategy, 201, { location: `strategies/${strategy.name}` });
-}
-
-export async function update({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof UpdateStrategySchema>>): Promise<Response> {
-  await service.updateStrategy(getDb(env), principal, pathParam(request, 'name'), body);
-  return empty(200);
-}
 
 export const routes: Route[] = [
   route({
@@ -57,7 +40,10 @@ export const routes: Route[] = [
     body: CreateStrategySchema,
     responses: { 201: { description: 'Created', schema: GetStrategyResponse } },
     errors: [400, 401, 403, 409, 413, 415],
-    handler: create,
+    handler: async ({ env, principal, body }) => {
+      const strategy = await service.createStrategy(getDb(env), principal, body);
+      return json(strategy, 201, { location: `strategies/${strategy.name}` });
+    },
   }),
   route({
     method: 'PUT',
@@ -69,7 +55,10 @@ export const routes: Route[] = [
     body: UpdateStrategySchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404, 413, 415],
-    handler: update,
+    handler: async ({ env, principal, body, params }) => {
+      await service.updateStrategy(getDb(env), principal, params.name, body);
+      return empty(200);
+    },
   }),
   route({
     method: 'DELETE',

@@ -1,7 +1,5 @@
-import type * as v from 'valibot';
 import { getDb } from '../../db/client';
 import { empty, json, NO_STORE } from '../../http/responses';
-import { pathParam } from '../../http/params';
 import { CreateApiTokenSchema, UpdateApiTokenSchema } from './schema';
 import * as service from './service';
 import {
@@ -18,7 +16,7 @@ import {
   UPDATE_CLIENT_API_TOKEN,
   UPDATE_FRONTEND_API_TOKEN,
 } from '../../auth/permissions';
-import { admin, route, type Route, type AdminContext } from '../../http/route';
+import { admin, route, type Route } from '../../http/route';
 import {
   CreateApiToken201Response,
   GetAllApiTokensResponse,
@@ -29,32 +27,7 @@ import {
   ImportApiTokenSchema,
 } from './schema';
 
-export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
-  const created = await service.createToken(env, getDb(env), principal, body);
-  return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
-}
-
-export async function update({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof UpdateApiTokenSchema>>): Promise<Response> {
-  await service.updateExpiry(env, getDb(env), principal, pathParam(request, 'token'), body.expiresAt);
-  return empty(200);
-}
-
 // Project API tokens (`/api/admin/projects/:projectId/api-tokens`)
-
-export async function createForProject({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
-  const created = await service.createProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), body);
-  return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}` });
-}
 
 export const routes: Route[] = [
   route({
@@ -67,7 +40,10 @@ export const routes: Route[] = [
     body: CreateApiTokenSchema,
     responses: { 201: { description: 'Created', schema: CreateApiToken201Response } },
     errors: [400, 401, 403, 413, 415],
-    handler: create,
+    handler: async ({ env, principal, body }) => {
+      const created = await service.createToken(env, getDb(env), principal, body);
+      return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
+    },
   }),
   route({
     method: 'POST',
@@ -119,7 +95,10 @@ export const routes: Route[] = [
     body: UpdateApiTokenSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 404, 413],
-    handler: update,
+    handler: async ({ env, principal, body, params }) => {
+      await service.updateExpiry(env, getDb(env), principal, params.token, body.expiresAt);
+      return empty(200);
+    },
   }),
   route({
     method: 'DELETE',
@@ -158,7 +137,10 @@ export const routes: Route[] = [
     body: CreateApiTokenSchema,
     responses: { 201: { description: 'Created', schema: CreateProjectApiToken201Response } },
     errors: [400, 403, 413],
-    handler: createForProject,
+    handler: async ({ env, principal, body, params }) => {
+      const created = await service.createProjectToken(env, getDb(env), principal, params.projectId, body);
+      return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}` });
+    },
   }),
   route({
     method: 'DELETE',

@@ -18,42 +18,6 @@ function userId(request: AdminContext['request']): number {
   return parseInput(UserParams, { userId: pathParam(request, 'userId') }, '/params').userId;
 }
 
-export async function add({ request, env, principal, body }: AdminContext<v.InferOutput<typeof AddAccessSchema>>): Promise<Response> {
-  await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), body);
-  return empty(200);
-}
-
-/** The older form: one role for the listed users (and groups, which this service does not have). */
-export async function addRoleAccess({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof RoleAccessSchema>>): Promise<Response> {
-  const roleId = parseInput(
-    v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
-    { roleId: pathParam(request, 'roleId') },
-    '/params',
-  ).roleId;
-  await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), {
-    roles: [roleId],
-    users: body.users.map((user) => user.id),
-    groups: body.groups.map((group) => group.id),
-  });
-  return empty(200);
-}
-
-export async function setUserRoles({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof SetRolesSchema>>): Promise<Response> {
-  const id = userId(request);
-  await service.setUserRoles(getDb(env), principal, pathParam(request, 'projectId'), id, body.roles);
-  return empty(200);
-}
-
 const OverviewQuery = v.object({
   project: v.optional(v.pipe(v.string(), v.maxLength(100))),
   environment: v.optional(v.pipe(v.string(), v.maxLength(100))),
@@ -133,7 +97,10 @@ export const routes: Route[] = [
     body: AddAccessSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 403, 413],
-    handler: add,
+    handler: async ({ env, principal, body, params }) => {
+      await service.addAccess(getDb(env), principal, params.projectId, body);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -145,7 +112,20 @@ export const routes: Route[] = [
     body: RoleAccessSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 413],
-    handler: addRoleAccess,
+    /** The older form: one role for the listed users (and groups, which this service does not have). */
+    handler: async ({ env, principal, body, params }) => {
+      const roleId = parseInput(
+        v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
+        { roleId: params.roleId },
+        '/params',
+      ).roleId;
+      await service.addAccess(getDb(env), principal, params.projectId, {
+        roles: [roleId],
+        users: body.users.map((user) => user.id),
+        groups: body.groups.map((group) => group.id),
+      });
+      return empty(200);
+    },
   }),
   route({
     method: 'PUT',
@@ -157,7 +137,11 @@ export const routes: Route[] = [
     body: SetRolesSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 413],
-    handler: setUserRoles,
+    handler: async ({ request, env, principal, body, params }) => {
+      const id = userId(request);
+      await service.setUserRoles(getDb(env), principal, params.projectId, id, body.roles);
+      return empty(200);
+    },
   }),
   route({
     method: 'DELETE',
