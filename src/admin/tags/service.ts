@@ -154,7 +154,8 @@ export async function deleteTag(db: Db, actor: Actor, type: string, value: strin
 /** Whether a tag type could be created: 409 when the name is taken; nothing is written. */
 export async function validateTagType(db: Db, body: CreateTagTypeInput) {
   if (await store.findTagType(db, body.name)) throw conflict(`There already exists a tag-type with the name ${body.name}`);
-  return { valid: true, tagType: body };
+  // 6.10.1 answers a null description as an empty one (its schema's default).
+  return { valid: true, tagType: { ...body, description: body.description === null ? '' : body.description } };
 }
 
 export async function updateTagType(db: Db, actor: Actor, name: string, body: UpdateTagTypeInput) {
