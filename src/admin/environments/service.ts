@@ -7,6 +7,9 @@ import type * as v from 'valibot';
 import type { CreateEnvironmentSchema, DefaultStrategySchema, UpdateEnvironmentSchema } from './schema';
 import { jsonbOrder } from '../../lib/jsonb-order';
 import * as store from './store';
+
+/** A project environment's default strategy as stored: the body `setDefaultStrategy` validated. */
+type StoredDefaultStrategy = v.InferOutput<typeof DefaultStrategySchema>;
 import { isUniqueViolation } from '../../db/lookups';
 
 /** All environments in sort order, with the counts Unleash 6 reports. */
@@ -59,7 +62,7 @@ export async function projectEnvironments(db: Db, projectId: string) {
       requiredApprovals: null,
       projectApiTokenCount: row.projectApiTokenCount,
       projectEnabledToggleCount: row.projectEnabledToggleCount,
-      ...(row.defaultStrategy ? { defaultStrategy: JSON.parse(row.defaultStrategy) as unknown } : {}),
+      ...(row.defaultStrategy ? { defaultStrategy: JSON.parse(row.defaultStrategy) as StoredDefaultStrategy } : {}),
       visible: Boolean(row.visible),
     })),
   };

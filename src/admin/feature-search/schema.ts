@@ -38,11 +38,14 @@ export const SearchFeaturesResponse = v.object({
         name: v.nullable(v.string()),
         imageUrl: v.nullable(v.string()),
       }),
-      lifecycle: v.object({
-        stage: v.string(),
-        status: v.nullable(v.string()),
-        enteredStageAt: v.string(),
-      }),
+      // null for a flag with no lifecycle stage recorded (service.ts).
+      lifecycle: v.nullable(
+        v.object({
+          stage: v.string(),
+          status: v.nullable(v.string()),
+          enteredStageAt: v.string(),
+        }),
+      ),
       tags: v.array(
         v.object({
           value: v.optional(v.string()),

@@ -84,7 +84,7 @@ export async function importFeatures(
   env: Env,
   request: Request,
   principal: Principal,
-): Promise<{ id: string; job: JobStatus | null } | undefined> {
+): Promise<{ id: string; job: JobStatus } | undefined> {
   const d1 = env.DB;
   const stager = new ImportStager(d1, principal);
   let analysis: ImportAnalysis;
@@ -128,7 +128,7 @@ export async function importFeatures(
     await stager.discard();
     throw error;
   }
-  return { id, job: await readJob(d1, id) };
+  return { id, job: await findJob(d1, id) };
 }
 
 /** What an import would do, and what stops it; nothing is kept (the elements are checked and dropped). */
@@ -160,7 +160,7 @@ export function getJob(env: Env, id: string): Promise<JobStatus> {
  * and the consumer acknowledges their messages without doing anything. Needs what every
  * import needs (updating feature flags) in the job's project; 409 once the job has ended.
  */
-export async function cancelJob(env: Env, id: string, principal: Principal): Promise<JobStatus | null> {
+export async function cancelJob(env: Env, id: string, principal: Principal): Promise<JobStatus> {
   const d1 = env.DB;
   const job = await findJob(d1, id);
   if (!hasPermission(principal, UPDATE_FEATURE, job.project, job.environment)) assertPermissions(['Update feature flags']);
@@ -170,6 +170,6 @@ export async function cancelJob(env: Env, id: string, principal: Principal): Pro
   const cancelled = await endJob(d1, job.id, 'cancelled', [{ message: `Cancelled by ${principal.actorName}.` }], principal);
   const now = await readJob(d1, job.id);
   // It may have ended between the read and the update: then say how.
-  if (!cancelled) throw ended(now?.status ?? job.status);
+  if (!cancelled || now === null) throw ended(now?.status ?? job.status);
   return now;
 }

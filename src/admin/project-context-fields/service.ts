@@ -58,8 +58,8 @@ export async function createField(db: Db, actor: Actor, project: string, body: C
     project,
   };
   if (!(await store.insert(db, actor, body.name, project, values, { type: 'context-field-created', data }))) throw conflict(NAME_TAKEN);
-  const { usedInFeatures: _f, usedInProjects: _p, ...field } = fieldShape((await store.byName(db, body.name))!);
-  return field;
+  // Read without usage counts: the answer has none.
+  return fieldShape((await store.byName(db, body.name))!);
 }
 
 /** Replaces the field's definition: what the body leaves out is reset (sort order included, as 8.2.0 does), the description kept. */

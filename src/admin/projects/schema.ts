@@ -152,10 +152,10 @@ export const GetProjectOverviewResponse = v.object({
   name: v.nullable(v.string()),
   description: v.nullable(v.string()),
   mode: v.string(),
-  featureLimit: v.null(),
+  featureLimit: v.nullable(v.number()),
   featureNaming: v.object({
-    pattern: v.null(),
-    example: v.null(),
+    pattern: v.nullable(v.string()),
+    example: v.nullable(v.string()),
     description: v.nullable(v.string()),
   }),
   defaultStickiness: v.string(),

@@ -154,7 +154,8 @@ export const GetMeResponse = v.object({
 /** What `GET /api/admin/user/profile` answers with status 200. */
 export const GetProfileResponse = v.object({
   projects: v.array(v.string()),
-  rootRole: UserRoleAnswer,
+  // null for a caller that is not a user (an admin key).
+  rootRole: v.nullable(UserRoleAnswer),
   subscriptions: v.array(v.string()),
   features: v.array(v.unknown()),
 });

@@ -81,7 +81,7 @@ function columns(
 }
 
 export async function listAddons(db: Db) {
-  return { addons: (await store.listAddons(db)).map((row) => addonBody(row)), providers: PROVIDERS };
+  return { addons: (await store.listAddons(db)).map((row) => addonBody(row)), providers: [...PROVIDERS] };
 }
 
 async function existing(db: Db, id: number): Promise<store.AddonRow> {
