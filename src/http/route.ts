@@ -21,6 +21,7 @@ import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/princip
 import { noteLocalWrite } from '../db/coherence';
 import type { Env } from '../env';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
+import type { EmptyAnswer, JsonAnswer, UntypedAnswer } from './responses';
 import { withCors } from './cors';
 import { noAccess, renamedBadRequest, toErrorResponse } from './errors';
 import { decodePathParams } from './params';
@@ -116,6 +117,21 @@ export interface Answer {
 
 export type Responses = Readonly<Record<number, Answer>>;
 
+/**
+ * What a handler may answer for one declared status: a JSON body of the status's schema (its
+ * output type, as the document describes it), no body where the schema is null; an answer that
+ * is not JSON is built by hand (`untyped`).
+ */
+type AnswerFor<Status extends number, Declared> = Declared extends { readonly contentType: string }
+  ? UntypedAnswer
+  : Declared extends { readonly schema: infer Schema extends v.GenericSchema }
+    ? JsonAnswer<Status, v.InferOutput<Schema>>
+    : EmptyAnswer<Status>;
+
+/** The answers a route's handler may give: one per declared status, or one taken out of the types with `untyped`. */
+export type AnswerTo<R extends Responses> =
+  { [Status in keyof R & number]: AnswerFor<Status, R[Status]> }[keyof R & number] | UntypedAnswer;
+
 type PrincipalOf<A> = A extends AdminAccess ? Principal : A extends SdkAccess ? ApiTokenPrincipal : undefined;
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
@@ -134,6 +150,7 @@ export interface RouteSpec<
   A extends Access,
   QuerySchema extends v.GenericSchema | undefined,
   BodySchema extends v.GenericSchema | undefined,
+  R extends Responses,
 > {
   method: Method;
   path: Path;
@@ -154,8 +171,8 @@ export interface RouteSpec<
   maxBodyBytes?: number;
   /** The body is read by the handler itself (streamed); `body` then only documents it. */
   bodyReadByHandler?: boolean;
-  /** Success answers by status; the error answers are added from the access rule. */
-  responses: Responses;
+  /** Success answers by status; the error answers are added from the access rule. The handler's answers are typed by them. */
+  responses: R;
   /** Extra error statuses beyond those every route of its kind can answer. */
   errors?: readonly number[];
   /** CORS as the frontend API answers it, on answers and errors. */
@@ -165,11 +182,11 @@ export interface RouteSpec<
    * seed's operations and Unleash 6.10.1 names them `BadDataError` there.
    */
   badRequestName?: 'BadDataError';
-  handler: (context: RouteContext<A, PathParams<Path>, Output<QuerySchema>, Output<BodySchema>>) => Response | Promise<Response>;
+  handler: (context: RouteContext<A, PathParams<Path>, Output<QuerySchema>, Output<BodySchema>>) => AnswerTo<R> | Promise<AnswerTo<R>>;
 }
 
 /** A declared route, its types erased: what `register()` and the OpenAPI document read. */
-export type Route = RouteSpec<string, Access, v.GenericSchema | undefined, v.GenericSchema | undefined>;
+export type Route = RouteSpec<string, Access, v.GenericSchema | undefined, v.GenericSchema | undefined, Responses>;
 
 /** Declares a route; the generic parameters give the handler typed params, query, body and principal. */
 export function route<
@@ -177,7 +194,8 @@ export function route<
   A extends Access,
   QuerySchema extends v.GenericSchema | undefined = undefined,
   BodySchema extends v.GenericSchema | undefined = undefined,
->(spec: RouteSpec<Path, A, QuerySchema, BodySchema>): Route {
+  const R extends Responses = Responses,
+>(spec: RouteSpec<Path, A, QuerySchema, BodySchema, R>): Route {
   return spec as unknown as Route;
 }
 

@@ -20,7 +20,7 @@ const EXPORT_MAX_BODY_BYTES = 4 * 1024 * 1024;
  * Cancels a queued or running import job (see requests.ts); exported for the test that calls
  * it as the router does, with a caller built in the test.
  */
-export async function cancelJob({ request, env, principal }: AdminContext): Promise<Response> {
+export async function cancelJob({ request, env, principal }: AdminContext) {
   return json(await requests.cancelJob(env, pathParam(request, 'id'), principal));
 }
 

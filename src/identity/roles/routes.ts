@@ -15,22 +15,17 @@ function roleId(request: AdminContext['request']): number | null {
 }
 
 /** Seed operation 1: 200 with no body when the definition could be created; stores nothing. */
-export async function validate({ env, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
+export async function validate({ env, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>) {
   await service.validateDefinition(getDb(env), body);
   return empty(200);
 }
 
-export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
+export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>) {
   const role = await service.createRole(getDb(env), principal, body);
   return json(role, 201, { location: `/api/admin/roles/${role.id}` });
 }
 
-export async function update({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
+export async function update({ request, env, principal, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>) {
   const id = roleId(request);
   return json(await service.updateRole(getDb(env), principal, id, body));
 }

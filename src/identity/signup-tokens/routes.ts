@@ -20,7 +20,7 @@ import {
 
 // The public side of invite links: no key, the secret in the path is the credential.
 
-export async function validateInvite(request: IRequest, env: Env): Promise<Response> {
+export async function validateInvite(request: IRequest, env: Env) {
   await service.requireUsableToken(getDb(env), pathParam(request, 'token'));
   return empty(200);
 }

@@ -30,7 +30,7 @@ function userId(request: AdminContext['request']): number | null {
   return parseInput(IdParams, { id: pathParam(request, 'id') }, '/params').id;
 }
 
-export async function create({ request, env, principal, body }: AdminContext<v.InferOutput<typeof CreateUserSchema>>): Promise<Response> {
+export async function create({ request, env, principal, body }: AdminContext<v.InferOutput<typeof CreateUserSchema>>) {
   const db = getDb(env);
   // As Unleash: the answer carries the new user's link to choose a password
   // (`/new-user?token=<secret>`); the token row is written in the user's own batch.
@@ -47,7 +47,7 @@ export async function create({ request, env, principal, body }: AdminContext<v.I
   });
 }
 
-export async function update({ request, env, principal, body }: AdminContext<v.InferOutput<typeof UpdateUserSchema>>): Promise<Response> {
+export async function update({ request, env, principal, body }: AdminContext<v.InferOutput<typeof UpdateUserSchema>>) {
   const id = userId(request);
   return json(await service.updateUser(getDb(env), principal, id, body));
 }
@@ -55,13 +55,13 @@ export async function update({ request, env, principal, body }: AdminContext<v.I
 // The caller and passwords
 
 /** `POST /api/admin/user-admin/validate-password` and the public `/auth/reset/validate-password`. */
-export async function validatePassword({ body }: { body: v.InferOutput<typeof PasswordSchema> }): Promise<Response> {
+export async function validatePassword({ body }: { body: v.InferOutput<typeof PasswordSchema> }) {
   service.validatePassword(body.password);
   return empty(200);
 }
 
 /** `POST /api/admin/user-admin/:id/change-password`: an admin sets it; the user's sessions end. */
-export async function setPassword({ request, env, body }: AdminContext<v.InferOutput<typeof PasswordSchema>>): Promise<Response> {
+export async function setPassword({ request, env, body }: AdminContext<v.InferOutput<typeof PasswordSchema>>) {
   const id = userId(request);
   const { password } = body;
   await service.setPassword(env, getDb(env), id, password);
@@ -69,11 +69,7 @@ export async function setPassword({ request, env, body }: AdminContext<v.InferOu
 }
 
 /** `POST /api/admin/user/change-password`: a signed-in user; all their sessions end, this one too. */
-export async function changeOwnPassword({
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof ChangeOwnPasswordSchema>>): Promise<Response> {
+export async function changeOwnPassword({ env, principal, body }: AdminContext<v.InferOutput<typeof ChangeOwnPasswordSchema>>) {
   if (principal.kind !== 'user') throw noAccess('Only a signed-in user (session or personal access token) can change their own password.');
   await service.changeOwnPassword(env, getDb(env), principal.userId, body);
   return empty(200);

@@ -12,7 +12,7 @@ import { pathParam } from '../../http/params';
 import { clientIp } from '../../http/client-ip';
 import { urlOf } from '../../http/request-url';
 import { BoundedMap } from '../../lib/bounded-map';
-import { empty, json } from '../../http/responses';
+import { empty, json, untyped, type UntypedAnswer } from '../../http/responses';
 import { preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
 import { parseSemver, compareSemver } from '../evaluation/semver';
@@ -139,14 +139,15 @@ function featuresBody(snapshot: Snapshot, query: ClientQuery, globalSegments: bo
   return `{"version":2,"features":[${parts.join(',')}],"query":${JSON.stringify(query)}${segments},"meta":${meta}}`;
 }
 
-export async function features({ request, env, principal }: SdkContext): Promise<Response> {
+// The client API's answers are bytes built once per revision (and served from the memo): not typed.
+export async function features({ request, env, principal }: SdkContext): Promise<UntypedAnswer> {
   const globalSegments = wantsGlobalSegments(request);
   const params = urlOf(request).searchParams;
   const query = effectiveQuery(params, principal.token, !globalSegments);
   const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
   const answer = featuresAnswer(snapshot, query, globalSegments);
   rememberAnswer(request, principal.token, answer);
-  return featuresResponse(request.headers.get('if-none-match'), answer);
+  return untyped(featuresResponse(request.headers.get('if-none-match'), answer));
 }
 
 /** The client API's answer from a snapshot, whatever its source (D1 here, an upstream in Edge mode: src/edge/). */
@@ -164,28 +165,30 @@ export function featuresAnswer(snapshot: Snapshot, query: ClientQuery, globalSeg
   return { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) };
 }
 
-export async function feature({ request, env, principal }: SdkContext): Promise<Response> {
+export async function feature({ request, env, principal }: SdkContext): Promise<UntypedAnswer> {
   const globalSegments = wantsGlobalSegments(request);
   const name = pathParam(request, 'featureName');
   const query = effectiveQuery(new URL(request.url).searchParams, principal.token, !globalSegments);
   const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
   const found = snapshot.byName.get(name);
   if (!found || !matches(found, query)) throw notFound(`Could not find feature flag ${name}`);
-  return new Response(globalSegments ? found.jsonWithSegmentIds : found.jsonInlined, {
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-  });
+  return untyped(
+    new Response(globalSegments ? found.jsonWithSegmentIds : found.jsonInlined, {
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    }),
+  );
 }
 
 export function callerOf(request: IRequest, token: ApiTokenRecord): SdkCaller {
   return { environment: token.environment === '*' ? 'default' : token.environment, clientIp: clientIp(request) };
 }
 
-export async function register({ request, env, principal, body }: SdkContext<v.InferOutput<typeof registerBody>>): Promise<Response> {
+export async function register({ request, env, principal, body }: SdkContext<v.InferOutput<typeof registerBody>>) {
   await recordRegistration(env, callerOf(request, principal.token), body);
   return empty(202);
 }
 
-export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
+export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>) {
   await queueMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
@@ -193,7 +196,7 @@ export async function metrics({ request, env, principal, body }: SdkContext<v.In
 /** Edge batches up to about 100 kB of metrics per call; leave it room. */
 const BULK_MAX_BODY_BYTES = 1_000_000;
 
-export async function bulkMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof bulkMetricsBody>>): Promise<Response> {
+export async function bulkMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof bulkMetricsBody>>) {
   await queueBulkMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
@@ -202,12 +205,7 @@ export async function bulkMetrics({ request, env, principal, body }: SdkContext<
  * Unleash Edge's report about itself (Enterprise-only in Unleash; Edge backs off on 404, so
  * answering it keeps Edge quiet and shows it among the app's instances).
  */
-export async function edgeMetrics({
-  request,
-  env,
-  principal,
-  body,
-}: SdkContext<v.InferOutput<typeof edgeInstanceBody>>): Promise<Response> {
+export async function edgeMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof edgeInstanceBody>>) {
   await queueEdgeInstance(env, callerOf(request, principal.token), body);
   return empty(202);
 }
@@ -216,7 +214,7 @@ export async function edgeMetrics({
  * Unleash Edge asks which of its tokens are valid; no Authorization header, as in Unleash.
  * Answers from the same isolate cache -> KV -> D1 path as every request.
  */
-export async function edgeValidate({ env, ctx, body }: OpenContext<v.InferOutput<typeof edgeValidateBody>>): Promise<Response> {
+export async function edgeValidate({ env, ctx, body }: OpenContext<v.InferOutput<typeof edgeValidateBody>>) {
   const candidates = [...new Set(body.tokens)].filter((token) => token.length > 0 && token.length <= 1024 && token.isWellFormed());
   // Looked up side by side: on a cold isolate each is a KV read (and a D1 read when KV misses).
   const records = await Promise.all(candidates.map(async (token) => findRecord(env, ctx, 'apikey', await hashOfKey(token))));

@@ -18,6 +18,7 @@ import { deltaQueryOf } from './delta-routes';
 import { revisionCheckInterval } from '../../db/coherence';
 import { snapshotFor } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
+import { untyped, type UntypedAnswer } from '../../http/responses';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
 
 const KEEP_ALIVE_MS = 15_000;
@@ -132,7 +133,7 @@ export function streamingConnections(): number {
   return openConnections;
 }
 
-export async function streaming(context: SdkContext): Promise<Response> {
+export async function streaming(context: SdkContext): Promise<UntypedAnswer> {
   const { env, ctx, request } = context;
   const { environment, query } = deltaQueryOf(context);
   const since = parseRevision(request.headers.get('last-event-id'));
@@ -152,14 +153,16 @@ export async function streaming(context: SdkContext): Promise<Response> {
   // Not awaited: the body is read only once the response is returned.
   void writer.write(new TextEncoder().encode(sseEvent('unleash-connected', lastEventId, initial))).catch(() => undefined);
   ctx.waitUntil(serve(env, connection, writer, gone));
-  return new Response(readable, {
-    headers: {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      // Tells proxies such as nginx not to buffer the stream.
-      'x-accel-buffering': 'no',
-    },
-  });
+  return untyped(
+    new Response(readable, {
+      headers: {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        // Tells proxies such as nginx not to buffer the stream.
+        'x-accel-buffering': 'no',
+      },
+    }),
+  );
 }
 
 export const routes: Route[] = [
