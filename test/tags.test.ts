@@ -229,15 +229,6 @@ describe('POST /api/admin/tag-types/validate', () => {
     expect(await count('SELECT count(*) AS n FROM tag_types WHERE name = ?', name)).toBe(0);
   });
 
-  it('answers a null description as an empty one, as 6.10.1 does', async () => {
-    const name = unique('tt');
-    const response = await call('POST', '/api/admin/tag-types/validate', { body: { name, description: null } });
-    expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toEqual({ valid: true, tagType: { name, description: '' } });
-    const without = await call('POST', '/api/admin/tag-types/validate', { body: { name } });
-    expect(await bodyOf(without)).toEqual({ valid: true, tagType: { name } });
-  });
-
   it('refuses a taken name (409) and a name that is not URL friendly or missing (400)', async () => {
     const taken = await expectError(
       await call('POST', '/api/admin/tag-types/validate', { body: { name: 'simple' } }),

@@ -2,7 +2,7 @@
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, auditEvents, type Actor, type AuditEvent } from '../../db/events';
 import { badRequest, conflict, notFound } from '../../http/errors';
-import type { BulkTagsInput, CreateTagTypeInput, TagInput, UpdateTagsInput, UpdateTagTypeInput } from './schema';
+import type { BulkTagsInput, CreateTagTypeInput, TagInput, UpdateTagsInput, UpdateTagTypeInput, ValidateTagTypeInput } from './schema';
 import * as store from './store';
 
 function tagTypeShape(row: store.TagTypeRow) {
@@ -152,10 +152,9 @@ export async function deleteTag(db: Db, actor: Actor, type: string, value: strin
 }
 
 /** Whether a tag type could be created: 409 when the name is taken; nothing is written. */
-export async function validateTagType(db: Db, body: CreateTagTypeInput) {
+export async function validateTagType(db: Db, body: ValidateTagTypeInput) {
   if (await store.findTagType(db, body.name)) throw conflict(`There already exists a tag-type with the name ${body.name}`);
-  // 6.10.1 answers a null description as an empty one (its schema's default).
-  return { valid: true, tagType: { ...body, description: body.description === null ? '' : body.description } };
+  return { valid: true, tagType: body };
 }
 
 export async function updateTagType(db: Db, actor: Actor, name: string, body: UpdateTagTypeInput) {
