@@ -6,10 +6,8 @@ import { forgetAllUsers } from '../../auth/user-principal';
 import type * as v from 'valibot';
 import type { CreateEnvironmentSchema, DefaultStrategySchema, UpdateEnvironmentSchema } from './schema';
 import { jsonbOrder } from '../../lib/jsonb-order';
+import type { DefaultStrategyDoc } from '../../db/schema';
 import * as store from './store';
-
-/** A project environment's default strategy as stored: the body `setDefaultStrategy` validated. */
-type StoredDefaultStrategy = v.InferOutput<typeof DefaultStrategySchema>;
 import { isUniqueViolation } from '../../db/lookups';
 
 /** All environments in sort order, with the counts Unleash 6 reports. */
@@ -62,7 +60,7 @@ export async function projectEnvironments(db: Db, projectId: string) {
       requiredApprovals: null,
       projectApiTokenCount: row.projectApiTokenCount,
       projectEnabledToggleCount: row.projectEnabledToggleCount,
-      ...(row.defaultStrategy ? { defaultStrategy: JSON.parse(row.defaultStrategy) as StoredDefaultStrategy } : {}),
+      ...(row.defaultStrategy ? { defaultStrategy: JSON.parse(row.defaultStrategy) as DefaultStrategyDoc } : {}),
       visible: Boolean(row.visible),
     })),
   };

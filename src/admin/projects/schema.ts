@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { nonBlank, text, urlFriendlyName } from '../../http/validation';
+import { DefaultStrategyResponse } from '../environments/schema';
 
 export const CreateProjectSchema = v.object({
   id: urlFriendlyName(100),
@@ -88,7 +89,7 @@ export const ProjectStats = v.object({
 
 const ProjectEnvironmentAnswer = v.object({
   environment: v.string(),
-  defaultStrategy: v.optional(v.unknown()),
+  defaultStrategy: v.optional(DefaultStrategyResponse),
 });
 
 const FlagTag = v.object({ value: v.string(), type: v.string() });

@@ -6,6 +6,7 @@ import type { Principal } from '../../auth/principal';
 import { revokeCached } from '../../auth/token-records';
 import { forgetUser } from '../../auth/user-principal';
 import type { Db } from '../../db/client';
+import type { DefaultStrategyDoc } from '../../db/schema';
 import type { AuditEvent } from '../../db/events';
 import type { Env } from '../../env';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
@@ -182,7 +183,7 @@ async function overviewParts(db: Db, principal: Principal, projectId: string) {
 }
 
 /** A project's environments, with the default strategy where one is set. */
-function environmentsOf(links: readonly { environment: string; defaultStrategy: unknown }[]) {
+function environmentsOf(links: readonly { environment: string; defaultStrategy: DefaultStrategyDoc | null }[]) {
   return links.map((link) =>
     link.defaultStrategy === null || link.defaultStrategy === undefined
       ? { environment: link.environment }
