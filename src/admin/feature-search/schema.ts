@@ -29,7 +29,8 @@ export const SearchFeaturesResponse = v.object({
           hasEnabledStrategies: v.boolean(),
           yes: v.number(),
           no: v.number(),
-          changeRequestIds: v.array(v.unknown()),
+          // Always empty: there are no change requests here.
+          changeRequestIds: v.array(v.number()),
         }),
       ),
       segments: v.array(v.string()),
