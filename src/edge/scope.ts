@@ -86,7 +86,7 @@ export interface ScopedSnapshot {
   lastError: string | null;
 }
 
-function checkMs(env: Env): number {
+export function checkMs(env: Env): number {
   const value = Number(env.EDGE_CHECK_MS ?? '1000');
   return Number.isFinite(value) && value >= 0 ? value : 1000;
 }
