@@ -35,6 +35,8 @@ interface SnapshotEntry {
 
 const tokens = new BoundedMap<string, TokenEntry>({ entries: 10_000 });
 const snapshots = new BoundedMap<string, SnapshotEntry>({ entries: 256 });
+/** Questions to the sync object under way, per scope and token. */
+const checks = new Map<string, Promise<ScopedSnapshot>>();
 
 export function syncObject(env: Env): DurableObjectStub<EdgeSync> {
   if (!env.EDGE_SYNC || !env.EDGE_UPSTREAM_URL) throw new Error('Edge mode needs EDGE_SYNC and EDGE_UPSTREAM_URL');
@@ -98,8 +100,26 @@ export function checkMs(env: Env): number {
 export async function snapshotForToken(env: Env, secret: string, token: UpstreamToken): Promise<ScopedSnapshot> {
   const key = `${token.type}|${scopeKey(token)}`;
   const cached = snapshots.get(key);
+  if (cached && Date.now() - cached.checkedAt < checkMs(env)) return cached;
+  // Callers with one token at once share one question: an isolate's open streams all wake on
+  // one tick (sdk/client-api/streaming.ts), and would otherwise each ask the sync object.
+  const asking = `${key}\u0000${secret}`;
+  let check = checks.get(asking);
+  if (!check) {
+    check = askSyncObject(env, secret, token, key, cached).finally(() => checks.delete(asking));
+    checks.set(asking, check);
+  }
+  return check;
+}
+
+async function askSyncObject(
+  env: Env,
+  secret: string,
+  token: UpstreamToken,
+  key: string,
+  cached: SnapshotEntry | undefined,
+): Promise<ScopedSnapshot> {
   const now = Date.now();
-  if (cached && now - cached.checkedAt < checkMs(env)) return cached;
   let answer;
   try {
     answer = await syncObject(env).snapshot(secret, cached?.version ?? null);
@@ -160,4 +180,5 @@ async function persisted(env: Env, token: UpstreamToken): Promise<SnapshotEntry 
 export function forgetEdgeCaches(): void {
   tokens.clear();
   snapshots.clear();
+  checks.clear();
 }

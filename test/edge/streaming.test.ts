@@ -5,7 +5,8 @@
  */
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { syncObject } from '../../src/edge/scope';
+import { forgetEdgeCaches, snapshotForToken, syncObject, tokenFor } from '../../src/edge/scope';
+import { streamingConnections } from '../../src/sdk/client-api/streaming';
 import type { Fixture } from '../support/edge-upstream';
 import {
   byName,
@@ -140,6 +141,26 @@ describe('GET /api/client/streaming in Edge mode (recorded Unleash 8.2.0)', () =
       await stream.cancel().catch(() => undefined);
       await upstreamState({ validatePhase: 'seeded', phase: 'seeded' });
     }
+  });
+
+  it('asks the sync object once for the streams of one token that wake together', async () => {
+    forgetEdgeCaches();
+    const token = (await tokenFor(workerEnv, f8.tokens.clientDev))!;
+    const answers = await Promise.all([0, 1, 2].map(() => snapshotForToken(workerEnv, f8.tokens.clientDev, token)));
+    // One question, one answer built: the very same object for all three.
+    expect(answers[1]).toBe(answers[0]);
+    expect(answers[2]).toBe(answers[0]);
+  });
+
+  it('answers HEAD with the stream’s headers and no body, and leaves no stream running', async () => {
+    const before = streamingConnections();
+    const head = await call('HEAD', '/api/client/streaming', f8.tokens.clientDev);
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('text/event-stream');
+    expect(await head.text()).toBe('');
+    const deadline = Date.now() + 5_000;
+    while (streamingConnections() > before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(streamingConnections()).toBe(before);
   });
 
   it('costs the upstream nothing per stream: open streams are answered from the sync object’s snapshot', async () => {
