@@ -10,13 +10,17 @@
  * connection computes its delta from the isolate's snapshot and change log in memory. Each
  * connection also keeps a keep-alive timer, which re-arms the shared tick if the connection
  * that owned it went away.
+ *
+ * The loop does not know where flags come from: a `StreamSource` gives it the isolate's snapshot
+ * and the events since a revision. The service's source reads its snapshot and change log;
+ * Edge mode's (src/edge/streaming.ts) reads the upstream's snapshot of the token's scope.
  */
-import type { Env } from '../../env';
+import { ApiError } from '../../http/errors';
 import { log } from '../../log';
-import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
+import { deltaBody, deltaSince, parseRevision, type DeltaEvents } from './delta';
 import { deltaQueryOf } from './delta-routes';
 import { revisionCheckInterval } from '../../db/coherence';
-import { snapshotFor } from './snapshot';
+import { snapshotFor, type Snapshot } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
 
@@ -33,6 +37,16 @@ interface Tick {
   owner: object;
 }
 
+/** Where a stream's flags come from. */
+export interface StreamSource {
+  /** The isolate's snapshot of the stream's scope (its own cache decides how often it is checked). */
+  snapshot: () => Promise<Snapshot>;
+  /** The events that bring a client at `since` (undefined: it has nothing) to `snapshot`; null when nothing it sees changed. */
+  eventsSince: (snapshot: Snapshot, since: number | undefined) => Promise<DeltaEvents | null>;
+  /** How often the isolate's connections look for a change, ms. */
+  checkMs: number;
+}
+
 let tick: Tick | null = null;
 let openConnections = 0;
 
@@ -40,9 +54,9 @@ let openConnections = 0;
  * The next shared tick. The caller's request context arms it when none is pending, or when the
  * pending one is overdue (its timer died with the request that armed it).
  */
-function nextTick(env: Env, owner: object): Promise<void> {
+function nextTick(checkMs: number, owner: object): Promise<void> {
   const now = Date.now();
-  const interval = Math.max(MIN_TICK_MS, revisionCheckInterval(env));
+  const interval = Math.max(MIN_TICK_MS, checkMs);
   if (tick && now - tick.due > interval + 1000) tick = null;
   if (!tick) {
     let resolve!: () => void;
@@ -80,32 +94,28 @@ function sseEvent(name: string, id: number, delta: DeltaEvents | null): string {
 }
 
 interface Connection {
-  environment: string;
-  query: DeltaQuery;
+  source: StreamSource;
   lastEventId: number;
   lastWriteAt: number;
   openedAt: number;
 }
 
-async function serve(
-  env: Env,
-  connection: Connection,
-  writer: WritableStreamDefaultWriter<Uint8Array>,
-  gone: Promise<void>,
-): Promise<void> {
+async function serve(connection: Connection, writer: WritableStreamDefaultWriter<Uint8Array>, gone: Promise<void>): Promise<void> {
   const encoder = new TextEncoder();
   let closed = false;
   void gone.then(() => (closed = true));
   openConnections++;
   try {
     while (!closed && Date.now() - connection.openedAt < MAX_CONNECTION_MS) {
-      await Promise.race([nextTick(env, connection), sleep(KEEP_ALIVE_MS, gone)]);
+      await Promise.race([nextTick(connection.source.checkMs, connection), sleep(KEEP_ALIVE_MS, gone)]);
       if (closed) break;
       let update: DeltaEvents | null = null;
       try {
-        const snapshot = await snapshotFor(env, connection.environment);
-        update = await deltaSince(env, snapshot, connection.query, connection.lastEventId);
+        const snapshot = await connection.source.snapshot();
+        update = await connection.source.eventsSince(snapshot, connection.lastEventId);
       } catch (error) {
+        // The caller is refused now (Edge mode: the upstream revoked the token): the stream ends.
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) break;
         log.warn('streaming: could not compute an update; retrying on the next tick', { error });
       }
       const now = Date.now();
@@ -132,12 +142,13 @@ export function streamingConnections(): number {
   return openConnections;
 }
 
-export async function streaming(context: SdkContext): Promise<Response> {
-  const { env, ctx, request } = context;
-  const { environment, query } = deltaQueryOf(context);
-  const since = parseRevision(request.headers.get('last-event-id'));
-  const snapshot = await snapshotFor(env, environment);
-  const initial = await deltaSince(env, snapshot, query, since);
+/**
+ * The event stream of one client at revision `since` (its `Last-Event-ID`, parsed): what it
+ * lacks now as `unleash-connected`, then the loop above in the background.
+ */
+export async function openStream(ctx: ExecutionContext, source: StreamSource, since: number | undefined): Promise<Response> {
+  const snapshot = await source.snapshot();
+  const initial = await source.eventsSince(snapshot, since);
   const lastEventId = initial?.lastEventId ?? since ?? snapshot.revision;
 
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
@@ -148,10 +159,10 @@ export async function streaming(context: SdkContext): Promise<Response> {
     () => undefined,
   );
   const now = Date.now();
-  const connection: Connection = { environment, query, lastEventId, lastWriteAt: now, openedAt: now };
+  const connection: Connection = { source, lastEventId, lastWriteAt: now, openedAt: now };
   // Not awaited: the body is read only once the response is returned.
   void writer.write(new TextEncoder().encode(sseEvent('unleash-connected', lastEventId, initial))).catch(() => undefined);
-  ctx.waitUntil(serve(env, connection, writer, gone));
+  ctx.waitUntil(serve(connection, writer, gone));
   return new Response(readable, {
     headers: {
       'content-type': 'text/event-stream',
@@ -160,6 +171,17 @@ export async function streaming(context: SdkContext): Promise<Response> {
       'x-accel-buffering': 'no',
     },
   });
+}
+
+export async function streaming(context: SdkContext): Promise<Response> {
+  const { env, ctx, request } = context;
+  const { environment, query } = deltaQueryOf(context);
+  const source: StreamSource = {
+    snapshot: () => snapshotFor(env, environment),
+    eventsSince: (snapshot, since) => deltaSince(env, snapshot, query, since),
+    checkMs: revisionCheckInterval(env),
+  };
+  return openStream(ctx, source, parseRevision(request.headers.get('last-event-id')));
 }
 
 export const routes: Route[] = [
