@@ -5,11 +5,15 @@
 // key order, value types, the shape of array elements). Values are not compared: ids,
 // timestamps, secrets and counts differ naturally. See docs/parity.md.
 //
-//   node scripts/parity-sweep.mjs [--only <regex>] [--keep] [--json] [--session] [--no-unknown]
-//   node scripts/parity-sweep.mjs --clean <prefix>   (remove what a --keep run left)
+//   node scripts/parity-sweep.mjs [--v8] [--only <regex>] [--keep] [--json] [--session] [--no-unknown]
+//                                 [--oracle <url>] [--oracle-token <key>] [--ours <url>] [--ours-token <key>]
+//   node scripts/parity-sweep.mjs [--v8] --clean <prefix>   (remove what a --keep run left)
 //
+// --v8: the oracle is Unleash 8.2.0 (http://127.0.0.1:4242, *:*.unleash-insecure-admin-api-token)
+// instead of 6.10.1; it also seeds what 8.x added (a flag link, a project context field, an
+// unknown flag) and sweeps the flag-link paths, which 6.10.1 crashes on (docs/parity.md).
 // Environment: ORACLE_URL (http://127.0.0.1:4243), ORACLE_TOKEN (*:*.unleash6-admin-token),
-// OURS_URL (http://127.0.0.1:8787), OURS_TOKEN (*:*.local-dev-admin-token).
+// OURS_URL (http://127.0.0.1:8787), OURS_TOKEN (*:*.local-dev-admin-token); the options win.
 // Only POST/PUT/DELETE of the objects it creates are sent (all under a unique name prefix);
 // they are removed again at the end unless --keep is given.
 
@@ -25,26 +29,29 @@ const JSON_OUT = args.includes('--json');
 // ADMIN_PASSWORD; Unleash's admin/unleash4all on both), not with the admin API key, so
 // person-only answers (favourites, personal dashboard, profile) are compared too.
 const SESSION = args.includes('--session');
+// --v8: Unleash 8.2.0 is the oracle (its own defaults, seeds and known differences).
+const V8 = args.includes('--v8');
 
 const servers = {
   oracle: {
     name: 'oracle',
-    url: process.env.ORACLE_URL ?? 'http://127.0.0.1:4243',
-    token: process.env.ORACLE_TOKEN ?? '*:*.unleash6-admin-token',
+    url: opt('--oracle') ?? process.env.ORACLE_URL ?? (V8 ? 'http://127.0.0.1:4242' : 'http://127.0.0.1:4243'),
+    token: opt('--oracle-token') ?? process.env.ORACLE_TOKEN ?? (V8 ? '*:*.unleash-insecure-admin-api-token' : '*:*.unleash6-admin-token'),
   },
   ours: {
     name: 'ours',
-    url: process.env.OURS_URL ?? 'http://127.0.0.1:8787',
-    token: process.env.OURS_TOKEN ?? '*:*.local-dev-admin-token',
+    url: opt('--ours') ?? process.env.OURS_URL ?? 'http://127.0.0.1:8787',
+    token: opt('--ours-token') ?? process.env.OURS_TOKEN ?? '*:*.local-dev-admin-token',
   },
 };
 
-const PREFIX = `parity-${Date.now().toString(36)}`;
+const PREFIX = `parity${V8 ? '8' : ''}-${Date.now().toString(36)}`;
 const ENV = 'development';
 const PROJECT = 'default'; // open-source Unleash cannot create projects
 
-// Never sent anywhere by this script, whatever the document lists.
-const FORBIDDEN = /\/link(\/|$)|\/links(\/|$)/;
+// Never sent to 6.10.1 by this script, whatever the document lists: its flag-link writes
+// crash it. 8.2.0 has them in the open-source build.
+const FORBIDDEN = V8 ? null : /\/link(\/|$)|\/links(\/|$)/;
 
 async function call(server, method, path, body, headers = {}) {
   const init = {
@@ -56,7 +63,7 @@ async function call(server, method, path, body, headers = {}) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  if (FORBIDDEN.test(path)) throw new Error(`refusing to call ${path}`);
+  if (FORBIDDEN?.test(path)) throw new Error(`refusing to call ${path}`);
   const res = await fetch(server.url + path, init);
   const text = await res.text();
   let json;
@@ -168,7 +175,9 @@ async function seed(server, s) {
     provider: 'webhook',
     description: `${PREFIX} webhook`,
     enabled: false,
-    parameters: { url: 'http://127.0.0.1:9/parity' },
+    // 8.2.0 refuses webhook URLs on private networks and resolves names (a literal public
+    // address then; the addon is disabled, so nothing is ever sent).
+    parameters: { url: V8 ? 'http://93.184.215.14/parity' : 'http://127.0.0.1:9/parity' },
     events: ['feature-created'],
     projects: [],
     environments: [],
@@ -196,6 +205,8 @@ async function seed(server, s) {
     },
   });
 
+  if (V8) await seedV8(server, s, client, now);
+
   // The invite link: there is at most one; reuse the one present, else create one.
   const links = await must(server, 'GET', '/api/admin/invite-link/tokens');
   const live = (links.json?.tokens ?? [])[0];
@@ -209,6 +220,30 @@ async function seed(server, s) {
     s.inviteToken = made.json.secret;
     s.createdInvite = true;
   }
+}
+
+// What 7.x/8.x added to the open-source build: a flag link, a project context field and a
+// name the SDK counted that is no flag (an unknown flag).
+async function seedV8(server, s, client, now) {
+  const p = `/api/admin/projects/${PROJECT}`;
+  await must(server, 'POST', `${p}/features/${s.feature}/link`, { url: 'https://example.com/parity', title: 'parity' });
+  s.projectContextField = `${PREFIX}-pctx`;
+  await must(server, 'POST', `${p}/context`, {
+    name: s.projectContextField,
+    description: 'parity sweep',
+    legalValues: [{ value: 'x' }],
+    stickiness: false,
+  });
+  await must(client, 'POST', '/api/client/metrics', {
+    appName: s.appName,
+    instanceId: `${PREFIX}-instance`,
+    environment: ENV,
+    bucket: {
+      start: new Date(now.getTime() - 60_000).toISOString(),
+      stop: now.toISOString(),
+      toggles: { [`${PREFIX}-no-such-flag`]: { yes: 1, no: 0, variants: {} } },
+    },
+  });
 }
 
 async function cleanup(server, s) {
@@ -225,6 +260,7 @@ async function cleanup(server, s) {
     ['DELETE', `/api/admin/tags/${s.tagType}/${s.tagValue}`],
     ['DELETE', `/api/admin/tag-types/${s.tagType}`],
     ['DELETE', `/api/admin/context/${s.contextField}`],
+    ['DELETE', `${p}/context/${s.projectContextField}`],
     ['DELETE', `/api/admin/strategies/${s.strategyName}`],
     ['DELETE', `/api/admin/addons/${s.addonId}`],
     ['DELETE', `/api/admin/user-admin/${s.userId}`],
@@ -498,6 +534,7 @@ async function cleanPrefix(prefix) {
       tagType: `${prefix}-tt`,
       tagValue: 'seeded',
       contextField: `${prefix}-ctx`,
+      projectContextField: V8 ? `${prefix}-pctx` : undefined,
       strategyName: `${prefix}-strat`,
       appName: `${prefix}-app`,
     };
@@ -556,7 +593,7 @@ async function main() {
   for (const { path, unknown } of runs) {
     if (ONLY && !ONLY.test(path)) continue;
     const label = unknown ? `${path}  [unknown {${unknown}}]` : path;
-    if (FORBIDDEN.test(path)) {
+    if (FORBIDDEN?.test(path)) {
       report.skipped.push({ path: label, why: 'links are never called' });
       continue;
     }
