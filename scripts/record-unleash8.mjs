@@ -173,6 +173,8 @@ async function recordSweepFixes() {
   const report = (await call('GET', '/api/admin/projects/default/health-report')).body;
   const insights = (await call('GET', '/api/admin/projects/default/insights')).body;
   const status = (await call('GET', '/api/admin/projects/default/status')).body;
+  const statistics = (await call('GET', '/api/admin/instance-admin/statistics')).body;
+  const csv = await fetch(`${BASE}/api/admin/instance-admin/statistics/csv`, { headers: { authorization: TOKEN } });
   const refusal = async (path, body) => {
     const answer = await call('POST', path, body);
     return { status: answer.status, body: error(answer.body) };
@@ -182,6 +184,7 @@ async function recordSweepFixes() {
     `${JSON.stringify(
       {
         recordedFrom: 'Unleash 8.2.0 (unleash-server@8.2.0, open source)',
+        recordedAt: new Date().toISOString(),
         ready: { status: ready.status, contentType: ready.headers.get('content-type'), body: await ready.json() },
         validateWithoutData: await refusal('/api/admin/features-batch/validate', { project: 'default', environment: 'development' }),
         exportBadFeatures: await refusal('/api/admin/features-batch/export', { features: 'x', environment: 'development' }),
@@ -199,6 +202,15 @@ async function recordSweepFixes() {
         statusKeys: keys(status),
         statusTechnicalDebtKeys: keys(status.technicalDebt),
         statusDebtIsInverseHealth: status.technicalDebt.current === 100 - status.health.current,
+        statisticsKeys: keys(statistics),
+        statisticsApiTokenTypes: keys(statistics.apiTokens).sort(),
+        statisticsEdgeInstanceMonths: keys(statistics.edgeInstanceUsage),
+        statisticsOpenSourceZeros: {
+          releasePlans: statistics.releasePlans,
+          readOnlyUsers: statistics.readOnlyUsers,
+          edgeInstanceUsage: [...new Set(Object.values(statistics.edgeInstanceUsage))],
+        },
+        statisticsCsvHeader: (await csv.text()).split('\n')[0],
       },
       null,
       2,

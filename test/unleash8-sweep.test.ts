@@ -121,3 +121,40 @@ describe('GET /ready', () => {
     expect(await bodyOf(response)).toEqual(recorded.ready.body);
   });
 });
+
+describe('instance statistics (8.x keys)', () => {
+  /** `YYYY-MM` of the month `back` months before the one `at` falls in. */
+  const month = (at: Date, back: number) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
+
+  it("8.2.0's keys in its order, backend keys counted apart, the Enterprise figures 0", async () => {
+    const before = await bodyOf(await call('GET', '/api/admin/instance-admin/statistics'));
+    await call('POST', '/api/admin/api-tokens', {
+      body: { tokenName: unique('be'), type: 'backend', environment: 'development', projects: ['*'] },
+    });
+    const stats = await bodyOf(await call('GET', '/api/admin/instance-admin/statistics'));
+    expect(Object.keys(stats)).toEqual(recorded.statisticsKeys);
+    expect(Object.keys(stats.apiTokens).sort()).toEqual(recorded.statisticsApiTokenTypes);
+    expect(stats.apiTokens.backend).toBe(before.apiTokens.backend + 1);
+    expect(stats.apiTokens.client).toBe(before.apiTokens.client);
+    expect({
+      releasePlans: stats.releasePlans,
+      readOnlyUsers: stats.readOnlyUsers,
+      edgeInstanceUsage: [...new Set(Object.values(stats.edgeInstanceUsage))],
+    }).toEqual(recorded.statisticsOpenSourceZeros);
+    expect(stats.releaseTemplates).toBe(0);
+  });
+
+  it('edgeInstanceUsage: this month and the eleven before, newest first, as 8.2.0 keyed them when recorded', async () => {
+    const stats = await bodyOf(await call('GET', '/api/admin/instance-admin/statistics'));
+    const recordedAt = new Date(recorded.recordedAt);
+    expect(recorded.statisticsEdgeInstanceMonths).toEqual(Array.from({ length: 12 }, (_, back) => month(recordedAt, back)));
+    const now = new Date();
+    expect(Object.keys(stats.edgeInstanceUsage)).toEqual(Array.from({ length: 12 }, (_, back) => month(now, back)));
+  });
+
+  it("the CSV download's header is 8.2.0's", async () => {
+    const response = await call('GET', '/api/admin/instance-admin/statistics/csv');
+    expect(response.status).toBe(200);
+    expect((await response.text()).split('\n')[0]).toBe(recorded.statisticsCsvHeader);
+  });
+});
