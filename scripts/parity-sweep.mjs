@@ -363,6 +363,22 @@ const KNOWN = [
     "6.10.1 refuses a signed-in admin 403 over a project that does not exist; we say it's not there (404)",
   ],
   [/\/status$/, /averageDays: type oracle=number ours=null/, 'averages over what others made on the shared oracle'],
+  [
+    /overview$|insights$|dora$/,
+    /featureTypeCounts\[\]: no counterpart|features: array oracle=\d+ ours=0/,
+    'what others made on the shared oracle',
+  ],
+  [
+    /invite-link\/tokens$|search\/events/,
+    /tokens\[\]: no counterpart|public-signup-token-created\): no counterpart/,
+    "an invite link from an earlier run under another name (at most one link; a fresh state has the oracle's name)",
+  ],
+  [
+    /projects|instance-admin\/statistics$/,
+    /keys only in ours: (technicalDebt|onboardingStatus|linkTemplates|releaseTemplates|backend)/,
+    "Unleash 8's keys, which the 6.10.1 UI ignores (decisions.md, Unleash 8.x additions)",
+  ],
+  [/instance-admin\/statistics\/csv/, /first line/, "Unleash 8's columns (decisions.md, Unleash 8.x additions)"],
 ];
 
 // Against 8.2.0 (--v8), besides the above: where 6.10.1 and 8.2.0 answer differently, the
@@ -402,11 +418,6 @@ const KNOWN_V8 = [
   ],
   [/user\/profile/, /status oracle=400 ours=200/, '8.2.0 refuses an admin API key here (400); we answer'],
   [/ui-config/, /./, "the UI we serve is 6.10.1's: its ui-config and flags are what that UI reads"],
-  [
-    /overview$|insights$|dora$/,
-    /featureTypeCounts\[\]: no counterpart|features: array oracle=\d+ ours=0/,
-    'what others made on the shared oracle',
-  ],
   [/insights$/, /^(\$|\.health): key order/, "6.10.1's key order (the UI we serve)"],
   [/segments\/\{id\}\/strategies {2}\[unknown/, /./, "6.10.1 answers an unknown segment's strategies 200 with empty lists"],
   [/search\/events/, /public-signup-token-created/, 'invite events name the invite by secretPrefix, never its secret (decisions.md)'],
