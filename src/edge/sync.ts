@@ -8,7 +8,8 @@
  *   alarm every EDGE_SYNC_INTERVAL_SECONDS and at once on a webhook call, the last good one
  *   written to KV (EDGE_SNAPSHOTS) so a cold object or an upstream outage still answers;
  * - the metrics and registrations SDKs sent here, merged per scope and forwarded to
- *   `/api/client/metrics/bulk` at most once a minute per scope, in chunks of about 100 kB.
+ *   `/api/client/metrics/bulk` at most once a minute per scope, in chunks of about 100 kB,
+ *   with the keys SDKs used here as `seenTokens` (Unleash 8 marks them used);
  * Upstream calls are therefore O(scopes) per interval whatever the number of isolates or
  * SDK instances. Token secrets live in memory only: after an eviction a scope is re-armed by
  * the next request of one of its SDKs (which poll every few seconds), while KV keeps serving.
@@ -30,6 +31,8 @@ const UPSTREAM_REVISION_TICK_MS = 1_500;
 /** Unleash Edge cuts forwarded metrics at about 100 kB (upstream 413s otherwise). */
 const METRICS_CHUNK_BYTES = 100_000;
 const MAX_METRIC_ROWS_PER_SCOPE = 50_000;
+/** Keys reported upstream as `seenTokens` per forward at most; the rest wait for the next one. */
+const MAX_SEEN_KEYS = 1000;
 
 export type ValidateAnswer = { status: 'valid'; token: UpstreamToken } | { status: 'invalid' } | { status: 'unavailable'; reason: string };
 
@@ -113,6 +116,9 @@ export class EdgeSync extends DurableObject<Env> {
   private readonly inflight = new Map<string, Promise<ValidateAnswer>>();
   private readonly scopes = new Map<string, ScopeState>();
   private readonly metrics = new Map<string, MetricsState>();
+  /** Valid keys SDKs used since the last forward (memory only, as every secret here). */
+  private readonly seenKeys = new Set<string>();
+  private seenFlushedAt = 0;
   private validationWindow = { second: 0, count: 0 };
   private configuredTokensTried = false;
 
@@ -138,7 +144,10 @@ export class EdgeSync extends DurableObject<Env> {
   async validate(secret: string): Promise<ValidateAnswer> {
     const known = this.tokens.get(secret);
     const now = Date.now();
-    if (known?.info) return { status: 'valid', token: known.info };
+    if (known?.info) {
+      this.noteSeen(secret);
+      return { status: 'valid', token: known.info };
+    }
     if (known && now - known.checkedAt < NEGATIVE_TTL_MS) return { status: 'invalid' };
     const running = this.inflight.get(secret);
     if (running) return running;
@@ -154,10 +163,17 @@ export class EdgeSync extends DurableObject<Env> {
     );
     this.inflight.set(secret, promise);
     try {
-      return await promise;
+      const answer = await promise;
+      if (answer.status === 'valid') this.noteSeen(secret);
+      return answer;
     } finally {
       this.inflight.delete(secret);
     }
+  }
+
+  /** An SDK used `secret` here: it goes upstream as one of the `seenTokens` of the next forward. */
+  private noteSeen(secret: string): void {
+    if (this.seenKeys.size < MAX_SEEN_KEYS) this.seenKeys.add(secret);
   }
 
   /** Asks upstream about `secrets` and records every answer (valid and invalid). */
@@ -357,9 +373,16 @@ export class EdgeSync extends DurableObject<Env> {
   // ---- metrics -----------------------------------------------------------------------------
 
   /** Usage and registrations from SDKs of `secret`'s scope, merged until the next forward. */
-  async addMetrics(secret: string, rows: readonly MetricRow[], applications: readonly ApplicationRow[]): Promise<boolean> {
+  async addMetrics(
+    secret: string,
+    rows: readonly MetricRow[],
+    applications: readonly ApplicationRow[],
+    seenTokens: readonly string[] = [],
+  ): Promise<boolean> {
     const validity = await this.validate(secret);
     if (validity.status !== 'valid') return false;
+    // What an Edge behind this one saw: passed on for the upstream to judge, as Unleash Edge does.
+    for (const seen of seenTokens) if (seen.length > 0 && seen.length <= 512 && seen.isWellFormed()) this.noteSeen(seen);
     const state = validity.token.type === 'client' ? this.adoptToken(validity.token) : this.servingScope(validity.token);
     if (!state) return false;
     let bucket = this.metrics.get(state.key);
@@ -391,6 +414,9 @@ export class EdgeSync extends DurableObject<Env> {
   async flushMetrics(force = false): Promise<number> {
     let posts = 0;
     const now = Date.now();
+    // The first post of this forward carries them; put back if it fails.
+    let seen = [...this.seenKeys];
+    this.seenKeys.clear();
     for (const [key, bucket] of this.metrics) {
       if (!force && now - bucket.lastFlushAt < this.metricsIntervalMs) continue;
       if (bucket.rows.size === 0 && bucket.applications.size === 0) continue;
@@ -401,13 +427,16 @@ export class EdgeSync extends DurableObject<Env> {
       bucket.rows.clear();
       bucket.applications.clear();
       bucket.lastFlushAt = now;
-      for (const body of chunks(applications, rows)) {
+      for (const body of chunks(applications, rows, seen)) {
+        if (seen.length > 0) this.seenFlushedAt = now;
+        seen = [];
         try {
           await postBulkMetrics(this.upstream, token, body);
           posts++;
         } catch (error) {
           // Put back what did not go, for the next minute (merged with what comes meanwhile).
-          const failed = JSON.parse(body) as { applications: ApplicationRow[]; metrics: MetricRow[] };
+          const failed = JSON.parse(body) as { applications: ApplicationRow[]; metrics: MetricRow[]; seenTokens?: string[] };
+          for (const secret of failed.seenTokens ?? []) this.noteSeen(secret);
           for (const row of failed.metrics) {
             const rowKey = `${row.featureName}\u0000${row.appName}`;
             const merged = bucket.rows.get(rowKey);
@@ -421,7 +450,29 @@ export class EdgeSync extends DurableObject<Env> {
         }
       }
     }
+    if (seen.length > 0) {
+      if (force || now - this.seenFlushedAt >= this.metricsIntervalMs) posts += await this.flushSeenKeys(seen);
+      else for (const secret of seen) this.noteSeen(secret);
+    }
     return posts;
+  }
+
+  /** Keys seen while no scope had metrics to forward: posted alone, with any armed scope's token. */
+  private async flushSeenKeys(seen: readonly string[]): Promise<number> {
+    const token = [...this.scopes.values()].find((state) => state.token)?.token;
+    if (!token) {
+      for (const secret of seen) this.noteSeen(secret);
+      return 0;
+    }
+    this.seenFlushedAt = Date.now();
+    try {
+      for (const body of chunks([], [], seen)) await postBulkMetrics(this.upstream, token, body);
+      return 1;
+    } catch (error) {
+      for (const secret of seen) this.noteSeen(secret);
+      log.warn('edge: forwarding seen tokens failed; kept for the next minute', { error: String(error) });
+      return 0;
+    }
   }
 
   // ---- the alarm ---------------------------------------------------------------------------
@@ -443,7 +494,8 @@ export class EdgeSync extends DurableObject<Env> {
     await Promise.all([...this.scopes.values()].filter((state) => state.token).map((state) => this.refresh(state)));
     await this.probeClientTokens();
     await this.flushMetrics();
-    const metricsWaiting = [...this.metrics.values()].some((bucket) => bucket.rows.size > 0 || bucket.applications.size > 0);
+    const metricsWaiting =
+      this.seenKeys.size > 0 || [...this.metrics.values()].some((bucket) => bucket.rows.size > 0 || bucket.applications.size > 0);
     if ([...this.scopes.values()].some((state) => state.token) || metricsWaiting) {
       // A webhook may have asked for an earlier one meanwhile (refreshAll): keep the earlier.
       const next = Date.now() + this.intervalMs;
@@ -457,6 +509,7 @@ export class EdgeSync extends DurableObject<Env> {
     this.tokens.clear();
     this.scopes.clear();
     this.metrics.clear();
+    this.seenKeys.clear();
     this.configuredTokensTried = false;
   }
 
@@ -503,12 +556,25 @@ function countFeatures(text: string): number | null {
   }
 }
 
-/** Bulk bodies of at most about METRICS_CHUNK_BYTES each (a single larger row still goes alone). */
-export function* chunks(applications: readonly ApplicationRow[], rows: readonly MetricRow[]): Generator<string> {
+/**
+ * Bulk bodies of at most about METRICS_CHUNK_BYTES each (a single larger row still goes alone).
+ * `seenTokens`, when there are any, ride in the first body (alone if nothing else goes); the key
+ * is left out otherwise, so an upstream older than 8.x gets the body it always got.
+ */
+export function* chunks(
+  applications: readonly ApplicationRow[],
+  rows: readonly MetricRow[],
+  seenTokens: readonly string[] = [],
+): Generator<string> {
   let apps: ApplicationRow[] = [];
   let metrics: MetricRow[] = [];
-  let size = 40;
-  const body = () => JSON.stringify({ applications: apps, metrics });
+  let seen = seenTokens.length > 0 ? [...seenTokens] : null;
+  let size = 40 + (seen ? JSON.stringify(seen).length + 14 : 0);
+  const body = () => {
+    const text = JSON.stringify(seen ? { applications: apps, metrics, seenTokens: seen } : { applications: apps, metrics });
+    seen = null;
+    return text;
+  };
   for (const app of applications) {
     const length = JSON.stringify(app).length + 1;
     if (size + length > METRICS_CHUNK_BYTES && apps.length + metrics.length > 0) {
@@ -531,5 +597,5 @@ export function* chunks(applications: readonly ApplicationRow[], rows: readonly 
     metrics.push(row);
     size += length;
   }
-  if (apps.length + metrics.length > 0) yield body();
+  if (apps.length + metrics.length > 0 || seen) yield body();
 }
