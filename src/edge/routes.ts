@@ -126,11 +126,17 @@ export function metricRows(body: v.InferOutput<typeof metricsBody>, environment:
   );
 }
 
-async function forward(env: Env, secret: string, rows: MetricRow[], applications: ApplicationRow[]): Promise<Response> {
+async function forward(
+  env: Env,
+  secret: string,
+  rows: MetricRow[],
+  applications: ApplicationRow[],
+  seenTokens: readonly string[] = [],
+): Promise<Response> {
   // Awaited, not left to waitUntil: once 202 is sent the counts are in the sync object's merge.
-  if (rows.length > 0 || applications.length > 0) {
+  if (rows.length > 0 || applications.length > 0 || seenTokens.length > 0) {
     await syncObject(env)
-      .addMetrics(secret, rows, applications)
+      .addMetrics(secret, rows, applications, seenTokens)
       .catch((error: unknown) => log.warn('edge: metrics not merged', { error: String(error) }));
   }
   return new Response(null, { status: 202 });
@@ -169,6 +175,7 @@ async function bulkMetrics(request: IRequest, env: Env): Promise<Response> {
     secret,
     rows,
     body.applications.map((app) => ({ ...app, environment: token.environment })),
+    body.seenTokens ?? [],
   );
 }
 

@@ -8,7 +8,8 @@
  *   every EDGE_SYNC_INTERVAL_SECONDS and at once on a webhook call, the last good one written
  *   to KV (persisted.ts) so a cold object or an upstream outage still answers;
  * - the metrics and registrations SDKs sent here (metrics-forwarder.ts), merged per scope and
- *   forwarded to `/api/client/metrics/bulk` at most once a minute per scope.
+ *   forwarded to `/api/client/metrics/bulk` at most once a minute per scope, with the keys SDKs
+ *   used here as `seenTokens` (Unleash 8 marks them used).
  * Upstream calls are therefore O(scopes) per interval whatever the number of isolates or
  * SDK instances. Token secrets live in memory only: after an eviction a scope is re-armed by
  * the next request of one of its SDKs (which poll every few seconds), while KV keeps serving.
@@ -55,6 +56,7 @@ export class EdgeSync extends DurableObject<Env> {
     this.env,
     () => this.upstream,
     (key) => this.scopes.states.get(key)?.token,
+    () => [...this.scopes.states.values()].find((state) => state.token)?.token,
   );
   private configuredTokensTried = false;
 
@@ -72,7 +74,14 @@ export class EdgeSync extends DurableObject<Env> {
   // ---- tokens ------------------------------------------------------------------------------
 
   validate(secret: string): Promise<ValidateAnswer> {
-    return this.tokens.validate(secret);
+    return this.validated(secret);
+  }
+
+  /** A token's validity; a valid one goes upstream as one of the `seenTokens` of the next forward. */
+  private async validated(secret: string): Promise<ValidateAnswer> {
+    const answer = await this.tokens.validate(secret);
+    if (answer.status === 'valid') this.metrics.noteSeen(secret);
+    return answer;
   }
 
   /** EDGE_CLIENT_TOKENS: backend tokens the operator lists, so frontend tokens have scopes before any backend SDK calls. */
@@ -98,7 +107,7 @@ export class EdgeSync extends DurableObject<Env> {
    * only when the caller's `knownVersion` is not the current one.
    */
   async snapshot(secret: string, knownVersion: string | null): Promise<SnapshotAnswer> {
-    const validity = await this.tokens.validate(secret);
+    const validity = await this.validated(secret);
     if (validity.status === 'invalid') return { status: 'invalid' };
     if (validity.status === 'unavailable') return validity;
     const token = validity.token;
@@ -149,9 +158,16 @@ export class EdgeSync extends DurableObject<Env> {
   // ---- metrics -----------------------------------------------------------------------------
 
   /** Usage and registrations from SDKs of `secret`'s scope, merged until the next forward. */
-  async addMetrics(secret: string, rows: readonly MetricRow[], applications: readonly ApplicationRow[]): Promise<boolean> {
-    const validity = await this.tokens.validate(secret);
+  async addMetrics(
+    secret: string,
+    rows: readonly MetricRow[],
+    applications: readonly ApplicationRow[],
+    seenTokens: readonly string[] = [],
+  ): Promise<boolean> {
+    const validity = await this.validated(secret);
     if (validity.status !== 'valid') return false;
+    // What an Edge behind this one saw: passed on for the upstream to judge, as Unleash Edge does.
+    for (const seen of seenTokens) if (seen.length > 0 && seen.length <= 512 && seen.isWellFormed()) this.metrics.noteSeen(seen);
     const state = validity.token.type === 'client' ? this.scopes.adopt(validity.token) : this.scopes.serving(validity.token);
     if (!state) return false;
     this.metrics.add(state.key, validity.token.environment, rows, applications);
