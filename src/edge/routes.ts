@@ -28,7 +28,7 @@ import { weakEtag } from '../sdk/frontend-api/answer';
 import { contextFromBody, contextFromQuery } from '../sdk/frontend-api/context';
 import { frontendPlan } from '../sdk/frontend-api/routes';
 import { knownToken, snapshotForToken, syncObject, tokenFor, wellFormedToken } from './scope';
-import type { ApplicationRow, MetricRow } from './sync';
+import type { ApplicationRow, MetricRow } from './metrics-forwarder';
 import type { UpstreamToken } from './upstream';
 
 type EdgeRouter = ReturnType<typeof Router<IRequest, [Env, ExecutionContext], Response>>;

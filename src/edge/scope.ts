@@ -13,7 +13,8 @@ import { BoundedMap } from '../lib/bounded-map';
 import { log } from '../log';
 import type { Snapshot } from '../sdk/client-api/snapshot';
 import { snapshotFromUpstream, scopeKey } from './snapshot-source';
-import { kvKey, type EdgeSync, type StoredSnapshot } from './sync';
+import { kvKey, type StoredSnapshot } from './persisted';
+import type { EdgeSync } from './sync';
 import type { UpstreamToken } from './upstream';
 
 const TOKEN_TTL_MS = 5_000;
