@@ -8,7 +8,9 @@
 //    polling (the default 15 s interval). Everything made upstream is named `edge-bench-<run>-…`.
 //    `--trace` prints, per toggle, when the upstream's own client API showed the change (asked
 //    directly every 50 ms) and each upstream call the edge made (through the proxy), in ms
-//    after the toggle: where a slow toggle spent its time.
+//    after the toggle: where a slow toggle spent its time. `--near-alarm` lands each webhook
+//    toggle about 0.4 s before the sync object's regular alarm (seen as its POST /edge/validate
+//    through the proxy), the case that used to wait a whole interval.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
@@ -26,6 +28,7 @@ const { values: args } = parseArgs({
     modes: { type: 'string', default: 'webhook,polling' },
     'skip-load': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
+    'near-alarm': { type: 'boolean', default: false },
   },
 });
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -41,12 +44,15 @@ let counting = false;
 /** Upstream calls the edge made, while tracing: [ms since the toggle, what, status]. */
 let calls = null;
 let toggledAt = 0;
+/** When the edge last sent POST /edge/validate: its regular alarm (catch-up alarms do not validate). */
+let validatedAt = 0;
 function startProxy() {
   const target = new URL(args.upstream);
   const server = createServer((incoming, outgoing) => {
     const key = `${incoming.method} ${incoming.url.split('?')[0]}`;
     if (counting) counts.set(key, (counts.get(key) ?? 0) + 1);
     const sentAt = performance.now();
+    if (key === 'POST /edge/validate') validatedAt = sentAt;
     const forwarded = httpRequest(
       { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
       (answer) => {
@@ -131,6 +137,11 @@ async function propagation(base, token, viaWebhook, toggles) {
   let state = await flagAtEdge(base, token);
   for (let i = 0; i < toggles; i++) {
     const want = !state;
+    if (args['near-alarm']) {
+      const seen = validatedAt;
+      while (validatedAt === seen) await sleep(50);
+      await sleep(Math.max(0, validatedAt + 15_000 - 400 - performance.now()));
+    }
     await upstream('POST', `/api/admin/projects/default/features/${FLAG}/environments/development/${want ? 'on' : 'off'}`);
     const started = performance.now();
     toggledAt = started;
@@ -165,7 +176,7 @@ async function propagation(base, token, viaWebhook, toggles) {
     }
     state = want;
     // Land the next toggle at a random point of the polling interval (15 s).
-    await sleep(Math.random() * (viaWebhook ? 3000 : 15_000));
+    if (!args['near-alarm']) await sleep(Math.random() * (viaWebhook ? 3000 : 15_000));
   }
   times.sort((a, b) => a - b);
   return {
