@@ -13,7 +13,9 @@
 //
 //   node bench/edge/cpu.mjs   (env: EDGE_BENCH_UPSTREAM, EDGE_BENCH_ADMIN_TOKEN, EDGE_BENCH_PORT
 //   (9160; the floor +1), EDGE_BENCH_ROUNDS (5), EDGE_BENCH_SECONDS (4), EDGE_BENCH_SLICES (4),
-//   EDGE_BENCH_CONNECTIONS (16), EDGE_BENCH_ONLY (scenario ids, comma-separated))
+//   EDGE_BENCH_CONNECTIONS (16), EDGE_BENCH_ONLY (scenario ids, comma-separated), EDGE_BENCH_SERVICE
+//   (1: the main mode's Worker, seeded with the same data set through its own admin API on the
+//   port +2, takes its turns too, so Edge and service compare under the same load; 0: not))
 // Prints the table for RESULTS.md; everything it made upstream (`sdkbench.*` flags,
 // `edgebench-*` tokens) is removed at the end.
 import { spawnSync } from 'node:child_process';
@@ -49,6 +51,7 @@ if (!Number.isInteger(SLICE_SECONDS) || SLICE_SECONDS < 1)
 const CONNECTIONS = Number(process.env.EDGE_BENCH_CONNECTIONS ?? 16);
 const ONLY = process.env.EDGE_BENCH_ONLY ? new Set(process.env.EDGE_BENCH_ONLY.split(',')) : undefined;
 const TOKEN_PREFIX = 'edgebench';
+const WITH_SERVICE = (process.env.EDGE_BENCH_SERVICE ?? '1') !== '0';
 
 const { wrk, slice } = wrkRunner({ connections: CONNECTIONS, sliceSeconds: SLICE_SECONDS, name: 'edgebench' });
 
@@ -78,6 +81,7 @@ const clientSmall = (
 
 let ours;
 let floor;
+let service;
 try {
   ours = await startProjectWorker({
     port: PORT,
@@ -146,6 +150,22 @@ try {
     sizes['frontend-small'] = answer.bytes;
   }
   floor = await startTrivialWorker({ port: PORT + 1, bodies });
+  if (WITH_SERVICE) {
+    service = await startProjectWorker({ port: PORT + 2 });
+    const serviceKeys = await seed(adminClient(service.base, service.token), 'sdkbench');
+    requests.service = {};
+    for (const scenario of scenarios) {
+      const request = {
+        url: `${service.base}${scenario.path}`,
+        headers: { authorization: serviceKeys[scenario.key], ...scenario.headers },
+      };
+      const answer = await expectStatus(request, 200);
+      requests.service[scenario.id] = request;
+      requests.service[`${scenario.id}-304`] = { ...request, headers: { ...request.headers, 'if-none-match': answer.etag } };
+    }
+    for (const row of distinctRows)
+      requests.service[row.id] = { url: `${service.base}${row.path}`, headers: { authorization: serviceKeys[row.key] }, distinct: true };
+  }
   for (const scenario of scenarios) {
     const request = { url: `${floor.base}/${scenario.id}`, headers: { authorization: keys[scenario.key], ...scenario.headers } };
     requests.floor[scenario.id] = request;
@@ -165,7 +185,11 @@ try {
         throw new Error(`${system} ${id}: ${error.message}`);
       });
 
-  const systems = { ours: { name: 'ours', ...ours }, floor: { name: 'floor', ...floor } };
+  const systems = {
+    ours: { name: 'ours', ...ours },
+    floor: { name: 'floor', ...floor },
+    ...(service ? { service: { name: 'service', ...service } } : {}),
+  };
   const ids = [...scenarios.flatMap((s) => [s.id, `${s.id}-304`]), ...distinctRows.map((row) => row.id)].filter(
     (id) => !ONLY || ONLY.has(id),
   );
@@ -204,7 +228,10 @@ try {
     const floorCpuShare = median(perRound(samples, id, 'floor', 'ours', (r) => r.cpuMsPerRequest));
     const target = FLOOR_TARGETS[id];
     const met = target === undefined || ofFloor >= target;
-    return `| ${labelOf(id)} | ${fmt(o.rps, 0)} | ${fmt(o.cpu, 3)} | ${fmt(o.perCpu, 0)} | ${fmt(o.p99, 2)} | ${fmt(f.rps, 0)} | ${fmt(f.cpu, 3)} | ${fmt(floorCpuShare * 100, 0)} % | ${fmt(ofFloor * 100, 0)} %${target === undefined ? '' : ` (≥ ${target * 100} %)`} | ${met ? 'yes' : '**no**'} |`;
+    const sv = summary(samples, 'service', id);
+    const serviceShare = median(perRound(samples, id, 'service', 'ours', (r) => r.cpuMsPerRequest));
+    const serviceCells = service ? ` ${sv ? fmt(sv.cpu, 3) : '—'} | ${fmt(serviceShare * 100, 0)} % |` : '';
+    return `| ${labelOf(id)} | ${fmt(o.rps, 0)} | ${fmt(o.cpu, 3)} | ${fmt(o.perCpu, 0)} | ${fmt(o.p99, 2)} | ${fmt(f.rps, 0)} | ${fmt(f.cpu, 3)} | ${fmt(floorCpuShare * 100, 0)} % | ${fmt(ofFloor * 100, 0)} %${target === undefined ? '' : ` (≥ ${target * 100} %)`} | ${met ? 'yes' : '**no**'} |${serviceCells}`;
   });
   const roundRows = ids.map(
     (id) =>
@@ -223,8 +250,8 @@ try {
     .join(', ')}.
 - Sizes: client ~2 kB ${sizes['client-small']} B, client ~100 kB ${sizes['client-large']} B, frontend ${sizes.frontend} B, frontend 5 flags ${sizes['frontend-small']} B.
 
-| Scenario | Edge rps | Edge CPU ms/req | Edge rps per CPU s | Edge p99 ms | floor rps | floor CPU ms/req | floor CPU ÷ Edge CPU | Edge rps % of floor (target) | target met |
-|---|---|---|---|---|---|---|---|---|---|
+| Scenario | Edge rps | Edge CPU ms/req | Edge rps per CPU s | Edge p99 ms | floor rps | floor CPU ms/req | floor CPU ÷ Edge CPU | Edge rps % of floor (target) | target met |${service ? ' service CPU ms/req | service CPU ÷ Edge CPU |' : ''}
+|---|---|---|---|---|---|---|---|---|---|${service ? '---|---|' : ''}
 ${rows.join('\n')}
 
 "Edge rps % of floor" in each round: ${roundRows.join('; ')}.
@@ -232,6 +259,7 @@ ${rows.join('\n')}
 } finally {
   await floor?.stop().catch(() => {});
   await ours?.stop().catch(() => {});
+  await service?.stop().catch(() => {});
   await cleanUnleash(upstreamAdmin, TOKEN_PREFIX).catch((error) => console.error('cleaning upstream failed', error));
   if (madeRegion) await upstreamAdmin('DELETE', '/api/admin/context/region').catch(() => {});
 }
