@@ -150,18 +150,28 @@ export class EdgeSync extends DurableObject<Env> {
     await Promise.all([...states.values()].map((state) => (state.pending ?? Promise.resolve()).then(() => this.scopes.refresh(state))));
     let changed = 0;
     for (const [key, state] of states) if (state.snapshot?.version !== before.get(key)) changed++;
-    this.catchUp = { stepsLeft: CATCH_UP_STEPS, versions: before };
-    const step = Date.now() + CATCH_UP_STEP_MS;
-    const next = await this.ctx.storage.getAlarm();
-    if (next === null || next > step) await this.ctx.storage.setAlarm(step);
+    // A scope that moved already shows the revision past the change: nothing to catch up.
+    this.catchUp = changed === 0 && states.size > 0 ? { stepsLeft: CATCH_UP_STEPS, versions: before } : null;
+    if (this.catchUp) {
+      const step = Date.now() + CATCH_UP_STEP_MS;
+      const next = await this.ctx.storage.getAlarm();
+      if (next === null || next > step) await this.ctx.storage.setAlarm(step);
+    }
     return { scopes: states.size, changed };
   }
 
-  /** The scopes a webhook's catch-up still waits for: their answer has not moved since it came. */
+  /**
+   * The scopes a webhook's catch-up still waits for: none once any scope's answer moved since it
+   * came (Unleash's revision tick, which moves every environment at once, has then passed the
+   * change, so the others' 304s are real), else those whose answer has not moved.
+   */
   private waitingScopes(): ScopeState[] {
     const catchUp = this.catchUp;
     if (!catchUp || catchUp.stepsLeft <= 0) return [];
-    return [...this.scopes.states.values()].filter((state) => state.token && state.snapshot?.version === catchUp.versions.get(state.key));
+    const states = [...this.scopes.states.values()];
+    const moved = (state: ScopeState) => catchUp.versions.has(state.key) && state.snapshot?.version !== catchUp.versions.get(state.key);
+    if (states.some(moved)) return [];
+    return states.filter((state) => state.token && state.snapshot?.version === catchUp.versions.get(state.key));
   }
 
   /** A catch-up alarm: only the waiting scopes are polled; revalidation and metrics wait for the regular alarm. */

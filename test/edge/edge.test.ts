@@ -212,20 +212,8 @@ describe('Edge mode in front of Unleash 8.2.0 (recorded)', () => {
     expect((await upstreamReceived()).slice(before).map((r) => r.path)).toEqual(expect.arrayContaining(['/api/client/features']));
     expect((await upstreamReceived()).slice(before).some((r) => r.path === '/edge/validate')).toBe(false);
     expect(await users()).toBe(false);
-    // Only the scopes still waiting are asked again: the production scope, not development's.
-    const changedAt = (await upstreamReceived()).length;
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const polled = (await upstreamReceived()).slice(changedAt);
-    expect(polled.length).toBeGreaterThan(0);
-    expect(polled.every((r) => r.path === '/api/client/features' && r.token === f8.tokens.clientProd)).toBe(true);
-    // A scope that never moves (the change was in another environment) is asked a bounded
-    // number of times, then the regular interval takes over.
-    let steps = 1;
-    while ((await nextAlarm())! <= Date.now() + 5_000 && steps < 20) {
-      await runDurableObjectAlarm(stub);
-      steps++;
-    }
-    expect(steps).toBeLessThanOrEqual(10);
+    // One scope moved: Unleash's tick has passed, so the others' 304s are real and the regular
+    // interval takes over (production is not asked again and again).
     expect(await nextAlarm()).toBeGreaterThan(Date.now() + 5_000);
   });
 
