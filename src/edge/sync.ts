@@ -18,11 +18,16 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
 import { log } from '../log';
 import { MetricsForwarder, type ApplicationRow, type MetricRow } from './metrics-forwarder';
-import { ScopePoller } from './scope-poller';
+import { ScopePoller, type ScopeState } from './scope-poller';
 import { TokenCache, type ValidateAnswer, type ValidatedToken } from './token-cache';
 
-/** A little over Unleash's one-second revision refresh (sdk-protocol.md 1.5). */
-const UPSTREAM_REVISION_TICK_MS = 1_500;
+/**
+ * After a webhook, scopes whose answer has not moved yet are asked again this often, for this
+ * long: Unleash moves its client API's ETag on a one-second revision tick after a change
+ * (sdk-protocol.md 1.5), so a poll right at the event often still gets a 304.
+ */
+const CATCH_UP_STEP_MS = 250;
+const CATCH_UP_STEPS = 10;
 
 export type SnapshotAnswer =
   | { status: 'ok'; scope: string; version: string; confirmedAt: number; lastError: string | null; text?: string }
@@ -59,6 +64,10 @@ export class EdgeSync extends DurableObject<Env> {
     () => [...this.scopes.states.values()].find((state) => state.token)?.token,
   );
   private configuredTokensTried = false;
+  /** When the full alarm (revalidation, polls, metrics) is next due; catch-up alarms come in between. */
+  private regularAt = 0;
+  /** After a webhook: catch-up polls left, and each scope's version when it came. */
+  private catchUp: { stepsLeft: number; versions: Map<string, string | undefined> } | null = null;
 
   private get upstream(): string {
     const url = this.env.EDGE_UPSTREAM_URL;
@@ -139,8 +148,9 @@ export class EdgeSync extends DurableObject<Env> {
 
   /**
    * The webhook: every scope polled now (the upstream's event does not say which scopes moved).
-   * Unleash moves its client API's revision about a second after a change (its revision tick),
-   * so a poll right at the event may still get a 304: the alarm comes again after that tick.
+   * Unleash moves its client API's revision up to a second after a change (its revision tick),
+   * so a poll right at the event may still get a 304: the scopes that did not move are asked
+   * again every CATCH_UP_STEP_MS until they do, at most CATCH_UP_STEPS times (catchUpScopes).
    */
   async refreshAll(): Promise<{ scopes: number; changed: number }> {
     const states = this.scopes.states;
@@ -149,10 +159,48 @@ export class EdgeSync extends DurableObject<Env> {
     await Promise.all([...states.values()].map((state) => (state.pending ?? Promise.resolve()).then(() => this.scopes.refresh(state))));
     let changed = 0;
     for (const [key, state] of states) if (state.snapshot?.version !== before.get(key)) changed++;
-    const after = Date.now() + UPSTREAM_REVISION_TICK_MS;
-    const next = await this.ctx.storage.getAlarm();
-    if (next === null || next > after) await this.ctx.storage.setAlarm(after);
+    // A scope that moved already shows the revision past the change: nothing to catch up.
+    this.catchUp = changed === 0 && states.size > 0 ? { stepsLeft: CATCH_UP_STEPS, versions: before } : null;
+    if (this.catchUp) {
+      const step = Date.now() + CATCH_UP_STEP_MS;
+      const next = await this.ctx.storage.getAlarm();
+      if (next === null || next > step) await this.ctx.storage.setAlarm(step);
+    }
     return { scopes: states.size, changed };
+  }
+
+  /**
+   * The scopes a webhook's catch-up still waits for: none once any scope's answer moved since it
+   * came (Unleash's revision tick, which moves every environment at once, has then passed the
+   * change, so the others' 304s are real), else those whose answer has not moved.
+   */
+  private waitingScopes(): ScopeState[] {
+    const catchUp = this.catchUp;
+    if (!catchUp || catchUp.stepsLeft <= 0) return [];
+    const states = [...this.scopes.states.values()];
+    const moved = (state: ScopeState) => catchUp.versions.has(state.key) && state.snapshot?.version !== catchUp.versions.get(state.key);
+    if (states.some(moved)) return [];
+    return states.filter((state) => state.token && state.snapshot?.version === catchUp.versions.get(state.key));
+  }
+
+  /** A catch-up alarm: only the waiting scopes are polled; revalidation and metrics wait for the regular alarm. */
+  private async catchUpScopes(): Promise<void> {
+    await Promise.all(this.waitingScopes().map((state) => this.scopes.refresh(state)));
+    if (this.catchUp) this.catchUp.stepsLeft--;
+    await this.scheduleNext();
+  }
+
+  /**
+   * The next alarm: the next catch-up step while a webhook's catch-up waits for a scope, else
+   * the regular one. A regular alarm that came first does not end the catch-up (it polled too
+   * early as well), which is what sent some webhook changes a whole interval late.
+   */
+  private async scheduleNext(): Promise<void> {
+    const now = Date.now();
+    if (this.waitingScopes().length === 0) this.catchUp = null;
+    const at = this.catchUp ? Math.min(now + CATCH_UP_STEP_MS, this.regularAt) : this.regularAt;
+    const asked = await this.ctx.storage.getAlarm();
+    if (asked === null || asked > at || asked <= now) await this.ctx.storage.setAlarm(at);
   }
 
   // ---- metrics -----------------------------------------------------------------------------
@@ -189,6 +237,7 @@ export class EdgeSync extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    if (Date.now() < this.regularAt && this.catchUp) return this.catchUpScopes();
     const validSecrets = this.tokens.validSecrets();
     if (validSecrets.length > 0) {
       // Every valid token in one call: a token revoked upstream stops within one interval.
@@ -201,10 +250,9 @@ export class EdgeSync extends DurableObject<Env> {
     await this.scopes.probeClientTokens();
     await this.metrics.flush();
     if ([...this.scopes.states.values()].some((state) => state.token) || this.metrics.waiting()) {
+      this.regularAt = Date.now() + this.intervalMs;
       // A webhook may have asked for an earlier one meanwhile (refreshAll): keep the earlier.
-      const next = Date.now() + this.intervalMs;
-      const asked = await this.ctx.storage.getAlarm();
-      if (asked === null || asked > next) await this.ctx.storage.setAlarm(next);
+      await this.scheduleNext();
     }
   }
 
