@@ -68,6 +68,8 @@ export default {
       const asGet = new Request(normalised, { method: 'GET' });
       rememberUrl(asGet, urlOf(normalised));
       const response = await dispatch(asGet, database.env, ctx);
+      // Nobody reads it: cancelled, an event stream's loop ends at once instead of writing into it.
+      await response.body?.cancel();
       return new Response(null, response);
     }
     const response = await dispatch(normalised, database.env, ctx);
