@@ -91,3 +91,19 @@ export function noteCredentialForgotten(): void {
 export function credentialGeneration(): number {
   return forgottenCredentials;
 }
+
+let dataMoves = 0;
+
+/**
+ * A write finished here, or a push said one finished elsewhere: open streams look again now,
+ * not at their tick. Nothing is read by this itself: the revision check it leads to is due
+ * anyway (rule 2, or `notePushedRevision`) and is made once for the isolate.
+ */
+export function dataMayHaveMoved(): void {
+  dataMoves++;
+}
+
+/** Changes whenever `dataMayHaveMoved` is called; streams compare it between looks. */
+export function dataMoveCount(): number {
+  return dataMoves;
+}

@@ -5,17 +5,18 @@
  * it can see, and a comment keeps the connection alive at least every 15 s.
  *
  * No connection polls D1. The connections of an isolate wait on one shared tick (a timer in
- * one of their request contexts, every revision-check interval); on each tick the first of
- * them reads the revision (once per isolate, through the snapshot's own check) and every
- * connection computes its delta from the isolate's snapshot and change log in memory. Each
- * connection also keeps a keep-alive timer, which re-arms the shared tick if the connection
- * that owned it went away.
+ * one of their request contexts), which fires at the revision-check interval, the fallback,
+ * or within LOOK_MS of a write in this isolate or a push about one in another (src/sdk/push/):
+ * then the first of them reads the revision (once per isolate, through the snapshot's own
+ * check) and every connection computes its delta from the isolate's snapshot and change log
+ * in memory. Each connection also keeps a keep-alive timer, which re-arms the shared tick if
+ * the connection that owned it went away.
  */
 import type { Env } from '../../env';
 import { log } from '../../log';
 import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
 import { deltaQueryOf } from './delta-routes';
-import { revisionCheckInterval } from '../../db/coherence';
+import { dataMoveCount, revisionCheckInterval } from '../../db/coherence';
 import { snapshotFor } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
@@ -25,10 +26,22 @@ const KEEP_ALIVE_MS = 15_000;
 const MAX_CONNECTION_MS = 10 * 60_000;
 const MIN_TICK_MS = 250;
 
+/**
+ * How often the tick's owner looks, in memory, whether the data may have moved (a write in this
+ * isolate, a push about one elsewhere). A write's own request cannot wake the streams itself:
+ * code resumed by a short request's promise runs in that request, whose I/O ends with it, so
+ * the wake-up goes through a timer of a long-lived connection, as the tick does.
+ */
+const LOOK_MS = 25;
+
 interface Tick {
   promise: Promise<void>;
   resolve: () => void;
   due: number;
+  /** `dataMoveCount()` when armed: any change wakes everyone before `due`. */
+  moves: number;
+  /** When the owner's timer last looked; a tick not looked at for a while died with its request. */
+  lookedAt: number;
   /** The connection whose request context runs the timer. */
   owner: object;
 }
@@ -37,22 +50,30 @@ let tick: Tick | null = null;
 let openConnections = 0;
 
 /**
- * The next shared tick. The caller's request context arms it when none is pending, or when the
- * pending one is overdue (its timer died with the request that armed it).
+ * The next shared tick: at the revision-check interval, or within LOOK_MS of a write or push.
+ * The caller's request context arms it when none is pending, or when the pending one stopped
+ * being looked at (its timer died with the request that armed it).
  */
 function nextTick(env: Env, owner: object): Promise<void> {
   const now = Date.now();
   const interval = Math.max(MIN_TICK_MS, revisionCheckInterval(env));
-  if (tick && now - tick.due > interval + 1000) tick = null;
+  if (tick && now - tick.lookedAt > LOOK_MS + 1000) tick = null;
   if (!tick) {
     let resolve!: () => void;
     const promise = new Promise<void>((done) => (resolve = done));
-    const armed: Tick = { promise, resolve, due: now + interval, owner };
+    const armed: Tick = { promise, resolve, due: now + interval, moves: dataMoveCount(), lookedAt: now, owner };
     tick = armed;
-    setTimeout(() => {
-      if (tick === armed) tick = null;
+    const look = () => {
+      if (tick !== armed) return;
+      armed.lookedAt = Date.now();
+      if (armed.lookedAt < armed.due && dataMoveCount() === armed.moves) {
+        setTimeout(look, LOOK_MS);
+        return;
+      }
+      tick = null;
       armed.resolve();
-    }, interval);
+    };
+    setTimeout(look, LOOK_MS);
   }
   return tick.promise;
 }
@@ -65,14 +86,18 @@ function leaveTick(owner: object): void {
   leaving.resolve();
 }
 
-function sleep(ms: number, signal: Promise<void>): Promise<void> {
-  return new Promise((resolve) => {
+/** Settles after `ms`, when `signal` settles, or when cancelled (so that an earlier wake-up leaves no timer behind). */
+function sleep(ms: number, signal: Promise<void>): { done: Promise<void>; cancel: () => void } {
+  let cancel!: () => void;
+  const done = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    void signal.then(() => {
+    cancel = () => {
       clearTimeout(timer);
       resolve();
-    });
+    };
+    void signal.then(cancel);
   });
+  return { done, cancel };
 }
 
 function sseEvent(name: string, id: number, delta: DeltaEvents | null): string {
@@ -85,6 +110,8 @@ interface Connection {
   lastEventId: number;
   lastWriteAt: number;
   openedAt: number;
+  /** `dataMoveCount()` when the connection last looked for an update. */
+  moves: number;
 }
 
 async function serve(
@@ -99,7 +126,13 @@ async function serve(
   openConnections++;
   try {
     while (!closed && Date.now() - connection.openedAt < MAX_CONNECTION_MS) {
-      await Promise.race([nextTick(env, connection), sleep(KEEP_ALIVE_MS, gone)]);
+      // A write or push since this connection last looked: look again at once.
+      if (dataMoveCount() === connection.moves) {
+        const keepAlive = sleep(KEEP_ALIVE_MS, gone);
+        await Promise.race([nextTick(env, connection), keepAlive.done]);
+        keepAlive.cancel();
+      }
+      connection.moves = dataMoveCount();
       if (closed) break;
       let update: DeltaEvents | null = null;
       try {
@@ -148,7 +181,7 @@ export async function streaming(context: SdkContext): Promise<Response> {
     () => undefined,
   );
   const now = Date.now();
-  const connection: Connection = { environment, query, lastEventId, lastWriteAt: now, openedAt: now };
+  const connection: Connection = { environment, query, lastEventId, lastWriteAt: now, openedAt: now, moves: dataMoveCount() };
   // Not awaited: the body is read only once the response is returned.
   void writer.write(new TextEncoder().encode(sseEvent('unleash-connected', lastEventId, initial))).catch(() => undefined);
   ctx.waitUntil(serve(env, connection, writer, gone));
