@@ -25,6 +25,8 @@ export interface Env extends GeneratedEnv {
   UNLEASH_URL?: string;
   /** How often (ms) an isolate checks the data revision for SDK responses; default 1000. */
   SDK_REVISION_CHECK_MS?: string;
+  /** How often (ms) an isolate listening to the change feed still checks the data revision (the fallback for a lost push); default 10000. */
+  SDK_PUSH_FALLBACK_MS?: string;
   /** Comma-separated origins allowed to call the frontend API (`*` by default), as Unleash's UNLEASH_FRONTEND_API_ORIGINS. */
   FRONTEND_API_ORIGINS?: string;
   /** How long a sign-in session lasts, in hours; default 48 (Unleash's). */

@@ -15,6 +15,9 @@ import { log } from './log';
 import { announceWrite } from './sdk/push/announce';
 import { runScheduledJobs } from './scheduled';
 
+// The change feed's Durable Object class must be exported by the entry module (wrangler.toml).
+export { ChangeFeed } from './sdk/push/change-feed';
+
 const direct = directRoutes(router);
 
 /** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */

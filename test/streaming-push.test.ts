@@ -3,10 +3,16 @@
  * streams, a push from the change feed (src/sdk/push/) wakes the others, and the revision
  * tick stays the fallback.
  */
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createToken, envWith, fetchWith } from './support/http';
+import { ADMIN_TOKEN, createToken, envWith, fetchWith } from './support/http';
 import { adminOk } from './support/admin';
+import { count } from './support/db';
+import { eventually } from './support/eventually';
 import { sseReader } from './support/sse';
+import { announceChange } from '../src/sdk/push/announce';
+import { listening, pushCount } from '../src/sdk/push/listen';
+import type { Env } from '../src/env';
 
 /** A tick far longer than any wait below: an event that arrives came from a wake-up, not from it. */
 const SLOW_TICK = envWith({ SDK_REVISION_CHECK_MS: '600000' });
@@ -19,6 +25,29 @@ function openStream(workerEnv = SLOW_TICK, headers: Record<string, string> = {})
 
 async function toggle(name: string, on: boolean): Promise<void> {
   await adminOk('POST', `/api/admin/projects/default/features/${name}/environments/development/${on ? 'on' : 'off'}`);
+}
+
+/**
+ * A change committed by "another isolate": written to D1 directly, so that this isolate hears
+ * of it only through a push or its tick (no local write). Answers the revision it made.
+ */
+async function writeElsewhere(name: string, enabled: boolean): Promise<number> {
+  await env.DB.batch([
+    env.DB.prepare(
+      `INSERT INTO feature_environments (feature_name, environment, enabled) VALUES (?1, 'development', ?2)
+       ON CONFLICT (feature_name, environment) DO UPDATE SET enabled = ?2`,
+    ).bind(name, enabled ? 1 : 0),
+    env.DB.prepare(
+      `INSERT INTO events (type, created_by, project, environment, feature_name) VALUES (?1, 'another-isolate', 'default', 'development', ?2)`,
+    ).bind(enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', name),
+  ]);
+  return count('SELECT max(event_id) AS n FROM sdk_changes');
+}
+
+type Update = { events: { type: string; feature: { name: string; enabled: boolean } }[] };
+
+function flagsIn(data: string | undefined): [string, string, boolean][] {
+  return (JSON.parse(data!) as Update).events.map((event) => [event.type, event.feature.name, event.feature.enabled]);
 }
 
 beforeAll(async () => {
@@ -46,6 +75,91 @@ describe('streams wake at once', () => {
           ['feature-updated', 'push.a', on],
         ]);
       }
+    } finally {
+      await stream.cancel();
+    }
+  });
+
+  it('a change announced on the change feed wakes a stream of an isolate that did not make it, and is read from D1', async () => {
+    const stream = sseReader(await openStream());
+    try {
+      await stream.next();
+      // The stream's isolate listens to the feed (a WebSocket its stream opened).
+      await eventually(async () => expect(listening()).toBe(true));
+      const pushes = pushCount();
+      const revision = await writeElsewhere('push.a', false);
+      expect(await announceChange(env as unknown as Env, { revision })).toBe(true);
+      const updated = await stream.next(5000);
+      expect(updated.event).toBe('unleash-updated');
+      expect(Number(updated.id)).toBe(revision);
+      expect(flagsIn(updated.data)).toEqual([['feature-updated', 'push.a', false]]);
+      expect(pushCount()).toBeGreaterThan(pushes);
+
+      // A push names a revision but carries no data: one the isolate already has changes nothing.
+      await announceChange(env as unknown as Env, { revision });
+      await expect(stream.next(1000)).rejects.toThrow('no event in time');
+    } finally {
+      await stream.cancel();
+    }
+  });
+
+  it('a write announces itself: the feed pushes the new revision to every listening isolate', async () => {
+    const stream = sseReader(await openStream());
+    try {
+      await stream.next();
+      await eventually(async () => expect(listening()).toBe(true));
+      const pushes = pushCount();
+      await toggle('push.a', true);
+      expect(flagsIn((await stream.next(5000)).data)).toEqual([['feature-updated', 'push.a', true]]);
+      // Its own push comes back to this isolate too (it listens): the feed heard of the write.
+      await eventually(async () => expect(pushCount()).toBeGreaterThan(pushes));
+    } finally {
+      await stream.cancel();
+    }
+  });
+
+  it('a lost push is caught by the revision tick (slowed to SDK_PUSH_FALLBACK_MS while listening)', async () => {
+    const fallback = envWith({ SDK_REVISION_CHECK_MS: '100', SDK_PUSH_FALLBACK_MS: '1500' });
+    const stream = sseReader(await openStream(fallback));
+    try {
+      await stream.next();
+      await eventually(async () => expect(listening()).toBe(true));
+      const revision = await writeElsewhere('push.a', false);
+      // Never announced: only the tick can bring it.
+      const updated = await stream.next(5000);
+      expect(Number(updated.id)).toBe(revision);
+      expect(flagsIn(updated.data)).toEqual([['feature-updated', 'push.a', false]]);
+    } finally {
+      await stream.cancel();
+    }
+  });
+});
+
+describe('when the change feed cannot be reached', () => {
+  const unreachable = {
+    idFromName: (name: string) => env.CHANGE_FEED.idFromName(name),
+    get: () => ({
+      fetch: () => Promise.reject(new Error('change feed down')),
+      announce: () => Promise.reject(new Error('change feed down')),
+    }),
+  } as unknown as Env['CHANGE_FEED'];
+  const withoutFeed = envWith({ CHANGE_FEED: unreachable, SDK_REVISION_CHECK_MS: '200', SDK_PUSH_FALLBACK_MS: '600000' });
+
+  it('writes still succeed, the writing isolate still wakes its streams, and the others fall back to the tick', async () => {
+    const stream = sseReader(await openStream(withoutFeed));
+    try {
+      await stream.next();
+      expect(await announceChange(withoutFeed, { revision: 1 })).toBe(false);
+      const written = await fetchWith(withoutFeed, 'POST', '/api/admin/projects/default/features/push.a/environments/development/on', {
+        authorization: ADMIN_TOKEN,
+      });
+      expect(written.status).toBe(200);
+      expect(flagsIn((await stream.next(5000)).data)).toEqual([['feature-updated', 'push.a', true]]);
+      expect(listening()).toBe(false);
+      // Not listening: the tick is SDK_REVISION_CHECK_MS (200 ms), not the 10-minute fallback.
+      const revision = await writeElsewhere('push.a', false);
+      const updated = await stream.next(5000);
+      expect(Number(updated.id)).toBe(revision);
     } finally {
       await stream.cancel();
     }

@@ -26,6 +26,10 @@ let revisionCheckedAt = 0;
 /** `localWrites` when the revision was last read. */
 let writesAtCheck = 0;
 let forgottenCredentials = 0;
+/** Whether this isolate listens to the change feed now (src/sdk/push/listen.ts). */
+let pushListening = false;
+/** The newest revision a push announced; until one at least as new is read, the tick is not slowed. */
+let expectedRevision = -1;
 
 /** A write finished in this isolate (committed or failed: re-reading is harmless). */
 export function noteLocalWrite(): void {
@@ -46,9 +50,25 @@ export function localWriteCount(): number {
   return localWrites;
 }
 
+/** How often the revision is read while the change feed's pushes arrive, unless SDK_PUSH_FALLBACK_MS says otherwise. */
+export const DEFAULT_PUSH_FALLBACK_MS = 10_000;
+
+function milliseconds(value: string | undefined, fallback: number): number {
+  const configured = Number(value);
+  return value !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : fallback;
+}
+
+/**
+ * How long a revision read stays fresh (rule 1). While this isolate listens to the change feed
+ * and has seen every revision pushed to it, a change elsewhere arrives as a push, and the tick
+ * is only the fallback for a lost one: it slows to SDK_PUSH_FALLBACK_MS. Otherwise (not
+ * listening, or a pushed revision not read back yet, e.g. from a lagging replica) it is
+ * SDK_REVISION_CHECK_MS.
+ */
 export function revisionCheckInterval(env: Env): number {
-  const configured = Number(env.SDK_REVISION_CHECK_MS);
-  return env.SDK_REVISION_CHECK_MS !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_REVISION_CHECK_MS;
+  const base = milliseconds(env.SDK_REVISION_CHECK_MS, DEFAULT_REVISION_CHECK_MS);
+  if (!pushListening || knownRevision < expectedRevision) return base;
+  return Math.max(base, milliseconds(env.SDK_PUSH_FALLBACK_MS, DEFAULT_PUSH_FALLBACK_MS));
 }
 
 /** The revision this isolate may answer at without reading D1, or -1 when it must read (rules 1 and 2). */
@@ -80,6 +100,7 @@ export function noteRevisionSeen(revision: number): void {
 export function forgetRevision(): void {
   knownRevision = -1;
   revisionCheckedAt = 0;
+  expectedRevision = -1;
 }
 
 /** This isolate forgot a credential (revocation, expiry change): answers kept on its trust end (rule 4). */
@@ -106,4 +127,24 @@ export function dataMayHaveMoved(): void {
 /** Changes whenever `dataMayHaveMoved` is called; streams compare it between looks. */
 export function dataMoveCount(): number {
   return dataMoves;
+}
+
+/** The isolate started or stopped listening to the change feed. */
+export function notePushListening(listening: boolean): void {
+  pushListening = listening;
+}
+
+/**
+ * A push says a change was committed at `revision` (0: at a revision the announcer does not
+ * know). Nothing is trusted from it: unless this isolate already read that revision, the
+ * revision is read from D1 again at once (as after a local write: a read that began before
+ * does not count), streams look again, and the tick stays at SDK_REVISION_CHECK_MS until a
+ * read shows that revision. Answers whether the push was news.
+ */
+export function notePushedRevision(revision: number): boolean {
+  if (revision > 0 && revision <= knownRevision) return false;
+  expectedRevision = Math.max(expectedRevision, revision);
+  localWrites++;
+  dataMoves++;
+  return true;
 }

@@ -16,7 +16,8 @@ import type { Env } from '../../env';
 import { log } from '../../log';
 import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
 import { deltaQueryOf } from './delta-routes';
-import { dataMoveCount, revisionCheckInterval } from '../../db/coherence';
+import { dataMayHaveMoved, dataMoveCount, revisionCheckInterval } from '../../db/coherence';
+import { listenForChanges, stopListening } from '../push/listen';
 import { snapshotFor } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
@@ -126,6 +127,8 @@ async function serve(
   openConnections++;
   try {
     while (!closed && Date.now() - connection.openedAt < MAX_CONNECTION_MS) {
+      // Pushes about writes in other isolates come over the isolate's socket to the change feed.
+      void listenForChanges(env, connection);
       // A write or push since this connection last looked: look again at once.
       if (dataMoveCount() === connection.moves) {
         const keepAlive = sleep(KEEP_ALIVE_MS, gone);
@@ -157,6 +160,8 @@ async function serve(
   } finally {
     openConnections--;
     leaveTick(connection);
+    // Its socket closes with it: the others look now, and one of them opens a new one.
+    if (stopListening(connection)) dataMayHaveMoved();
   }
 }
 
