@@ -135,6 +135,18 @@ describe('streams wake at once', () => {
   });
 });
 
+describe('revoked keys', () => {
+  it("a revoked key's stream ends (at once in the isolate that revoked it), and it cannot reconnect", async () => {
+    const secret = await createToken({ tokenName: 'push-revoked', type: 'backend', environment: 'development' });
+    const stream = sseReader(await fetchWith(SLOW_TICK, 'GET', '/api/client/streaming', { authorization: secret }));
+    await stream.next();
+    await adminOk('DELETE', `/api/admin/api-tokens/${encodeURIComponent(secret)}`);
+    await expect(stream.next(5000)).rejects.toThrow('stream ended');
+    const again = await fetchWith(SLOW_TICK, 'GET', '/api/client/streaming', { authorization: secret });
+    expect(again.status).toBe(401);
+  });
+});
+
 describe('when the change feed cannot be reached', () => {
   const unreachable = {
     idFromName: (name: string) => env.CHANGE_FEED.idFromName(name),

@@ -7,7 +7,7 @@
 // seen). Both read and write the same local D1 file.
 //
 // Each serves its bundle behind a thin wrapper that counts D1 round trips (statements run and
-// batches) and answers the count at GET /__bench/d1-reads: the figure "D1 reads of an idle
+// batches) and answers the count at GET /api/__bench/d1-reads: the figure "D1 reads of an idle
 // isolate" comes from there, not from the code under test.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,7 +52,7 @@ function countedDatabase(database) {
 export default {
   ...worker,
   fetch(request, env, ctx) {
-    if (new URL(request.url).pathname === '/__bench/d1-reads') return new Response(String(d1Calls));
+    if (new URL(request.url).pathname === '/api/__bench/d1-reads') return new Response(String(d1Calls));
     return worker.fetch(request, { ...env, DB: countedDatabase(env.DB) }, ctx);
   },
 };
@@ -188,7 +188,7 @@ export async function startPair({ root = ROOT, ports, inspectorPorts, token = BE
 
 /** D1 round trips the process at `base` made so far (the wrapper's count). */
 export async function d1Calls(base) {
-  return Number(await (await fetch(`${base}/__bench/d1-reads`)).text());
+  return Number(await (await fetch(`${base}/api/__bench/d1-reads`)).text());
 }
 
 /**

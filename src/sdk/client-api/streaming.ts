@@ -16,7 +16,8 @@ import type { Env } from '../../env';
 import { log } from '../../log';
 import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
 import { deltaQueryOf } from './delta-routes';
-import { dataMayHaveMoved, dataMoveCount, revisionCheckInterval } from '../../db/coherence';
+import { credentialGeneration, dataMayHaveMoved, dataMoveCount, revisionCheckInterval } from '../../db/coherence';
+import { findRecord, trustedUntil } from '../../auth/token-records';
 import { listenForChanges, stopListening } from '../push/listen';
 import { snapshotFor } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
@@ -113,10 +114,29 @@ interface Connection {
   openedAt: number;
   /** `dataMoveCount()` when the connection last looked for an update. */
   moves: number;
+  /** The hash of the key the stream was opened with, and `credentialGeneration()` when it was last found valid. */
+  keyHash: string;
+  generation: number;
+}
+
+/**
+ * Whether the stream's key still works: trusted by the isolate and nothing forgotten since,
+ * or else found again (isolate cache, KV, D1). A revoked or expired key ends its stream: at
+ * once in the isolate that revoked it (the revocation wakes the streams), within the isolate's
+ * trust of a key record (10 s) and the next look elsewhere.
+ */
+async function keyStillValid(env: Env, ctx: ExecutionContext, connection: Connection): Promise<boolean> {
+  const generation = credentialGeneration();
+  if (generation === connection.generation && trustedUntil('apikey', connection.keyHash) > Date.now()) return true;
+  const record = await findRecord(env, ctx, 'apikey', connection.keyHash);
+  if (record === null || (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())) return false;
+  connection.generation = generation;
+  return true;
 }
 
 async function serve(
   env: Env,
+  ctx: ExecutionContext,
   connection: Connection,
   writer: WritableStreamDefaultWriter<Uint8Array>,
   gone: Promise<void>,
@@ -137,6 +157,11 @@ async function serve(
       }
       connection.moves = dataMoveCount();
       if (closed) break;
+      try {
+        if (!(await keyStillValid(env, ctx, connection))) break;
+      } catch (error) {
+        log.warn('streaming: could not check the key; checking again at the next look', { error });
+      }
       let update: DeltaEvents | null = null;
       try {
         const snapshot = await snapshotFor(env, connection.environment);
@@ -171,7 +196,7 @@ export function streamingConnections(): number {
 }
 
 export async function streaming(context: SdkContext): Promise<Response> {
-  const { env, ctx, request } = context;
+  const { env, ctx, request, principal } = context;
   const { environment, query } = deltaQueryOf(context);
   const since = parseRevision(request.headers.get('last-event-id'));
   const snapshot = await snapshotFor(env, environment);
@@ -186,10 +211,19 @@ export async function streaming(context: SdkContext): Promise<Response> {
     () => undefined,
   );
   const now = Date.now();
-  const connection: Connection = { environment, query, lastEventId, lastWriteAt: now, openedAt: now, moves: dataMoveCount() };
+  const connection: Connection = {
+    environment,
+    query,
+    lastEventId,
+    lastWriteAt: now,
+    openedAt: now,
+    moves: dataMoveCount(),
+    keyHash: principal.token.hash,
+    generation: credentialGeneration(),
+  };
   // Not awaited: the body is read only once the response is returned.
   void writer.write(new TextEncoder().encode(sseEvent('unleash-connected', lastEventId, initial))).catch(() => undefined);
-  ctx.waitUntil(serve(env, connection, writer, gone));
+  ctx.waitUntil(serve(env, ctx, connection, writer, gone));
   return new Response(readable, {
     headers: {
       'content-type': 'text/event-stream',
