@@ -93,6 +93,7 @@ async function measure(label, root) {
     });
     return {
       label,
+      raw: { same: sameMs.map(Math.round), other: otherMs.map(Math.round) },
       sameProcess: summary(sameMs),
       otherProcess: summary(otherMs),
       missed,
@@ -123,7 +124,7 @@ try {
       .join(' ')}`,
   );
 } finally {
-  rmSync(beforeRoot, { recursive: true, force: true });
+  if (beforeRoot !== null) rmSync(beforeRoot, { recursive: true, force: true });
 }
 console.log(
   '\n| build | same process p50 / p95 / max (ms) | other process p50 / p95 / max (ms) | missed (12 s), same / other | D1 round trips / min, idle, 4 streams |',

@@ -50,8 +50,13 @@ export function localWriteCount(): number {
   return localWrites;
 }
 
-/** How often the revision is read while the change feed's pushes arrive, unless SDK_PUSH_FALLBACK_MS says otherwise. */
-export const DEFAULT_PUSH_FALLBACK_MS = 10_000;
+/**
+ * How often the revision is read while the change feed's pushes arrive, unless
+ * SDK_PUSH_FALLBACK_MS says otherwise. The same as without the feed for now: locally some pushes
+ * and wake-ups are still missed (bench/propagation/RESULTS.md), and a slower fallback would
+ * make those changes late by its whole length.
+ */
+export const DEFAULT_PUSH_FALLBACK_MS = 1000;
 
 function milliseconds(value: string | undefined, fallback: number): number {
   const configured = Number(value);
