@@ -6,6 +6,8 @@ export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 
 /** Tests that drive the real Worker from Node (wrangler dev), e.g. with the official SDKs. */
 const NODE_TESTS = 'test/**/*.node.test.ts';
+/** Tests against the live Unleash oracles (`npm run test:oracles`), never part of `npm test`. */
+const ORACLE_TESTS = 'test/**/*.oracle.test.ts';
 /** Unleash's own admin UI in a real browser against the Worker under wrangler dev (test/ui/). */
 const UI_TESTS = 'test/ui/**/*.ui.test.ts';
 
@@ -55,7 +57,7 @@ export default defineConfig(async () => {
           test: {
             name: 'workers',
             include: ['test/**/*.test.ts'],
-            exclude: [NODE_TESTS, UI_TESTS],
+            exclude: [NODE_TESTS, UI_TESTS, ORACLE_TESTS],
             setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-responses.ts'],
             testTimeout: 30_000,
             hookTimeout: 60_000,
@@ -68,6 +70,17 @@ export default defineConfig(async () => {
             include: [NODE_TESTS],
             testTimeout: 120_000,
             hookTimeout: 120_000,
+          },
+        },
+        {
+          test: {
+            name: 'oracles',
+            environment: 'node',
+            include: [ORACLE_TESTS],
+            // The oracles are shared: one suite at a time.
+            fileParallelism: false,
+            testTimeout: 600_000,
+            hookTimeout: 600_000,
           },
         },
         {

@@ -11,7 +11,7 @@ export class HttpError extends Error {
 }
 
 /** An API at `base` called with `token`; `onWrite` counts the writes (dry runs forbid them). */
-export function endpoint(base, token, { name, dryRun = false, onWrite } = {}) {
+export function endpoint(base, token, { name, dryRun = false, onWrite, onExchange } = {}) {
   const root = base.replace(/\/+$/, '');
   async function send(method, path, body, { allowed = [], headers = {}, auth = token } = {}) {
     const url = `${root}${path}`;
@@ -47,6 +47,16 @@ export function endpoint(base, token, { name, dryRun = false, onWrite } = {}) {
       break;
     }
     const text = await response.text();
+    onExchange?.({
+      method,
+      path,
+      authorization: auth,
+      body: body === undefined ? null : body,
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      location: response.headers.get('location'),
+      text,
+    });
     let parsed = text;
     try {
       parsed = text ? JSON.parse(text) : null;

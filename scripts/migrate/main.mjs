@@ -13,7 +13,8 @@ import { verify } from './verify.mjs';
 const USAGE =
   'usage: npm run migrate -- --from <url> --from-token <token> --to <url> --to-token <token> [--dry-run] [--overwrite] [--verify] [--prefix <p>]';
 
-export async function main(argv, log = (line) => console.log(line)) {
+/** `hooks.onSourceExchange` sees every request to the source and its answer (scripts/migrate/record.mjs). */
+export async function main(argv, log = (line) => console.log(line), hooks = {}) {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -51,7 +52,7 @@ export async function main(argv, log = (line) => console.log(line)) {
     contexts: values.contexts ? Number(values.contexts) : undefined,
   };
   let writes = 0;
-  const source = endpoint(values.from, values['from-token'], { name: 'source', dryRun: true });
+  const source = endpoint(values.from, values['from-token'], { name: 'source', dryRun: true, onExchange: hooks.onSourceExchange });
   const target = endpoint(values.to, values['to-token'], { name: 'target', dryRun: options.dryRun, onWrite: () => writes++ });
 
   try {

@@ -193,6 +193,8 @@ export async function seed({
   log = console.log,
   withUsers = true,
   archive = true,
+  batch = 200,
+  environments: only,
 }) {
   const api = endpoint(url, token, { name: 'seed' });
   const importer = endpoint(url, importToken, { name: 'seed import' });
@@ -249,7 +251,7 @@ export async function seed({
       await api.get(`/api/admin/search/features?project=IS:${project}&archived=IS:true&limit=100000&query=${encodeURIComponent(prefix)}`)
     ).features.map((feature) => feature.name),
   );
-  for (const environment of enabled.filter((name) => name !== 'default')) {
+  for (const environment of enabled.filter((name) => name !== 'default' && (!only || only.includes(name)))) {
     const started = Date.now();
     const payload = seedPayload({ prefix, count: flags, project, environment, segments, available });
     if (alreadyArchived.size > 0) {
@@ -260,7 +262,22 @@ export async function seed({
       payload.data.featureTags = payload.data.featureTags.filter((row) => !alreadyArchived.has(row.featureName));
       payload.data.dependencies = payload.data.dependencies.filter(active);
     }
-    await importer.post('/api/admin/features-batch/import', payload);
+    // In batches: a parent always comes in an earlier batch than its children.
+    for (let from = 0; from < payload.data.features.length; from += batch) {
+      const names = new Set(payload.data.features.slice(from, from + batch).map((feature) => feature.name));
+      const part = (rows, key) => rows.filter((row) => names.has(row[key]));
+      await importer.post('/api/admin/features-batch/import', {
+        ...payload,
+        data: {
+          ...payload.data,
+          features: part(payload.data.features, 'name'),
+          featureStrategies: part(payload.data.featureStrategies, 'featureName'),
+          featureEnvironments: part(payload.data.featureEnvironments, 'featureName'),
+          featureTags: part(payload.data.featureTags, 'featureName'),
+          dependencies: part(payload.data.dependencies, 'feature'),
+        },
+      });
+    }
     log(`seed: ${payload.data.features.length} flags imported into ${project}/${environment} in ${Date.now() - started} ms`);
   }
   if (archive) {

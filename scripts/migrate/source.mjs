@@ -3,7 +3,13 @@
 
 /** `{ major, minor, text }` of the source, from `/api/admin/ui-config`. */
 export async function detectVersion(source) {
-  const config = await source.get('/api/admin/ui-config');
+  const answer = await source.send('GET', '/api/admin/ui-config', undefined, { allowed: [401, 403] });
+  if (answer.status === 401 || answer.status === 403) {
+    throw new Error(
+      `source: the token was refused on its admin API (${answer.status}). Give an admin API token or an admin's personal access token, not a client or frontend token.`,
+    );
+  }
+  const config = answer.body;
   const text = config?.versionInfo?.current?.oss || config?.version || '';
   const match = /^(\d+)\.(\d+)/.exec(text);
   if (!match) throw new Error(`cannot tell the source's version from /api/admin/ui-config (version "${text}")`);
@@ -123,9 +129,38 @@ export async function readFlagNames(source, project) {
   return names.filter(({ name }) => !seen.has(name) && seen.add(name));
 }
 
-/** Unleash's own export of these flags in one environment: the import format. */
-export function exportFlags(endpointApi, names, environment) {
-  return endpointApi.post('/api/admin/features-batch/export', { features: names, environment });
+/**
+ * Unleash's own export of these flags in one environment: the import format. In slices of
+ * 500 names, because Unleash refuses request bodies over 100 kB (413); the slices are merged.
+ */
+export async function exportFlags(endpointApi, names, environment) {
+  const merged = {
+    features: [],
+    featureStrategies: [],
+    featureEnvironments: [],
+    contextFields: [],
+    featureTags: [],
+    segments: [],
+    tagTypes: [],
+    dependencies: [],
+  };
+  const seen = { contextFields: new Set(), segments: new Set(), tagTypes: new Set() };
+  for (let from = 0; from < names.length; from += 500) {
+    const part = await endpointApi.post('/api/admin/features-batch/export', { features: names.slice(from, from + 500), environment });
+    for (const [key, rows] of Object.entries(part)) {
+      if (!Array.isArray(rows)) continue;
+      merged[key] ??= [];
+      for (const row of rows) {
+        if (seen[key]) {
+          const identity = row.id ?? row.name;
+          if (seen[key].has(identity)) continue;
+          seen[key].add(identity);
+        }
+        merged[key].push(row);
+      }
+    }
+  }
+  return merged;
 }
 
 export async function readAddons(source) {
