@@ -205,6 +205,8 @@ export function migrationSuite(name: string, source: MigrationSource, port: numb
       }
     }, 120_000);
 
+    // Only live: the proxy client sends its own contexts, and a replay holds only the ones --verify sent
+    // (the recorded frontend answers are compared by --verify above instead).
     it.runIf(source.live)(
       "unleash-proxy-client, given the source's own frontend token, gets the same flags from us",
       async () => {
