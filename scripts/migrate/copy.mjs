@@ -10,6 +10,12 @@ import { compareExports, importPayload } from './flags.mjs';
 const MASKED = '*****';
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+/** What our listings show of a secret: up to 6 characters after its last dot (src/auth/secrets.ts). */
+function secretPrefix(secret) {
+  const dot = secret.lastIndexOf('.');
+  return dot >= 0 ? secret.slice(0, dot + 7) : secret.slice(0, 6);
+}
+
 /** Counts per kind, the not-copyable list and the conflicts: what the run prints at the end. */
 export class Report {
   constructor(log) {
@@ -476,9 +482,13 @@ async function copyFlags({ source, target, projects, report, options, state, off
       }
       if (toImport.length === 0 || dryRun) continue;
       state.markFlags(project.id, toImport);
-      await write('flags', `${project.id}@${environment.name}`, () =>
-        importFlags(target, state, importPayload(sourceExport, toImport, project.id, environment.name)),
-      );
+      try {
+        await write('flags', `${project.id}@${environment.name}`, () =>
+          importFlags(target, state, importPayload(sourceExport, toImport, project.id, environment.name)),
+        );
+      } catch {
+        // In the report already; the other environments and projects still go.
+      }
     }
     // Archived as archived: imported like the others, then archived here.
     const archived = names.filter((flag) => flag.archived && outcome.get(flag.name) !== 'conflict').map((flag) => flag.name);
@@ -690,6 +700,7 @@ function openLinksFile(file) {
 async function copyTokens({ source, target, report, options, mine, write }) {
   const tokens = (await read.readApiTokens(source)).filter((token) => mine(token.tokenName ?? token.username));
   report.count('api tokens', 'read', tokens.length);
+  const ourTokens = (await target.get('/api/admin/api-tokens')).tokens;
   for (const token of tokens) {
     const name = token.tokenName ?? token.username;
     try {
@@ -709,8 +720,10 @@ async function copyTokens({ source, target, report, options, mine, write }) {
         projects: [...(token.projects ?? [token.project])].sort(),
         expiresAt: token.expiresAt ?? null,
       };
-      const found = await target.send('GET', `/api/admin/api-tokens/${encodeURIComponent(token.secret)}`, undefined, { allowed: [404] });
-      const existing = found.status === 200 && !Array.isArray(found.body?.tokens) ? found.body : null;
+      // Found by the listed handle (`<scope>:<env>.<6 hex>***<id>`) and name: the secret itself
+      // never travels in a URL, where logs could keep it. A secret taken by another token answers 409 below.
+      const existing =
+        ourTokens.find((listed) => listed.secret.startsWith(`${secretPrefix(token.secret)}***`) && listed.tokenName === name) ?? null;
       const body = {
         secret: token.secret,
         tokenName: name,
@@ -741,8 +754,13 @@ async function copyTokens({ source, target, report, options, mine, write }) {
         });
         continue;
       }
-      report.count('api tokens', 'created');
-      await write('api tokens', name, () => target.post('/api/admin/api-tokens/import', body));
+      if (options.dryRun) {
+        report.count('api tokens', 'created');
+        continue;
+      }
+      const created = await target.send('POST', '/api/admin/api-tokens/import', body, { allowed: [409] });
+      if (created.status === 409) report.conflict('api tokens', name, 'a token with this secret exists here under another name');
+      else report.count('api tokens', 'created');
     } catch (error) {
       if (!report.failures.some((failure) => failure.name === name)) report.fail('api tokens', name, error);
     }
