@@ -165,6 +165,15 @@ export async function personalToken(url, username, password, prefix = 'mig-') {
     .getSetCookie()
     .map((header) => header.split(';')[0])
     .join('; ');
+  // Unleash allows 10 personal tokens per user: the ones an earlier seed made (our prefix) go first.
+  const listed = await fetch(`${url}/api/admin/user/tokens`, { headers: { cookie } });
+  if (listed.ok) {
+    for (const pat of (await listed.json()).pats ?? []) {
+      if (String(pat.description ?? '').startsWith(`${prefix}pat-`)) {
+        await fetch(`${url}/api/admin/user/tokens/${pat.id}`, { method: 'DELETE', headers: { cookie } });
+      }
+    }
+  }
   const expiresAt = new Date(Date.now() + 7 * 24 * 3600 * 1000).toISOString();
   const created = await fetch(`${url}/api/admin/user/tokens`, {
     method: 'POST',
