@@ -429,7 +429,7 @@ async function copyFlags({ source, target, projects, report, options, state, off
   const linkOperation = offered.has('POST /api/admin/projects/{}/features/{}/link');
   await waitForPendingJobs(target, state);
   for (const project of projects) {
-    const names = (await read.readFlagNames(source, project.id)).filter(({ name }) => mine(name));
+    const names = (await read.readFlagNames(source, project.id, options.prefix)).filter(({ name }) => mine(name));
     report.count('flags', 'read', names.length);
     if (names.length === 0) continue;
     // Archived on both sides: done (our export leaves archived flags out, as Unleash's UI does).
