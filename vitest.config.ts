@@ -9,8 +9,8 @@ export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 const NODE_TESTS = 'test/**/*.node.test.ts';
 /** Edge mode (wrangler.toml [env.edge]) in front of a replay of a real Unleash (test/support/edge-upstream.ts). */
 const EDGE_TESTS = 'test/edge/**/*.test.ts';
-/** Edge mode against the live oracles (`npm run test:oracles`, never in CI). */
-const ORACLE_TESTS = 'test/oracles/**/*.oracle.test.ts';
+/** Tests against the live Unleash oracles (`npm run test:oracles`: Edge mode, migration), never part of `npm test`. */
+const ORACLE_TESTS = 'test/**/*.oracle.test.ts';
 /** Unleash's own admin UI in a real browser against the Worker under wrangler dev (test/ui/). */
 const UI_TESTS = 'test/ui/**/*.ui.test.ts';
 
@@ -104,14 +104,14 @@ export default defineConfig(async () => {
           },
         },
         {
-          // `npm run test:oracles`: Edge mode against the live Unleash 8.2.0 and 6.10.1 (docs/edge.md); never in CI.
           test: {
             name: 'oracles',
             environment: 'node',
             include: [ORACLE_TESTS],
+            // `npm run test:oracles` (docs/edge.md, docs/migrate.md). The oracles are shared: one suite at a time.
             fileParallelism: false,
-            testTimeout: 120_000,
-            hookTimeout: 240_000,
+            testTimeout: 600_000,
+            hookTimeout: 600_000,
           },
         },
         {

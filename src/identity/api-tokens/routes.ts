@@ -25,6 +25,8 @@ import {
   GetApiTokensByNameResponse,
   GetProjectApiTokensResponse,
   CreateProjectApiToken201Response,
+  ImportApiToken201Response,
+  ImportApiTokenSchema,
 } from './schema';
 
 export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
@@ -88,6 +90,24 @@ export const routes: Route[] = [
     responses: { 201: { description: 'Created', schema: CreateApiToken201Response } },
     errors: [400, 401, 403, 413, 415],
     handler: create,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/api-tokens/import',
+    // Only an admin: whoever chooses a secret could otherwise mint a key they already know
+    // for a scope they could not read, and the migration that needs this runs as an admin.
+    access: admin(ADMIN),
+    tag: 'API tokens',
+    operationId: 'importApiToken',
+    summary:
+      'Create an API token with a given secret (moving from another Unleash keeps SDK tokens); the secret is stored only as its hash',
+    body: ImportApiTokenSchema,
+    responses: { 201: { description: 'Created', schema: ImportApiToken201Response } },
+    errors: [400, 401, 403, 409, 413, 415],
+    handler: async ({ env, principal, body }) => {
+      const created = await service.importToken(env, getDb(env), principal, body);
+      return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
+    },
   }),
   route({
     method: 'GET',

@@ -1,7 +1,7 @@
 import type { Env } from '../../env';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent } from '../../db/events';
-import { badRequest, notFound, validationError, type ErrorDetail } from '../../http/errors';
+import { badRequest, conflict, notFound, validationError, type ErrorDetail } from '../../http/errors';
 import {
   ADMIN,
   CREATE_CLIENT_API_TOKEN,
@@ -21,7 +21,7 @@ import { formatApiTokenSecret, secretPrefix } from '../../auth/secrets';
 import { sha256Hex } from '../../lib/encoding';
 import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { log } from '../../log';
-import type { CreateApiTokenRequest } from './schema';
+import type { CreateApiTokenRequest, ImportApiTokenRequest } from './schema';
 import * as store from './store';
 import { environmentExists } from '../../db/lookups';
 
@@ -191,7 +191,33 @@ export async function revokeProjectToken(env: Env, db: Db, principal: Principal,
   await deleteStored(env, db, principal, token);
 }
 
-async function insertToken(env: Env, db: Db, principal: Principal, token: NewApiToken) {
+/**
+ * `POST /api/admin/api-tokens/import`: a token whose secret the caller chose, so that SDKs
+ * moved from another Unleash keep theirs. Only an admin gets here (the route's rule). The
+ * secret's shape is checked in the schema; here, that a `<scope>:<env>.` prefix agrees with
+ * the token (SDKs and Edge read it) and that no token has it yet.
+ */
+export async function importToken(env: Env, db: Db, principal: Principal, body: ImportApiTokenRequest) {
+  const { secret, ...request } = body;
+  const token = resolveCreateRequest(request);
+  const problem = secretScopeProblem(secret, token);
+  if (problem) throw validationError([{ path: '/body/secret', message: problem }]);
+  if (await store.findToken(db, '', await sha256Hex(secret))) throw conflict('An API token with this secret already exists');
+  return insertToken(env, db, principal, token, secret);
+}
+
+/** Why a given secret's `<scope>:<environment>.` prefix does not describe this token, if it does not. */
+function secretScopeProblem(secret: string, token: NewApiToken): string | undefined {
+  const shaped = /^([^:]+):([^.]+)\./.exec(secret);
+  if (!shaped) return undefined; // A legacy secret without a prefix: Unleash still accepts those.
+  const expectedScope = token.projects.length === 1 ? token.projects[0]! : '[]';
+  if (shaped[1] !== expectedScope || shaped[2] !== token.environment) {
+    return `The secret's prefix "${shaped[1]}:${shaped[2]}" does not match the token's scope "${expectedScope}:${token.environment}"`;
+  }
+  return undefined;
+}
+
+async function insertToken(env: Env, db: Db, principal: Principal, token: NewApiToken, givenSecret?: string) {
   if (token.environment !== '*' && !(await environmentExists(db, token.environment))) {
     throw badRequest(`Environment=${token.environment} does not exist`);
   }
@@ -201,7 +227,7 @@ async function insertToken(env: Env, db: Db, principal: Principal, token: NewApi
   );
   if (missing.length > 0) throw badRequest(`Project=${missing[0]} does not exist`);
 
-  const secret = formatApiTokenSecret(token.projects, token.environment);
+  const secret = givenSecret ?? formatApiTokenSecret(token.projects, token.environment);
   const secretHash = await sha256Hex(secret);
   const id = crypto.randomUUID();
   const createdAt = new Date().toISOString();
