@@ -36,7 +36,7 @@ export function endpoint(base, token, { name, dryRun = false, onWrite, onExchang
           await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
           continue;
         }
-        throw new Error(`${name ?? root}: cannot reach ${url}: ${error.message}`);
+        throw new Error(`${name ?? root}: cannot reach ${url}: ${error.message}`, { cause: error });
       }
       // Rate limits and restarts: wait and try again, a few times.
       if ((response.status === 429 || response.status === 503) && attempt < 5) {

@@ -25,7 +25,7 @@ export async function startReplay(file) {
     request.on('data', (chunk) => chunks.push(chunk));
     request.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      let body = null;
+      let body;
       try {
         body = text ? JSON.parse(text) : null;
       } catch {
