@@ -1,11 +1,16 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { control, outbound } from './test/support/receiver.ts';
+import { upstream, upstreamControl, UPSTREAM_HOST } from './test/support/edge-upstream.ts';
 
 export const TEST_ADMIN_TOKEN = '*:*.test-admin-token';
 
 /** Tests that drive the real Worker from Node (wrangler dev), e.g. with the official SDKs. */
 const NODE_TESTS = 'test/**/*.node.test.ts';
+/** Edge mode (wrangler.toml [env.edge]) in front of a replay of a real Unleash (test/support/edge-upstream.ts). */
+const EDGE_TESTS = 'test/edge/**/*.test.ts';
+/** Tests against the live Unleash oracles (`npm run test:oracles`: Edge mode, migration), never part of `npm test`. */
+const ORACLE_TESTS = 'test/**/*.oracle.test.ts';
 /** Unleash's own admin UI in a real browser against the Worker under wrangler dev (test/ui/). */
 const UI_TESTS = 'test/ui/**/*.ui.test.ts';
 
@@ -31,6 +36,8 @@ export default defineConfig(async () => {
                   SDK_REVISION_CHECK_MS: '0',
                   // …also while an open stream listens to the change feed (test/streaming-push.test.ts sets its own).
                   SDK_PUSH_FALLBACK_MS: '0',
+                  // The binding queues its usage counts after every call, not once a minute.
+                  BINDING_METRICS_INTERVAL_MS: '0',
                   // Integration retries at once, not after seconds of backoff.
                   INTEGRATIONS_RETRY_DELAY_SECONDS: '0',
                   // Failed metrics flushes too.
@@ -57,8 +64,34 @@ export default defineConfig(async () => {
           test: {
             name: 'workers',
             include: ['test/**/*.test.ts'],
-            exclude: [NODE_TESTS, UI_TESTS],
+            exclude: [NODE_TESTS, UI_TESTS, EDGE_TESTS, ORACLE_TESTS],
             setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-responses.ts'],
+            testTimeout: 30_000,
+            hookTimeout: 60_000,
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.toml', environment: 'edge' },
+              miniflare: {
+                bindings: {
+                  EDGE_UPSTREAM_URL: `http://${UPSTREAM_HOST}`,
+                  EDGE_WEBHOOK_SECRET: 'edge-test-webhook-secret',
+                  // Tests move the upstream and read back at once: isolates ask the sync object every time.
+                  EDGE_CHECK_MS: '0',
+                },
+                outboundService: upstream,
+                serviceBindings: { UPSTREAM: upstreamControl },
+              },
+            }),
+          ],
+          test: {
+            name: 'edge',
+            include: [EDGE_TESTS],
+            // One recorded upstream (its phase, up or down) for the project: files take turns.
+            fileParallelism: false,
+            exclude: [NODE_TESTS],
             testTimeout: 30_000,
             hookTimeout: 60_000,
           },
@@ -70,6 +103,17 @@ export default defineConfig(async () => {
             include: [NODE_TESTS],
             testTimeout: 120_000,
             hookTimeout: 120_000,
+          },
+        },
+        {
+          test: {
+            name: 'oracles',
+            environment: 'node',
+            include: [ORACLE_TESTS],
+            // `npm run test:oracles` (docs/edge.md, docs/migrate.md). The oracles are shared: one suite at a time.
+            fileParallelism: false,
+            testTimeout: 600_000,
+            hookTimeout: 600_000,
           },
         },
         {

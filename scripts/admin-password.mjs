@@ -16,7 +16,7 @@
 // one for up to 5 minutes), clears the failed sign-ins counted against admin, expires admin's
 // open reset links and records it among admin's last passwords, as the Worker does.
 //
-// The hash has the Worker's format (src/identity/users/password.ts): PBKDF2-SHA256, 100,000
+// The hash has the Worker's format (src/identity/passwords/password.ts): PBKDF2-SHA256, 100,000
 // iterations (the most Workers allow), 16-byte random salt. It goes to wrangler and nowhere
 // else: neither it nor the password is ever printed; when wrangler fails, its own message is
 // shown (with the hash cut out, should it echo the SQL).
@@ -31,7 +31,7 @@ import { passwordProblems } from './password-rule.mjs';
 export const DEFAULT_ADMIN_PASSWORD = 'unleash4all';
 const ITERATIONS = 100_000;
 const ADMIN_ID = 1;
-/** Unleash keeps a person's last 5 passwords (src/identity/users/password-history.ts). */
+/** Unleash keeps a person's last 5 passwords (src/identity/passwords/password-history.ts). */
 const PASSWORD_HISTORY = 5;
 
 export function hashPassword(password) {

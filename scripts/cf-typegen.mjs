@@ -13,7 +13,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const OUT = 'src/worker-configuration.d.ts';
-const ARGS = ['types', '--env-file=/dev/null', '--env-interface=GeneratedEnv'];
+const ARGS = ['types', '--env-file=/dev/null', '--env-interface=GeneratedEnv', '--strict-vars=false'];
 
 function wranglerTypes(out) {
   const wrangler = path.join('node_modules', '.bin', process.platform === 'win32' ? 'wrangler.cmd' : 'wrangler');

@@ -299,9 +299,9 @@ const KNOWN = [
     /deletedSessions, activeSessions/,
     'not built: 6.10.1 caps a person at 5 sessions and reports the cap at sign-in (docs/parity.md)',
   ],
-  [/overview  \[unknown/, /./, 'an unknown application is 404 (decisions.md, Applications)'],
+  [/overview {2}\[unknown/, /./, 'an unknown application is 404 (decisions.md, Applications)'],
   [
-    /api-tokens  \[unknown \{projectId\}\]/,
+    /api-tokens {2}\[unknown \{projectId\}\]/,
     /status oracle=403 ours=404|permissions|message oracle="You don't have/,
     "6.10.1 refuses a signed-in admin 403 over a project that does not exist; we say it's not there (404)",
   ],

@@ -1,6 +1,6 @@
 // Unleash's password strength rule (owasp-password-strength-test with its defaults), for the
 // scripts that set passwords outside the Worker. The Worker's copy is
-// src/identity/users/password-policy.ts; test/admin-password.node.test.ts keeps the two equal.
+// src/identity/passwords/password-policy.ts; test/admin-password.node.test.ts keeps the two equal.
 
 const MIN_LENGTH = 10;
 const MAX_LENGTH = 128;

@@ -20,6 +20,13 @@ import { routes as environments } from './admin/environments/routes';
 import { routes as events } from './admin/events/routes';
 import { routes as featureSearch } from './admin/feature-search/routes';
 import { routes as featureTypes } from './admin/feature-types/routes';
+import { routes as featureLinks } from './admin/feature-links/routes';
+import { routes as favorites } from './admin/favorites/routes';
+import { routes as featureDependencies } from './admin/feature-dependencies/routes';
+import { routes as featureEnvironments } from './admin/feature-environments/routes';
+import { routes as featureLifecycle } from './admin/feature-lifecycle/routes';
+import { routes as featureStrategies } from './admin/feature-strategies/routes';
+import { routes as featureVariants } from './admin/feature-variants/routes';
 import { routes as features } from './admin/features/routes';
 import { routes as frontendApi } from './sdk/frontend-api/routes';
 import { routes as importExport } from './admin/import-export/routes';
@@ -29,6 +36,7 @@ import { documentRoutes, routes as operational } from './admin/operational/route
 import { routes as personalDashboard } from './admin/personal-dashboard/routes';
 import { routes as personalTokens } from './identity/personal-tokens/routes';
 import { routes as projectAccess } from './identity/project-access/routes';
+import { routes as projectContextFields } from './admin/project-context-fields/routes';
 import { routes as projectFeatures } from './admin/project-features/routes';
 import { routes as playground } from './admin/playground/routes';
 import { routes as projects } from './admin/projects/routes';
@@ -43,6 +51,7 @@ import { routes as sso } from './identity/sso/routes';
 import { routes as strategies } from './admin/strategies/routes';
 import { routes as tags } from './admin/tags/routes';
 import { routes as uiConfig } from './admin/ui-config/routes';
+import { routes as unknownFlags } from './admin/unknown-flags/routes';
 import { routes as userFeedback } from './admin/user-feedback/routes';
 import { routes as users } from './identity/users/routes';
 import { preflight } from './http/cors';
@@ -71,6 +80,13 @@ export const ROUTES: readonly Route[] = [
   ...projectFeatures,
   ...projectInsights,
   ...features,
+  ...featureLinks,
+  ...featureStrategies,
+  ...featureVariants,
+  ...featureEnvironments,
+  ...featureDependencies,
+  ...featureLifecycle,
+  ...favorites,
   ...tags,
   ...segments,
   ...importExport,
@@ -83,7 +99,9 @@ export const ROUTES: readonly Route[] = [
   ...strategies,
   ...playground,
   ...contextFields,
+  ...projectContextFields,
   ...clientMetrics,
+  ...unknownFlags,
   ...applications,
   ...clientApi,
   ...clientDelta,

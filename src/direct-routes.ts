@@ -8,16 +8,10 @@
 import type { IRequest, RouterType } from 'itty-router';
 import type { Env } from './env';
 import { toErrorResponse } from './http/errors';
+import { queryObject } from './http/route';
 
 type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => unknown;
 export type DirectRoute = (request: Request, url: URL, env: Env, ctx: ExecutionContext) => Promise<Response>;
-
-function queryObject(url: URL): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = Object.create(null);
-  for (const [name, value] of url.searchParams)
-    query[name] = query[name] === undefined ? value : ([] as string[]).concat(query[name]!, value);
-  return query;
-}
 
 export function directRoutes(
   router: RouterType<IRequest, [Env, ExecutionContext], Response>,
@@ -36,7 +30,7 @@ export function directRoutes(
       // What itty-router gives a handler: params, route, and the query as an object (built
       // only if a handler reads it; ours read urlOf(request).searchParams).
       const routed = request as IRequest;
-      Object.defineProperty(routed, 'query', { configurable: true, enumerable: true, get: () => queryObject(url) });
+      Object.defineProperty(routed, 'query', { configurable: true, enumerable: true, get: () => queryObject(url.searchParams) });
       routed.params = {};
       routed.route = path;
       try {

@@ -10,6 +10,19 @@ import type { ImportChunkMessage } from './admin/import-export/queue-message';
  * and secrets that may be unset (`wrangler secret put`, `.dev.vars`), and the queues' message types.
  */
 export interface Env extends GeneratedEnv {
+  // wrangler types marks a binding optional when one environment lacks it: the service's
+  // bindings are absent in `[env.edge]`, whose requests never reach the code that reads them
+  // (src/edge/ answers them all), so the service's code keeps them required.
+  DB: D1Database;
+  TOKENS: KVNamespace;
+  RL_EDGE_VALIDATE_KEY: RateLimit;
+  RL_INVITE_CLIENT: RateLimit;
+  RL_FRONTEND_CLIENT: RateLimit;
+  RL_FRONTEND_KEY: RateLimit;
+  RL_LOGIN_CLIENT: RateLimit;
+  RL_PASSWORD_CLIENT: RateLimit;
+  RL_UI_ERROR_CLIENT: RateLimit;
+  RL_SSO_CLIENT: RateLimit;
   IMPORT_QUEUE: Queue<ImportChunkMessage>;
   INTEGRATIONS_QUEUE: Queue<DeliveryMessage>;
   METRICS_QUEUE: Queue<UsageMessage>;
@@ -27,6 +40,8 @@ export interface Env extends GeneratedEnv {
   SDK_REVISION_CHECK_MS?: string;
   /** How often (ms) an isolate listening to the change feed still checks the data revision (the fallback for a lost push); default 1000, as without the feed (bench/propagation/RESULTS.md says why). */
   SDK_PUSH_FALLBACK_MS?: string;
+  /** How long (ms) the binding (src/binding/) counts usage before queueing it as one metrics post; default 60000. */
+  BINDING_METRICS_INTERVAL_MS?: string;
   /** Comma-separated origins allowed to call the frontend API (`*` by default), as Unleash's UNLEASH_FRONTEND_API_ORIGINS. */
   FRONTEND_API_ORIGINS?: string;
   /** How long a sign-in session lasts, in hours; default 48 (Unleash's). */
@@ -37,4 +52,16 @@ export interface Env extends GeneratedEnv {
   ACCESS_AUD?: string;
   /** OpenID Connect client secret (`wrangler secret put OIDC_CLIENT_SECRET`); wins over one saved in the settings. */
   OIDC_CLIENT_SECRET?: string;
+  /** Edge mode (docs/edge.md): the upstream Unleash's base URL; set, the Worker is an Edge. */
+  EDGE_UPSTREAM_URL?: string;
+  /** Edge mode: seconds between polls of each token scope upstream; default 15. */
+  EDGE_SYNC_INTERVAL_SECONDS?: string;
+  /** Edge mode: seconds between forwards of a scope's metrics upstream; default 60 (Unleash Edge's). */
+  EDGE_METRICS_INTERVAL_SECONDS?: string;
+  /** Edge mode: the shared secret the upstream's webhook sends (`wrangler secret put EDGE_WEBHOOK_SECRET`). */
+  EDGE_WEBHOOK_SECRET?: string;
+  /** Edge mode: comma-separated backend tokens to sync from the start (frontend tokens are served from their scopes). */
+  EDGE_CLIENT_TOKENS?: string;
+  /** Edge mode: how often (ms) an isolate asks the sync object whether its snapshot moved; default 1000. */
+  EDGE_CHECK_MS?: string;
 }

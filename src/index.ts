@@ -14,13 +14,24 @@ import type { ImportChunkMessage } from './admin/import-export/queue-message';
 import { log } from './log';
 import { announceWrite } from './sdk/push/announce';
 import { runScheduledJobs } from './scheduled';
+import { handleEdge, isEdgeMode } from './edge';
+
+// Edge mode's sync object (wrangler.toml [env.edge]); a Durable Object class is exported by the entry module.
+export { EdgeSync } from './edge';
+
+// Flags for other Workers over a service binding (docs/binding.md).
+export { UnleashFlags } from './binding/entrypoint';
 
 // The change feed's Durable Object class must be exported by the entry module (wrangler.toml).
 export { ChangeFeed } from './sdk/push/change-feed';
 
 const direct = directRoutes(router);
 
-/** Collapses repeated slashes (`//api/admin/...`), which Unleash also routes. */
+/**
+ * Collapses repeated slashes (`//api/admin/...`), which Unleash also routes (and
+ * authenticates: `//api/admin/tags` without a key is a 401). wrangler.toml sends `//*` to the
+ * Worker first, as the asset layer would otherwise redirect it (307) past authentication.
+ */
 function normalise(request: Request): Request {
   const url = urlOf(request);
   if (!url.pathname.includes('//')) return request;
@@ -31,6 +42,13 @@ function normalise(request: Request): Request {
   return normalised;
 }
 
+/** The paths wrangler.toml's `run_worker_first` gives the Worker (besides `//*`). */
+const WORKER_PATHS = /^\/(?:api|auth|invite|edge|docs)\/|^\/(?:logout|health)$/;
+
+function isWorkerPath(pathname: string): boolean {
+  return WORKER_PATHS.test(pathname);
+}
+
 async function dispatch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const url = urlOf(request);
   const route = direct(request.method, url.pathname);
@@ -39,6 +57,8 @@ async function dispatch(request: Request, env: Env, ctx: ExecutionContext): Prom
 
 export default {
   async fetch(request, env, ctx): Promise<Response> {
+    // Edge mode answers everything itself, from the upstream's flags (src/edge/).
+    if (isEdgeMode(env)) return handleEdge(request, env, ctx);
     // An SDK repeating a poll the isolate has answered at this data revision (client-api/memo.ts).
     const memoised = answerFromMemo(request, env, ctx);
     if (memoised !== null) return memoised;
@@ -54,7 +74,12 @@ export default {
       const response = await dispatch(asGet, database.env, ctx);
       return new Response(null, response);
     }
-    return database.finish(await dispatch(normalised, database.env, ctx));
+    const response = await dispatch(normalised, database.env, ctx);
+    // A page path with doubled slashes (`//projects`) that the Worker does not serve goes where
+    // the asset layer sent it before `//*` reached the Worker: to its clean form.
+    if (response.status === 404 && normalised !== request && normalised.method === 'GET' && !isWorkerPath(urlOf(normalised).pathname))
+      return Response.redirect(urlOf(normalised).toString(), 307);
+    return database.finish(response);
   },
 
   /** Each queue's consumer, by queue name (wrangler.toml `[[queues.consumers]]`). */
@@ -76,6 +101,7 @@ export default {
 
   /** The cron trigger (wrangler.toml): housekeeping jobs, listed in src/scheduled.ts. */
   async scheduled(controller, env, _ctx?: ExecutionContext): Promise<void> {
+    if (isEdgeMode(env)) return;
     await runScheduledJobs(env, new Date(controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env, ImportChunkMessage | DeliveryMessage | UsageMessage>;

@@ -19,7 +19,8 @@ import type { Env } from './env';
 import { log } from './log';
 import { flushOutbox } from './integrations/addons/delivery';
 import { failStuckImportJobs } from './admin/import-export/jobs';
-import { staleFailures } from './identity/users/login-limits';
+import { expireUnknownFlagReports } from './admin/unknown-flags/service';
+import { staleFailures } from './identity/passwords/login-limits';
 
 export interface ScheduledJob {
   name: string;
@@ -167,8 +168,15 @@ export const pruneIntegrationDeliveries: ScheduledJob = {
   },
 };
 
+/** Unknown-flag reports are shown and kept for 24 hours, as Unleash 8 keeps them. */
+export const expireUnknownFlags: ScheduledJob = {
+  name: 'expire-unknown-flags',
+  run: (env, now) => expireUnknownFlagReports(getDb(env), now),
+};
+
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   expireMetrics,
+  expireUnknownFlags,
   expireInstances,
   expireMetricsMessages,
   expireSessions,

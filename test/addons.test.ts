@@ -65,7 +65,7 @@ describe('GET /api/admin/addons', () => {
 });
 
 describe('POST /api/admin/addons', () => {
-  it('creates an integration: 201 without createdAt, secrets masked, an event without parameters', async () => {
+  it('creates an integration: 201 without createdAt, secrets as sent (6.10.1 answers the new configuration), an event without parameters', async () => {
     const response = await call('POST', '/api/admin/addons', { body: { ...webhook(), unknownKey: 1 } });
     expect(response.status).toBe(201);
     const addon = await bodyOf(response);
@@ -75,7 +75,7 @@ describe('POST /api/admin/addons', () => {
       provider: 'webhook',
       enabled: true,
       description: 'deploys',
-      parameters: { url: '*****', authorization: '*****', customHeaders: '*****' },
+      parameters: webhook().parameters,
       events: ['feature-environment-enabled'],
       projects: ['default'],
       environments: ['production'],
@@ -249,8 +249,15 @@ describe('PUT /api/admin/addons/:id', () => {
     expect(response.status).toBe(200);
     const addon = await bodyOf(response);
     expect(Object.keys(addon)).toEqual(ADDON_KEYS);
-    expect(addon).toMatchObject({ enabled: false, description: null, projects: [], environments: [], events: ['feature-created'] });
-    expect(addon.parameters).toEqual({ url: '*****', authorization: '*****', customHeaders: '*****' });
+    // No description sent: the stored one is kept (6.10.1).
+    expect(addon).toMatchObject({ enabled: false, description: 'deploys', projects: [], environments: [], events: ['feature-created'] });
+    // As sent: the unchanged secret stays masked, the new ones are what the caller just sent.
+    expect(addon.parameters).toEqual({ url: '*****', authorization: 'Bearer new', customHeaders: '{}' });
+    expect((await bodyOf(await call('GET', `/api/admin/addons/${created.id}`))).parameters).toEqual({
+      url: '*****',
+      authorization: '*****',
+      customHeaders: '*****',
+    });
     const stored = await env.DB.prepare('SELECT parameters FROM addons WHERE id = ?').bind(created.id).first<{ parameters: string }>();
     expect(JSON.parse(stored!.parameters)).toEqual({
       url: 'https://hooks.example.com/unleash',

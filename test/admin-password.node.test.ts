@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passwordProblems as scriptRule } from '../scripts/password-rule.mjs';
-import { passwordProblems as workerRule } from '../src/identity/users/password-policy';
+import { passwordProblems as workerRule } from '../src/identity/passwords/password-policy';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler');

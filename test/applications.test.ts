@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createFeature, FLAG_KEYS } from './support/admin';
 import { count, rows } from './support/db';
 import { eventually } from './support/eventually';
-import { bodyOf, call, createToken, expectError } from './support/http';
+import { call, createToken, expectError } from './support/http';
 import { settleMetrics } from './support/metrics';
 import { unique } from './support/names';
 import { signInAs } from './support/users';

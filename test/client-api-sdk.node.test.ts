@@ -352,3 +352,37 @@ describe('unleash-client (Node SDK) in delta polling and streaming modes', () =>
     }
   }, 60_000);
 });
+
+describe('unleash-client (Node SDK) with a backend key (Unleash 7+)', () => {
+  const modes = [
+    { label: 'polling', experimentalMode: undefined },
+    { label: 'delta polling', experimentalMode: { type: 'polling', format: 'delta' } as const },
+    { label: 'streaming', experimentalMode: { type: 'streaming' } as const },
+  ];
+  for (const { label, experimentalMode } of modes) {
+    it(`gets its flags in ${label} mode`, async () => {
+      const backendKey = await createKey('backend');
+      expect(backendKey).toMatch(/^\*:development\.[0-9a-f]+$/);
+      const unleash = new Unleash({
+        url: `${worker.base}/api/`,
+        appName: `sdk-integration-backend-${label.replace(' ', '-')}`,
+        customHeaders: { Authorization: backendKey },
+        refreshInterval: 500,
+        disableMetrics: true,
+        skipInstanceCountWarning: true,
+        ...(experimentalMode ? { experimentalMode } : {}),
+      });
+      const errors: Error[] = [];
+      events(unleash).on('error', (error: Error) => errors.push(error));
+      try {
+        await waitFor(unleash, 'synchronized');
+        expect(unleash.isEnabled('it.on')).toBe(true);
+        expect(unleash.isEnabled('it.users', { userId: '42' })).toBe(true);
+        expect(unleash.isEnabled('it.users', { userId: '1' })).toBe(false);
+        expect(errors).toEqual([]);
+      } finally {
+        unleash.destroy();
+      }
+    }, 60_000);
+  }
+});

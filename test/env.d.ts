@@ -7,6 +7,18 @@ declare global {
     // binding is untyped: restate the Worker's typed one so tests send what the Worker reads.
     interface Env extends WorkerEnv {
       IMPORT_QUEUE: WorkerEnv['IMPORT_QUEUE'];
+      // Optional in the generated type (Edge mode's environment has none of them); the service's tests have them.
+      DB: WorkerEnv['DB'];
+      TOKENS: WorkerEnv['TOKENS'];
+      METRICS_QUEUE: WorkerEnv['METRICS_QUEUE'];
+      RL_EDGE_VALIDATE_KEY: WorkerEnv['RL_EDGE_VALIDATE_KEY'];
+      RL_INVITE_CLIENT: WorkerEnv['RL_INVITE_CLIENT'];
+      RL_FRONTEND_CLIENT: WorkerEnv['RL_FRONTEND_CLIENT'];
+      RL_FRONTEND_KEY: WorkerEnv['RL_FRONTEND_KEY'];
+      RL_LOGIN_CLIENT: WorkerEnv['RL_LOGIN_CLIENT'];
+      RL_PASSWORD_CLIENT: WorkerEnv['RL_PASSWORD_CLIENT'];
+      RL_UI_ERROR_CLIENT: WorkerEnv['RL_UI_ERROR_CLIENT'];
+      RL_SSO_CLIENT: WorkerEnv['RL_SSO_CLIENT'];
       INTEGRATIONS_QUEUE: WorkerEnv['INTEGRATIONS_QUEUE'];
       TEST_MIGRATIONS: D1Migration[];
       /** The integrations' local receiver (test/support/receiver.ts). */

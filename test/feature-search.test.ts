@@ -39,8 +39,8 @@ let alphaInitialAt = '';
 beforeAll(async () => {
   await adminOk('POST', '/api/admin/projects', { id: 'search-b', name: 'Search B', environments: ['production'] });
   await adminOk('POST', '/api/admin/tag-types', { name: 'team' });
-  const segOne = await bodyOf(await adminOk('POST', '/api/admin/segments', { name: 'seg-one' }));
-  const segTwo = await bodyOf(await adminOk('POST', '/api/admin/segments', { name: 'seg-two' }));
+  const segOne = await bodyOf(await adminOk('POST', '/api/admin/segments', { name: 'seg-one', constraints: [] }));
+  const segTwo = await bodyOf(await adminOk('POST', '/api/admin/segments', { name: 'seg-two', constraints: [] }));
 
   await adminOk('POST', P, { name: 's-alpha', description: 'First Flag' });
   await adminOk('POST', P, { name: 's-beta', type: 'experiment' });

@@ -99,14 +99,14 @@ describe('POST /api/admin/projects/:projectId/features', () => {
     await expectError(await call('POST', P, { rawBody: 'name=x', contentType: 'text/plain' }), 415, 'ContentTypeerror');
   });
 
-  it("refuses a type that is not one of 6.10.1's flag types (400, as it does) and writes nothing; PUT likewise", async () => {
+  it("refuses a type that is not one of 6.10.1's flag types or 8.0's sunset (400, as it does) and writes nothing; PUT likewise", async () => {
     const events = await count('SELECT count(*) AS n FROM events');
     const error = await expectError(await call('POST', P, { body: { name: 'x-type', type: 'nosuchtype' } }), 400, 'BadDataError');
     expect(error.details).toEqual([
       {
         path: '/body/type',
         message:
-          'The `/body/type` property must be ("experiment" | "kill-switch" | "release" | "operational" | "permission"). You sent "nosuchtype".',
+          'The `/body/type` property must be ("experiment" | "kill-switch" | "release" | "operational" | "permission" | "sunset"). You sent "nosuchtype".',
       },
     ]);
     expect(await count("SELECT count(*) AS n FROM features WHERE name = 'x-type'")).toBe(0);
@@ -333,7 +333,9 @@ describe('archive, revive and the archived list', () => {
 
   it('deletes an archived feature for good', async () => {
     await createFeature('arch-delete');
-    expect((await call('DELETE', '/api/admin/archive/arch-delete')).status).toBe(404);
+    // Not archived: 200 and nothing deleted, as 6.10.1.
+    expect((await call('DELETE', '/api/admin/archive/arch-delete')).status).toBe(200);
+    expect(await count("SELECT count(*) AS n FROM features WHERE name = 'arch-delete'")).toBe(1);
     await call('DELETE', `${P}/arch-delete`);
     expect((await call('DELETE', '/api/admin/archive/arch-delete')).status).toBe(200);
     expect(await count("SELECT count(*) AS n FROM features WHERE name = 'arch-delete'")).toBe(0);
@@ -450,7 +452,7 @@ describe('environments on/off and strategies', () => {
     await createFeature('strat-bad');
     const path = `${P}/strat-bad/environments/development/strategies`;
     let error = await expectError(await call('POST', path, { body: { name: 'noSuchStrategy' } }), 400, 'BadDataError');
-    expect(error.details[0]!.message).toBe('noSuchStrategy is not supported.');
+    expect(error.details[0]!.message).toBe('Could not find strategy type with name noSuchStrategy');
     error = await expectError(await call('POST', path, { body: { name: 'default', segments: [999999] } }), 400, 'BadDataError');
     expect(error.details[0]!.message).toBe('Unsupported segments: 999999');
     error = await expectError(
@@ -645,13 +647,13 @@ describe('segments', () => {
     await createFeature('seg-user');
     await call('POST', `${P}/seg-user/environments/development/strategies`, { body: { name: 'default', segments: [segment.id] } });
     await expectError(await call('DELETE', `/api/admin/segments/${segment.id}`), 409, 'SegmentInUseError');
-    await expectError(await call('POST', '/api/admin/segments', { body: { name: 'beta-users' } }), 409, 'NameExistsError');
+    await expectError(await call('POST', '/api/admin/segments', { body: { name: 'beta-users', constraints: [] } }), 409, 'NameExistsError');
     await expectError(await call('GET', '/api/admin/segments/99999999999'), 400, 'ValidationError');
   });
 
   it('updates a segment (204), refusing a name another segment has', async () => {
-    const first = await bodyOf(await call('POST', '/api/admin/segments', { body: { name: 'seg-upd-a' } }));
-    await call('POST', '/api/admin/segments', { body: { name: 'seg-upd-b' } });
+    const first = await bodyOf(await call('POST', '/api/admin/segments', { body: { name: 'seg-upd-a', constraints: [] } }));
+    await call('POST', '/api/admin/segments', { body: { name: 'seg-upd-b', constraints: [] } });
     const response = await call('PUT', `/api/admin/segments/${first.id}`, {
       body: { name: 'seg-upd-a2', description: 'now', constraints: [{ contextName: 'appName', operator: 'IN', values: ['web'] }] },
     });
@@ -662,8 +664,12 @@ describe('segments', () => {
       description: 'now',
       constraints: [{ contextName: 'appName', operator: 'IN', values: ['web'] }],
     });
-    await expectError(await call('PUT', `/api/admin/segments/${first.id}`, { body: { name: 'seg-upd-b' } }), 409, 'NameExistsError');
-    await expectError(await call('PUT', '/api/admin/segments/999999', { body: { name: 'x' } }), 404, 'NotFoundError');
+    await expectError(
+      await call('PUT', `/api/admin/segments/${first.id}`, { body: { name: 'seg-upd-b', constraints: [] } }),
+      409,
+      'NameExistsError',
+    );
+    await expectError(await call('PUT', '/api/admin/segments/999999', { body: { name: 'x', constraints: [] } }), 404, 'NotFoundError');
     expect(await count("SELECT count(*) AS n FROM events WHERE type = 'segment-updated'")).toBe(1);
   });
 });
@@ -738,7 +744,7 @@ describe('dependencies', () => {
     );
     expect(error.message).toBe('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.');
     await expectError(await call('POST', `${P}/dep-parent/dependencies`, { body: { feature: 'dep-child' } }), 403, 'InvalidOperationError');
-    await expectError(await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-ghost' } }), 404, 'NotFoundError');
+    await expectError(await call('POST', `${P}/dep-child/dependencies`, { body: { feature: 'dep-ghost' } }), 403, 'InvalidOperationError');
 
     // A parent with active children cannot be archived.
     await expectError(await call('DELETE', `${P}/dep-parent`), 403, 'InvalidOperationError');

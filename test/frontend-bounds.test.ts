@@ -178,6 +178,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
     expect(outcomes.map((outcome) => [outcome.name, outcome.ok])).toEqual([
       ['always-fails', false],
       ['expire-metrics', true],
+      ['expire-unknown-flags', true],
       ['expire-client-instances', true],
       ['expire-metrics-messages', true],
       ['expire-sessions', true],

@@ -7,7 +7,6 @@
  * reference answers below are taken so).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Env } from '../src/env';
 import { forgetSnapshots } from '../src/sdk/client-api/snapshot';
 import { earlyFrontendHits, forgetEarlyFrontend } from '../src/sdk/frontend-api/early';
 import { ADMIN_TOKEN, createToken, envWith, fetchWith } from './support/http';

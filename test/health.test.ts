@@ -8,3 +8,11 @@ describe('GET /health', () => {
     expect(await bodyOf(response)).toEqual({ health: 'GOOD' });
   });
 });
+
+describe('GET /ready (Unleash 7+)', () => {
+  it('answers as 8.2.0 does when the database answers, without a key', async () => {
+    const response = await call('GET', '/ready', { token: null });
+    expect(response.status).toBe(200);
+    expect(await bodyOf(response)).toEqual({ health: 'GOOD' });
+  });
+});

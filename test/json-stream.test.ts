@@ -650,7 +650,7 @@ describe('splitJsonBody', () => {
       return [...keys];
     }
 
-    function objectText(depth: number, value: () => string): string {
+    function objectText(_depth: number, value: () => string): string {
       const keys = uniqueKeys(Math.floor(random() * 4));
       return `{${ws()}${keys.map((key) => `${ws()}${stringText(key)}${ws()}:${ws()}${value()}${ws()}`).join(',')}${ws()}}`;
     }

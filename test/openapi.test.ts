@@ -88,6 +88,68 @@ describe('GET /docs/openapi.json', () => {
     }
   });
 
+  it("passes Unleash 6.10.1's document tests: root tags from its known list, and a summary, a description and an answer with a body schema on every operation", async () => {
+    const document = await fetchDocument();
+    // 6.10.1's approved root tags (src/lib/openapi/util/openapi-tags.ts).
+    const known = [
+      'Addons',
+      'Admin UI',
+      'API tokens',
+      'Archive',
+      'Auth',
+      'Banners',
+      'Change Requests',
+      'Client',
+      'Context',
+      'Dependencies',
+      'Edge',
+      'Environments',
+      'Events',
+      'Feature Types',
+      'Features',
+      'Frontend API',
+      'Import/Export',
+      'Instance Admin',
+      'Maintenance',
+      'Metrics',
+      'Notifications',
+      'Operational',
+      'Personal access tokens',
+      'Playground',
+      'Projects',
+      'Public signup tokens',
+      'Search',
+      'Segments',
+      'Service Accounts',
+      'Strategies',
+      'Tags',
+      'Telemetry',
+      'Unstable',
+      'Users',
+    ];
+    const tags = (document.tags as { name: string }[]).map((tag) => tag.name);
+    expect(tags.filter((tag) => !known.includes(tag))).toEqual([]);
+    const anomalies: string[] = [];
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (!operation.summary || !operation.description) anomalies.push(`${where}: summary or description`);
+        if (!(operation.tags as string[]).every((tag) => tags.includes(tag))) anomalies.push(`${where}: tag not at the root`);
+        const declared = Object.entries(operation.responses as Record<string, Json>).filter(([status]) => Number(status) < 500);
+        if (declared.length === 0) anomalies.push(`${where}: no answer besides 500`);
+      }
+    }
+    expect(anomalies).toEqual([]);
+    // The frontend paths Unleash lists but does not serve document their 405 and its body.
+    for (const path of ['/api/frontend/client/features', '/api/frontend/health', '/api/frontend/internal-backstage/prometheus']) {
+      const answer = document.paths[path].get.responses['405'];
+      expect(Object.keys(answer.content['application/json'].schema.properties), path).toEqual(['id', 'name', 'message', 'details']);
+      expect(answer.description).toContain('NotImplementedError');
+    }
+    // A description made from the declaration says who may call it and what it answers.
+    expect(document.paths['/api/admin/tag-types'].get.description).toMatch(/^List tag types\. .*Answers 200/);
+  });
+
   it('gives every non-public operation the API key scheme and its error bodies', async () => {
     const document = await fetchDocument();
     const search = document.paths['/api/admin/search/features'].get;

@@ -10,7 +10,8 @@ import type { Actor } from '../src/db/events';
 import { eq } from 'drizzle-orm';
 import { getDb } from '../src/db/client';
 import { segments } from '../src/db/schema';
-import { archiveIfUnused, linkIfAllowed } from '../src/admin/features/service';
+import { archiveIfUnused } from '../src/admin/features/service';
+import { linkIfAllowed } from '../src/admin/feature-dependencies/service';
 import { deleteIfUnused } from '../src/admin/segments/service';
 import { bodyOf, call, expectError } from './support/http';
 import { seedSegment } from './support/sdk-seed';
@@ -97,8 +98,8 @@ describe('archive vs adding a dependency', () => {
     ).toBe(1);
     await expectError(
       await call('POST', `${P}/race-dependent/dependencies`, { body: { feature: 'race-new-parent' } }),
-      404,
-      'NotFoundError',
+      403,
+      'InvalidOperationError',
     );
   });
 

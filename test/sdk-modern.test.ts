@@ -131,7 +131,7 @@ describe('spec 6.x constraint operators in the admin API', () => {
     expect(await enabledFor('userId=guest&properties[appVersion]=1.5.0'), 'guest').toBe(false);
   });
 
-  it('refuses an invalid or inverted REGEX and IN_CIDR (not in Unleash 8) with 400, writing nothing', async () => {
+  it('refuses an invalid or inverted REGEX with 400, writing nothing', async () => {
     await flagWith('modern.bad-ops');
     const before = await env.DB.prepare('SELECT count(*) AS n FROM feature_strategies WHERE feature_name = ?')
       .bind('modern.bad-ops')
@@ -139,14 +139,13 @@ describe('spec 6.x constraint operators in the admin API', () => {
     for (const constraint of [
       { contextName: 'userId', operator: 'REGEX', value: '(unclosed' },
       { contextName: 'userId', operator: 'REGEX', value: '^a', inverted: true },
-      { contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/8'] },
     ]) {
       const error = await expectError(
         await call('POST', strategyPath('modern.bad-ops'), { body: { name: 'default', constraints: [constraint] } }),
         400,
         'BadDataError',
       );
-      expect(JSON.stringify(error.details), JSON.stringify(error.details)).toMatch(/regex|inverted|must be \(/);
+      expect(JSON.stringify(error.details), JSON.stringify(error.details)).toMatch(/regex|inverted/);
     }
     expect(
       await env.DB.prepare('SELECT count(*) AS n FROM feature_strategies WHERE feature_name = ?').bind('modern.bad-ops').first('n'),

@@ -4,7 +4,7 @@ import { bodyOf, call, expectError } from './support/http';
 import { createUser, loginAs, signedInUser, STRONG_PASSWORD, withSession } from './support/auth';
 import { expireLoginFailures, expireSessions } from '../src/scheduled';
 import { getDb } from '../src/db/client';
-import { reserveLoginAttempt } from '../src/identity/users/login-limits';
+import { reserveLoginAttempt } from '../src/identity/passwords/login-limits';
 import { sha256Hex } from './support/crypto';
 import { count } from './support/db';
 

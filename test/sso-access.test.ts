@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../src/env';
-import { ADMIN_TOKEN, BASE, bodyOf, call, envWith, expectError, fetchWith } from './support/http';
+import { ADMIN_TOKEN, BASE, bodyOf, envWith, expectError, fetchWith } from './support/http';
 import { createUser, loginAs } from './support/auth';
 import { receivedAt } from './support/integrations';
 import { captureLogs } from './support/logs';

@@ -149,7 +149,7 @@ describe('revoked keys', () => {
 
 describe('when the change feed cannot be reached', () => {
   const unreachable = {
-    idFromName: (name: string) => env.CHANGE_FEED.idFromName(name),
+    idFromName: (name: string) => env.CHANGE_FEED!.idFromName(name),
     get: () => ({
       fetch: () => Promise.reject(new Error('change feed down')),
       announce: () => Promise.reject(new Error('change feed down')),

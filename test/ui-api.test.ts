@@ -169,6 +169,8 @@ describe('catalogues: feature types, strategies, context fields, tags', () => {
       'operational',
       'kill-switch',
       'permission',
+      // Unleash 8.0's sixth type, after 6.10.1's five.
+      'sunset',
     ]);
     expect(body.types[0]).toEqual({
       id: 'release',

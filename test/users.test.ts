@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { verifyPassword } from '../src/identity/users/password';
+import { verifyPassword } from '../src/identity/passwords/password';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { count } from './support/db';
 import { gravatar } from './support/crypto';

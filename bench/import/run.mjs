@@ -33,7 +33,7 @@ async function importOnce(base, token, n, run) {
   for (let offset = 0; offset < n; offset += PART) parts.push([offset, Math.min(PART, n - offset)]);
   let bytes = 0;
   let chunks = 0;
-  let acceptedMs = 0;
+  let acceptedMs;
   const statuses = new Set();
   const locations = [];
   const bodies = parts.map(([offset, size]) => JSON.stringify(generate(size, run, offset)));

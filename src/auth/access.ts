@@ -11,23 +11,12 @@
 import { sql } from 'drizzle-orm';
 import type { Env } from '../env';
 import { getDb } from '../db/client';
-import type { Permission } from './permissions';
+import type { Access, Grant, Permission } from './permissions';
+
+// The vocabulary lives in permissions.ts (which this file implements); re-exported for readers of grants.
+export type { Access, Grant };
 
 const ADMIN_PERMISSION = 'ADMIN';
-
-export interface Access {
-  /** Whether `permission` is held in `project` (and `environment`, for environment-scoped ones). */
-  may(permission: Permission, project?: string, environment?: string): boolean;
-  /** Every grant, for `GET /api/admin/user` and `/user-admin/:id/permissions`. */
-  readonly grants: readonly Grant[];
-}
-
-/** One permission row of a user: `project` null for root-role rows, `environment` null unless scoped. */
-export interface Grant {
-  permission: Permission;
-  project: string | null;
-  environment: string | null;
-}
 
 export class GrantAccess implements Access {
   private readonly isAdmin: boolean;

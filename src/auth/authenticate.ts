@@ -4,7 +4,7 @@ import { getDb } from '../db/client';
 import { apiTokens, personalAccessTokens } from '../db/schema';
 import { eq } from 'drizzle-orm';
 import { log } from '../log';
-import { principalFor, type Principal } from './principal';
+import { principalFor, type ApiTokenRecord, type Principal } from './principal';
 import { sha256Hex } from '../lib/encoding';
 import { digestsEqual } from './secrets';
 import { findRecord, type UserCredentialRecord } from './token-records';
@@ -15,7 +15,7 @@ import { accessPrincipal } from '../identity/sso/access-principal';
 import { loginHints } from '../identity/sso/service';
 
 /** Longest key we hash; anything longer cannot be one of ours. */
-const MAX_KEY_LENGTH = 1024;
+export const MAX_KEY_LENGTH = 1024;
 /** How often a token's last use is written, at most (per token and isolate). */
 export const SEEN_AT_INTERVAL_MS = 60_000;
 const lastSeenWrite = new Map<string, number>();
@@ -106,8 +106,18 @@ export async function authenticate(request: Request, env: Env, ctx: ExecutionCon
     return principal;
   }
 
-  const record = await findRecord(env, ctx, 'apikey', hash);
-  if (!record || !digestsEqual(record.hash, hash) || !isLive(record)) throw authenticationRequired(true);
-  if (record.id !== null) touchSeenAt(env, ctx, 'apikey', record.id);
+  const record = await apiKeyRecord(env, ctx, hash);
+  if (!record) throw authenticationRequired(true);
   return principalFor(record);
+}
+
+/**
+ * The record of a live API key by the hash of its secret, or null (unknown, revoked, expired);
+ * its last use is recorded. The one check every way in shares (HTTP, the binding).
+ */
+export async function apiKeyRecord(env: Env, ctx: ExecutionContext, hash: string): Promise<ApiTokenRecord | null> {
+  const record = await findRecord(env, ctx, 'apikey', hash);
+  if (!record || !digestsEqual(record.hash, hash) || !isLive(record)) return null;
+  if (record.id !== null) touchSeenAt(env, ctx, 'apikey', record.id);
+  return record;
 }

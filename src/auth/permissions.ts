@@ -4,7 +4,6 @@
  * credentials (personal access tokens, sessions) will carry their roles' permissions.
  */
 import { noAccess } from '../http/errors';
-import type { Access } from './access';
 
 export const ADMIN = 'ADMIN';
 export const CREATE_CLIENT_API_TOKEN = 'CREATE_CLIENT_API_TOKEN';
@@ -55,6 +54,21 @@ export const PROJECT_DEFAULT_STRATEGY_WRITE = 'PROJECT_DEFAULT_STRATEGY_WRITE';
 export const UPDATE_APPLICATION = 'UPDATE_APPLICATION';
 
 export type Permission = string;
+
+/** What a caller may do (implemented by `GrantAccess` in access.ts). */
+export interface Access {
+  /** Whether `permission` is held in `project` (and `environment`, for environment-scoped ones). */
+  may(permission: Permission, project?: string, environment?: string): boolean;
+  /** Every grant, for `GET /api/admin/user` and `/user-admin/:id/permissions`. */
+  readonly grants: readonly Grant[];
+}
+
+/** One permission row of a user: `project` null for root-role rows, `environment` null unless scoped. */
+export interface Grant {
+  permission: Permission;
+  project: string | null;
+  environment: string | null;
+}
 
 /** Something that holds permissions: an API token's principal or a user. */
 export interface PermissionHolder {

@@ -1,4 +1,4 @@
-import { ADMIN_ACCESS, NO_ACCESS, type Access } from './access';
+import { ADMIN_ACCESS, NO_ACCESS } from './access';
 import type { PermissionHolder } from './permissions';
 
 /** `backend` is Unleash 7+'s name for `client` (kept as the deprecated spelling); both read the client API. */

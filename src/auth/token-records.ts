@@ -281,8 +281,3 @@ export async function findRecord<K extends CredentialKind>(
   else rememberUnknown(kind, hash);
   return record;
 }
-
-/** Isolate cache sizes, for tests of the bounds. */
-export function isolateCacheSizes(): { known: number; unknown: number } {
-  return { known: known.size, unknown: unknown.size };
-}

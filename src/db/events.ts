@@ -4,8 +4,9 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { chunkedInsert } from './chunk';
-import type { Db } from './client';
-import { events } from './schema';
+import { d1Statement, type Db } from './client';
+import { SYSTEM_USER_ID } from '../auth/principal';
+import { clientApplications, events } from './schema';
 
 export interface Actor {
   /** Token name, or a user's email/username. */
@@ -74,4 +75,38 @@ export function auditEvents(db: Db, actor: Actor, list: readonly AuditEvent[]) {
 export function auditEventFromSql(actor: Actor, type: string, dataJson: SQL): SQL {
   return sql`INSERT INTO ${events} (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
     VALUES (${type}, ${actor.actorName}, ${actor.userId}, NULL, NULL, NULL, ${dataJson}, NULL)`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Events the system writes: shared by the admin API and the SDK ingestion path
+
+/** Who Unleash says announced a new application (its system user). */
+export const SYSTEM_ACTOR: Actor = { actorName: 'unleash_system_user', userId: SYSTEM_USER_ID };
+
+/** What an `application-created` event carries: the new row, in Unleash's key order. */
+export interface AnnouncedApplication {
+  appName: string;
+  createdAt: string;
+  updatedAt: string;
+  description: string | null;
+  strategies: string[];
+  createdBy: string | null;
+  url: string | null;
+  color: string | null;
+  icon: string | null;
+}
+
+/**
+ * The `application-created` event of `data.appName`, written only if no row of it exists yet: put it
+ * in the same batch before the statement that creates the row.
+ */
+export function announceApplicationIfNew(db: Db, data: AnnouncedApplication): D1PreparedStatement {
+  return d1Statement(
+    db,
+    auditEventWhere(
+      SYSTEM_ACTOR,
+      { type: 'application-created', data },
+      sql`NOT EXISTS (SELECT 1 FROM ${clientApplications} WHERE ${clientApplications.appName} = ${data.appName})`,
+    ),
+  );
 }

@@ -21,8 +21,8 @@ const bool = (name: string) => integer(name, { mode: 'boolean' });
 
 /**
  * Constraint operators of the seed's Constraint resource, plus those Unleash 7/8 added with
- * client-specification 6.x (REGEX, SEMVER_GTE, SEMVER_LTE). IN_CIDR is in the specification
- * but not in Unleash's admin API, so it is evaluated when present but not accepted here.
+ * client-specification 6.x (REGEX, SEMVER_GTE, SEMVER_LTE) and IN_CIDR, which Unleash 8.3
+ * added to its admin API (8.2.0 still refuses it).
  */
 export const CONSTRAINT_OPERATORS = [
   'NOT_IN',
@@ -43,6 +43,7 @@ export const CONSTRAINT_OPERATORS = [
   'SEMVER_GTE',
   'SEMVER_LTE',
   'REGEX',
+  'IN_CIDR',
 ] as const;
 export const PAYLOAD_TYPES = ['json', 'csv', 'string', 'number'] as const;
 export const WEIGHT_TYPES = ['variable', 'fix'] as const;
@@ -353,6 +354,39 @@ export const dependentFeatures = sqliteTable(
       .default(sql`'[]'`),
   },
   (t) => [primaryKey({ columns: [t.parent, t.child] }), index('dependent_features_child_idx').on(t.child)],
+);
+
+/**
+ * Flag names SDKs reported metrics for that are not flags (Unleash 7.0+ "unknown flags"): the
+ * latest report per name, application and environment, kept 24 hours.
+ */
+export const unknownFlags = sqliteTable(
+  'unknown_flags',
+  {
+    name: text('name').notNull(),
+    appName: text('app_name').notNull(),
+    environment: text('environment').notNull(),
+    seenAt: text('seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.appName, t.environment] }), index('unknown_flags_seen_idx').on(t.seenAt)],
+);
+
+/**
+ * A flag's links (Unleash 7.0+ `feature_link`): ULID ids, so id order is creation order, as
+ * Unleash lists them. `domain` is the URL's host, kept as Unleash keeps it.
+ */
+export const featureLinks = sqliteTable(
+  'feature_links',
+  {
+    id: text('id').primaryKey(),
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    title: text('title'),
+    domain: text('domain'),
+  },
+  (t) => [index('feature_links_feature_idx').on(t.featureName, t.id)],
 );
 
 export const favoriteFeatures = sqliteTable(
@@ -679,7 +713,7 @@ export const usedPasswords = sqliteTable(
 
 /**
  * Wrong passwords, one row each, per account and client address (an IPv4 address or an IPv6
- * /64): what the sign-in limits count (src/identity/users/login-limits.ts). Rows older than the
+ * /64): what the sign-in limits count (src/identity/passwords/login-limits.ts). Rows older than the
  * longest window are swept by the cron job.
  */
 export const loginFailures = sqliteTable(

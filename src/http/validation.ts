@@ -26,7 +26,19 @@ function pathOf(root: Location, path: readonly v.IssuePathItem[] = []): string {
 
 const TYPE_NAMES: Record<string, string> = { Object: 'object', Array: 'array' };
 
+/**
+ * Marks a check's message as the whole detail, without a path: Unleash's second validator
+ * (Joi) words some problems that way, e.g. `"type" must be URL friendly. You provided "a b".`
+ */
+const WHOLE_DETAIL = '\u0000whole:';
+
+/** A check message that is the detail's whole text (no path, no "The `x` property" frame). */
+export function wholeDetail(message: string): string {
+  return `${WHOLE_DETAIL}${message}`;
+}
+
 function describeIssue(root: Location, issue: v.BaseIssue<unknown>): ErrorDetail {
+  if (issue.kind !== 'schema' && issue.message.startsWith(WHOLE_DETAIL)) return { message: issue.message.slice(WHOLE_DETAIL.length) };
   const path = pathOf(root, issue.path);
   if (issue.kind === 'schema') {
     // A strict object reports both unknown keys (expected `never`) and missing ones.
@@ -40,6 +52,10 @@ function describeIssue(root: Location, issue: v.BaseIssue<unknown>): ErrorDetail
     if (issue.input === undefined && issue.path?.length) {
       return { path, message: `The \`${path}\` property is required. It was not present on the data you sent.` };
     }
+    // A list of allowed values named in the schema's own words (as 6.10.1 words them:
+    // `must be equal to one of the allowed values: "variable", "fix"`).
+    if (issue.type === 'picklist' && issue.message.startsWith('must '))
+      return { path, message: `The \`${path}\` property ${issue.message}. You sent ${preview(issue.input)}.` };
     const expected = issue.expected ? (TYPE_NAMES[issue.expected] ?? issue.expected) : issue.type;
     return { path, message: `The \`${path}\` property must be ${expected}. You sent ${preview(issue.input)}.` };
   }
@@ -91,6 +107,18 @@ export function text(max = 255) {
   );
 }
 
+/**
+ * `text` that also takes a number or boolean and stores it as its string: Unleash's validator
+ * coerces these (`"icon": 125` is stored as "125"), and clients written against it send them.
+ */
+export function coercedText(max = 255) {
+  return v.pipe(
+    v.union([v.string(), v.number(), v.boolean()], 'must be string'),
+    v.transform((input) => String(input)),
+    text(max),
+  );
+}
+
 /** Like `text` but trimmed and not empty. */
 export function nonBlank(max = 255) {
   return v.pipe(text(max), v.trim(), v.nonEmpty('must not be empty'));
@@ -136,6 +164,18 @@ export const integerId = v.pipe(
 export function isUrlFriendly(name: string): boolean {
   // encodeURIComponent throws on lone surrogates; such text is not URL friendly either.
   return name !== '.' && name !== '..' && name.isWellFormed() && encodeURIComponent(name) === name;
+}
+
+/**
+ * A name that must be URL friendly, refused in the words of Unleash's second validator:
+ * `"<field>" must be URL friendly. You provided "<name>".` (tag types and tags).
+ */
+export function urlFriendlyField(field: string, max = 100, min = 1) {
+  return v.pipe(
+    text(max),
+    v.minLength(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters long`),
+    v.check(isUrlFriendly, (issue) => wholeDetail(`"${field}" must be URL friendly. You provided "${String(issue.input)}".`)),
+  );
 }
 
 /** A feature, project or tag-type name as Unleash accepts it. */

@@ -89,6 +89,29 @@ function permissionOf(declared: Route): string | string[] | undefined {
   return undefined;
 }
 
+/** Who may call the operation, in a sentence. */
+function callers(declared: Route): string {
+  const access = declared.access;
+  if (access.kind === 'admin')
+    return access.permissions.length > 0
+      ? `Needs the ${access.permissions.join(' or ')} permission${access.permissions.length > 1 ? 's' : ''} (an admin key holds all)`
+      : 'Any signed-in user, personal access token or admin key may call it';
+  if (access.kind === 'sdk') return `Needs an API key of type ${access.tokenTypes.join(' or ')}`;
+  return 'Open to anyone, rate limited per address';
+}
+
+/**
+ * The operation's description: the route's own, else one made from its declaration (who may
+ * call it and what it answers), so every operation has one (Unleash's document test asks for a
+ * summary and a description on each).
+ */
+function descriptionOf(declared: Route): string {
+  if (declared.description) return declared.description;
+  const answers = Object.entries(declared.responses).map(([status, answer]) => `${status} (${answer.description})`);
+  const what = answers.length > 0 ? ` Answers ${answers.join(', ')}.` : '';
+  return `${declared.summary}. ${callers(declared)}.${what}`;
+}
+
 function operation(declared: Route): JsonObject {
   const parameters: JsonObject[] = [...declared.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => ({
     name: match[1],
@@ -114,7 +137,7 @@ function operation(declared: Route): JsonObject {
     };
   }
   const out: JsonObject = { operationId: declared.operationId, summary: declared.summary, tags: [declared.tag] };
-  if (declared.description) out.description = declared.description;
+  out.description = descriptionOf(declared);
   if (parameters.length > 0) out.parameters = parameters;
   if (declared.body) out.requestBody = { required: true, content: { 'application/json': { schema: jsonSchemaOf(declared.body) } } };
   out.responses = responses;

@@ -6,7 +6,7 @@
  */
 import { and, asc, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
-import { auditEventWhere } from '../../db/events';
+import { announceApplicationIfNew, type AnnouncedApplication } from '../../db/events';
 import { clientApplications, clientInstances, clientMetricsEnv, features, strategies } from '../../db/schema';
 
 export type ApplicationRow = typeof clientApplications.$inferSelect;
@@ -65,37 +65,6 @@ export async function allStrategies(db: Db) {
   return db.select().from(strategies);
 }
 
-/** Who Unleash says announced a new application (its system user). */
-export const SYSTEM_ACTOR = { actorName: 'unleash_system_user', userId: -1337 };
-
-/** What an `application-created` event carries: the new row, in Unleash's key order. */
-export interface AnnouncedApplication {
-  appName: string;
-  createdAt: string;
-  updatedAt: string;
-  description: string | null;
-  strategies: string[];
-  createdBy: string | null;
-  url: string | null;
-  color: string | null;
-  icon: string | null;
-}
-
-/**
- * The `application-created` event of `data.appName`, written only if no row of it exists yet: put it
- * in the same batch before the statement that creates the row.
- */
-export function announceIfNew(db: Db, data: AnnouncedApplication): D1PreparedStatement {
-  return d1Statement(
-    db,
-    auditEventWhere(
-      SYSTEM_ACTOR,
-      { type: 'application-created', data },
-      sql`NOT EXISTS (SELECT 1 FROM ${clientApplications} WHERE ${clientApplications.appName} = ${data.appName})`,
-    ),
-  );
-}
-
 /**
  * Creates the application, or sets the given descriptive fields of an existing one. A new one is
  * announced with an `application-created` event, in the same batch and only if the row did not
@@ -120,7 +89,7 @@ export async function upsertApplication(
     icon: fields.icon ?? null,
   };
   await runD1Batch(db, [
-    announceIfNew(db, announced),
+    announceApplicationIfNew(db, announced),
     d1Statement(
       db,
       db

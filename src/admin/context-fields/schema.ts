@@ -23,6 +23,7 @@ export const GetContextFieldResponse = v.object({
   sortOrder: v.number(),
   legalValues: v.array(v.unknown()),
   createdAt: v.string(),
+  project: v.optional(v.string()),
 });
 
 /** One allowed value of a context field. */

@@ -4,7 +4,7 @@ import type { Actor } from '../../db/events';
 import { badRequest, conflict, notFound, validationError } from '../../http/errors';
 import type * as v from 'valibot';
 import type { ConstraintSchema } from '../features/schema';
-import { constraintProblem } from '../import-export/rules';
+import { constraintProblem } from '../features/rules';
 import type { ContextFieldInput, ContextFieldUpdate } from './schema';
 import * as store from './store';
 
@@ -19,6 +19,8 @@ export function fieldShape(row: Row) {
     legalValues: row.legalValues,
     createdAt: row.createdAt,
     ...(row.usedInProjects === undefined ? {} : { usedInProjects: row.usedInProjects, usedInFeatures: row.usedInFeatures }),
+    // A project's field (Unleash 8) says whose it is; global fields have no `project`.
+    ...(row.project ? { project: row.project } : {}),
   };
 }
 
@@ -50,7 +52,7 @@ export async function validateName(db: Db, name: string): Promise<void> {
 }
 
 /** Legal values are told apart by their value: each may appear once. */
-function checkLegalValues(legalValues: ContextFieldUpdate['legalValues']): void {
+export function checkLegalValues(legalValues: ContextFieldUpdate['legalValues']): void {
   const seen = new Set<string>();
   legalValues?.forEach((legalValue, index) => {
     if (seen.has(legalValue.value))
@@ -61,7 +63,7 @@ function checkLegalValues(legalValues: ContextFieldUpdate['legalValues']): void 
   });
 }
 
-function legalValuesOf(legalValues: ContextFieldUpdate['legalValues']) {
+export function legalValuesOf(legalValues: ContextFieldUpdate['legalValues']) {
   return (legalValues ?? []).map((legalValue) =>
     legalValue.description === undefined || legalValue.description === null
       ? { value: legalValue.value }
@@ -70,8 +72,14 @@ function legalValuesOf(legalValues: ContextFieldUpdate['legalValues']) {
 }
 
 /** What the events record of a field: its definition without dates. */
-function definition(row: store.ContextFieldRow) {
-  return { name: row.name, description: row.description, legalValues: row.legalValues, stickiness: row.stickiness };
+export function definition(row: store.ContextFieldRow) {
+  return {
+    name: row.name,
+    description: row.description,
+    legalValues: row.legalValues,
+    stickiness: row.stickiness,
+    ...(row.project ? { project: row.project } : {}),
+  };
 }
 
 export async function createField(db: Db, actor: Actor, body: ContextFieldInput) {

@@ -7,6 +7,7 @@ import type * as v from 'valibot';
 import type { CreateEnvironmentSchema, DefaultStrategySchema, UpdateEnvironmentSchema } from './schema';
 import { jsonbOrder } from '../../lib/jsonb-order';
 import * as store from './store';
+import { isUniqueViolation } from '../../db/lookups';
 
 /** All environments in sort order, with the counts Unleash 6 reports. */
 export async function listEnvironments(db: Db) {
@@ -121,13 +122,6 @@ export async function setDefaultStrategy(
 
 /** Where a new environment goes in the list when no sort order is given (Unleash's column default). */
 const DEFAULT_SORT_ORDER = 9999;
-
-function isUniqueViolation(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current.message.includes('UNIQUE constraint failed') || current.message.includes('PRIMARY KEY')) return true;
-  }
-  return false;
-}
 
 /**
  * Creates an environment (Unleash Enterprise). It is attached to no project: each project

@@ -2,15 +2,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, type Actor, type AuditEvent } from '../../db/events';
-import {
-  environments,
-  featureEnvironments,
-  features,
-  featureStrategies,
-  projectEnvironments,
-  projects,
-  rolePermission,
-} from '../../db/schema';
+import { environments, featureEnvironments, features, featureStrategies, projectEnvironments, rolePermission } from '../../db/schema';
 
 export type EnvironmentRow = typeof environments.$inferSelect;
 
@@ -73,11 +65,6 @@ export async function setSortOrder(db: Db, actor: Actor, sortOrder: Readonly<Rec
     ),
     auditEvent(db, actor, event),
   ]);
-}
-
-export async function projectExists(db: Db, projectId: string): Promise<boolean> {
-  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).limit(1);
-  return rows.length > 0;
 }
 
 export async function projectEnvironment(db: Db, projectId: string, environment: string) {

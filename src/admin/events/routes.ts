@@ -19,6 +19,8 @@ import {
   GetEventCreatorsResponse,
   DeprecatedSearchEventsSchema,
   type DeprecatedSearchEventsInput,
+  EventsQuery,
+  SearchEventsQuery,
 } from './schema';
 
 /** Unleash's event keys, in its order (without the search's label and summary). */
@@ -107,6 +109,8 @@ export const routes: Route[] = [
     tag: 'Events',
     operationId: 'searchEvents',
     summary: 'Search the event log',
+    query: SearchEventsQuery,
+    queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: SearchEventsResponse } },
     errors: [400, 403],
     handler: search,
@@ -118,6 +122,8 @@ export const routes: Route[] = [
     tag: 'Events',
     operationId: 'getEvents',
     summary: 'List recent events',
+    query: EventsQuery,
+    queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: GetEventsResponse } },
     errors: [403],
     handler: list,

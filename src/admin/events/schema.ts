@@ -61,3 +61,19 @@ export const DeprecatedSearchEventsSchema = v.object({
   offset: v.optional(v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0')), 0),
 });
 export type DeprecatedSearchEventsInput = v.InferOutput<typeof DeprecatedSearchEventsSchema>;
+
+/** `GET /api/admin/search/events`: documented here; params.ts reads it with Unleash's messages. */
+export const SearchEventsQuery = v.object({
+  query: v.optional(v.string()),
+  feature: v.optional(v.string()),
+  project: v.optional(v.string()),
+  type: v.optional(v.string()),
+  createdBy: v.optional(v.string()),
+  from: v.optional(v.string()),
+  to: v.optional(v.string()),
+  offset: v.optional(v.string()),
+  limit: v.optional(v.string()),
+});
+
+/** `GET /api/admin/events`: the project whose events to list (an empty one lists all). */
+export const EventsQuery = v.object({ project: v.optional(v.string()) });

@@ -5,7 +5,7 @@ import { featureTypes } from '../../db/schema';
 
 export type FeatureTypeRow = typeof featureTypes.$inferSelect;
 
-/** Seed order (release, experiment, operational, kill-switch, permission), as Unleash's. */
+/** Seed order (release, experiment, operational, kill-switch, permission, then 8.0's sunset), as Unleash's. */
 export async function listFeatureTypes(db: Db): Promise<FeatureTypeRow[]> {
   return db
     .select()

@@ -1,16 +1,18 @@
 /**
- * Request schemas for features and everything hanging off them (strategies, variants,
- * dependencies, lifecycle). Their output types are the service's input types.
+ * Schemas of a flag itself (create, update, patch, stale, revive, name validation) and of the
+ * parts its answer is made of (constraints, strategy variants, strategies), which its
+ * sub-resources (feature-strategies, feature-variants, ...) build on.
  */
 import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
-import { nonBlank, text, urlFriendlyName } from '../../http/validation';
+import { coercedText, nonBlank, text, urlFriendlyName } from '../../http/validation';
 import { regexProblem } from '../../sdk/evaluation/constraints';
+import { FeatureLinkSchema } from '../feature-links/schema';
 
 const optionalText = (max: number) => v.optional(v.nullable(text(max)));
 
-/** The flag types of 6.10.1 (seeded in `feature_types`; the open-source build has no way to add one). */
-export const FLAG_TYPE = v.picklist(['experiment', 'kill-switch', 'release', 'operational', 'permission']);
+/** The flag types of 6.10.1 and 8.0's `sunset` (seeded in `feature_types`; the open-source build has no way to add one). */
+export const FLAG_TYPE = v.picklist(['experiment', 'kill-switch', 'release', 'operational', 'permission', 'sunset']);
 
 export const CreateFeatureSchema = v.object({
   name: urlFriendlyName(100),
@@ -21,6 +23,8 @@ export const CreateFeatureSchema = v.object({
 export type CreateFeatureRequest = v.InferOutput<typeof CreateFeatureSchema>;
 
 export const UpdateFeatureSchema = v.object({
+  // Only the flag's own name is accepted: a flag cannot be renamed (6.10.1 refuses another, 400).
+  name: v.optional(v.string()),
   description: optionalText(1000),
   type: v.optional(FLAG_TYPE),
   stale: v.optional(v.boolean()),
@@ -29,14 +33,22 @@ export const UpdateFeatureSchema = v.object({
 });
 export type UpdateFeatureRequest = v.InferOutput<typeof UpdateFeatureSchema>;
 
+/** The metadata a JSON Patch on a flag may change. */
+export const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
+
 /** JSON Patch (RFC 6902) limited to the fields a feature's metadata has. */
 export const PatchFeatureSchema = v.pipe(
   v.array(
     v.object({
       op: v.picklist(['replace', 'add'], 'must be "replace" or "add"'),
-      path: v.picklist(
-        ['/description', '/type', '/stale', '/impressionData'],
-        'must be one of "/description", "/type", "/stale", "/impressionData"',
+      // Also taken, as 6.10.1 takes them: `/project` (ignored: a flag moves through its own
+      // operation) and `/variants…` (refused with 403: variants have their own operation).
+      path: v.pipe(
+        v.string(),
+        v.check(
+          (path) => PATCHABLE.includes(path) || path === '/project' || /^\/variants(?:\/|$)/.test(path),
+          'must be one of "/description", "/type", "/stale", "/impressionData"',
+        ),
       ),
       value: v.unknown(),
     }),
@@ -61,6 +73,21 @@ export const ReviveSchema = v.object({
   ),
 });
 
+/** Unleash's `batchFeaturesSchema`: a list of flag names (bulk archive, validate, delete, toggles). */
+export const BatchFeaturesSchema = v.object({
+  features: v.pipe(
+    v.array(v.pipe(v.string(), v.maxLength(100, 'must be at most 100 characters long'))),
+    v.maxLength(1000, 'must have at most 1000 items'),
+  ),
+});
+
+/** `POST /api/admin/features/validate`: the create-flag form checks its name as you type. */
+export const ValidateFeatureNameSchema = v.object({
+  name: urlFriendlyName(100),
+  projectId: v.optional(v.nullable(text(100))),
+});
+export type ValidateFeatureNameRequest = v.InferOutput<typeof ValidateFeatureNameSchema>;
+
 export const ConstraintSchema = v.pipe(
   v.object({
     contextName: nonBlank(100),
@@ -70,8 +97,9 @@ export const ConstraintSchema = v.pipe(
     ),
     caseInsensitive: v.optional(v.boolean()),
     inverted: v.optional(v.boolean()),
-    values: v.optional(v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
-    value: v.optional(text(1000)),
+    // Numbers are taken as their strings, as 6.10.1's validator coerces them (`"value": 1`).
+    values: v.optional(v.pipe(v.array(coercedText(1000)), v.maxLength(1000, 'must have at most 1000 items'))),
+    value: v.optional(coercedText(1000)),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed || dataset.value.operator !== 'REGEX') return;
@@ -83,8 +111,6 @@ export const ConstraintSchema = v.pipe(
       });
   }),
 );
-const Constraints = v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items'));
-
 const PayloadSchema = v.object({
   type: v.picklist(PAYLOAD_TYPES, 'must be equal to one of the allowed values: "json", "csv", "string", "number"'),
   value: text(10_000),
@@ -98,76 +124,6 @@ export const StrategyVariantSchema = v.object({
   weightType: v.optional(v.picklist(WEIGHT_TYPES, 'must be equal to one of the allowed values: "variable", "fix"'), 'variable'),
   stickiness: v.optional(nonBlank(100), 'default'),
   payload: v.optional(PayloadSchema),
-});
-
-/** An environment variant: a strategy variant that may also carry overrides. */
-export const VariantSchema = v.object({
-  ...StrategyVariantSchema.entries,
-  overrides: v.optional(
-    v.pipe(
-      v.array(
-        v.object({ contextName: nonBlank(100), values: v.pipe(v.array(text(1000)), v.maxLength(1000, 'must have at most 1000 items')) }),
-      ),
-      v.maxLength(100, 'must have at most 100 items'),
-    ),
-  ),
-});
-export const VariantsSchema = v.pipe(v.array(VariantSchema), v.maxLength(100, 'must have at most 100 items'));
-
-/** The same variants for several environments (the UI's "copy to environments"). */
-export const VariantsBatchSchema = v.object({
-  variants: v.optional(VariantsSchema, []),
-  environments: v.optional(v.pipe(v.array(nonBlank(100)), v.maxLength(100, 'must have at most 100 items')), []),
-});
-
-/** Strategy parameters are strings in Unleash; numbers and booleans are stored as text. */
-const ParameterValue = v.pipe(
-  v.union([text(10_000), v.number(), v.boolean()], 'must be string'),
-  v.transform((value) => String(value)),
-);
-
-export const StrategySchema = v.object({
-  name: nonBlank(100),
-  title: optionalText(255),
-  disabled: v.optional(v.nullable(v.boolean())),
-  sortOrder: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer('must be integer'),
-      v.minValue(-1_000_000, 'must be >= -1000000'),
-      v.maxValue(1_000_000, 'must be <= 1000000'),
-    ),
-  ),
-  constraints: v.optional(Constraints, []),
-  parameters: v.optional(v.record(v.pipe(v.string(), v.maxLength(100, 'keys must be at most 100 characters long')), ParameterValue), {}),
-  variants: v.optional(v.pipe(v.array(StrategyVariantSchema), v.maxLength(100, 'must have at most 100 items')), []),
-  segments: v.optional(
-    v.pipe(
-      v.array(
-        v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(2_147_483_647, 'must be <= 2147483647')),
-      ),
-      v.maxLength(100, 'must have at most 100 items'),
-    ),
-    [],
-  ),
-});
-export type StrategyRequest = v.InferOutput<typeof StrategySchema>;
-
-export const DependencySchema = v.object({
-  feature: urlFriendlyName(100),
-  enabled: v.optional(v.boolean(), true),
-  variants: v.optional(v.pipe(v.array(nonBlank(255)), v.maxLength(100, 'must have at most 100 items')), []),
-});
-
-export const CompleteLifecycleSchema = v.object({
-  status: v.picklist(['kept', 'discarded'], 'must be equal to one of the allowed values: "kept", "discarded"'),
-  statusValue: v.optional(v.nullable(text(255))),
-});
-
-/** `POST /api/admin/features/validate`: the create-flag form checks its name as you type. */
-export const ValidateFeatureNameSchema = v.object({
-  name: urlFriendlyName(100),
-  projectId: v.optional(v.nullable(text(100))),
 });
 
 /** A constraint as the admin API answers it. */
@@ -221,6 +177,9 @@ const FeatureAnswer = v.object({
 /** What `POST /api/admin/projects/:projectId/features` answers with status 201. */
 export const CreateFeature201Response = FeatureAnswer;
 
+/** `?variantEnvironments=true` adds each environment's variants to the flag's answer (the first one given counts). */
+export const GetFeatureQuery = v.object({ variantEnvironments: v.optional(v.union([v.string(), v.array(v.string())])) });
+
 /** What `GET /api/admin/projects/:projectId/features/:featureName` answers with status 200. */
 export const GetFeatureResponse = v.object({
   environments: v.array(
@@ -267,7 +226,7 @@ export const GetFeatureResponse = v.object({
       enteredStageAt: v.string(),
     }),
   ),
-  links: v.array(v.unknown()),
+  links: v.array(FeatureLinkSchema),
   collaborators: v.object({
     users: v.array(v.object({ id: v.number(), name: v.string(), imageUrl: v.string() })),
   }),
@@ -302,56 +261,3 @@ export const GetArchivedFeaturesResponse = ArchivedListAnswer;
 
 /** What `GET /api/admin/archive/features/:projectId` answers with status 200. */
 export const GetArchivedFeaturesByProjectIdResponse = ArchivedListAnswer;
-
-/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
-export const GetFeatureStrategiesResponse = v.array(StrategyAnswer);
-
-/** What `POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies` answers with status 200. */
-export const AddFeatureStrategyResponse = StrategyAnswer;
-
-/** What `PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId` answers with status 200. */
-export const UpdateFeatureStrategyResponse = StrategyAnswer;
-
-const VariantsAnswer = v.object({
-  version: v.number(),
-  variants: v.array(
-    v.object({
-      name: v.nullable(v.string()),
-      weight: v.number(),
-      weightType: v.string(),
-      stickiness: v.string(),
-    }),
-  ),
-});
-
-/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants` answers with status 200. */
-export const GetEnvironmentFeatureVariantsResponse = VariantsAnswer;
-
-/** What `PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants` answers with status 200. */
-export const OverwriteEnvironmentFeatureVariantsResponse = VariantsAnswer;
-
-/** What `GET /api/admin/projects/:projectId/features/:featureName/lifecycle` answers with status 200. */
-export const GetFeatureLifecycleResponse = v.array(
-  v.object({
-    stage: v.string(),
-    enteredStageAt: v.string(),
-    status: v.optional(v.string()),
-  }),
-);
-
-/** What `GET /api/admin/projects/:projectId/features/:featureName/parent-variants` answers with status 200. */
-export const ListParentVariantOptionsResponse = v.array(v.string());
-
-/** New sort orders for some of a flag's strategies in one environment. */
-export const StrategySortOrderSchema = v.pipe(
-  v.array(v.strictObject({ id: text(100), sortOrder: v.pipe(v.number(), v.integer('must be integer')) })),
-  v.maxLength(1000, 'must have at most 1000 items'),
-);
-
-/** What `GET /api/admin/projects/:projectId/features/:featureName/environments/:environment` answers. */
-export const GetFeatureEnvironmentResponse = v.object({
-  name: v.string(),
-  environment: v.string(),
-  enabled: v.boolean(),
-  strategies: v.array(v.omit(StrategyAnswer, ['segments'])),
-});

@@ -7,9 +7,14 @@
  * - `feature_lifecycles` holds one row per stage reached; the newest `created_at` is the
  *   current stage (`initial` on create, `archived` on archive, `completed` on request);
  * - every change writes an `events` row in the same batch.
+ * The writes are statements for the caller's batch, or, where they re-check in SQL what the
+ * service checked before, batches of their own that say whether they wrote.
  */
-import { and, asc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { chunkedInsert } from '../../db/chunk';
+import type { Db, Statement } from '../../db/client';
+import { d1Statement, runD1Batch } from '../../db/client';
+import { auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import {
   clientMetricsEnv,
   dependentFeatures,
@@ -19,28 +24,15 @@ import {
   featureEnvironments,
   featureLifecycles,
   featureStrategies,
-  featureStrategySegment,
   features,
   projectEnvironments,
   projects,
-  segments,
-  strategies,
   users,
   type VariantDoc,
 } from '../../db/schema';
+import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../../db/lookups';
 
-/** Unleash's order of a feature's strategies: sort order, then creation, then id. */
-export const STRATEGY_ORDER = [asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)] as const;
-
-/** The segments used by the strategies `where` picks, as (strategy, segment) links by segment id. */
-export function segmentLinksOfStrategies(db: Db, where: SQL | undefined) {
-  return db
-    .select({ strategyId: featureStrategySegment.featureStrategyId, segmentId: featureStrategySegment.segmentId })
-    .from(featureStrategySegment)
-    .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegment.featureStrategyId))
-    .where(where)
-    .orderBy(asc(featureStrategySegment.segmentId));
-}
+// The SDK engine and the playground read strategies in this order too (src/db/strategy-order.ts).
 
 export type FeatureRow = typeof features.$inferSelect;
 export type StrategyRow = typeof featureStrategies.$inferSelect;
@@ -59,6 +51,20 @@ export async function findActiveProject(db: Db, id: string) {
   return row;
 }
 
+/** A project's naming pattern for flag names, with its example and description (all null when it has none). */
+export async function namingPattern(db: Db, projectId: string) {
+  const [row] = await db
+    .select({
+      pattern: projects.featureNamingPattern,
+      example: projects.featureNamingExample,
+      description: projects.featureNamingDescription,
+    })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .limit(1);
+  return row;
+}
+
 /** Names of the environments attached to a project, in environment order. */
 export async function projectEnvironmentNames(db: Db, projectId: string): Promise<string[]> {
   const rows = await db
@@ -68,15 +74,6 @@ export async function projectEnvironmentNames(db: Db, projectId: string): Promis
     .where(eq(projectEnvironments.projectId, projectId))
     .orderBy(asc(environments.sortOrder), asc(environments.name));
   return rows.map((row) => row.name);
-}
-
-export async function projectEnvironment(db: Db, projectId: string, environment: string) {
-  const [row] = await db
-    .select()
-    .from(projectEnvironments)
-    .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environmentName, environment)))
-    .limit(1);
-  return row;
 }
 
 export async function featureEnvironmentRow(db: Db, featureName: string, environment: string) {
@@ -137,67 +134,6 @@ export async function featureDetailRows(db: Db, featureName: string) {
   return { envRows, strategyRows, links, creator: creator[0], parents, children, lifecycle, collaborators };
 }
 
-export async function strategyWithSegments(db: Db, featureName: string, environment: string, id: string) {
-  const [rows, links] = await db.batch([
-    db
-      .select()
-      .from(featureStrategies)
-      .where(
-        and(eq(featureStrategies.id, id), eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)),
-      )
-      .limit(1),
-    db
-      .select({ segmentId: featureStrategySegment.segmentId })
-      .from(featureStrategySegment)
-      .where(eq(featureStrategySegment.featureStrategyId, id))
-      .orderBy(asc(featureStrategySegment.segmentId)),
-  ]);
-  const row = rows[0];
-  return row ? { row, segmentIds: links.map((link) => link.segmentId) } : undefined;
-}
-
-export async function strategiesWithSegments(db: Db, featureName: string, environment: string) {
-  const [rows, links] = await db.batch([
-    db
-      .select()
-      .from(featureStrategies)
-      .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
-      .orderBy(...STRATEGY_ORDER),
-    segmentLinksOfStrategies(db, and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment))),
-  ]);
-  return { rows, links };
-}
-
-export async function strategyExists(db: Db, name: string): Promise<boolean> {
-  const rows = await db.select({ name: strategies.name }).from(strategies).where(eq(strategies.name, name)).limit(1);
-  return rows.length > 0;
-}
-
-export async function existingSegmentIds(db: Db, ids: readonly number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .select({ id: segments.id })
-    .from(segments)
-    .where(inArray(segments.id, [...ids]));
-  return new Set(rows.map((row) => row.id));
-}
-
-export async function nextStrategySortOrder(db: Db, featureName: string, environment: string): Promise<number> {
-  const [row] = await db
-    .select({ next: sql<number>`coalesce(max(${featureStrategies.sortOrder}) + 1, 0)` })
-    .from(featureStrategies)
-    .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)));
-  return row?.next ?? 0;
-}
-
-export async function strategyCount(db: Db, featureName: string, environment: string): Promise<number> {
-  const [row] = await db
-    .select({ count: sql<number>`count(*)` })
-    .from(featureStrategies)
-    .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)));
-  return row?.count ?? 0;
-}
-
 export async function archivedFeatures(db: Db, projectId?: string): Promise<FeatureRow[]> {
   return db
     .select()
@@ -251,14 +187,6 @@ export async function featuresByName(db: Db, names: readonly string[]): Promise<
     .where(sql`${features.name} IN (SELECT value FROM json_each(${JSON.stringify(names)}))`);
 }
 
-export async function dependencyLinks(db: Db, name: string) {
-  const [asChild, asParent] = await db.batch([
-    db.select().from(dependentFeatures).where(eq(dependentFeatures.child, name)),
-    db.select().from(dependentFeatures).where(eq(dependentFeatures.parent, name)),
-  ]);
-  return { asChild, asParent };
-}
-
 export async function activeChildren(db: Db, parent: string): Promise<string[]> {
   const rows = await db
     .select({ child: dependentFeatures.child })
@@ -268,33 +196,106 @@ export async function activeChildren(db: Db, parent: string): Promise<string[]> 
   return rows.map((row) => row.child);
 }
 
-/** A flag's environments with their variants, in the order they were attached. */
-export async function featureEnvironmentVariants(db: Db, featureName: string) {
-  return db
-    .select({ environment: featureEnvironments.environment, variants: featureEnvironments.variants })
-    .from(featureEnvironments)
-    .where(eq(featureEnvironments.featureName, featureName))
-    .orderBy(sql`${featureEnvironments}.rowid`);
+// ---------------------------------------------------------------------------------------
+// Writes
+
+export type NewFeatureRow = typeof features.$inferInsert;
+
+/**
+ * A new flag's rows: the flag, a disabled `feature_environments` row per environment of its
+ * project and the `initial` lifecycle stage.
+ */
+export function insertFeature(db: Db, row: NewFeatureRow & { createdAt: string }, environmentNames: readonly string[]): Statement[] {
+  const statements: Statement[] = [db.insert(features).values(row)];
+  const featureEnvironmentRows = environmentNames.map((environment) => ({ featureName: row.name, environment, enabled: false }));
+  statements.push(...chunkedInsert(featureEnvironmentRows, 3, (run) => db.insert(featureEnvironments).values(run)));
+  statements.push(
+    db.insert(featureLifecycles).values({ feature: row.name, stage: 'initial', createdAt: row.createdAt }).onConflictDoNothing(),
+  );
+  return statements;
 }
 
-/** Sets the same variants in some (or, without `environments`, all) of a flag's environments. */
-export function setEnvironmentVariants(db: Db, featureName: string, variants: VariantDoc[], environments?: readonly string[]) {
-  return db
-    .update(featureEnvironments)
-    .set({ variants })
-    .where(
-      and(
-        eq(featureEnvironments.featureName, featureName),
-        environments === undefined ? undefined : inArray(featureEnvironments.environment, [...environments]),
-      ),
-    );
+export function updateFeature(db: Db, name: string, changes: Partial<NewFeatureRow>): Statement {
+  return db.update(features).set(changes).where(eq(features.name, name));
 }
 
-export function setStrategySortOrder(db: Db, featureName: string, environment: string, id: string, sortOrder: number) {
+/** Marks the named flags stale or active (the names travel as one JSON parameter). */
+export function setStale(db: Db, names: readonly string[], stale: boolean): Statement {
   return db
-    .update(featureStrategies)
-    .set({ sortOrder })
-    .where(
-      and(eq(featureStrategies.id, id), eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)),
-    );
+    .update(features)
+    .set({ stale })
+    .where(sql`${features.name} IN (SELECT value FROM json_each(${JSON.stringify(names)}))`);
+}
+
+/**
+ * Archives the flag only if it is still active and no active flag depends on it, re-checked in
+ * SQL (a dependency added after the service's check would otherwise hang off an archived
+ * parent): drops its own parents (an archived flag depends on nothing), enters the `archived`
+ * stage and records `event`, each only if this batch's stamp is the one stored. Returns
+ * whether it archived.
+ */
+export async function archiveIfUnused(db: Db, actor: Actor, name: string, archivedAt: string, event: AuditEvent): Promise<boolean> {
+  const archivedNow = sql`EXISTS (SELECT 1 FROM ${features} WHERE ${features.name} = ${name} AND ${features.archivedAt} = ${archivedAt})`;
+  const [archived] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      db
+        .update(features)
+        .set({ archivedAt })
+        .where(
+          and(
+            eq(features.name, name),
+            isNull(features.archivedAt),
+            sql`NOT EXISTS (SELECT 1 FROM ${dependentFeatures} JOIN ${features} AS child ON child.name = ${dependentFeatures.child}
+              WHERE ${dependentFeatures.parent} = ${name} AND child.archived_at IS NULL)`,
+          ),
+        ),
+    ),
+    d1Statement(db, db.delete(dependentFeatures).where(and(eq(dependentFeatures.child, name), archivedNow))),
+    d1Statement(
+      db,
+      sql`INSERT INTO ${featureLifecycles} (feature, stage, created_at) SELECT ${name}, 'archived', ${archivedAt} WHERE ${archivedNow}
+        ON CONFLICT (feature, stage) DO UPDATE SET created_at = excluded.created_at, status = NULL, status_value = NULL`,
+    ),
+    d1Statement(db, auditEventWhere(actor, event, archivedNow)),
+  ]);
+  return archived!.meta.changes > 0;
+}
+
+/** Brings the named archived flags back: active again, out of the `archived` stage. */
+export function revive(db: Db, names: readonly string[]): Statement[] {
+  const list = JSON.stringify(names);
+  return [
+    db
+      .update(features)
+      .set({ archivedAt: null })
+      .where(sql`${features.name} IN (SELECT value FROM json_each(${list}))`),
+    db
+      .delete(featureLifecycles)
+      .where(and(eq(featureLifecycles.stage, 'archived'), sql`${featureLifecycles.feature} IN (SELECT value FROM json_each(${list}))`)),
+  ];
+}
+
+/** Deletes a flag for good, with the links that name it as a parent (its own rows cascade). */
+export function deleteFeature(db: Db, name: string): Statement[] {
+  return [db.delete(dependentFeatures).where(eq(dependentFeatures.parent, name)), db.delete(features).where(eq(features.name, name))];
+}
+
+/** A disabled `feature_environments` row for every feature of the project (when attaching an environment). */
+export function attachEnvironmentToFeatures(db: Db, projectId: string, environment: string): Statement {
+  return db
+    .insert(featureEnvironments)
+    .select(
+      db
+        .select({
+          featureName: features.name,
+          environment: sql<string>`${environment}`.as('environment'),
+          enabled: sql<boolean>`0`.as('enabled'),
+          variants: sql<VariantDoc[]>`'[]'`.as('variants'),
+          lastSeenAt: sql<string | null>`NULL`.as('last_seen_at'),
+        })
+        .from(features)
+        .where(eq(features.project, projectId)),
+    )
+    .onConflictDoNothing();
 }

@@ -5,6 +5,8 @@
  * equally, the remainder going to the first ones. Variants without a variable one, or whose
  * fixed weights pass 1000, are refused.
  */
+import { badData } from '../../http/errors';
+
 export type WeightProblem = 'no-variable' | 'over';
 
 export const WEIGHT_PROBLEMS: Record<WeightProblem, string> = {
@@ -28,3 +30,16 @@ export function fixWeights<T extends { weight: number; weightType?: 'variable' |
     return { ...variant, weightType: 'variable', weight: share + extra };
   });
 }
+
+/**
+ * The variants with their weights fixed and sorted by name, as Unleash stores and answers
+ * them; or its 400 BadDataError saying why not.
+ */
+export function balanceWeights<T extends { name: string; weight: number; weightType?: 'variable' | 'fix' }>(variants: T[]): T[] {
+  const balanced = fixWeights(variants);
+  if (typeof balanced === 'string') throw badData(WEIGHT_PROBLEMS[balanced]);
+  return balanced.sort((a, b) => VARIANT_ORDER.compare(a.name, b.name));
+}
+
+/** Unleash sorts with `localeCompare` in its (English) locale: `_x`, `10`, `9`, `alpha`, `Zeta`. */
+const VARIANT_ORDER = new Intl.Collator('en');

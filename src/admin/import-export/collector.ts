@@ -15,7 +15,8 @@ import type { StagedEnvironment, StagedFeature, StagedStrategy, StagedTag } from
 import type { ImportStager } from './staging';
 import type { Catalogue } from './store';
 import { fixWeights } from '../features/weights';
-import { constraintProblem, toVariantDoc } from './rules';
+import { constraintProblem } from '../features/rules';
+import type { VariantDoc } from '../../db/schema';
 
 /** How a name is used in the payload (bits of NameInfo.flags). */
 export const IMPORTED = 1;
@@ -326,4 +327,17 @@ function compareRanks(a: number[], b: number[]): number {
     if (difference !== 0) return difference;
   }
   return 0;
+}
+
+/** An imported environment variant as stored: Unleash's defaults filled in. */
+function toVariantDoc(variant: ImportedVariant): VariantDoc {
+  const doc: VariantDoc = {
+    name: variant.name,
+    weight: variant.weight,
+    weightType: variant.weightType ?? 'variable',
+    stickiness: variant.stickiness ?? 'default',
+  };
+  if (variant.payload) doc.payload = variant.payload;
+  if (variant.overrides) doc.overrides = variant.overrides;
+  return doc;
 }

@@ -15,7 +15,6 @@ import type { ImportChunkMessage } from './queue-message';
 import type { ImportStager } from './staging';
 import { chunkReferenceProblems, chunkStatements, prepare, rowsOf, runStatements } from './store';
 
-export const IMPORT_QUEUE_NAME = 'unleash-import';
 export const IMPORT_DLQ_NAME = 'unleash-import-dlq';
 
 /** Queue limits: 100 messages and 256 KB per sendBatch; our messages are tiny. */

@@ -208,7 +208,6 @@ export type ImportData = ImportRequest['data'];
 export type ImportedStrategy = ImportData['featureStrategies'][number];
 export type ImportedVariant = v.InferOutput<typeof variant>;
 export type ImportedConstraint = v.InferOutput<typeof constraint>;
-export type ImportedStrategyVariant = v.InferOutput<typeof strategyVariant>;
 
 export const ExportSchema = v.strictObject({
   features: v.optional(v.pipe(v.array(featureName), v.maxLength(100_000, 'must NOT have more than 100000 items'))),

@@ -19,7 +19,7 @@ import {
 import { ApiError, badRequest, notFound } from '../../http/errors';
 import { BY_ENVIRONMENT, BY_STRATEGY, BY_TAG, constraintText, type ImportCollector } from './collector';
 import type { AutoStrategyTemplate, ImportContext, ImportTarget, PreparedContextField, PreparedDependency, PreparedTagType } from './plan';
-import { constraintProblem, safePattern } from './rules';
+import { constraintProblem, safePattern } from '../features/rules';
 import type { ImportData } from './schema';
 import { readExistingFeatures, readSegmentsAndDependencies, readTarget, type TargetRows } from './store';
 

@@ -9,7 +9,7 @@ import * as service from './service';
 export const routes: Route[] = [
   route({
     method: 'GET',
-    path: '/api/admin/maintenance',
+    path: service.MAINTENANCE_PATH,
     access: admin([ADMIN, UPDATE_MAINTENANCE_MODE]),
     tag: 'Maintenance',
     operationId: 'getMaintenance',
@@ -19,7 +19,7 @@ export const routes: Route[] = [
   }),
   route({
     method: 'POST',
-    path: '/api/admin/maintenance',
+    path: service.MAINTENANCE_PATH,
     access: admin([ADMIN, UPDATE_MAINTENANCE_MODE]),
     tag: 'Maintenance',
     operationId: 'toggleMaintenance',

@@ -33,9 +33,12 @@ export async function setMaintenance(db: Db, actor: Actor, body: Maintenance): P
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE']);
 
+/** The switch's path: its route objects declare it with this, and the switch is never stopped. */
+export const MAINTENANCE_PATH = '/api/admin/maintenance';
+
 /** Whether maintenance mode stops this operation: Unleash's rule, admin-API writes but the switch itself. */
 export function stoppedByMaintenance(method: string, path: string): boolean {
-  return WRITES.has(method) && path.startsWith('/api/admin/') && !path.includes('/maintenance');
+  return WRITES.has(method) && path.startsWith('/api/admin/') && path !== MAINTENANCE_PATH;
 }
 
 /** Unleash's refusal while maintenance mode is on: its body is only `{ message }`, not the usual error body. */

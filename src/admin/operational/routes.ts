@@ -1,6 +1,8 @@
 /** Liveness and the API description: public, as Unleash serves them. */
 import * as v from 'valibot';
-import { json } from '../../http/responses';
+import { getDb } from '../../db/client';
+import { databaseAnswers } from '../../db/lookups';
+import { empty, json } from '../../http/responses';
 import { open, route, type Route } from '../../http/route';
 import { openApiJson, openApiPage } from '../../openapi/routes';
 
@@ -20,6 +22,20 @@ export const routes: Route[] = [
     summary: 'Whether the service is up',
     responses: { 200: { description: 'The service runs', schema: v.object({ health: v.literal('GOOD') }) } },
     handler: () => json({ health: 'GOOD' }),
+  }),
+  route({
+    method: 'GET',
+    path: '/ready',
+    access: open(),
+    tag: 'Operational',
+    operationId: 'getReady',
+    summary: 'Whether the service can serve requests (Unleash 7+)',
+    description: 'Ready when the database answers: 200 as /health answers, else 503 with no body.',
+    responses: {
+      200: { description: 'Ready', schema: v.object({ health: v.literal('GOOD') }) },
+      503: { description: 'Not ready: the database does not answer', schema: null },
+    },
+    handler: async ({ env }) => ((await databaseAnswers(getDb(env))) ? json({ health: 'GOOD' }) : empty(503)),
   }),
   route({
     method: 'GET',

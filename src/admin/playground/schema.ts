@@ -22,7 +22,6 @@ export const PlaygroundRequestSchema = v.object({
   projects: v.optional(Projects),
   context: SdkContextSchema,
 });
-export type PlaygroundRequest = v.InferOutput<typeof PlaygroundRequestSchema>;
 
 /** `POST /api/admin/playground/advanced`: several environments, comma-separated context values. */
 export const AdvancedPlaygroundRequestSchema = v.object({
@@ -34,7 +33,6 @@ export const AdvancedPlaygroundRequestSchema = v.object({
   projects: v.optional(Projects),
   context: SdkContextSchema,
 });
-export type AdvancedPlaygroundRequest = v.InferOutput<typeof AdvancedPlaygroundRequestSchema>;
 
 const Verdict = v.union([v.boolean(), v.literal('unknown')]);
 const Payload = v.object({ type: v.string(), value: v.string() });

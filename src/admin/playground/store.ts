@@ -7,7 +7,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { featureStrategies, featureStrategySegment, segments } from '../../db/schema';
-import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../features/store';
+import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../../db/lookups';
 
 export async function readPlaygroundRows(db: Db, environment: string) {
   const [strategyRows, linkRows, segmentRows] = await db.batch([

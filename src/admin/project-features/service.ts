@@ -1,33 +1,31 @@
 /**
- * Flag operations on a project as a whole: its flag list, cloning a flag into it, turning many
- * flags on or off in one environment, archiving and deleting many flags at once (all or
- * nothing, with Unleash's refusals), the person's favourite projects and the flags a child
- * may depend on. Every write is one D1 batch that ends in its audit events.
+ * Flag operations on a project as a whole: its flag list, cloning a flag into it, and
+ * archiving and deleting many flags at once (all or nothing, with Unleash's refusals). Every
+ * write is one D1 batch that ends in its audit events. (Bulk on/off: feature-environments;
+ * favourite projects: favorites; parent options: feature-dependencies; lifecycle count and
+ * uncomplete: feature-lifecycle.)
  */
-import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
-import { d1Statement, runBatch, runD1Batch } from '../../db/client';
+import { runBatch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
-import { dependentFeatures, favoriteProjects, featureEnvironments, featureLifecycles, featureStrategies } from '../../db/schema';
-import { ApiError, conflict, notFound, validationError } from '../../http/errors';
-import type { PermissionHolder } from '../../auth/permissions';
+import { conflict, notFound, validationError } from '../../http/errors';
 import type { Principal } from '../../auth/principal';
 import {
   createFeatureStatements,
-  environmentToggleStatements,
+  featureDetail,
+  findFeature,
   FLAG_EXISTS,
+  invalidOperation,
+  projectEnvironmentNames,
   requireProject,
-  segmentLinks,
-  strategyEventData,
   validateNewName,
 } from '../features/service';
-import * as featureStore from '../features/store';
+import { strategyEventData } from '../features/shapes';
+import { insertLink } from '../feature-dependencies/service';
+import { strategyStatements } from '../feature-strategies/service';
+import { variantsStatement } from '../feature-variants/service';
 import type { ProjectFeaturesQueryInput } from './schema';
 import * as store from './store';
-
-function invalidOperation(message: string): ApiError {
-  return new ApiError(403, 'InvalidOperationError', message);
-}
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/.test(`${error.message} ${String(error.cause ?? '')}`);
@@ -119,13 +117,10 @@ export async function cloneFeature(
 ) {
   // Free, URL friendly and, in a project with a naming pattern, matching it (409 / 400 PatternError).
   await validateNewName(db, { name: body.name, projectId });
-  const original = await featureStore.findFeature(db, source);
+  const original = await findFeature(db, source);
   if (!original || original.archivedAt !== null) throw notFound(`Could not find feature flag with name ${source}`);
   await requireProject(db, projectId);
-  const [environmentNames, detail] = await Promise.all([
-    featureStore.projectEnvironmentNames(db, projectId),
-    featureStore.featureDetailRows(db, source),
-  ]);
+  const [environmentNames, detail] = await Promise.all([projectEnvironmentNames(db, projectId), featureDetail(db, source)]);
   const createdAt = new Date().toISOString();
   const statements: Statement[] = createFeatureStatements(
     db,
@@ -144,12 +139,7 @@ export async function cloneFeature(
   const environments = new Set(environmentNames);
   for (const environment of detail.envRows) {
     if (!environments.has(environment.name) || environment.variants.length === 0) continue;
-    statements.push(
-      db
-        .update(featureEnvironments)
-        .set({ variants: environment.variants })
-        .where(and(eq(featureEnvironments.featureName, body.name), eq(featureEnvironments.environment, environment.name))),
-    );
+    statements.push(variantsStatement(db, body.name, environment.variants, [environment.name]));
   }
   for (const strategy of detail.strategyRows) {
     if (!environments.has(strategy.environment)) continue;
@@ -165,7 +155,7 @@ export async function cloneFeature(
       createdByUserId: actor.userId,
     };
     const segmentIds = detail.links.filter((link) => link.strategyId === strategy.id).map((link) => link.segmentId);
-    statements.push(db.insert(featureStrategies).values(row), ...segmentLinks(db, row.id, segmentIds));
+    statements.push(...strategyStatements(db, row, segmentIds));
     statements.push(
       auditEvent(db, actor, {
         type: 'feature-strategy-add',
@@ -179,9 +169,7 @@ export async function cloneFeature(
   // Dependencies stay within a project: a parent elsewhere is not carried over.
   const parents = original.project === projectId ? detail.parents : [];
   for (const parent of parents) {
-    statements.push(
-      db.insert(dependentFeatures).values({ parent: parent.parent, child: body.name, enabled: parent.enabled, variants: parent.variants }),
-    );
+    statements.push(insertLink(db, { parent: parent.parent, child: body.name, enabled: parent.enabled, variants: parent.variants }));
     statements.push(
       auditEvent(db, actor, {
         type: 'feature-dependency-added',
@@ -208,25 +196,6 @@ export async function cloneFeature(
     impressionData: original.impressionData,
     archived: false,
   };
-}
-
-// ---------------------------------------------------------------------------------------
-// Bulk environment toggles
-
-/** Turns every named flag on or off in one environment: each flag passes Unleash's checks, or nothing changes. */
-export async function bulkToggle(
-  db: Db,
-  actor: Actor & PermissionHolder,
-  projectId: string,
-  environment: string,
-  names: readonly string[],
-  enabled: boolean,
-) {
-  const statements: Statement[] = [];
-  for (const name of new Set(names)) {
-    statements.push(...(await environmentToggleStatements(db, actor, projectId, name, environment, enabled)));
-  }
-  if (statements.length > 0) await runBatch(db, statements);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -269,39 +238,7 @@ export async function archiveFeatures(db: Db, actor: Actor, projectId: string, n
   const rows = await checkBatch(db, projectId, names);
   const active = rows.filter((row) => row.archivedAt === null).map((row) => row.name);
   if (active.length === 0) return;
-  const archivedAt = new Date().toISOString();
-  const list = JSON.stringify(active);
-  const archivedNow = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at = ${archivedAt}`;
-  const [archived] = await runD1Batch(db, [
-    d1Statement(
-      db,
-      sql`UPDATE features SET archived_at = ${archivedAt}
-        WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NULL AND project = ${projectId}
-          AND NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${list}))
-            AND child NOT IN (SELECT value FROM json_each(${list})))`,
-    ),
-    // An archived flag no longer depends on anything: Unleash drops its parents and says so.
-    d1Statement(
-      db,
-      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
-        SELECT 'feature-dependencies-removed', ${actor.actorName}, ${actor.userId}, ${projectId}, NULL, child, NULL, NULL
-        FROM (SELECT DISTINCT child FROM dependent_features WHERE child IN (${archivedNow}) ORDER BY child)`,
-    ),
-    d1Statement(db, sql`DELETE FROM dependent_features WHERE child IN (${archivedNow})`),
-    d1Statement(
-      db,
-      sql`INSERT INTO feature_lifecycles (feature, stage, created_at) SELECT name, 'archived', ${archivedAt} FROM features
-        WHERE name IN (${archivedNow}) ORDER BY name
-        ON CONFLICT (feature, stage) DO UPDATE SET created_at = excluded.created_at, status = NULL, status_value = NULL`,
-    ),
-    d1Statement(
-      db,
-      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
-        SELECT 'feature-archived', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL, NULL
-        FROM features WHERE name IN (${archivedNow}) ORDER BY created_at, name`,
-    ),
-  ]);
-  if (archived!.meta.changes === 0) {
+  if (!(await store.archiveUnlessOrphaning(db, actor, projectId, active, new Date().toISOString()))) {
     // Nothing archived: the checks now say why (or someone else archived them first).
     await checkBatch(db, projectId, names);
     const again = await store.featuresNamed(db, active);
@@ -317,77 +254,7 @@ export async function deleteFeatures(db: Db, actor: Actor, projectId: string, na
   const rows = await checkBatch(db, projectId, names);
   const eligible = rows.filter((row) => row.archivedAt !== null).map((row) => row.name);
   if (eligible.length === 0) return;
-  const list = JSON.stringify(eligible);
-  const all = JSON.stringify([...new Set(names)]);
-  const stillAllowed = sql`NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${all}))
-    AND child NOT IN (SELECT value FROM json_each(${all})))`;
-  const doomed = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NOT NULL AND project = ${projectId} AND ${stillAllowed}`;
-  const [recorded] = await runD1Batch(db, [
-    d1Statement(
-      db,
-      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
-        SELECT 'feature-deleted', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL,
-          json_object('name', name, 'description', description, 'type', type, 'project', project,
-            'stale', json(CASE WHEN stale THEN 'true' ELSE 'false' END), 'createdAt', created_at, 'lastSeenAt', last_seen_at,
-            'impressionData', json(CASE WHEN impression_data THEN 'true' ELSE 'false' END), 'archived', json('true'), 'archivedAt', archived_at)
-        FROM features WHERE name IN (${doomed}) ORDER BY created_at, name`,
-    ),
-    // The rows that still name a deleted flag as parent belong to children in the same list.
-    d1Statement(db, sql`DELETE FROM dependent_features WHERE parent IN (${doomed})`),
-    d1Statement(db, sql`DELETE FROM features WHERE name IN (${doomed})`),
-  ]);
-  if (recorded!.meta.changes === 0) {
+  if (!(await store.deleteUnlessOrphaning(db, actor, projectId, eligible, names))) {
     await checkBatch(db, projectId, names);
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// Favourite projects (per calling principal's user id, as favourite flags are)
-
-export async function setProjectFavorite(db: Db, actor: Actor, projectId: string, favorite: boolean) {
-  if (favorite) await requireProject(db, projectId);
-  await runBatch(db, [
-    favorite
-      ? db.insert(favoriteProjects).values({ project: projectId, userId: actor.userId }).onConflictDoNothing()
-      : db.delete(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.userId, actor.userId))),
-    auditEvent(db, actor, {
-      type: favorite ? 'project-favorited' : 'project-unfavorited',
-      project: projectId,
-      data: { project: projectId },
-    }),
-  ]);
-}
-
-// ---------------------------------------------------------------------------------------
-// Dependencies
-
-/** The flags `child` could depend on (Unleash's parent options): none for an unknown flag. */
-export async function parentOptions(db: Db, child: string): Promise<string[]> {
-  return store.possibleParents(db, child);
-}
-
-// ---------------------------------------------------------------------------------------
-// Lifecycle
-
-/**
- * Takes back a flag's `completed` stage. Unleash answers 200 whatever the flag; we write (the
- * stage removal and `feature-uncompleted`) only for a flag of this project.
- */
-export async function uncompleteFeature(db: Db, actor: Actor, projectId: string, name: string) {
-  const feature = await featureStore.findFeature(db, name);
-  if (!feature || feature.project !== projectId) return;
-  await runBatch(db, [
-    db.delete(featureLifecycles).where(and(eq(featureLifecycles.feature, name), eq(featureLifecycles.stage, 'completed'))),
-    auditEvent(db, actor, { type: 'feature-uncompleted', project: projectId, featureName: name }),
-  ]);
-}
-
-/** How many flags are in each lifecycle stage, every stage named even at zero. */
-export async function lifecycleCount(db: Db) {
-  const counts = { initial: 0, preLive: 0, live: 0, completed: 0, archived: 0 };
-  for (const row of await store.lifecycleStageCounts(db)) {
-    const key = row.stage === 'pre-live' ? 'preLive' : row.stage;
-    if (key in counts) counts[key as keyof typeof counts] = row.count;
-  }
-  return counts;
 }

@@ -2,9 +2,10 @@
  * Queries of the project-scoped flag operations. Lists of names travel as one JSON parameter
  * (`json_each`), so a bulk call is a fixed number of bound parameters however many flags it names.
  */
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { asc, sql, type SQL } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
-import { dependentFeatures, featureLifecycles, featureTypes, features, favoriteProjects } from '../../db/schema';
+import type { Actor } from '../../db/events';
+import { features } from '../../db/schema';
 
 export interface OverviewFilter {
   projectId: string;
@@ -112,45 +113,78 @@ export async function haveDependencies(db: Db, names: readonly string[]): Promis
   return rows.length > 0;
 }
 
-/** The flags of `names` that depend on some parent. */
-export async function childrenAmong(db: Db, names: readonly string[]): Promise<string[]> {
-  if (names.length === 0) return [];
-  const rows = await db.all<{ child: string }>(sql`SELECT DISTINCT child FROM dependent_features
-    WHERE child IN (SELECT value FROM json_each(${JSON.stringify(names)})) ORDER BY child`);
-  return rows.map((row) => row.child);
+/**
+ * Archives the named active flags of the project, unless a flag outside the list depends on
+ * one inside it — re-checked in SQL, so a dependency added since the service's checks leaves
+ * nothing archived. Drops the archived flags' own parents (an archived flag depends on
+ * nothing, and Unleash says so), enters their `archived` stage and records `feature-archived`.
+ * Returns whether it archived any.
+ */
+export async function archiveUnlessOrphaning(db: Db, actor: Actor, projectId: string, active: readonly string[], archivedAt: string) {
+  const list = JSON.stringify(active);
+  const archivedNow = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at = ${archivedAt}`;
+  const [archived] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      sql`UPDATE features SET archived_at = ${archivedAt}
+        WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NULL AND project = ${projectId}
+          AND NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${list}))
+            AND child NOT IN (SELECT value FROM json_each(${list})))`,
+    ),
+    // An archived flag no longer depends on anything: Unleash drops its parents and says so.
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-dependencies-removed', ${actor.actorName}, ${actor.userId}, ${projectId}, NULL, child, NULL, NULL
+        FROM (SELECT DISTINCT child FROM dependent_features WHERE child IN (${archivedNow}) ORDER BY child)`,
+    ),
+    d1Statement(db, sql`DELETE FROM dependent_features WHERE child IN (${archivedNow})`),
+    d1Statement(
+      db,
+      sql`INSERT INTO feature_lifecycles (feature, stage, created_at) SELECT name, 'archived', ${archivedAt} FROM features
+        WHERE name IN (${archivedNow}) ORDER BY name
+        ON CONFLICT (feature, stage) DO UPDATE SET created_at = excluded.created_at, status = NULL, status_value = NULL`,
+    ),
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-archived', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL, NULL
+        FROM features WHERE name IN (${archivedNow}) ORDER BY created_at, name`,
+    ),
+  ]);
+  return archived!.meta.changes > 0;
 }
 
-/** The flags a child may depend on: active flags of its project, not itself and not children themselves. */
-export async function possibleParents(db: Db, child: string): Promise<string[]> {
-  const rows = await db.all<{ name: string }>(sql`SELECT f.name FROM features f
-    WHERE f.project = (SELECT project FROM features WHERE name = ${child}) AND f.name <> ${child} AND f.archived_at IS NULL
-      AND NOT EXISTS (SELECT 1 FROM dependent_features d WHERE d.child = f.name)
-    ORDER BY f.name`);
-  return rows.map((row) => row.name);
-}
-
-export async function parentsOf(db: Db, child: string) {
-  return db.select().from(dependentFeatures).where(eq(dependentFeatures.child, child)).orderBy(asc(dependentFeatures.parent));
-}
-
-/** How many flags are in each lifecycle stage (the stage entered last). */
-export async function lifecycleStageCounts(db: Db) {
-  return db.all<{ stage: string; count: number }>(sql`SELECT stage, count(*) AS count FROM (
-      SELECT l.feature, l.stage FROM ${featureLifecycles} l
-      WHERE l.rowid = (SELECT l2.rowid FROM ${featureLifecycles} l2 WHERE l2.feature = l.feature ORDER BY l2.created_at DESC, l2.rowid DESC LIMIT 1)
-    ) GROUP BY stage`);
-}
-
-export async function findFeatureType(db: Db, id: string) {
-  const [row] = await db.select().from(featureTypes).where(eq(featureTypes.id, id)).limit(1);
-  return row;
-}
-
-export async function isFavoriteProject(db: Db, projectId: string, userId: number): Promise<boolean> {
-  const rows = await db
-    .select({ project: favoriteProjects.project })
-    .from(favoriteProjects)
-    .where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.userId, userId)))
-    .limit(1);
-  return rows.length > 0;
+/**
+ * Deletes the named archived flags of the project for good, unless a flag outside `names`
+ * depends on one of them (re-checked in SQL), recording `feature-deleted` with each flag as it
+ * was. Returns whether it deleted any.
+ */
+export async function deleteUnlessOrphaning(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  eligible: readonly string[],
+  names: readonly string[],
+) {
+  const list = JSON.stringify(eligible);
+  const all = JSON.stringify([...new Set(names)]);
+  const stillAllowed = sql`NOT EXISTS (SELECT 1 FROM dependent_features WHERE parent IN (SELECT value FROM json_each(${all}))
+    AND child NOT IN (SELECT value FROM json_each(${all})))`;
+  const doomed = sql`SELECT name FROM features WHERE name IN (SELECT value FROM json_each(${list})) AND archived_at IS NOT NULL AND project = ${projectId} AND ${stillAllowed}`;
+  const [recorded] = await runD1Batch(db, [
+    d1Statement(
+      db,
+      sql`INSERT INTO events (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
+        SELECT 'feature-deleted', ${actor.actorName}, ${actor.userId}, project, NULL, name, NULL,
+          json_object('name', name, 'description', description, 'type', type, 'project', project,
+            'stale', json(CASE WHEN stale THEN 'true' ELSE 'false' END), 'createdAt', created_at, 'lastSeenAt', last_seen_at,
+            'impressionData', json(CASE WHEN impression_data THEN 'true' ELSE 'false' END), 'archived', json('true'), 'archivedAt', archived_at)
+        FROM features WHERE name IN (${doomed}) ORDER BY created_at, name`,
+    ),
+    // The rows that still name a deleted flag as parent belong to children in the same list.
+    d1Statement(db, sql`DELETE FROM dependent_features WHERE parent IN (${doomed})`),
+    d1Statement(db, sql`DELETE FROM features WHERE name IN (${doomed})`),
+  ]);
+  return recorded!.meta.changes > 0;
 }

@@ -12,6 +12,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
 import { userImageUrl } from '../../identity/users/service';
 import type { AttachEnvironmentInput, CreateProjectInput, UpdateProjectInput } from './schema';
 import * as store from './store';
+import { environmentExists, projectExists } from '../../db/lookups';
 
 function projectShape(row: store.ProjectRow, featureCount: number, environmentNames: string[]) {
   return {
@@ -88,7 +89,7 @@ async function createdProject(db: Db, id: string) {
 }
 
 /** The project's row, or 404 (an archived one only when `archivedToo`). */
-async function requireProject(db: Db, id: string, archivedToo = false): Promise<store.ProjectRow> {
+async function requireProjectWithCounts(db: Db, id: string, archivedToo = false): Promise<store.ProjectRow> {
   const [rows] = await store.byIdWithCounts(db, id);
   const row = rows[0];
   if (!row || (!archivedToo && row.archivedAt !== null)) throw notFound('No project found');
@@ -96,7 +97,7 @@ async function requireProject(db: Db, id: string, archivedToo = false): Promise<
 }
 
 export async function createProject(db: Db, principal: Principal, body: CreateProjectInput) {
-  if (await store.exists(db, body.id)) throw conflict(`A project with id ${body.id} already exists`);
+  if (await projectExists(db, body.id)) throw conflict(`A project with id ${body.id} already exists`);
   const allEnvironments = await store.allEnvironments(db);
   let attached: string[];
   if (body.environments === undefined) {
@@ -131,7 +132,7 @@ export async function createProject(db: Db, principal: Principal, body: CreatePr
 export async function attachEnvironment(db: Db, principal: Principal, projectId: string, body: AttachEnvironmentInput): Promise<void> {
   const [rows] = await store.byIdWithCounts(db, projectId);
   if (!rows[0] || rows[0].archivedAt !== null) throw notFound(`Project=${projectId} does not exist`);
-  if (!(await store.environmentExists(db, body.environment))) throw notFound(`Could not find environment ${body.environment}`);
+  if (!(await environmentExists(db, body.environment))) throw notFound(`Could not find environment ${body.environment}`);
   await store.attachEnvironment(db, principal, projectId, body.environment);
 }
 
@@ -297,7 +298,7 @@ function projectData(row: store.ProjectRow) {
 
 /** `PUT /api/admin/projects/:id`: name and description (mode and default stickiness when given). */
 export async function updateProject(db: Db, principal: Principal, id: string, body: UpdateProjectInput): Promise<void> {
-  const before = await requireProject(db, id, true);
+  const before = await requireProjectWithCounts(db, id, true);
   const changes = {
     name: body.name,
     description: body.description === undefined ? before.description : body.description,
@@ -328,7 +329,7 @@ function invalidOperation(message: string): ApiError {
  */
 export async function deleteProject(env: Env, db: Db, principal: Principal, id: string): Promise<void> {
   if (id === DEFAULT_PROJECT) throw invalidOperation('You can not delete the default project!');
-  await requireProject(db, id, true);
+  await requireProjectWithCounts(db, id, true);
   const [[counts], archivedFlags, dependents, tokens] = await store.deletionRows(db, id);
   if ((counts?.live ?? 0) > 0) throw invalidOperation('You can not delete a project with active feature flags');
   if (dependents.length > 0) {

@@ -1,5 +1,5 @@
 /** The Drizzle queries of projects and the environments attached to them. */
-import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, notInArray, sql } from 'drizzle-orm';
 import { chunkedInsert, chunksOf } from '../../db/chunk';
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, auditEvents, type Actor, type AuditEvent } from '../../db/events';
@@ -24,12 +24,12 @@ import {
 } from '../../db/schema';
 import { OWNER_ROLE_ID } from '../../auth/roles';
 import { attachEnvironmentToFeatures } from '../features/service';
+import { ROOT_ROLE_TYPES } from '../../db/lookups';
 
 export type ProjectRow = typeof projects.$inferSelect;
 export type NewProject = Pick<typeof projects.$inferInsert, 'id' | 'name' | 'description' | 'mode' | 'defaultStickiness'>;
 
 /** Root roles live in project `default` too: members are those holding a project role. */
-const ROOT_ROLE_TYPES = ['root', 'root-custom'];
 
 /**
  * The projects (live or archived) in name order, with per project: live flag count, last
@@ -61,7 +61,7 @@ export function listForAdminUi(db: Db, archived: boolean, userId: number | undef
       .select({ project: roleUser.project, count: sql<number>`count(DISTINCT ${roleUser.userId})` })
       .from(roleUser)
       .innerJoin(roles, eq(roles.id, roleUser.roleId))
-      .where(notInArray(roles.type, ROOT_ROLE_TYPES))
+      .where(notInArray(roles.type, [...ROOT_ROLE_TYPES]))
       .groupBy(roleUser.project),
     ownersQuery(db),
     favouriteProjectsQuery(db, userId),
@@ -118,18 +118,8 @@ export function byIdWithCounts(db: Db, id: string) {
   ]);
 }
 
-export async function exists(db: Db, id: string): Promise<boolean> {
-  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, id)).limit(1);
-  return rows.length > 0;
-}
-
 export function allEnvironments(db: Db) {
   return db.select().from(environments).orderBy(asc(environments.sortOrder), asc(environments.name));
-}
-
-export async function environmentExists(db: Db, name: string): Promise<boolean> {
-  const found = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, name)).limit(1);
-  return found.length > 0;
 }
 
 /** Creates the project, attaches its environments, makes `ownerUserId` its Owner, and records the event: one batch. */
@@ -204,7 +194,7 @@ export function overviewRows(db: Db, projectId: string, current: string, past: s
       .select({ count: sql<number>`count(DISTINCT ${roleUser.userId})` })
       .from(roleUser)
       .innerJoin(roles, eq(roles.id, roleUser.roleId))
-      .where(and(eq(roleUser.project, projectId), notInArray(roles.type, ROOT_ROLE_TYPES))),
+      .where(and(eq(roleUser.project, projectId), notInArray(roles.type, [...ROOT_ROLE_TYPES]))),
     db.select({ createdAt: events.createdAt }).from(events).where(eq(events.project, projectId)).orderBy(desc(events.id)).limit(1),
     favouriteProjectsQuery(db, userId, projectId),
   ]);

@@ -7,7 +7,8 @@ export const SegmentSchema = v.object({
   name: nonBlank(255),
   description: v.optional(v.nullable(text(1000))),
   project: v.optional(v.nullable(nonBlank(100))),
-  constraints: v.optional(v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items')), []),
+  // Required, as 6.10.1's schema has it (an empty list is a segment without constraints).
+  constraints: v.pipe(v.array(ConstraintSchema), v.maxLength(100, 'must have at most 100 items')),
 });
 export type SegmentInput = v.InferOutput<typeof SegmentSchema>;
 

@@ -4,9 +4,10 @@ import type { Principal } from '../../auth/principal';
 import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
-import { strategyShape } from '../features/service';
+import { strategyShape } from '../features/shapes';
 import type { SegmentInput, StrategySegmentsInput } from './schema';
 import * as store from './store';
+import { projectExists } from '../../db/lookups';
 
 type ShapedRow = Omit<store.SegmentRow, 'createdBy'> & { createdBy: string | null; usedInProjects?: number; usedInFeatures?: number };
 
@@ -90,8 +91,17 @@ export async function setStrategySegments(db: Db, actor: Actor, body: StrategySe
   }
 }
 
+/** How many constraint values one segment may hold, over all its constraints (6.10.1's default). */
+export const SEGMENT_VALUES_LIMIT = 1000;
+
+function checkValuesLimit(body: SegmentInput): void {
+  const total = body.constraints.reduce((sum, constraint) => sum + (constraint.values?.length ?? 0), 0);
+  if (total > SEGMENT_VALUES_LIMIT) throw badRequest(`Segments may not have more than ${SEGMENT_VALUES_LIMIT} values`);
+}
+
 async function checkProjectAndName(db: Db, body: SegmentInput, exceptId?: number): Promise<void> {
-  if (body.project && !(await store.projectExists(db, body.project))) throw badRequest(`Project=${body.project} does not exist`);
+  checkValuesLimit(body);
+  if (body.project && !(await projectExists(db, body.project))) throw badRequest(`Project=${body.project} does not exist`);
   if (await store.nameTaken(db, body.name, exceptId)) throw conflict(NAME_TAKEN);
 }
 

@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { d1Statement, runBatch, runD1Batch, type Db } from '../../db/client';
 import { auditEvent, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
-import { featureStrategies, featureStrategySegment, features, projects, segments } from '../../db/schema';
+import { featureStrategies, featureStrategySegment, features, segments } from '../../db/schema';
 
 export type SegmentRow = typeof segments.$inferSelect;
 export type SegmentValues = Pick<typeof segments.$inferInsert, 'name' | 'description' | 'constraints' | 'segmentProjectId'>;
@@ -95,11 +95,6 @@ export async function replaceStrategySegments(db: Db, actor: Actor, strategyId: 
 export async function byId(db: Db, id: number): Promise<SegmentRow | undefined> {
   const [row] = await db.select().from(segments).where(eq(segments.id, id)).limit(1);
   return row;
-}
-
-export async function projectExists(db: Db, project: string): Promise<boolean> {
-  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, project)).limit(1);
-  return rows.length > 0;
 }
 
 /** Whether another segment (not `exceptId`) has this name. */

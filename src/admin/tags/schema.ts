@@ -1,19 +1,23 @@
 import * as v from 'valibot';
-import { text, urlFriendlyName } from '../../http/validation';
+import { coercedText, urlFriendlyField } from '../../http/validation';
 
+/** Unleash 6.10.1's tag-type colour: `#` and six hex digits, refused in its validator's words. */
+const color = v.pipe(v.string(), v.regex(/^#[0-9A-Fa-f]{6}$/, 'must match pattern "^#[0-9A-Fa-f]{6}$"'));
+
+// Numbers and booleans sent as description or icon are stored as strings, as 6.10.1 does.
 export const CreateTagTypeSchema = v.object({
-  name: urlFriendlyName(50, 2),
-  description: v.optional(v.nullable(text(1000))),
-  icon: v.optional(v.nullable(text(255))),
-  color: v.optional(v.nullable(text(50))),
+  name: urlFriendlyField('name', 50, 2),
+  description: v.optional(v.nullable(coercedText(1000))),
+  icon: v.optional(v.nullable(coercedText(255))),
+  color: v.optional(v.nullable(color)),
 });
 export type CreateTagTypeInput = v.InferOutput<typeof CreateTagTypeSchema>;
 
 /** Tag values are 2 to 50 characters after trimming, as the seed's limits say. */
 export const TagSchema = v.object({
-  type: urlFriendlyName(50, 2),
+  type: urlFriendlyField('type', 50, 2),
   value: v.pipe(
-    text(200),
+    coercedText(200),
     v.trim(),
     v.minLength(2, 'must be at least 2 characters long'),
     v.maxLength(50, 'must be at most 50 characters long'),
@@ -34,18 +38,16 @@ export const BulkTagsSchema = v.strictObject({
 });
 export type BulkTagsInput = v.InferOutput<typeof BulkTagsSchema>;
 
-const color = v.pipe(v.string(), v.regex(/^#[0-9A-Fa-f]{6}$/, 'must be a colour such as #FFFFFF'));
-
 export const ValidateTagTypeSchema = v.strictObject({
-  name: urlFriendlyName(50, 2),
-  description: v.optional(text(1000)),
-  icon: v.optional(v.nullable(text(255))),
+  name: urlFriendlyField('name', 50, 2),
+  description: v.optional(coercedText(1000)),
+  icon: v.optional(v.nullable(coercedText(255))),
   color: v.optional(v.nullable(color)),
 });
 
 export const UpdateTagTypeSchema = v.object({
-  description: v.optional(text(1000)),
-  icon: v.optional(v.nullable(text(255))),
+  description: v.optional(coercedText(1000)),
+  icon: v.optional(v.nullable(coercedText(255))),
   color: v.optional(v.nullable(color)),
 });
 export type UpdateTagTypeInput = v.InferOutput<typeof UpdateTagTypeSchema>;

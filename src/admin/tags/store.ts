@@ -48,10 +48,6 @@ export function insertTag(db: Db, type: string, value: string) {
   return db.insert(tags).values({ type, value }).onConflictDoNothing();
 }
 
-export function insertFeatureTag(db: Db, featureName: string, type: string, value: string, userId: number) {
-  return db.insert(featureTag).values({ featureName, tagType: type, tagValue: value, createdByUserId: userId }).onConflictDoNothing();
-}
-
 export function deleteFeatureTag(db: Db, featureName: string, type: string, value: string) {
   return db
     .delete(featureTag)

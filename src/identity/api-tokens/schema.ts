@@ -27,7 +27,6 @@ export type CreateApiTokenRequest = v.InferOutput<typeof CreateApiTokenSchema>;
 export const UpdateApiTokenSchema = v.strictObject({
   expiresAt: dateTime,
 });
-export type UpdateApiTokenRequest = v.InferOutput<typeof UpdateApiTokenSchema>;
 
 const ApiTokenAnswer = v.object({
   id: v.string(),
@@ -65,3 +64,23 @@ export const GetProjectApiTokensResponse = ApiTokenListAnswer;
 
 /** What `POST /api/admin/projects/:projectId/api-tokens` answers with status 201. */
 export const CreateProjectApiToken201Response = CreatedApiTokenAnswer;
+
+/**
+ * A secret a caller brings (from another Unleash): printable ASCII without spaces, 16 to 512
+ * characters, never shaped like a personal access token. At least 16 characters because a
+ * short secret is guessable; Unleash's own are 60 and more, its bootstrap ones often ~25.
+ */
+const GivenSecret = v.pipe(
+  v.string(),
+  v.minLength(16, 'must be at least 16 characters long'),
+  v.maxLength(512, 'must be at most 512 characters long'),
+  v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  v.check((secret) => !secret.startsWith('user:'), 'must not start with "user:" (that is a personal access token)'),
+);
+
+/** `POST /api/admin/api-tokens/import`: a token as created, plus the secret it keeps. */
+export const ImportApiTokenSchema = v.object({ ...CreateApiTokenSchema.entries, secret: GivenSecret });
+export type ImportApiTokenRequest = v.InferOutput<typeof ImportApiTokenSchema>;
+
+/** What `POST /api/admin/api-tokens/import` answers with status 201: the token, its secret echoed once. */
+export const ImportApiToken201Response = CreatedApiTokenAnswer;

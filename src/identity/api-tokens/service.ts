@@ -1,7 +1,7 @@
 import type { Env } from '../../env';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent } from '../../db/events';
-import { badRequest, notFound, validationError, type ErrorDetail } from '../../http/errors';
+import { badRequest, conflict, notFound, validationError, type ErrorDetail } from '../../http/errors';
 import {
   ADMIN,
   CREATE_CLIENT_API_TOKEN,
@@ -21,8 +21,9 @@ import { formatApiTokenSecret, secretPrefix } from '../../auth/secrets';
 import { sha256Hex } from '../../lib/encoding';
 import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { log } from '../../log';
-import type { CreateApiTokenRequest } from './schema';
+import type { CreateApiTokenRequest, ImportApiTokenRequest } from './schema';
 import * as store from './store';
+import { environmentExists } from '../../db/lookups';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -190,8 +191,34 @@ export async function revokeProjectToken(env: Env, db: Db, principal: Principal,
   await deleteStored(env, db, principal, token);
 }
 
-async function insertToken(env: Env, db: Db, principal: Principal, token: NewApiToken) {
-  if (token.environment !== '*' && !(await store.environmentExists(db, token.environment))) {
+/**
+ * `POST /api/admin/api-tokens/import`: a token whose secret the caller chose, so that SDKs
+ * moved from another Unleash keep theirs. Only an admin gets here (the route's rule). The
+ * secret's shape is checked in the schema; here, that a `<scope>:<env>.` prefix agrees with
+ * the token (SDKs and Edge read it) and that no token has it yet.
+ */
+export async function importToken(env: Env, db: Db, principal: Principal, body: ImportApiTokenRequest) {
+  const { secret, ...request } = body;
+  const token = resolveCreateRequest(request);
+  const problem = secretScopeProblem(secret, token);
+  if (problem) throw validationError([{ path: '/body/secret', message: problem }]);
+  if (await store.findToken(db, '', await sha256Hex(secret))) throw conflict('An API token with this secret already exists');
+  return insertToken(env, db, principal, token, secret);
+}
+
+/** Why a given secret's `<scope>:<environment>.` prefix does not describe this token, if it does not. */
+function secretScopeProblem(secret: string, token: NewApiToken): string | undefined {
+  const shaped = /^([^:]+):([^.]+)\./.exec(secret);
+  if (!shaped) return undefined; // A legacy secret without a prefix: Unleash still accepts those.
+  const expectedScope = token.projects.length === 1 ? token.projects[0]! : '[]';
+  if (shaped[1] !== expectedScope || shaped[2] !== token.environment) {
+    return `The secret's prefix "${shaped[1]}:${shaped[2]}" does not match the token's scope "${expectedScope}:${token.environment}"`;
+  }
+  return undefined;
+}
+
+async function insertToken(env: Env, db: Db, principal: Principal, token: NewApiToken, givenSecret?: string) {
+  if (token.environment !== '*' && !(await environmentExists(db, token.environment))) {
     throw badRequest(`Environment=${token.environment} does not exist`);
   }
   const missing = await store.missingProjects(
@@ -200,7 +227,7 @@ async function insertToken(env: Env, db: Db, principal: Principal, token: NewApi
   );
   if (missing.length > 0) throw badRequest(`Project=${missing[0]} does not exist`);
 
-  const secret = formatApiTokenSecret(token.projects, token.environment);
+  const secret = givenSecret ?? formatApiTokenSecret(token.projects, token.environment);
   const secretHash = await sha256Hex(secret);
   const id = crypto.randomUUID();
   const createdAt = new Date().toISOString();
@@ -305,10 +332,11 @@ export async function revokeToken(env: Env, db: Db, principal: Principal, ref: s
   const token = await findByRef(db, ref);
   if (!token) {
     // Given the full secret, a retry after a revoke whose KV delete failed (500) still empties
-    // KV. Unleash answers 200 here even when nothing matched, and its UI then reports a
-    // deletion that did not happen; 404 lets a caller see that the token is not there.
+    // KV. Nothing matched: 200 with nothing written, as 6.10.1 answers, because a delete of
+    // something already gone has done what was asked (Terraform's provider fails a destroy on
+    // anything but 200 when a token was revoked by hand).
     if (!UUID.test(ref) && !ref.includes(HANDLE_SEPARATOR)) await revokeCached(env, 'apikey', await sha256Hex(ref));
-    throw notFound('Could not find api token.');
+    return;
   }
   requirePermissionFor(principal, DELETE[token.type as ApiTokenType]);
   await deleteStored(env, db, principal, token);

@@ -1,7 +1,7 @@
 import { asc, eq, inArray, or, sql } from 'drizzle-orm';
 import { chunkedInsert } from '../../db/chunk';
 import type { Db } from '../../db/client';
-import { apiTokenProject, apiTokens, environments, projects } from '../../db/schema';
+import { apiTokenProject, apiTokens, projects } from '../../db/schema';
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type StoredApiToken = ApiTokenRow & { projects: string[] };
@@ -12,11 +12,6 @@ export function insertTokenStatements(db: Db, token: typeof apiTokens.$inferInse
   const rows = scoped.map((project) => ({ secretHash: token.secretHash, project }));
   const projectInserts = chunkedInsert(rows, 2, (run) => db.insert(apiTokenProject).values(run));
   return [...statements, ...projectInserts];
-}
-
-export async function environmentExists(db: Db, name: string): Promise<boolean> {
-  const rows = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, name)).limit(1);
-  return rows.length > 0;
 }
 
 /** The ids among `ids` that name no project. */

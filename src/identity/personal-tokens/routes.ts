@@ -2,7 +2,6 @@ import type * as v from 'valibot';
 import type { UserPrincipal } from '../../auth/principal';
 import { getDb } from '../../db/client';
 import { noAccess } from '../../http/errors';
-import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
@@ -21,12 +20,7 @@ export async function list({ env, principal }: AdminContext): Promise<Response> 
   return json(await service.listTokens(getDb(env), requireUser(principal).userId));
 }
 
-export async function create({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof CreatePersonalTokenSchema>>): Promise<Response> {
+export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreatePersonalTokenSchema>>): Promise<Response> {
   const user = requireUser(principal);
   return json(await service.createToken(env, getDb(env), user, user.userId, body), 201);
 }

@@ -6,6 +6,7 @@
 import type { Env } from '../../env';
 import type { Db } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
+import { isUniqueViolation } from '../../db/lookups';
 import { formatPersonalTokenSecret } from '../../auth/credentials';
 import { sha256Hex } from '../../lib/encoding';
 import { revokeCached, syncFromD1 } from '../../auth/token-records';
@@ -18,13 +19,6 @@ import * as store from './store';
 export const MAX_TOKENS_PER_USER = 10;
 
 const descriptionTaken = () => new ApiError(409, 'NameExistsError', 'PAT description already exists.');
-
-function uniqueFailed(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current.message.includes('UNIQUE constraint failed: personal_access_tokens')) return true;
-  }
-  return false;
-}
 
 export async function listTokens(db: Db, userId: number) {
   return { pats: await store.listOfUsers(db, [userId]) };
@@ -56,7 +50,7 @@ export async function createToken(env: Env, db: Db, actor: Actor, userId: number
     row = inserted[0]!;
   } catch (error) {
     // A concurrent create with the same description lost the race on the unique index.
-    if (uniqueFailed(error)) throw descriptionTaken();
+    if (isUniqueViolation(error, 'personal_access_tokens')) throw descriptionTaken();
     throw error;
   }
   try {

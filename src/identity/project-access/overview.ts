@@ -9,6 +9,7 @@ import { getDb } from '../../db/client';
 import { getRole } from '../roles/service';
 import { getUser } from '../users/service';
 import * as store from './store';
+import { environmentExists } from '../../db/lookups';
 
 export async function userAccessOverview(env: Env, userId: number | null, project?: string, environment?: string) {
   const db = getDb(env);
@@ -18,7 +19,7 @@ export async function userAccessOverview(env: Env, userId: number | null, projec
     store.allPermissions(db),
     getRole(db, user.rootRole),
     project === undefined ? Promise.resolve([]) : store.rolesOfUserInProject(db, project, user.id),
-    environment === undefined ? Promise.resolve(false) : store.environmentExists(db, environment),
+    environment === undefined ? Promise.resolve(false) : environmentExists(db, environment),
   ]);
   const access = new GrantAccess(grants);
   const of = (type: string) => permissions.filter((row) => row.type === type);

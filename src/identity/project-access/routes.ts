@@ -1,7 +1,6 @@
 /** Project access: `GET/POST /api/admin/projects/:projectId/access`, a user's roles in a project. */
 import * as v from 'valibot';
 import { getDb } from '../../db/client';
-import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { integerId, parseInput } from '../../http/validation';
@@ -120,6 +119,8 @@ export const routes: Route[] = [
     tag: 'Unstable',
     operationId: 'getUserPermissions',
     summary: "List a user's permissions, root and per project",
+    query: OverviewQuery,
+    queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: GetUserPermissionsResponse } },
     errors: [400],
     handler: userPermissions,

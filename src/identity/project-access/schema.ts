@@ -11,7 +11,6 @@ export const AddAccessSchema = v.object({
   users: v.optional(ids, []),
   groups: v.optional(ids, []),
 });
-export type AddAccessRequest = v.InferOutput<typeof AddAccessSchema>;
 
 /** `PUT /projects/:projectId/users/:userId/roles`: the user's project roles, replaced. */
 export const SetRolesSchema = v.object({ roles: ids });

@@ -7,17 +7,17 @@ import type { Principal } from '../../auth/principal';
 import { forgetUser } from '../../auth/user-principal';
 import { ADMIN, hasPermission } from '../../auth/permissions';
 import { runBatch, type Db, type Statement } from '../../db/client';
-import { badRequest, noAccess, notFound } from '../../http/errors';
+import { badRequest, noAccess } from '../../http/errors';
 import { roleBody } from '../roles/service';
 import { usersByIds } from '../users/service';
 import * as store from './store';
+import { requireProject } from '../../db/lookups';
 
-async function requireProject(db: Db, projectId: string): Promise<void> {
-  if (!(await store.projectExists(db, projectId))) throw notFound(`Could not find project with id ${projectId}`);
-}
+/** Unleash's 404 of the project access API. */
+const noSuchProject = (projectId: string) => `Could not find project with id ${projectId}`;
 
 export async function projectAccess(db: Db, projectId: string) {
-  await requireProject(db, projectId);
+  await requireProject(db, projectId, noSuchProject(projectId));
   const [roles, rows] = await Promise.all([store.projectRoles(db), store.assignments(db, projectId)]);
   const byUser = new Map<number, { addedAt: string; roleId: number; roles: number[] }>();
   for (const row of rows) {
@@ -80,7 +80,7 @@ export async function addAccess(
   projectId: string,
   input: { roles: number[]; users: number[]; groups: number[] },
 ) {
-  await requireProject(db, projectId);
+  await requireProject(db, projectId, noSuchProject(projectId));
   noGroups(input.groups);
   const roleIds = await checkedRoles(db, input.roles);
   const userIds = await checkedUsers(db, input.users);
@@ -102,7 +102,7 @@ export async function addAccess(
 }
 
 export async function setUserRoles(db: Db, principal: Principal, projectId: string, userId: number, roles: number[]) {
-  await requireProject(db, projectId);
+  await requireProject(db, projectId, noSuchProject(projectId));
   const roleIds = await checkedRoles(db, roles);
   await checkedUsers(db, [userId]);
   await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to assign a role they did not have access to');
@@ -126,7 +126,7 @@ export async function setUserRoles(db: Db, principal: Principal, projectId: stri
 }
 
 export async function removeUserAccess(db: Db, principal: Principal, projectId: string, userId: number) {
-  await requireProject(db, projectId);
+  await requireProject(db, projectId, noSuchProject(projectId));
   const before = await store.rolesOfUserInProject(db, projectId, userId);
   await runBatch(db, [
     store.revokeStatement(db, projectId, userId),

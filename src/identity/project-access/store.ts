@@ -6,16 +6,11 @@
 import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import type { Actor, AuditEvent } from '../../db/events';
-import { events, projects, rolePermission, roles, roleUser, users } from '../../db/schema';
+import { events, rolePermission, roles, roleUser, users } from '../../db/schema';
 
 export const PROJECT_ROLE_TYPES = ['project', 'custom'] as const;
 
 export type ProjectRole = { id: number; name: string; type: string; description: string | null };
-
-export async function projectExists(db: Db, projectId: string): Promise<boolean> {
-  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).limit(1);
-  return rows.length > 0;
-}
 
 export async function projectRoles(db: Db): Promise<ProjectRole[]> {
   return db
@@ -140,9 +135,4 @@ export async function allPermissions(db: Db) {
   return db.all<{ id: number; permission: string; display_name: string; type: string }>(
     sql`SELECT id, permission, display_name, type FROM permissions ORDER BY id`,
   );
-}
-
-export async function environmentExists(db: Db, name: string): Promise<boolean> {
-  const rows = await db.all<{ name: string }>(sql`SELECT name FROM environments WHERE name = ${name} LIMIT 1`);
-  return rows.length > 0;
 }

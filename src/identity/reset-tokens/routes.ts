@@ -2,12 +2,11 @@ import type { IRequest } from 'itty-router';
 import * as v from 'valibot';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
-import { readJsonBody } from '../../http/body';
 import { json, NO_STORE } from '../../http/responses';
-import { parseInput, text } from '../../http/validation';
+import { text } from '../../http/validation';
 import { resetPassword, validateResetToken } from './service';
 import { open, route, type Route, type OpenContext } from '../../http/route';
-import { ValidateTokenResponse } from './schema';
+import { ValidateTokenQuery, ValidateTokenResponse } from './schema';
 
 const ResetPasswordSchema = v.object({
   token: text(256),
@@ -21,7 +20,7 @@ export async function validate(request: IRequest, env: Env): Promise<Response> {
 }
 
 /** `POST /auth/reset/password` `{token, password}` (public: the secret is the credential). */
-export async function setPassword({ request, env, body }: OpenContext<v.InferOutput<typeof ResetPasswordSchema>>): Promise<Response> {
+export async function setPassword({ env, body }: OpenContext<v.InferOutput<typeof ResetPasswordSchema>>): Promise<Response> {
   await resetPassword(env, getDb(env), body.token, body.password);
   return new Response(null, { status: 200 });
 }
@@ -34,6 +33,8 @@ export const routes: Route[] = [
     tag: 'Auth',
     operationId: 'validateToken',
     summary: 'Check a password-reset link',
+    query: ValidateTokenQuery,
+    queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: ValidateTokenResponse } },
     errors: [401],
     handler: ({ request, env }) => validate(request, env),

@@ -14,3 +14,6 @@ export const ValidateTokenResponse = v.object({
     name: v.nullable(v.string()),
   }),
 });
+
+/** `GET /auth/reset/validate?token=<secret>`: read by the handler (a missing token is an unknown one). */
+export const ValidateTokenQuery = v.object({ token: v.optional(v.string()) });

@@ -13,10 +13,10 @@ import type { Actor } from '../../db/events';
 import { resetTokens, roles, roleUser, users } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError } from '../../http/errors';
-import { hashPassword } from '../users/password';
-import { recordPasswordStatements, requireUnusedPassword } from '../users/password-history';
-import { clearFailuresStatement } from '../users/login-limits';
-import { requireStrongPassword } from '../users/password-policy';
+import { hashPassword } from '../passwords/password';
+import { recordPasswordStatements, requireUnusedPassword } from '../passwords/password-history';
+import { clearFailuresStatement } from '../passwords/login-limits';
+import { requireStrongPassword } from '../passwords/password-policy';
 
 /** How long a new user's link works (Unleash's own default is not documented; a week fits an invite). */
 export const RESET_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -1,6 +1,5 @@
 import type * as v from 'valibot';
 import { getDb } from '../../db/client';
-import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
@@ -16,7 +15,7 @@ function roleId(request: AdminContext['request']): number | null {
 }
 
 /** Seed operation 1: 200 with no body when the definition could be created; stores nothing. */
-export async function validate({ request, env, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
+export async function validate({ env, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
   await service.validateDefinition(getDb(env), body);
   return empty(200);
 }
@@ -29,12 +28,7 @@ export async function get({ request, env }: AdminContext): Promise<Response> {
   return json(await service.getRole(getDb(env), roleId(request)));
 }
 
-export async function create({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
+export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
   const role = await service.createRole(getDb(env), principal, body);
   return json(role, 201, { location: `/api/admin/roles/${role.id}` });
 }

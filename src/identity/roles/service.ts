@@ -4,6 +4,7 @@ import { auditEvent, type Actor } from '../../db/events';
 import { ApiError, conflict, notFound, validationError, type ErrorDetail } from '../../http/errors';
 import type { CustomRoleType, RoleDefinition } from './schema';
 import * as store from './store';
+import { isUniqueViolation } from '../../db/lookups';
 
 const CUSTOM_TYPES: ReadonlySet<string> = new Set(['custom', 'root-custom']);
 
@@ -154,13 +155,6 @@ async function validateForWrite(db: Db, body: RoleDefinition, exceptId?: number)
   return validateDefinition(db, body, exceptId);
 }
 
-function constraintFailed(error: unknown, column: string): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current.message.includes(`UNIQUE constraint failed: ${column}`)) return true;
-  }
-  return false;
-}
-
 export async function createRole(db: Db, actor: Actor, body: RoleDefinition) {
   const role = await validateForWrite(db, body);
   const grants = role.grants ?? [];
@@ -183,8 +177,8 @@ export async function createRole(db: Db, actor: Actor, body: RoleDefinition) {
       ]);
       return roleWithPermissions(db, row);
     } catch (error) {
-      if (constraintFailed(error, 'roles.type, roles.name')) throw conflict(`There already exists a role with the name ${role.name}`);
-      if (!constraintFailed(error, 'roles.id') || attempt >= 4) throw error;
+      if (isUniqueViolation(error, 'roles.type, roles.name')) throw conflict(`There already exists a role with the name ${role.name}`);
+      if (!isUniqueViolation(error, 'roles.id') || attempt >= 4) throw error;
     }
   }
 }
@@ -216,7 +210,7 @@ export async function updateRole(db: Db, actor: Actor, id: number | null, body: 
   try {
     await runBatch(db, statements);
   } catch (error) {
-    if (constraintFailed(error, 'roles.type, roles.name')) throw conflict(`There already exists a role with the name ${role.name}`);
+    if (isUniqueViolation(error, 'roles.type, roles.name')) throw conflict(`There already exists a role with the name ${role.name}`);
     throw error;
   }
   // Its holders' grants change: at once in this isolate, within ISOLATE_CACHE_TTL_MS elsewhere.

@@ -15,15 +15,10 @@ import type { CreatePersonalTokenRequest } from '../personal-tokens/schema';
 import * as personalTokens from '../personal-tokens/service';
 import type { CreateServiceAccount, UpdateServiceAccount } from './schema';
 import * as store from './store';
+import { isUniqueViolation } from '../../db/lookups';
+import { findRootRole, type RootRole } from '../../db/lookups';
 
 const VIEWER_ROLE_ID = 3;
-
-function constraintFailed(error: unknown, what: string): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current.message.includes(`UNIQUE constraint failed: ${what}`)) return true;
-  }
-  return false;
-}
 
 async function accountBody(row: store.AccountRow) {
   return {
@@ -48,8 +43,8 @@ async function requireAccount(db: Db, id: number): Promise<store.AccountRow> {
   return row;
 }
 
-async function requireRootRole(db: Db, id: number): Promise<store.RootRole> {
-  const role = await store.findRootRole(db, id);
+async function requireRootRole(db: Db, id: number): Promise<RootRole> {
+  const role = await findRootRole(db, id);
   if (!role) throw badRequest(`Could not find rootRole=${id}`, { path: '/body/rootRole' });
   return role;
 }
@@ -85,8 +80,8 @@ export async function createAccount(db: Db, actor: Actor, body: CreateServiceAcc
       ]);
       return accountBody({ ...account, imageUrl: null, rootRole: role.id });
     } catch (error) {
-      if (constraintFailed(error, 'users.username')) throw taken();
-      if (!constraintFailed(error, 'users.id') || attempt >= 4) throw error;
+      if (isUniqueViolation(error, 'users.username')) throw taken();
+      if (!isUniqueViolation(error, 'users.id') || attempt >= 4) throw error;
     }
   }
 }

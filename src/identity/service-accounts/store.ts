@@ -6,8 +6,7 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import { roles, roleUser, users } from '../../db/schema';
-
-const ROOT_ROLE_TYPES = ['root', 'root-custom'];
+import { ROOT_ROLE_TYPES, type RootRole } from '../../db/lookups';
 
 const rootRoleId = sql<number | null>`(SELECT ru.role_id FROM role_user ru JOIN roles r ON r.id = ru.role_id
   WHERE ru.user_id = "users"."id" AND ru.project = 'default' AND r.type IN ('root', 'root-custom')
@@ -41,22 +40,6 @@ export async function findAccount(db: Db, id: number): Promise<AccountRow | unde
     .select(accountColumns)
     .from(users)
     .where(live(eq(users.id, id)))
-    .limit(1);
-  return row;
-}
-
-export interface RootRole {
-  id: number;
-  name: string;
-  description: string | null;
-  type: string;
-}
-
-export async function findRootRole(db: Db, id: number): Promise<RootRole | undefined> {
-  const [row] = await db
-    .select({ id: roles.id, name: roles.name, description: roles.description, type: roles.type })
-    .from(roles)
-    .where(and(eq(roles.id, id), inArray(roles.type, ROOT_ROLE_TYPES)))
     .limit(1);
   return row;
 }
@@ -99,15 +82,19 @@ export function renameStatement(db: Db, id: number, name: string, now: string): 
 
 export function setRootRoleStatements(db: Db, id: number, roleId: number, createdByUserId: number, now: string): Statement[] {
   return [
-    db
-      .delete(roleUser)
-      .where(
-        and(
-          eq(roleUser.userId, id),
-          eq(roleUser.project, 'default'),
-          inArray(roleUser.roleId, db.select({ id: roles.id }).from(roles).where(inArray(roles.type, ROOT_ROLE_TYPES))),
+    db.delete(roleUser).where(
+      and(
+        eq(roleUser.userId, id),
+        eq(roleUser.project, 'default'),
+        inArray(
+          roleUser.roleId,
+          db
+            .select({ id: roles.id })
+            .from(roles)
+            .where(inArray(roles.type, [...ROOT_ROLE_TYPES])),
         ),
       ),
+    ),
     db.insert(roleUser).values({ roleId, userId: id, project: 'default', createdAt: now, createdByUserId }),
   ];
 }

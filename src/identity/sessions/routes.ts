@@ -1,15 +1,13 @@
 import type * as v from 'valibot';
-import type { IRequest } from 'itty-router';
 import { clearedSessionCookie, sessionCookie } from '../../auth/credentials';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
-import { readJsonBody } from '../../http/body';
 import { clientKey } from '../../http/rate-limit';
 import { json } from '../../http/responses';
-import { parseInput } from '../../http/validation';
 import { sessionUserBody, verifyLogin } from '../users/service';
 import { LoginSchema } from './schema';
-import * as service from './service';
+import { createSession } from '../../auth/user-sessions';
+import { endSessions } from '../../auth/user-credentials';
 import { BREAK_GLASS_USER_ID, signInSettings } from '../sso/service';
 import { endSessionLocation } from '../sso/oidc';
 import { publicBaseUrl } from '../../http/base-url';
@@ -34,7 +32,7 @@ export async function login({ request, env, body }: OpenContext<v.InferOutput<ty
     clientKey(request),
     (userId) => !passwordsOff || userId === BREAK_GLASS_USER_ID,
   );
-  const session = await service.createSession(env, db, user.id);
+  const session = await createSession(env, db, user.id);
   return json({ ...(await sessionUserBody(user)), deletedSessions: 0, activeSessions: session.activeSessions }, 200, {
     'set-cookie': sessionCookie(request, session.sessionId, session.expiresAt),
   });
@@ -60,7 +58,8 @@ async function afterSignOut(request: Request, env: Env, db: Db, principal: Admin
  */
 export async function logout({ request, env, principal }: AdminContext): Promise<Response> {
   const db = getDb(env);
-  if (principal.kind === 'user') await service.signOut(env, db, principal.userId);
+  // Signing out ends every session of the user, as Unleash 6.10.1 does.
+  if (principal.kind === 'user') await endSessions(env, db, principal.userId);
   const location = await afterSignOut(request, env, db, principal);
   return new Response(`Found. Redirecting to ${location}`, {
     status: 302,

@@ -7,7 +7,6 @@ export const LoginSchema = v.object({
   username: v.pipe(text(320), v.nonEmpty('must not be empty')),
   password: text(1024),
 });
-export type LoginRequest = v.InferOutput<typeof LoginSchema>;
 
 /** What `POST /auth/simple/login` answers with status 200. */
 export const LoginResponse = v.object({

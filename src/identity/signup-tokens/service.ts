@@ -8,6 +8,7 @@ import { roleBody } from '../roles/service';
 import { createUser, usersByIds, type UserBody } from '../users/service';
 import type { CreateSignupTokenRequest, SignupRequest, UpdateSignupTokenRequest } from './schema';
 import * as store from './store';
+import { findRootRole } from '../../db/lookups';
 
 const VIEWER_ROLE_ID = 3;
 const NOT_FOUND = 'Could not find public signup token.';
@@ -70,7 +71,7 @@ function oneMonthFrom(now: Date): Date {
 
 export async function createToken(db: Db, actor: Principal, body: CreateSignupTokenRequest, baseUrl: string) {
   const roleId = body.roleId ?? VIEWER_ROLE_ID;
-  const role = await store.findRootRole(db, roleId);
+  const role = await findRootRole(db, roleId);
   if (!role) throw badRequest(`Could not find a root role with id ${roleId}`, { path: '/body/roleId' });
   // A link hands its role to anyone who has it: only an admin may hand out admin rights.
   if (await store.roleGrantsAdmin(db, role.id)) requirePermissionFor(actor, ADMIN);

@@ -81,16 +81,6 @@ export function addTokenUserStatement(db: Db, secret: string, userId: number, cr
   return db.insert(publicSignupTokensUser).values({ secret, userId, createdAt });
 }
 
-/** A root or root-custom role for new users of a token. */
-export async function findRootRole(db: Db, id: number) {
-  const [row] = await db
-    .select({ id: roles.id, type: roles.type, name: roles.name, description: roles.description })
-    .from(roles)
-    .where(and(eq(roles.id, id), inArray(roles.type, ['root', 'root-custom'])))
-    .limit(1);
-  return row;
-}
-
 /** Whether the role carries ADMIN (the Admin role, or a root-custom role granted it). */
 export async function roleGrantsAdmin(db: Db, id: number): Promise<boolean> {
   const rows = await db

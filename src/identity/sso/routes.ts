@@ -8,7 +8,7 @@ import { admin, open, route, type OpenContext, type Route } from '../../http/rou
 import { sha256Hex } from '../../lib/encoding';
 import { digestsEqual } from '../../auth/secrets';
 import { log } from '../../log';
-import { createSession } from '../sessions/service';
+import { createSession } from '../../auth/user-sessions';
 import { finishLogin, LOGIN_TTL_SECONDS, OIDC_COOKIE, OidcFailure, startLogin } from './oidc';
 import { OidcCallbackQuery, OidcLoginQuery, OidcSettingsAnswer, OidcSettingsInput, SimpleSettings } from './schema';
 import * as service from './service';

@@ -9,9 +9,10 @@ import type { Env } from '../../env';
 import { ApiError, badRequest, noAccess } from '../../http/errors';
 import { SYSTEM_USER_ID } from '../../auth/principal';
 import { VIEWER_ROLE_ID } from '../../auth/roles';
-import { createUser, findRootRoleOf, findUserByEmail, recordSignIn } from '../users/service';
+import { createUser, findUserByEmail, recordSignIn } from '../users/service';
 import { ID_TOKEN_ALGORITHMS, type OidcSettings, type OidcSettingsInput, type SimpleSettings } from './schema';
 import * as store from './store';
+import { findRootRole } from '../../db/lookups';
 
 /** Who creates people on their first sign-in, in audit events (as public sign-up does). */
 const PROVISIONING_ACTOR: Actor = { actorName: 'unleash_system_user', userId: SYSTEM_USER_ID };
@@ -123,7 +124,7 @@ export function emailDomainList(text: string): string[] {
 }
 
 async function requireRootRole(db: Db, ref: number | string, path: string): Promise<{ id: number; name: string }> {
-  const role = await findRootRoleOf(db, ref);
+  const role = await findRootRole(db, ref);
   if (!role) throw badRequest(`Could not find root role ${JSON.stringify(ref)}`, { path });
   return role;
 }

@@ -1,18 +1,15 @@
 import type * as v from 'valibot';
 import { publicBaseUrl } from '../../http/base-url';
 import { getDb } from '../../db/client';
-import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { empty, json, NO_STORE } from '../../http/responses';
 import { newResetToken } from '../reset-tokens/service';
 import { parseInput } from '../../http/validation';
-import type { Env } from '../../env';
-import type { IRequest } from 'itty-router';
 import { noAccess } from '../../http/errors';
 import { ChangeOwnPasswordSchema, CreateUserSchema, IdParams, PasswordSchema, UpdateUserSchema } from './schema';
 import * as service from './service';
 import { ADMIN } from '../../auth/permissions';
-import { admin, authenticated, open, route, type Route, type AdminContext, type OpenContext } from '../../http/route';
+import { admin, authenticated, open, route, type Route, type AdminContext } from '../../http/route';
 import { GetUsersResponse, CreateUser201Response, GetUserResponse, UpdateUserResponse, GetMeResponse, GetProfileResponse } from './schema';
 import {
   IdsSchema,

@@ -36,7 +36,6 @@ export const CreateUserSchema = v.strictObject({
   rootRole,
   sendEmail: v.optional(v.boolean()),
 });
-export type CreateUserRequest = v.InferOutput<typeof CreateUserSchema>;
 
 /** Unleash ignores other keys here (its update schema allows them). */
 export const UpdateUserSchema = v.object({

@@ -2,10 +2,10 @@ import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import { badRequest, notFound, validationError, type ErrorDetail } from '../../http/errors';
 import { gravatarUrl } from './gravatar';
-import { hashPassword, verifyPassword } from './password';
-import { requireStrongPassword } from './password-policy';
-import { forgetPasswordsStatement, recordPasswordStatements, requireUnusedPassword } from './password-history';
-import { clearFailuresStatement, forgiveAddressStatement, reserveLoginAttempt } from './login-limits';
+import { hashPassword, verifyPassword } from '../passwords/password';
+import { requireStrongPassword } from '../passwords/password-policy';
+import { forgetPasswordsStatement, recordPasswordStatements, requireUnusedPassword } from '../passwords/password-history';
+import { clearFailuresStatement, forgiveAddressStatement, reserveLoginAttempt } from '../passwords/login-limits';
 import { expireResetTokensStatement } from '../reset-tokens/service';
 import type { Env } from '../../env';
 import type { Grant } from '../../auth/access';
@@ -16,6 +16,8 @@ import { feedbackOf } from '../../admin/user-feedback/service';
 import { credentialHashesOf, deleteCredentialStatements, revokeCredentials } from '../../auth/user-credentials';
 import type { UpdateUserRequest } from './schema';
 import * as store from './store';
+import { isUniqueViolation } from '../../db/lookups';
+import { findRootRole, type RootRole } from '../../db/lookups';
 
 /** Unleash reports Viewer when a user has no root role row. */
 const VIEWER_ROLE_ID = 3;
@@ -66,8 +68,8 @@ function auditData(row: Pick<store.UserRow, 'id' | 'name' | 'username' | 'email'
   };
 }
 
-async function resolveRootRole(db: Db, ref: number | string, details: ErrorDetail[]): Promise<store.RootRole | undefined> {
-  const role = await store.findRootRole(db, ref);
+async function resolveRootRole(db: Db, ref: number | string, details: ErrorDetail[]): Promise<RootRole | undefined> {
+  const role = await findRootRole(db, ref);
   if (!role) details.push({ path: '/body/rootRole', message: `Could not find rootRole=${ref}` });
   return role;
 }
@@ -75,14 +77,6 @@ async function resolveRootRole(db: Db, ref: number | string, details: ErrorDetai
 function identityTaken(taken: { email: boolean; username: boolean }, details: ErrorDetail[]): void {
   if (taken.email) details.push({ path: '/body/email', message: 'User already exists' });
   else if (taken.username) details.push({ path: '/body/username', message: 'User already exists' });
-}
-
-/** D1 errors arrive wrapped (drizzle, then D1); the constraint text is in one of the messages. */
-function constraintFailed(error: unknown, column: string): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current.message.includes(`UNIQUE constraint failed: ${column}`)) return true;
-  }
-  return false;
 }
 
 export interface NewUser {
@@ -138,10 +132,10 @@ export async function createUser(
       ]);
       return userBody({ ...row, rootRole: role.id });
     } catch (error) {
-      if (constraintFailed(error, 'users.email') || constraintFailed(error, 'users.username')) {
+      if (isUniqueViolation(error, 'users.email') || isUniqueViolation(error, 'users.username')) {
         throw badRequest('User already exists');
       }
-      if (!constraintFailed(error, 'users.id') || attempt >= 4) throw error;
+      if (!isUniqueViolation(error, 'users.id') || attempt >= 4) throw error;
     }
   }
 }
@@ -198,7 +192,7 @@ export async function updateUser(db: Db, actor: Actor, id: number | null, input:
   try {
     await runBatch(db, statements);
   } catch (error) {
-    if (constraintFailed(error, 'users.email')) throw badRequest('User already exists', { path: '/body/email' });
+    if (isUniqueViolation(error, 'users.email')) throw badRequest('User already exists', { path: '/body/email' });
     throw error;
   }
   // A new root role applies at once in this isolate, within ISOLATE_CACHE_TTL_MS elsewhere.
@@ -394,7 +388,7 @@ export async function currentUser(db: Db, principal: Principal) {
 
 /** `GET /api/admin/user/profile` (Unleash answers 500 to an admin token here; we describe the token user). */
 export async function profile(db: Db, principal: Principal) {
-  const role = await store.findRootRole(
+  const role = await findRootRole(
     db,
     principal.kind === 'user' ? ((await requireUser(db, principal.userId)).rootRole ?? VIEWER_ROLE_ID) : 1,
   );
@@ -435,11 +429,6 @@ export async function userByEmail(db: Db, email: string): Promise<store.UserRow>
 /** A live person by email (compared trimmed and lowercased, as stored), or undefined. */
 export async function findUserByEmail(db: Db, email: string): Promise<store.UserRow | undefined> {
   return store.findByEmail(db, email.trim().toLowerCase());
-}
-
-/** A root role by id or name, or undefined. */
-export async function findRootRoleOf(db: Db, ref: number | string): Promise<store.RootRole | undefined> {
-  return store.findRootRole(db, ref);
 }
 
 /** A sign-in without a password (single sign-on): `seenAt` now, as a password sign-in records it. */

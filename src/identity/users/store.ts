@@ -2,8 +2,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql, type SQL } from 
 import { rowsPerStatement } from '../../db/chunk';
 import type { Db } from '../../db/client';
 import { roles, roleUser, users, userSplash } from '../../db/schema';
-
-export const ROOT_ROLE_TYPES = ['root', 'root-custom'] as const;
+import { ROOT_ROLE_TYPES, type RootRole } from '../../db/lookups';
 
 /**
  * The user's root role: its `role_user` row in project `default` with a root-type role. The
@@ -92,25 +91,6 @@ export async function usersByIds(db: Db, ids: readonly number[]): Promise<UserRo
     );
   }
   return rows.sort((a, b) => a.id - b.id);
-}
-
-export interface RootRole {
-  id: number;
-  name: string;
-  type: string;
-  description: string | null;
-}
-
-/** A root (or root-custom) role by id or by name. */
-export async function findRootRole(db: Db, ref: number | string): Promise<RootRole | undefined> {
-  const match = typeof ref === 'number' ? eq(roles.id, ref) : eq(roles.name, ref);
-  const [row] = await db
-    .select({ id: roles.id, name: roles.name, type: roles.type, description: roles.description })
-    .from(roles)
-    .where(and(match, inArray(roles.type, [...ROOT_ROLE_TYPES])))
-    .orderBy(asc(roles.id))
-    .limit(1);
-  return row;
 }
 
 export async function listRootRoles(db: Db): Promise<RootRole[]> {

@@ -7,6 +7,7 @@
  * The texts are Mustache templates over the event, rendered without HTML escaping, as Unleash
  * renders them.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- event data is JSON of any past shape, read loosely as Unleash's formatters read it */
 import Mustache from 'mustache';
 
 /** What the formatter needs of an event (the AddonEvent of render.ts has all of it). */

@@ -24,11 +24,17 @@ export function sensitiveParameters(provider: string): Set<string> {
   return new Set((providerOf(provider)?.parameters ?? []).filter((parameter) => parameter.sensitive).map((parameter) => parameter.name));
 }
 
-/** An integration as Unleash answers it: keys in its order, sensitive parameters masked. */
-export function addonBody(row: store.AddonRow, withCreatedAt = true) {
+/**
+ * An integration as Unleash answers it: keys in its order, sensitive parameters masked.
+ * `sent`: the parameters of the request being answered; a write's answer shows them as the
+ * caller sent them (as 6.10.1 answers the new configuration), which reveals nothing the caller
+ * did not just send: a secret sent back masked stays masked.
+ */
+export function addonBody(row: store.AddonRow, withCreatedAt = true, sent?: Record<string, unknown>) {
   const sensitive = sensitiveParameters(row.provider);
   const parameters: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row.parameters)) parameters[key] = sensitive.has(key) ? MASKED_VALUE : value;
+  for (const [key, value] of Object.entries(row.parameters))
+    parameters[key] = sensitive.has(key) ? (sent !== undefined && key in sent ? sent[key] : MASKED_VALUE) : value;
   return {
     id: row.id,
     provider: row.provider,
@@ -58,10 +64,14 @@ function validate(body: AddonCreateUpdate): ProviderDefinition {
   return provider;
 }
 
-function columns(body: AddonCreateUpdate, parameters: Record<string, string | number | boolean>): store.NewAddon {
+function columns(
+  body: AddonCreateUpdate,
+  parameters: Record<string, string | number | boolean>,
+  description: string | null = body.description ?? null,
+): store.NewAddon {
   return {
     provider: body.provider,
-    description: body.description ?? null,
+    description,
     enabled: body.enabled,
     parameters,
     events: body.events,
@@ -90,7 +100,7 @@ export async function createAddon(db: Db, actor: Actor, body: AddonCreateUpdate)
   const tagTypes = (provider.tagTypes ?? []) as store.ProviderTagType[];
   const row = await store.insertAddon(db, actor, columns(body, body.parameters), tagTypes);
   // Unleash answers a new integration without its creation time.
-  return addonBody(row, false);
+  return addonBody(row, false, body.parameters);
 }
 
 export async function updateAddon(db: Db, actor: Actor, id: number, body: AddonCreateUpdate) {
@@ -103,14 +113,16 @@ export async function updateAddon(db: Db, actor: Actor, id: number, body: AddonC
     const kept = before.parameters[key];
     parameters[key] = value === MASKED_VALUE && sensitive.has(key) && kept !== undefined ? kept : value;
   }
-  const after: store.AddonRow = { ...before, ...columns(body, parameters) };
-  const updated = await store.updateAddon(db, actor, id, columns(body, parameters), {
+  // As 6.10.1: a description left out keeps the stored one; null clears it to "".
+  const description = body.description === undefined ? before.description : (body.description ?? '');
+  const after: store.AddonRow = { ...before, ...columns(body, parameters, description) };
+  const updated = await store.updateAddon(db, actor, id, columns(body, parameters, description), {
     type: 'addon-config-updated',
     data: eventData(after),
     preData: eventData(before),
   });
   if (!updated) throw notFound(NOT_FOUND);
-  return addonBody(after);
+  return addonBody(after, true, body.parameters);
 }
 
 export async function deleteAddon(db: Db, actor: Actor, id: number): Promise<void> {

@@ -1,8 +1,7 @@
 /** The Drizzle queries of integrations, their deliveries and their delivery log. */
 import { and, desc, eq, inArray, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
-import { auditEventFromSql, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
-import { SYSTEM_USER_ID } from '../../auth/principal';
+import { auditEventFromSql, auditEventWhere, SYSTEM_ACTOR, type Actor, type AuditEvent } from '../../db/events';
 import { addonDeliveries, addons, events, featureTag, integrationEvents, tagTypes } from '../../db/schema';
 
 export type AddonRow = typeof addons.$inferSelect;
@@ -28,7 +27,6 @@ const eventDataOfNewest = sql`(SELECT json_object('id', a.id, 'provider', a.prov
   FROM ${addons} a WHERE a.id = (SELECT max(id) FROM ${addons}))`;
 
 /** Unleash creates tag types on behalf of the system user. */
-const SYSTEM_ACTOR: Actor = { actorName: 'unleash_system_user', userId: SYSTEM_USER_ID };
 
 export interface ProviderTagType {
   name: string;

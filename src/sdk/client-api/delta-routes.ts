@@ -4,11 +4,12 @@
  * or 304 when nothing it can see did.
  */
 import { deltaBody, deltaSince, parseRevision, type DeltaQuery } from './delta';
-import { effectiveQuery, environmentOf } from './routes';
+import { effectiveQuery } from './routes';
+import { environmentOf } from './token-environment';
 import { snapshotFor } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
-import { GetDeltaResponse } from './schema';
+import { ClientFeaturesQuery, GetDeltaResponse } from './schema';
 
 /** The token's scope and the SDK's `project` / `namePrefix`, validated as for `/api/client/features`. */
 export function deltaQueryOf(context: SdkContext): { environment: string; query: DeltaQuery } {
@@ -39,6 +40,8 @@ export const routes: Route[] = [
     tag: 'Client',
     operationId: 'getDelta',
     summary: 'Changes since the revision the SDK holds',
+    query: ClientFeaturesQuery,
+    queryReadByHandler: true,
     responses: {
       200: { description: 'Success', schema: GetDeltaResponse },
       304: { description: 'Not modified: the ETag still matches', schema: null },

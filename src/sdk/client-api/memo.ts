@@ -11,9 +11,8 @@
  * - the data revision is the one the answer was built at, and the isolate would not read the
  *   revision again yet (`revisionIfFresh`: the tick has not passed and this isolate has not
  *   written since), so read-your-writes and the revision tick hold as before;
- * - the isolate still trusts the key's record without looking it up (`trustedUntil`, at most
- *   ISOLATE_CACHE_TTL_MS) and has not forgotten any credential since (a revocation or expiry
- *   change in this isolate takes effect at once, as before), and the token has not expired;
+ * - the key is still trusted without a look-up (auth/key-trust.ts: the isolate trusts its
+ *   record, has forgotten no credential since, and the token has not expired);
  * - the request sends no D1 bookmark (those take the full path, which honours it);
  * - the other request facts the answer depends on are the same: the `Unleash-Client-Spec`
  *   header on the client API; the caller's address (the context's `remoteAddress`) and
@@ -25,18 +24,15 @@
  * recorded (once a minute). Raw keys are held as map keys no longer than the isolate trusts
  * their record, as in key-hashes.ts.
  */
-import { keyFromHeader, SEEN_AT_INTERVAL_MS, touchSeenAt } from '../../auth/authenticate';
-import { rememberedHashOfKey } from '../../auth/key-hashes';
+import { stillTrusted, touchIfDue, trustKey, type KeyTrust } from '../../auth/key-trust';
 import type { ApiTokenRecord } from '../../auth/principal';
-import { trustedUntil } from '../../auth/token-records';
-import { credentialGeneration, revisionIfFresh } from '../../db/coherence';
+import { revisionIfFresh } from '../../db/coherence';
 import { BOOKMARK_HEADER } from '../../db/sessions';
 import type { Env } from '../../env';
 import { clientIp } from '../../http/client-ip';
 import { BoundedMap } from '../../lib/bounded-map';
+import { CLIENT_FEATURES_PATH, FRONTEND_PATH } from './poll-paths';
 
-const CLIENT_PATH = '/api/client/features';
-const FRONTEND_PATH = '/api/frontend';
 const QUESTION_MARK = 0x3f;
 const MAX_MEMOS = 1_000;
 /**
@@ -68,13 +64,8 @@ interface Memo extends PollAnswer {
   variant: string | null;
   bytes: number;
   tokenId: string | null;
-  /** When the token expires (ms), Infinity for never. */
-  expiresAt: number;
-  /** When the isolate stops trusting the key's record (ms). */
-  until: number;
-  generation: number;
-  /** When to record the token's last use again (the record itself is written at most once a minute). */
-  touchAt: number;
+  /** How long the key is trusted without a look-up (auth/key-trust.ts). */
+  trust: KeyTrust;
 }
 
 function memoBytesOf(_authorization: string, list: Memo[]): number {
@@ -137,7 +128,7 @@ function queryStart(url: string, pathStart: number, path: string): number {
 function pollOf(url: string): { kind: PollKind; start: number } | null {
   const pathStart = url.indexOf('/', url.indexOf('://') + 3);
   if (pathStart < 0) return null;
-  let start = queryStart(url, pathStart, CLIENT_PATH);
+  let start = queryStart(url, pathStart, CLIENT_FEATURES_PATH);
   if (start >= 0) return { kind: 'client', start };
   start = queryStart(url, pathStart, FRONTEND_PATH);
   return start >= 0 ? { kind: 'frontend', start } : null;
@@ -178,20 +169,12 @@ export function answerFromMemo(request: Request, env: Env, ctx: ExecutionContext
   if (index === list.length) return null;
   const memo = list[index]!;
   const now = Date.now();
-  if (
-    now >= memo.until ||
-    now >= memo.expiresAt ||
-    memo.generation !== credentialGeneration() ||
-    memo.revision !== revisionIfFresh(env, now)
-  ) {
+  if (!stillTrusted(memo.trust, now) || memo.revision !== revisionIfFresh(env, now)) {
     if (list.length === 1) memos.delete(authorization);
     else memos.replace(authorization, list.toSpliced(index, 1));
     return null;
   }
-  if (memo.tokenId !== null && now >= memo.touchAt) {
-    memo.touchAt = now + SEEN_AT_INTERVAL_MS;
-    touchSeenAt(env, ctx, 'apikey', memo.tokenId);
-  }
+  touchIfDue(memo.trust, now, env, ctx, memo.tokenId);
   hits++;
   return pollResponse(matchers[kind], headers.get('if-none-match'), memo);
 }
@@ -205,11 +188,9 @@ export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: 
   const poll = pollOf(url);
   const authorization = request.headers.get('authorization');
   if (poll === null || request.method !== 'GET' || authorization === null || request.headers.has(BOOKMARK_HEADER)) return;
-  const raw = keyFromHeader(request);
-  const hash = raw === null ? undefined : rememberedHashOfKey(raw);
-  const until = hash === undefined ? 0 : trustedUntil('apikey', hash);
+  const trust = trustKey(request, token);
   const bytes = typeof answer.body === 'string' ? answer.body.length : answer.body.byteLength;
-  if (until === 0 || bytes > MAX_MEMO_BYTES) return;
+  if (trust === undefined || bytes > MAX_MEMO_BYTES) return;
   const { kind, start } = poll;
   const query = url.slice(start);
   const variant = variantOf(kind, request);
@@ -226,10 +207,7 @@ export function rememberAnswer(request: Request, token: ApiTokenRecord, answer: 
     variant,
     bytes,
     tokenId: token.id,
-    expiresAt: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
-    until,
-    generation: credentialGeneration(),
-    touchAt: Date.now() + SEEN_AT_INTERVAL_MS,
+    trust,
   });
   memos.set(authorization, list);
 }

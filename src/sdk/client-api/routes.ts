@@ -7,37 +7,31 @@ import type { IRequest } from 'itty-router';
 import { findRecord } from '../../auth/token-records';
 import { hashOfKey } from '../../auth/key-hashes';
 import { reportedTokenType, type ApiTokenRecord } from '../../auth/principal';
-import type { Env } from '../../env';
 import { badRequest, notFound, validationError } from '../../http/errors';
-import { readJsonBody } from '../../http/body';
 import { pathParam } from '../../http/params';
 import { clientIp } from '../../http/client-ip';
 import { urlOf } from '../../http/request-url';
 import { BoundedMap } from '../../lib/bounded-map';
 import { empty, json } from '../../http/responses';
-import { parseInput, preview } from '../../http/validation';
+import { preview } from '../../http/validation';
 import { murmur3 } from '../evaluation/murmur';
 import { parseSemver, compareSemver } from '../evaluation/semver';
 import { bulkMetricsBody, edgeInstanceBody, edgeValidateBody, metricsBody, registerBody } from './schema';
 import { clientPollInits, featuresResponse, rememberAnswer } from './memo';
 import { inScope, snapshotFor, type Snapshot, type SnapshotFeature } from './snapshot';
+import { environmentOf } from './token-environment';
+import { CLIENT_FEATURES_PATH } from './poll-paths';
 import { queueBulkMetrics, queueEdgeInstance, queueMetrics, recordRegistration, type SdkCaller } from './usage';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { open, route, sdk, type Route, type OpenContext, type SdkContext } from '../../http/route';
-import { GetAllClientFeaturesResponse, GetClientFeatureResponse, GetValidTokensResponse } from './schema';
+import { ClientFeaturesQuery, GetAllClientFeaturesResponse, GetClientFeatureResponse, GetValidTokensResponse } from './schema';
 
 const SEGMENTS_SPEC = parseSemver('4.2.0')!;
 const MAX_QUERY_VALUES = 50;
 const MAX_QUERY_TEXT = 255;
 
-/** Which environment a token reads: its own; only a token for all environments (none can be made through the API) picks one with `environment`. */
-export function environmentOf(token: ApiTokenRecord, requested: string | null): string {
-  if (token.environment !== '*') return token.environment;
-  return requested ?? 'default';
-}
-
 /** Whether the SDK wants segments listed once (spec ≥ 4.2.0) instead of inlined. */
-function wantsGlobalSegments(request: Request): boolean {
+export function wantsGlobalSegments(request: Request): boolean {
   const header = request.headers.get('unleash-client-spec');
   if (header === null) return false;
   const version = parseSemver(header);
@@ -47,7 +41,7 @@ function wantsGlobalSegments(request: Request): boolean {
   return compareSemver(version, SEGMENTS_SPEC) >= 0;
 }
 
-interface ClientQuery {
+export interface ClientQuery {
   project?: string[];
   namePrefix?: string;
   tag?: [string, string][];
@@ -78,7 +72,11 @@ function queryList(params: URLSearchParams, name: string): string[] {
 }
 
 /** The query as Unleash echoes it; the token's scope wins over `project` and `environment`. */
-export function effectiveQuery(params: URLSearchParams, token: ApiTokenRecord, inlineSegmentConstraints: boolean): ClientQuery {
+export function effectiveQuery(
+  params: URLSearchParams,
+  token: Pick<ApiTokenRecord, 'projects' | 'environment'>,
+  inlineSegmentConstraints: boolean,
+): ClientQuery {
   // Keys in Unleash's order: project, namePrefix, tag, environment, inlineSegmentConstraints.
   const query: Omit<ClientQuery, 'inlineSegmentConstraints'> = {};
   const requestedProjects = queryList(params, 'project');
@@ -104,7 +102,7 @@ export function effectiveQuery(params: URLSearchParams, token: ApiTokenRecord, i
   return { ...query, inlineSegmentConstraints };
 }
 
-function matches(feature: SnapshotFeature, query: ClientQuery): boolean {
+export function matches(feature: SnapshotFeature, query: ClientQuery): boolean {
   if (query.project && !inScope(query.project, feature.project)) return false;
   // Case-sensitive and literal, unlike SQLite's LIKE.
   if (query.namePrefix && !feature.name.startsWith(query.namePrefix)) return false;
@@ -146,6 +144,13 @@ export async function features({ request, env, principal }: SdkContext): Promise
   const params = urlOf(request).searchParams;
   const query = effectiveQuery(params, principal.token, !globalSegments);
   const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
+  const answer = featuresAnswer(snapshot, query, globalSegments);
+  rememberAnswer(request, principal.token, answer);
+  return featuresResponse(request.headers.get('if-none-match'), answer);
+}
+
+/** The client API's answer from a snapshot, whatever its source (D1 here, an upstream in Edge mode: src/edge/). */
+export function featuresAnswer(snapshot: Snapshot, query: ClientQuery, globalSegments: boolean) {
   const queryJson = JSON.stringify(query);
   const queryHash = hex8(murmur3(queryJson));
   const etag = `"${queryHash}:${snapshot.revision}"`;
@@ -156,9 +161,7 @@ export async function features({ request, env, principal }: SdkContext): Promise
     cached = { revision: snapshot.revision, body: encoder.encode(featuresBody(snapshot, query, globalSegments, meta)) };
     rememberBody(key, cached);
   }
-  const answer = { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) };
-  rememberAnswer(request, principal.token, answer);
-  return featuresResponse(request.headers.get('if-none-match'), answer);
+  return { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) };
 }
 
 export async function feature({ request, env, principal }: SdkContext): Promise<Response> {
@@ -213,7 +216,7 @@ export async function edgeMetrics({
  * Unleash Edge asks which of its tokens are valid; no Authorization header, as in Unleash.
  * Answers from the same isolate cache -> KV -> D1 path as every request.
  */
-export async function edgeValidate({ request, env, ctx, body }: OpenContext<v.InferOutput<typeof edgeValidateBody>>): Promise<Response> {
+export async function edgeValidate({ env, ctx, body }: OpenContext<v.InferOutput<typeof edgeValidateBody>>): Promise<Response> {
   const candidates = [...new Set(body.tokens)].filter((token) => token.length > 0 && token.length <= 1024 && token.isWellFormed());
   // Looked up side by side: on a cold isolate each is a KV read (and a D1 read when KV misses).
   const records = await Promise.all(candidates.map(async (token) => findRecord(env, ctx, 'apikey', await hashOfKey(token))));
@@ -236,11 +239,13 @@ export async function edgeValidate({ request, env, ctx, body }: OpenContext<v.In
 export const routes: Route[] = [
   route({
     method: 'GET',
-    path: '/api/client/features',
+    path: CLIENT_FEATURES_PATH,
     access: sdk(BACKEND_TOKEN_TYPES),
     tag: 'Client',
     operationId: 'getAllClientFeatures',
     summary: 'The flags a backend SDK evaluates, with segments',
+    query: ClientFeaturesQuery,
+    queryReadByHandler: true,
     responses: {
       200: { description: 'Success', schema: GetAllClientFeaturesResponse },
       304: { description: 'Not modified: the ETag still matches', schema: null },
@@ -250,11 +255,13 @@ export const routes: Route[] = [
   }),
   route({
     method: 'GET',
-    path: '/api/client/features/:featureName',
+    path: `${CLIENT_FEATURES_PATH}/:featureName`,
     access: sdk(BACKEND_TOKEN_TYPES),
     tag: 'Client',
     operationId: 'getClientFeature',
     summary: 'One flag as a backend SDK sees it',
+    query: ClientFeaturesQuery,
+    queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: GetClientFeatureResponse } },
     errors: [400, 403, 404],
     handler: feature,

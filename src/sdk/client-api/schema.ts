@@ -350,3 +350,17 @@ export const GetDeltaResponse = v.object({
     }),
   ),
 });
+
+/** A query parameter that may be repeated: one value is a string, several an array. */
+const oneOrMore = v.union([v.string(), v.array(v.string())]);
+
+/**
+ * The client API's query (features, one flag, delta): documented here; the handler reads it
+ * itself (`effectiveQuery` in routes.ts), with Unleash's messages and the token's scope.
+ */
+export const ClientFeaturesQuery = v.object({
+  project: v.optional(oneOrMore),
+  namePrefix: v.optional(v.string()),
+  tag: v.optional(oneOrMore),
+  environment: v.optional(v.string()),
+});

@@ -16,7 +16,7 @@ import {
   sdkChanges,
   segments,
 } from '../../db/schema';
-import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../../admin/features/store';
+import { segmentLinksOfStrategies, STRATEGY_ORDER } from '../../db/lookups';
 
 /**
  * The data revision: the id of the newest audit event SDKs can see, which is the newest row of

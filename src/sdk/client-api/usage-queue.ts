@@ -23,6 +23,7 @@ import {
   featureEnvironments,
   metricsFlushes,
   metricsMessages,
+  unknownFlags,
 } from '../../db/schema';
 import type { Env } from '../../env';
 import { log } from '../../log';
@@ -41,6 +42,12 @@ const JSON_PARAMETER_BYTES = 500_000;
 /** Messages whose payloads add up to more than this are written in more than one D1 batch. */
 const GROUP_BYTES = 2_000_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * Unknown flag names (Unleash 7.0+'s registry) taken from one frontend key's post: the key is
+ * public, so what anyone can write there is bounded, per post and in all.
+ */
+const UNKNOWN_PER_FRONTEND_POST = 50;
+const UNKNOWN_FLAGS_KEPT = 10_000;
 
 export function metricsRetryDelaySeconds(env: Pick<Env, 'METRICS_RETRY_DELAY_SECONDS'>, attempt: number): number {
   const configured = Number(env.METRICS_RETRY_DELAY_SECONDS);
@@ -212,13 +219,23 @@ function flushStatements(db: Db, messages: readonly UsageMessage[], context: Bat
   const instances = new Map<string, Instance>();
   const seenApps = new Map<string, string>();
 
+  /** Per unknown name, application and environment: the latest report. */
+  const unknown = new Map<string, string>();
+
   for (const message of messages) {
     const frontend = message.frontend;
     if (frontend !== undefined && !context.frontendAllowed.has(message.id)) continue;
     const everyProject = frontend === undefined || frontend.projects.includes('*');
     const at = message.receivedAt;
+    let unknownInPost = 0;
     for (const [featureName, appName, hour, yes, no, variants] of message.counts) {
       const project = context.projectOf.get(featureName);
+      // Names that are not flags go to the unknown-flags registry, from every kind of key as
+      // Unleash 8 takes them (bounded for a frontend key), and only with an evaluation counted.
+      if (project === undefined && yes + no > 0 && (frontend === undefined || unknownInPost++ < UNKNOWN_PER_FRONTEND_POST)) {
+        const unknownKey = key(featureName, appName, message.environment);
+        unknown.set(unknownKey, later(unknown.get(unknownKey), at));
+      }
       // A backend key's (or Edge's) counts for a flag that does not exist are kept, as Unleash
       // keeps them: the application's page lists them as missing flags. A frontend key is
       // public, so its counts are kept only for flags of its projects, which it can see.
@@ -252,6 +269,16 @@ function flushStatements(db: Db, messages: readonly UsageMessage[], context: Bat
   }
 
   const statements = [flushRecord(db, messages, now)];
+  statements.push(
+    ...perPart(
+      db,
+      [...unknown].map(([unknownKey, seenAt]) => [...(JSON.parse(unknownKey) as string[]), seenAt]),
+      (json) => sql`INSERT INTO ${unknownFlags} (name, app_name, environment, seen_at)
+        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
+        FROM json_each(${json}) WHERE (SELECT count(*) FROM ${unknownFlags}) < ${UNKNOWN_FLAGS_KEPT}
+        ON CONFLICT (name, app_name, environment) DO UPDATE SET seen_at = max(${unknownFlags}.seen_at, excluded.seen_at)`,
+    ),
+  );
   const cellRows = [...cells].map(([cellKey, cell]) => [
     ...(JSON.parse(cellKey) as string[]),
     cell.yes,

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { d1Statement, getDb, runD1Batch, type Db } from '../../db/client';
-import { announceIfNew, SYSTEM_ACTOR } from '../../admin/applications/store';
+import { announceApplicationIfNew, SYSTEM_ACTOR } from '../../db/events';
 import { clientApplications, clientInstances } from '../../db/schema';
 import type { Env } from '../../env';
 import { queuedUsage, settledUsage } from './usage-inflight';
@@ -75,7 +75,7 @@ export async function recordRegistration(dbEnv: { DB: D1Database }, caller: SdkC
   const now = new Date().toISOString();
   const strategies = [...new Set(body.strategies)];
   await runD1Batch(db, [
-    announceIfNew(db, {
+    announceApplicationIfNew(db, {
       appName: body.appName,
       createdAt: now,
       updatedAt: now,

@@ -19,13 +19,21 @@
  */
 import { toBase64 } from '../../lib/encoding';
 import type { CompiledFlag, Evaluator } from '../evaluation/engine';
-import type { Context } from '../evaluation/types';
+import type { Context, VariantResult } from '../evaluation/types';
 
 export interface FrontendBody {
   body: Uint8Array;
   etag: string;
   /** A body the plan keeps for its answer vector, so served again: worth its own response headers (routes.ts). */
   kept?: true;
+}
+
+/** One toggle of the answer: a flag that is on, with its variant (shared: do not change it). */
+export interface FrontendToggle {
+  name: string;
+  enabled: true;
+  variant: VariantResult;
+  impressionData: boolean;
 }
 
 interface VectorEntry extends FrontendBody {
@@ -137,6 +145,22 @@ export class FrontendPlan {
     }
     body.set(TAIL_BYTES, offset);
     return body;
+  }
+
+  /**
+   * The body's toggles as objects, for callers that do not send JSON (the binding,
+   * src/binding/): the same flags, order and variant objects the body is made of.
+   */
+  toggles(context: Context): FrontendToggle[] {
+    const toggles: FrontendToggle[] = [];
+    const flags = this.flags;
+    for (let i = 0; i < flags.length; i++) {
+      const flag = flags[i]!;
+      const outcome = flag.outcome(context);
+      if (outcome >= 0)
+        toggles.push({ name: flag.name, enabled: true, variant: flag.results[outcome]!, impressionData: this.impressionData[i]! });
+    }
+    return toggles;
   }
 
   /** The body alone (no ETag): what `answer` sends for this context. */

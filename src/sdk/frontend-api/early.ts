@@ -5,9 +5,8 @@
  *
  * The full path (routing, D1 session, key look-up) would only confirm what the isolate
  * already knows, so it is skipped under the memo's conditions:
- * - the key's record is still trusted without a look-up (`trustedUntil`, at most
- *   ISOLATE_CACHE_TTL_MS), no credential has been forgotten in this isolate since, the
- *   token has not expired; it is a frontend key (the full path saw it answered);
+ * - the key is still trusted without a look-up (auth/key-trust.ts, as for the memo); it is a
+ *   frontend key (the full path saw it answered);
  * - the data revision is fresh (`revisionIfFresh`: the tick has not passed and this isolate has
  *   not written since) and the snapshot the full path last used for the key's environment is
  *   at that revision;
@@ -15,25 +14,21 @@
  * The answer is then what the handler gives (the same function makes it), with the CORS
  * headers the route adds; the last-seen time of the token is still recorded once a minute.
  */
-import { keyFromHeader, SEEN_AT_INTERVAL_MS, touchSeenAt } from '../../auth/authenticate';
-import { rememberedHashOfKey } from '../../auth/key-hashes';
+import { stillTrusted, touchIfDue, trustKey, type KeyTrust } from '../../auth/key-trust';
 import type { ApiTokenRecord } from '../../auth/principal';
-import { trustedUntil } from '../../auth/token-records';
-import { credentialGeneration, revisionIfFresh } from '../../db/coherence';
+import { revisionIfFresh } from '../../db/coherence';
 import { BOOKMARK_HEADER } from '../../db/sessions';
 import type { Env } from '../../env';
 import { BoundedMap } from '../../lib/bounded-map';
 import type { Snapshot } from '../client-api/snapshot';
+import { environmentOf } from '../client-api/token-environment';
+import { FRONTEND_PATH } from '../client-api/poll-paths';
 
-const PATH = '/api/frontend';
 const QUESTION_MARK = 0x3f;
 
 interface TrustedKey {
   token: ApiTokenRecord;
-  until: number;
-  expiresAt: number;
-  generation: number;
-  touchAt: number;
+  trust: KeyTrust;
 }
 
 /** By raw Authorization header, held no longer than the isolate trusts the key's record. */
@@ -49,22 +44,9 @@ export function rememberFrontendKey(request: Request, token: ApiTokenRecord, sna
   }
   const authorization = request.headers.get('authorization');
   if (authorization === null || keys.has(authorization)) return;
-  const raw = keyFromHeader(request);
-  const hash = raw === null ? undefined : rememberedHashOfKey(raw);
-  const until = hash === undefined ? 0 : trustedUntil('apikey', hash);
-  if (until === 0) return;
-  keys.set(authorization, {
-    token,
-    until,
-    expiresAt: token.expiresAt === null ? Infinity : Date.parse(token.expiresAt),
-    generation: credentialGeneration(),
-    touchAt: Date.now() + SEEN_AT_INTERVAL_MS,
-  });
-}
-
-/** The environment a frontend key evaluates in. */
-export function environmentOf(token: ApiTokenRecord): string {
-  return token.environment === '*' ? 'default' : token.environment;
+  const trust = trustKey(request, token);
+  if (trust === undefined) return;
+  keys.set(authorization, { token, trust });
 }
 
 /**
@@ -79,8 +61,8 @@ export function earlyFrontendRequest(
   if (keys.size === 0 || request.method !== 'GET') return null;
   const url = request.url;
   const pathStart = url.indexOf('/', url.indexOf('://') + 3);
-  if (pathStart < 0 || !url.startsWith(PATH, pathStart)) return null;
-  const end = pathStart + PATH.length;
+  if (pathStart < 0 || !url.startsWith(FRONTEND_PATH, pathStart)) return null;
+  const end = pathStart + FRONTEND_PATH.length;
   if (end !== url.length && url.charCodeAt(end) !== QUESTION_MARK) return null;
   const headers = request.headers;
   const authorization = headers.get('authorization');
@@ -88,7 +70,7 @@ export function earlyFrontendRequest(
   const trusted = keys.get(authorization);
   if (trusted === undefined || headers.has(BOOKMARK_HEADER)) return null;
   const now = Date.now();
-  if (now >= trusted.until || now >= trusted.expiresAt || trusted.generation !== credentialGeneration()) {
+  if (!stillTrusted(trusted.trust, now)) {
     keys.delete(authorization);
     return null;
   }
@@ -97,10 +79,7 @@ export function earlyFrontendRequest(
   if (snapshot === undefined || snapshot.revision !== revision) return null;
   const token = trusted.token;
   hits++;
-  if (token.id !== null && now >= trusted.touchAt) {
-    trusted.touchAt = now + SEEN_AT_INTERVAL_MS;
-    touchSeenAt(env, ctx, 'apikey', token.id);
-  }
+  touchIfDue(trusted.trust, now, env, ctx, token.id);
   return { token, snapshot };
 }
 

@@ -9,10 +9,11 @@ import { corsStateKey, setCorsHeaders, preflight } from '../../http/cors';
 import { refreshFrontendOrigins } from '../../admin/ui-config/service';
 import { ApiError, toErrorResponse } from '../../http/errors';
 import type { ApiTokenRecord } from '../../auth/principal';
-import { environmentOf, earlyFrontendRequest, rememberFrontendKey } from './early';
+import { earlyFrontendRequest, rememberFrontendKey } from './early';
+import { environmentOf } from '../client-api/token-environment';
+import { FRONTEND_PATH } from '../client-api/poll-paths';
 import { readJsonBody } from '../../http/body';
 import { urlOf } from '../../http/request-url';
-import { parseInput } from '../../http/validation';
 import { clientIp } from '../../http/client-ip';
 import { callerOf } from '../client-api/routes';
 import { frontendEtagMatches, rememberAnswer as rememberPoll } from '../client-api/memo';
@@ -25,7 +26,8 @@ import { planFor, type FrontendPlan } from './answer';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
 import { contextFromBody, contextFromPlainQuery, contextFromQuery, plainQueryOf } from './context';
 import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
-import { GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
+import { FrontendQuery, GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
+import { ErrorBodySchema } from '../../openapi/responses';
 
 // Plans per snapshot and token scope. A snapshot is replaced when the data moves, and its
 // plans go with it.
@@ -245,10 +247,16 @@ export function notImplemented(): Response {
   throw new ApiError(405, 'NotImplementedError', 'The frontend API does not support this endpoint.');
 }
 
+/** The answer of the paths Unleash's frontend API lists but does not serve (its NotImplementedError). */
+const NOT_SERVED = {
+  description: 'The frontend API does not serve this path: 405 NotImplementedError "The frontend API does not support this endpoint."',
+  schema: ErrorBodySchema,
+};
+
 export const routes: Route[] = [
   route({
     method: 'OPTIONS',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: open(),
     tag: 'Frontend API',
     operationId: 'frontendPreflight',
@@ -261,11 +269,13 @@ export const routes: Route[] = [
   }),
   route({
     method: 'GET',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: sdk(['frontend']),
     tag: 'Frontend API',
     operationId: 'getFrontendFeatures',
     summary: 'The enabled flags for a context given in the query',
+    query: FrontendQuery,
+    queryReadByHandler: true,
     cors: true,
     responses: {
       200: { description: 'Success', schema: GetFrontendFeaturesResponse },
@@ -276,7 +286,7 @@ export const routes: Route[] = [
   }),
   route({
     method: 'POST',
-    path: '/api/frontend',
+    path: FRONTEND_PATH,
     access: sdk(['frontend']),
     tag: 'Frontend API',
     operationId: 'getFrontendApiFeaturesWithPost',
@@ -318,8 +328,7 @@ export const routes: Route[] = [
     operationId: 'frontendClientFeatures',
     summary: 'Not served by the frontend API (405)',
     cors: true,
-    responses: {},
-    errors: [405],
+    responses: { 405: NOT_SERVED },
     handler: notImplemented,
   }),
   route({
@@ -330,8 +339,7 @@ export const routes: Route[] = [
     operationId: 'frontendHealth',
     summary: 'Not served by the frontend API (405)',
     cors: true,
-    responses: {},
-    errors: [405],
+    responses: { 405: NOT_SERVED },
     handler: notImplemented,
   }),
   route({
@@ -342,8 +350,7 @@ export const routes: Route[] = [
     operationId: 'frontendPrometheus',
     summary: 'Not served by the frontend API (405)',
     cors: true,
-    responses: {},
-    errors: [405],
+    responses: { 405: NOT_SERVED },
     handler: notImplemented,
   }),
 ];

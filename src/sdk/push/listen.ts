@@ -84,10 +84,10 @@ function deaf(closing: Ear, failed: boolean): void {
   }
 }
 
-async function open(env: Env, owner: object): Promise<void> {
+async function open(namespace: NonNullable<Env['CHANGE_FEED']>, owner: object): Promise<void> {
   opening = true;
   try {
-    const feed = env.CHANGE_FEED.get(env.CHANGE_FEED.idFromName(CHANGE_FEED_NAME));
+    const feed = namespace.get(namespace.idFromName(CHANGE_FEED_NAME));
     const response = await feed.fetch('https://change-feed/listen', { headers: { upgrade: 'websocket' } });
     const socket = response.webSocket;
     if (response.status !== 101 || socket === null) throw new Error(`the change feed answered ${response.status}`);
@@ -141,7 +141,7 @@ export function listenForChanges(env: Env, owner: object): Promise<void> | null 
     return null;
   }
   if (opening || now < retryAt) return null;
-  return open(env, owner);
+  return open(env.CHANGE_FEED, owner);
 }
 
 /** The stream that owns the socket ends: close it (answers whether it did); another stream opens one at its next look. */

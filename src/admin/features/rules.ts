@@ -1,9 +1,19 @@
-/** Unleash's value rules an import applies element by element: constraint values (variant weights: features/weights.ts). */
-import type { VariantDoc } from '../../db/schema';
+/**
+ * Unleash's rules for the values a flag's parts hold, wherever they are written (the admin
+ * API, context fields, import): a constraint's value(s) against its operator and the legal
+ * values of its context field, and a project's naming pattern. Variant weights: weights.ts.
+ */
 import { parseDateTime } from '../../http/validation';
-import type { ImportedConstraint, ImportedVariant } from './schema';
 import { RE2JS } from 're2js';
 import { regexProblem } from '../../sdk/evaluation/constraints';
+
+/** What the rules read of a constraint (the admin API's and import's shapes both have it). */
+export interface ConstrainedValues {
+  operator: string;
+  value?: string | undefined;
+  values?: readonly string[] | undefined;
+  inverted?: boolean | undefined;
+}
 
 const SINGLE_VALUE_OPERATORS = new Set([
   'NUM_EQ',
@@ -24,7 +34,7 @@ const NUMBER = /^-?\d+(\.\d+)?$/;
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
 /** What is wrong with a constraint's value(s), if anything (Unleash's constraint rules). */
-export function constraintProblem(constraint: ImportedConstraint, legal: Set<string> | undefined): string | null {
+export function constraintProblem(constraint: ConstrainedValues, legal: Set<string> | undefined): string | null {
   const single = SINGLE_VALUE_OPERATORS.has(constraint.operator);
   if (single) {
     const value = constraint.value;
@@ -57,16 +67,4 @@ export function safePattern(pattern: string): { test(name: string): boolean } | 
   } catch {
     return null;
   }
-}
-
-export function toVariantDoc(variant: ImportedVariant): VariantDoc {
-  const doc: VariantDoc = {
-    name: variant.name,
-    weight: variant.weight,
-    weightType: variant.weightType ?? 'variable',
-    stickiness: variant.stickiness ?? 'default',
-  };
-  if (variant.payload) doc.payload = variant.payload;
-  if (variant.overrides) doc.overrides = variant.overrides;
-  return doc;
 }

@@ -1,0 +1,1 @@
+export function normalClientFeatures(answer: unknown): { name: string; enabled: boolean }[];
