@@ -103,6 +103,28 @@ describe('streams wake at once', () => {
     }
   });
 
+  it('a push that arrives before its change is readable keeps the isolate reading D1 until it is, not until the tick', async () => {
+    const stream = sseReader(await openStream());
+    try {
+      await stream.next();
+      await eventually(async () => expect(listening()).toBe(true));
+      // The push names the next revision, but D1 does not show it yet (a lagging replica, or
+      // another process's database): the read it causes comes back without the change.
+      const next = (await count('SELECT max(event_id) AS n FROM sdk_changes')) + 1;
+      expect(await announceChange(env as unknown as Env, { revision: next })).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Written off again (it is off): an event all the same; the next test turns it on.
+      const revision = await writeElsewhere('push.a', false);
+      expect(revision).toBeGreaterThanOrEqual(next);
+      // The tick is 10 minutes: only reading again for the pushed revision can bring it.
+      const updated = await stream.next(2500);
+      expect(Number(updated.id)).toBe(revision);
+      expect(flagsIn(updated.data)).toEqual([['feature-updated', 'push.a', false]]);
+    } finally {
+      await stream.cancel();
+    }
+  });
+
   it('a write announces itself: the feed pushes the new revision to every listening isolate', async () => {
     const stream = sseReader(await openStream());
     try {

@@ -30,6 +30,17 @@ let forgottenCredentials = 0;
 let pushListening = false;
 /** The newest revision a push announced; until one at least as new is read, the tick is not slowed. */
 let expectedRevision = -1;
+/** When that push arrived. */
+let expectedSince = 0;
+
+/**
+ * After a push, how often the revision is read again while D1 answers an older one than pushed
+ * (a lagging replica, or locally another process's database not showing the commit yet), and for
+ * how long. Without this, that first read counted as the tick's check, and the change waited
+ * out the whole tick (the ~1 s-late quarter in bench/propagation/RESULTS.md).
+ */
+export const PUSH_CHASE_RETRY_MS = 20;
+const PUSH_CHASE_FOR_MS = 3000;
 
 /** A write finished in this isolate (committed or failed: re-reading is harmless). */
 export function noteLocalWrite(): void {
@@ -70,15 +81,16 @@ function milliseconds(value: string | undefined, fallback: number): number {
  * listening, or a pushed revision not read back yet, e.g. from a lagging replica) it is
  * SDK_REVISION_CHECK_MS.
  */
-export function revisionCheckInterval(env: Env): number {
+export function revisionCheckInterval(env: Env, now = Date.now()): number {
   const base = milliseconds(env.SDK_REVISION_CHECK_MS, DEFAULT_REVISION_CHECK_MS);
+  if (chasingPushedRevision(now)) return Math.min(base, PUSH_CHASE_RETRY_MS);
   if (!pushListening || knownRevision < expectedRevision) return base;
   return Math.max(base, milliseconds(env.SDK_PUSH_FALLBACK_MS, DEFAULT_PUSH_FALLBACK_MS));
 }
 
 /** The revision this isolate may answer at without reading D1, or -1 when it must read (rules 1 and 2). */
 export function revisionIfFresh(env: Env, now: number): number {
-  if (knownRevision < 0 || localWrites !== writesAtCheck || now - revisionCheckedAt >= revisionCheckInterval(env)) return -1;
+  if (knownRevision < 0 || localWrites !== writesAtCheck || now - revisionCheckedAt >= revisionCheckInterval(env, now)) return -1;
   return knownRevision;
 }
 
@@ -106,6 +118,12 @@ export function forgetRevision(): void {
   knownRevision = -1;
   revisionCheckedAt = 0;
   expectedRevision = -1;
+  expectedSince = 0;
+}
+
+/** Whether a pushed revision has not been read from D1 yet, and was pushed recently enough to keep reading for it. */
+export function chasingPushedRevision(now = Date.now()): boolean {
+  return knownRevision < expectedRevision && now - expectedSince < PUSH_CHASE_FOR_MS;
 }
 
 /** This isolate forgot a credential (revocation, expiry change): answers kept on its trust end (rule 4). */
@@ -148,7 +166,10 @@ export function notePushListening(listening: boolean): void {
  */
 export function notePushedRevision(revision: number): boolean {
   if (revision > 0 && revision <= knownRevision) return false;
-  expectedRevision = Math.max(expectedRevision, revision);
+  if (revision > expectedRevision) {
+    expectedRevision = revision;
+    expectedSince = Date.now();
+  }
   localWrites++;
   dataMoves++;
   return true;

@@ -16,7 +16,7 @@ import type { Env } from '../../env';
 import { log } from '../../log';
 import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
 import { deltaQueryOf } from './delta-routes';
-import { credentialGeneration, dataMayHaveMoved, dataMoveCount, revisionCheckInterval } from '../../db/coherence';
+import { chasingPushedRevision, credentialGeneration, dataMayHaveMoved, dataMoveCount, revisionCheckInterval } from '../../db/coherence';
 import { findRecord, trustedUntil } from '../../auth/token-records';
 import { listenForChanges, stopListening } from '../push/listen';
 import { snapshotFor } from './snapshot';
@@ -58,7 +58,8 @@ let openConnections = 0;
  */
 function nextTick(env: Env, owner: object): Promise<void> {
   const now = Date.now();
-  const interval = Math.max(MIN_TICK_MS, revisionCheckInterval(env));
+  // While a pushed revision is not readable yet, look again at the short chase interval, not the tick.
+  const interval = chasingPushedRevision(now) ? revisionCheckInterval(env, now) : Math.max(MIN_TICK_MS, revisionCheckInterval(env, now));
   if (tick && now - tick.lookedAt > LOOK_MS + 1000) tick = null;
   if (!tick) {
     let resolve!: () => void;
