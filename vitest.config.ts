@@ -80,6 +80,8 @@ export default defineConfig(async () => {
                   EDGE_WEBHOOK_SECRET: 'edge-test-webhook-secret',
                   // Tests move the upstream and read back at once: isolates ask the sync object every time.
                   EDGE_CHECK_MS: '0',
+                  // The binding hands on its usage after every call, not once a minute.
+                  BINDING_METRICS_INTERVAL_MS: '0',
                 },
                 outboundService: upstream,
                 serviceBindings: { UPSTREAM: upstreamControl },

@@ -47,6 +47,125 @@ async function links(path) {
   return (await call('GET', path)).body.links;
 }
 
+// Links in export and import (7.0+): the export's `links`, what an import does with them, and
+// how it refuses bad ones. `RECORD_ONLY=import-links` records just this part.
+async function recordImportLinks() {
+  const a = `${prefix}-imp-a`;
+  const b = `${prefix}-imp-b`;
+  const feature = (name) => ({
+    name,
+    type: 'release',
+    project: 'default',
+    description: null,
+    stale: false,
+    impressionData: false,
+    archived: false,
+  });
+  const data = (names, linkEntries) => ({
+    features: names.map(feature),
+    featureStrategies: [],
+    featureEnvironments: [],
+    contextFields: [],
+    featureTags: [],
+    segments: [],
+    tagTypes: [],
+    dependencies: [],
+    ...(linkEntries === undefined ? {} : { links: linkEntries }),
+  });
+  const importing = (names, linkEntries) =>
+    call('POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data: data(names, linkEntries) });
+  const read = async (name) => (await links(`/api/admin/projects/default/features/${name}`)).map(({ url, title }) => ({ url, title }));
+  const steps = [];
+  const step = async (label, names, linkEntries) => {
+    const answer = await importing(names, linkEntries);
+    steps.push({
+      label,
+      links: linkEntries,
+      status: answer.status,
+      answer: error(answer.body),
+      after: { [a]: await read(a).catch(() => null), [b]: await read(b).catch(() => null) },
+    });
+  };
+  await flag(a);
+  await call('POST', `/api/admin/projects/default/features/${a}/link`, { url: 'https://old.example', title: 'Old' });
+  await step(
+    'replaces the links of a named flag and adds a new flag with its links',
+    [a, b],
+    [
+      {
+        feature: a,
+        links: [
+          { url: 'new.example/x', title: 'New' },
+          { id: 'ignored', url: 'https://n2.example', title: '' },
+        ],
+      },
+      { feature: b, links: [{ url: 'https://b.example', extra: 1 }] },
+    ],
+  );
+  await step('without links leaves them', [a]);
+  await step('links: [] leaves them', [a], []);
+  await step('an entry with no links clears them', [a], [{ feature: a, links: [] }]);
+  await step('a number title is taken as text', [a], [{ feature: a, links: [{ url: 'https://t.example', title: 5 }] }]);
+  await step(
+    'a bad URL refuses the import',
+    [a, `${prefix}-imp-c`],
+    [{ feature: a, links: [{ url: 'https://ok.example' }, { url: 'a b' }] }],
+  );
+  await step(
+    'eleven links refuse the import',
+    [a],
+    [{ feature: a, links: Array.from({ length: 11 }, (_, i) => ({ url: `https://e${i}.example` })) }],
+  );
+  await step('links of an unknown flag refuse the import', [a], [{ feature: `${prefix}-ghost`, links: [{ url: 'https://g.example' }] }]);
+  await step('an extra key on an entry', [a], [{ feature: a, links: [], x: 1 }]);
+  await step('a link without url', [a], [{ feature: a, links: [{ title: 't' }] }]);
+  await step('an entry without links', [a], [{ feature: a }]);
+  const validate = await call('POST', '/api/admin/features-batch/validate', {
+    project: 'default',
+    environment: 'development',
+    data: data([a], [{ feature: a, links: [{ url: 'a b' }] }]),
+  });
+  await call('POST', `/api/admin/projects/default/features/${a}/link`, { url: 'https://second.example' });
+  const exported = await call('POST', '/api/admin/features-batch/export', { features: [a, b], environment: 'development' });
+  const events = (await call('GET', '/api/admin/events')).body.events
+    .filter((event) => (event.featureName === a || event.featureName === b) && event.type === 'feature-link-added')
+    .reverse()
+    .map(({ type, data: eventData, preData, featureName, project, environment }) => ({
+      type,
+      data: eventData,
+      preData,
+      featureName,
+      project,
+      environment,
+    }));
+  const anonymise = (value) => JSON.parse(JSON.stringify(value).replaceAll(a, '<A>').replaceAll(b, '<B>').replaceAll(prefix, '<prefix>'));
+  writeFileSync(
+    new URL('import-links.json', OUT),
+    `${JSON.stringify(
+      anonymise({
+        recordedFrom: 'Unleash 8.2.0 (unleash-server@8.2.0, open source)',
+        recordedAt: new Date().toISOString(),
+        steps,
+        validate: { status: validate.status, answer: validate.body },
+        exportKeys: Object.keys(exported.body),
+        exportLinks: exported.body.links.map((entry) => ({
+          keys: Object.keys(entry),
+          feature: entry.feature,
+          links: entry.links.map((link) => ({ keys: Object.keys(link), url: link.url, title: link.title })),
+        })),
+        events,
+      }),
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`recorded ${steps.length} import steps with links`);
+}
+if (process.env.RECORD_ONLY === 'import-links') {
+  await recordImportLinks();
+  process.exit(0);
+}
+
 // Link URLs: what 8.2.0 stores for each input, or how it refuses it (one flag per 9 inputs,
 // under the limit of 10 links a flag).
 const URL_INPUTS = [
@@ -82,6 +201,7 @@ const URL_INPUTS = [
   'http://a b',
   'http:x.com',
 ];
+await recordImportLinks();
 const urls = [];
 for (let start = 0; start < URL_INPUTS.length; start += 9) {
   const path = await flag(`${prefix}-urls-${start}`);

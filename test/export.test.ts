@@ -104,6 +104,7 @@ describe('POST /api/admin/features-batch/export', () => {
       'segments',
       'tagTypes',
       'dependencies',
+      'links',
     ]);
     expect(data.features).toEqual([
       { name: alpha, description: 'Alpha', type: 'experiment', project: SOURCE, stale: false, impressionData: true, archived: false },

@@ -658,7 +658,9 @@ describe('chunk statements', () => {
       tags: [JSON.stringify({ featureName: name, type: 'simple', value: 'ours' })],
     };
     const context: ImportContext = { ...CONTEXT, project: 'default', environment: 'development' };
-    await env.DB.batch(chunkStatements(env.DB, context, { userId: -42, now: new Date().toISOString() }, { rows: staged }));
+    await env.DB.batch(
+      chunkStatements(env.DB, context, { userId: -42, actorName: 'tester', now: new Date().toISOString() }, { rows: staged }),
+    );
     expect(await rows('SELECT project, description FROM features WHERE name = ?', name)).toEqual([
       { project: other, description: 'theirs' },
     ]);

@@ -3,8 +3,13 @@
 // (test/migrate-replay.node.test.ts, served by test/support/migrate-replay.mjs). It seeds the
 // oracle (prefix `mig-`), starts a fresh Worker, runs the migration and --verify against it,
 // and keeps every request sent to the source with its answer. Nothing is written by hand.
-//   node scripts/migrate/record.mjs --oracle 6   (or 8)   [--port 9403]
-import { readFileSync, writeFileSync } from 'node:fs';
+//   node scripts/migrate/record.mjs --oracle 6   (or 8)   [--port 9403] [--url URL] [--token TOKEN]
+// Record from a FRESH instance of the oracle's version (--url): a shared oracle holds other
+// people's objects and benchmark flags, and every one of them would land in the recording
+// (the first recordings, made against the shared oracles, were 52 MB). The replay tests send
+// the oracle's usual admin token, which a fresh instance of our oracle scripts also has.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startWorker } from '../../bench/sdk/worker.mjs';
@@ -25,9 +30,22 @@ export function recordingFile(version) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { oracle: { type: 'string', default: '6' }, port: { type: 'string', default: '9403' } },
+    options: {
+      oracle: { type: 'string', default: '6' },
+      port: { type: 'string', default: '9403' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+    },
   });
-  const oracle = ORACLES[values.oracle];
+  const known = ORACLES[values.oracle];
+  if (!known) throw new Error(`--oracle is 6 or 8, not ${values.oracle}`);
+  const oracle = { ...known, url: values.url ?? known.url, token: values.token ?? known.token };
+  // The file is named after the version: refuse to record another one under that name.
+  const config = await fetch(`${oracle.url}/api/admin/ui-config`, { headers: { authorization: oracle.token } });
+  const running = (await config.json())?.versionInfo?.current?.oss;
+  if (running !== oracle.version) throw new Error(`${oracle.url} runs Unleash ${running}, not ${oracle.version}`);
+  // Fresh files each time: a state file left by an earlier recording would skip work.
+  const work = mkdtempSync(path.join(os.tmpdir(), `mig-record-${values.oracle}-`));
   const importToken = await personalToken(oracle.url, 'admin', 'unleash4all', RECORDING_PREFIX);
   await seed({ url: oracle.url, token: oracle.token, importToken, prefix: RECORDING_PREFIX });
   const worker = await startWorker({ port: Number(values.port), token: TARGET_TOKEN });
@@ -46,11 +64,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       RECORDING_PREFIX,
       '--overwrite',
     ];
-    const state = ['--state-file', `/tmp/mig-record-${values.oracle}.json`, '--links-file', `/tmp/mig-record-links-${values.oracle}.tsv`];
+    const state = ['--state-file', path.join(work, 'state.json'), '--links-file', path.join(work, 'links.tsv')];
     const hooks = { onSourceExchange: (exchange) => exchanges.push(exchange) };
     const copied = await main([...args, ...state], console.log, hooks);
     // The second run asks other things (archived flags are settled): it is recorded too.
-    const report = `/tmp/mig-record-report-${values.oracle}.json`;
+    const report = path.join(work, 'report.json');
     const again = await main([...args, ...state, '--report', report], console.log, hooks);
     if (again !== 0 || JSON.parse(readFileSync(report, 'utf8')).writes !== 0) throw new Error('the second recorded run wrote something');
     const verified = await main([...args, '--verify'], console.log, hooks);

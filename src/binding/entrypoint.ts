@@ -5,9 +5,10 @@
  *
  * A caller binds to the `UnleashFlags` entrypoint and scopes itself with a key:
  * `env.FLAGS.withKey(env.UNLEASH_KEY).isEnabled('flag', { userId })`. The key is a client,
- * backend or frontend key, checked as HTTP checks it; the stub `withKey` returns holds only the
- * key's hash and checks the key again on every call, so a revocation applies to a stub already
- * handed out. Why a key argument and not the binding's `props`: props are written in the
+ * backend or frontend key, checked as HTTP checks it; the stub `withKey` returns holds the key
+ * (its hash for the service, the key itself for Edge mode's upstream, both in a private field
+ * no RPC caller can read) and checks it again on every call, so a revocation applies to a stub
+ * already handed out. Why a key argument and not the binding's `props`: props are written in the
  * calling Worker's own configuration, so they prove nothing the caller could not choose, and
  * a secret there would sit in plain text in a config file; a key is proof the caller holds it,
  * and can come from a Worker secret.
@@ -22,7 +23,7 @@ import { disabledVariant } from '../sdk/evaluation/engine';
 import type { Context } from '../sdk/evaluation/types';
 import { contextFromBody } from '../sdk/frontend-api/context';
 import { frontendPlan } from '../sdk/frontend-api/routes';
-import { sourceFor, type BindingSource } from './source';
+import { sourceFor, type BindingSource, type PresentedKey } from './source';
 import {
   BINDING_ERRORS,
   type ScopedFlagsApi,
@@ -56,12 +57,12 @@ class KeyReader {
     private readonly env: Env,
     private readonly ctx: ExecutionContext,
     private readonly source: BindingSource,
-    private readonly hash: string,
+    private readonly key: PresentedKey,
   ) {}
 
   /** The key's record, checked on every call (revocation and expiry apply to a stub already given out). */
   async token(): Promise<ApiTokenRecord> {
-    const token = await this.source.trustedKey(this.env, this.ctx, this.hash);
+    const token = await this.source.trustedKey(this.env, this.ctx, this.key);
     if (token === null) throw refused('unauthorized', 'the key is unknown, revoked or expired');
     if (!SERVED_TYPES.includes(token.type)) throw refused('forbidden', `a ${token.type} key cannot read flags through the binding`);
     return token;
@@ -70,7 +71,7 @@ class KeyReader {
   /** `POST /api/frontend`'s body for this key and context: the flags that are on, with their variants. */
   async getAll(context: unknown): Promise<UnleashToggles> {
     const token = await this.token();
-    const snapshot = await this.source.snapshot(this.env, token);
+    const snapshot = await this.source.snapshot(this.env, token, this.key);
     return { toggles: frontendPlan(snapshot, token.projects).toggles(contextOf(context)) };
   }
 
@@ -78,7 +79,7 @@ class KeyReader {
   async evaluate(name: unknown, context: unknown): Promise<UnleashEvaluation> {
     const flagName = nameOf(name);
     const token = await this.token();
-    const snapshot = await this.source.snapshot(this.env, token);
+    const snapshot = await this.source.snapshot(this.env, token, this.key);
     const evaluationContext = contextOf(context);
     const feature = snapshot.byName.get(flagName);
     const visible = feature !== undefined && inScope(token.projects, feature.project);
@@ -88,7 +89,8 @@ class KeyReader {
     const enabled = outcome >= 0;
     const variant: UnleashVariant = enabled ? flag!.results[outcome]! : disabledVariant(false);
     if (visible) {
-      countUsage(token, evaluationContext.appName ?? 'frontend-api', flagName, enabled, enabled ? variant.name : undefined);
+      const send = (env: Env, post: Parameters<BindingSource['sendUsage']>[3]) => this.source.sendUsage(env, token, this.key, post);
+      countUsage(token, send, evaluationContext.appName ?? 'frontend-api', flagName, enabled, enabled ? variant.name : undefined);
       flushDueUsage(this.env, this.ctx);
     }
     // A frontend key sees only the flags that are on (as /api/frontend lists them).
@@ -133,7 +135,8 @@ export class UnleashFlags extends WorkerEntrypoint<Env> {
   async #reader(key: unknown): Promise<KeyReader> {
     if (typeof key !== 'string' || key === '' || key.length > MAX_KEY_LENGTH || !key.isWellFormed())
       throw refused('unauthorized', 'the key is unknown, revoked or expired');
-    return new KeyReader(this.env, this.ctx, sourceFor(this.env), await hashOfKey(key.trim()));
+    const secret = key.trim();
+    return new KeyReader(this.env, this.ctx, sourceFor(this.env), { hash: await hashOfKey(secret), secret });
   }
 
   /** The flags a client, backend or frontend key may read. Rejects for any other key. */

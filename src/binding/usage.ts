@@ -3,8 +3,9 @@
  * `isEnabled`, `getVariant` and `evaluate` of a flag the key may see counts yes or no (and its
  * variant) for the context's `appName`, as an SDK counts its own calls. Counts are kept per
  * key and app in the isolate and handed to the metrics Queue as one SDK metrics post
- * (`queueMetrics`, the very path `POST /api/client/metrics` and the frontend API's take, with
- * a frontend key's bounds) once a bucket is BINDING_METRICS_INTERVAL_MS old (60 s by default,
+ * (the source's `sendUsage`: in the service `queueMetrics`, the very path `POST /api/client/metrics`
+ * and the frontend API's take, with a frontend key's bounds; in Edge mode the sync object's
+ * merge that Edge's own metrics routes feed, forwarded upstream) once a bucket is BINDING_METRICS_INTERVAL_MS old (60 s by default,
  * an SDK's interval), from the call that finds it due. An isolate that goes away loses at
  * most its last bucket, as an SDK that stops does. `getAll` counts nothing, like an SDK's fetch.
  */
@@ -12,8 +13,6 @@ import type { ApiTokenRecord } from '../auth/principal';
 import type { Env } from '../env';
 import { log } from '../log';
 import type { MetricsBody } from '../sdk/client-api/schema';
-import { queueMetrics, type SdkCaller } from '../sdk/client-api/usage';
-import { environmentOf } from '../sdk/client-api/token-environment';
 
 const DEFAULT_INTERVAL_MS = 60_000;
 /** Buckets (key and app) an isolate keeps, and flags per bucket: both bounded. */
@@ -29,8 +28,11 @@ interface Counts {
   variants: Record<string, number>;
 }
 
+/** Where a bucket goes when due (the binding source's `sendUsage` for the key). */
+export type UsageSink = (env: Env, post: MetricsBody) => Promise<void>;
+
 interface Bucket {
-  caller: SdkCaller;
+  send: UsageSink;
   appName: string;
   start: number;
   toggles: Map<string, Counts>;
@@ -43,20 +45,20 @@ function intervalOf(env: Env): number {
   return env.BINDING_METRICS_INTERVAL_MS !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_INTERVAL_MS;
 }
 
-function callerOf(token: ApiTokenRecord): SdkCaller {
-  const environment = environmentOf(token);
-  return token.type === 'frontend'
-    ? { environment, clientIp: null, frontend: { tokenId: token.id ?? token.hash, projects: token.projects } }
-    : { environment, clientIp: null };
-}
-
 /** Counts one evaluation of a flag the key may see. */
-export function countUsage(token: ApiTokenRecord, appName: string, flag: string, enabled: boolean, variant?: string): void {
+export function countUsage(
+  token: ApiTokenRecord,
+  send: UsageSink,
+  appName: string,
+  flag: string,
+  enabled: boolean,
+  variant?: string,
+): void {
   const key = `${token.hash}\u0000${appName}`;
   let bucket = buckets.get(key);
   if (bucket === undefined) {
     if (buckets.size >= MAX_BUCKETS) return;
-    buckets.set(key, (bucket = { caller: callerOf(token), appName, start: Date.now(), toggles: new Map() }));
+    buckets.set(key, (bucket = { send, appName, start: Date.now(), toggles: new Map() }));
   }
   let counts = bucket.toggles.get(flag);
   if (counts === undefined) {
@@ -89,9 +91,9 @@ export function flushDueUsage(env: Env, ctx: ExecutionContext): void {
     if (bucket.start > due) continue;
     buckets.delete(key);
     ctx.waitUntil(
-      queueMetrics(env, bucket.caller, postOf(bucket, now)).catch((error: unknown) =>
-        log.warn('binding usage not queued', { appName: bucket.appName, error }),
-      ),
+      bucket
+        .send(env, postOf(bucket, now))
+        .catch((error: unknown) => log.warn('binding usage not queued', { appName: bucket.appName, error })),
     );
   }
 }

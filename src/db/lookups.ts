@@ -113,3 +113,16 @@ export function isUniqueViolation(error: unknown, on?: string): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a write failed on any SQLite constraint (unique, primary key, foreign key, not null,
+ * check). Flag creation answers all of these 409 "already exists": a racing creation is the
+ * expected one, and a project or environment removed between the checks and the batch (a
+ * foreign-key failure) has always been answered the same way.
+ */
+export function isConstraintViolation(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (/UNIQUE constraint failed|SQLITE_CONSTRAINT/.test(current.message)) return true;
+  }
+  return false;
+}

@@ -98,7 +98,8 @@ async function clientDelta(request: IRequest, env: Env): Promise<Response> {
 
 // ---- metrics and registrations ---------------------------------------------------------------
 
-function metricRows(body: v.InferOutput<typeof metricsBody>, environment: string): MetricRow[] {
+/** An SDK metrics post as the rows the sync object merges (the binding's usage in Edge mode too). */
+export function metricRows(body: v.InferOutput<typeof metricsBody>, environment: string): MetricRow[] {
   const bucket = body.bucket;
   if (!bucket) return [];
   return Object.entries(bucket.toggles).flatMap(([featureName, counts]) =>

@@ -322,13 +322,18 @@ function specificity(path: string): number[] {
   return path.split('/').map((segment) => (segment.startsWith(':') ? 1 : segment === '*' ? 2 : 0));
 }
 
+/**
+ * A total order (lexicographic, a shorter path first on a common prefix): Array.sort needs one.
+ * Calling paths of different lengths equal made `/ready` "equal" to both `/user-admin/:id` and
+ * `/user-admin/admin-count`, and the sort then put the parameter first.
+ */
 function compareSpecificity(a: Route, b: Route): number {
   const left = specificity(a.path);
   const right = specificity(b.path);
   for (let index = 0; index < Math.min(left.length, right.length); index++) {
     if (left[index] !== right[index]) return left[index]! - right[index]!;
   }
-  return 0;
+  return left.length - right.length;
 }
 
 /**

@@ -3,75 +3,31 @@
  * Unleash 8.2.0 and 6.10.1 (test/support/edge-upstream.ts, scripts/record-upstream.mjs).
  * One sync object serves the whole file, as one serves a deployment: the tests run in order.
  */
+
 import { runDurableObjectAlarm } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { forgetEdgeCaches, syncObject } from '../../src/edge/scope';
 import { kvKey } from '../../src/edge/sync';
-import type { Env } from '../../src/env';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { syncObject, forgetEdgeCaches } from '../../src/edge/scope';
 import type { Fixture } from '../support/edge-upstream';
+import {
+  workerEnv,
+  RECORDER_ADDRESS,
+  upstreamState,
+  upstreamReceived,
+  fixture,
+  call,
+  json,
+  recordedFeatures,
+  byName,
+  resetEdge,
+  type Feature,
+} from '../support/edge-client';
 
-const workerEnv = env as unknown as Env & { UPSTREAM: Fetcher };
 const WEBHOOK_SECRET = 'edge-test-webhook-secret';
-/** The recorder called the upstream from loopback: remoteAddress strategies saw this address. */
-const RECORDER_ADDRESS = { headers: { 'cf-connecting-ip': '127.0.0.1' } };
-
-interface Received {
-  method: string;
-  path: string;
-  token: string | null;
-  ifNoneMatch: string | null;
-  body: string;
-}
-
-async function upstreamState(state: Record<string, unknown>): Promise<void> {
-  await workerEnv.UPSTREAM.fetch('http://control/state', { method: 'POST', body: JSON.stringify(state) });
-}
-async function upstreamReceived(): Promise<Received[]> {
-  return (await workerEnv.UPSTREAM.fetch('http://control/requests')).json();
-}
-async function fixture(version: '6' | '8'): Promise<Fixture> {
-  return (await workerEnv.UPSTREAM.fetch(`http://control/fixture?version=${version}`)).json();
-}
-
-function call(method: string, path: string, token: string | null, options: { body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers = new Headers(options.headers);
-  if (token !== null) headers.set('authorization', token);
-  if (!headers.has('cf-connecting-ip'))
-    headers.set('cf-connecting-ip', `10.0.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
-  if (options.body !== undefined) headers.set('content-type', 'application/json');
-  return exports.default.fetch(
-    new Request(`http://edge.local${path}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    }),
-  );
-}
-
-async function json<T = any>(response: Response): Promise<T> {
-  const text = await response.text();
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new Error(`expected JSON, got ${response.status}: ${text.slice(0, 200)}`);
-  }
-}
-
-type Feature = { name: string; enabled: boolean; strategies: unknown[] };
-const recordedFeatures = (f: Fixture, phase: string, token: string) =>
-  f.exchanges.find(
-    (e) => e.name === 'features' && e.request.phase === phase && e.request.token === token && e.request.ifNoneMatch === null,
-  )!.response.body as { features: Feature[]; segments: unknown[] };
-
-const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) => a.name.localeCompare(b.name));
 
 let f8: Fixture;
 beforeAll(async () => {
-  await workerEnv.UPSTREAM.fetch('http://control/reset', { method: 'POST' });
-  // The sync object outlives a test file: each file starts it as after an eviction.
-  await syncObject(workerEnv).forgetMemory();
-  forgetEdgeCaches();
+  await resetEdge();
   f8 = await fixture('8');
 });
 

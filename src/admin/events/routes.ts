@@ -5,20 +5,18 @@
  * `createdByUserId` (the person, -42 for admin tokens).
  */
 import { getDb, type Db } from '../../db/client';
-import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
 import { labelOf } from './labels';
 import { parseEventSearch } from './params';
 import * as store from './store';
 import { ADMIN } from '../../auth/permissions';
-import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { admin, authenticated, route, type Route } from '../../http/route';
 import {
   SearchEventsResponse,
   GetEventsResponse,
   GetEventsForToggleResponse,
   GetEventCreatorsResponse,
   DeprecatedSearchEventsSchema,
-  type DeprecatedSearchEventsInput,
   EventsQuery,
   SearchEventsQuery,
 } from './schema';
@@ -44,62 +42,7 @@ async function eventBodies(db: Db, rows: store.EventRow[]) {
   }));
 }
 
-export async function search({ request, env }: AdminContext): Promise<Response> {
-  const params = parseEventSearch(new URL(request.url).searchParams);
-  const db = getDb(env);
-  const { rows, total } = await store.searchEvents(db, params);
-  const events = (await eventBodies(db, rows)).map((event) => ({
-    ...event,
-    // Unleash formats a markdown summary per event type; we give its generic form.
-    label: labelOf(event.type),
-    summary: `**${event.createdBy}** triggered **${event.type}**`,
-  }));
-  return json({ events, total });
-}
-
 const LEGACY_LIMIT = 100;
-
-export async function list({ request, env }: AdminContext): Promise<Response> {
-  const project = new URL(request.url).searchParams.get('project') || undefined;
-  const db = getDb(env);
-  const { rows, total } = await store.searchEvents(db, {
-    project: project === undefined ? undefined : [project],
-    offset: 0,
-    limit: LEGACY_LIMIT,
-  });
-  return json({ version: 1, events: await eventBodies(db, rows), totalEvents: total });
-}
-
-export async function listForFeature({ request, env }: AdminContext): Promise<Response> {
-  const featureName = pathParam(request, 'featureName');
-  const db = getDb(env);
-  const { rows, total } = await store.searchEvents(db, { feature: [featureName], offset: 0, limit: LEGACY_LIMIT });
-  return json({ version: 1, toggleName: featureName, events: await eventBodies(db, rows), totalEvents: total });
-}
-
-/**
- * `POST /api/admin/events/search` (deprecated): newest first; the total counts the events of the
- * type, project and flag asked for, whatever the free text (as Unleash counts them).
- */
-export async function deprecatedSearch({ env, body }: AdminContext<DeprecatedSearchEventsInput>): Promise<Response> {
-  const db = getDb(env);
-  const filters = {
-    type: body.type === undefined ? undefined : [body.type],
-    project: body.project === undefined ? undefined : [body.project],
-    feature: body.feature === undefined ? undefined : [body.feature],
-  };
-  const { rows, total } = await store.searchEvents(
-    db,
-    { ...filters, anyText: body.query || undefined, offset: body.offset, limit: body.limit },
-    filters,
-  );
-  return json({ version: 1, events: await eventBodies(db, rows), totalEvents: total });
-}
-
-/** `GET /api/admin/event-creators`: the event log's "created by" filter. */
-export async function listCreators({ env }: AdminContext): Promise<Response> {
-  return json(await store.creators(getDb(env)));
-}
 
 export const routes: Route[] = [
   route({
@@ -113,7 +56,18 @@ export const routes: Route[] = [
     queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: SearchEventsResponse } },
     errors: [400, 403],
-    handler: search,
+    handler: async ({ request, env }) => {
+      const params = parseEventSearch(new URL(request.url).searchParams);
+      const db = getDb(env);
+      const { rows, total } = await store.searchEvents(db, params);
+      const events = (await eventBodies(db, rows)).map((event) => ({
+        ...event,
+        // Unleash formats a markdown summary per event type; we give its generic form.
+        label: labelOf(event.type),
+        summary: `**${event.createdBy}** triggered **${event.type}**`,
+      }));
+      return json({ events, total });
+    },
   }),
   route({
     method: 'GET',
@@ -126,7 +80,16 @@ export const routes: Route[] = [
     queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: GetEventsResponse } },
     errors: [403],
-    handler: list,
+    handler: async ({ request, env }) => {
+      const project = new URL(request.url).searchParams.get('project') || undefined;
+      const db = getDb(env);
+      const { rows, total } = await store.searchEvents(db, {
+        project: project === undefined ? undefined : [project],
+        offset: 0,
+        limit: LEGACY_LIMIT,
+      });
+      return json({ version: 1, events: await eventBodies(db, rows), totalEvents: total });
+    },
   }),
   route({
     method: 'GET',
@@ -137,7 +100,12 @@ export const routes: Route[] = [
     summary: 'List the events of one feature flag',
     responses: { 200: { description: 'Success', schema: GetEventsForToggleResponse } },
     errors: [400],
-    handler: listForFeature,
+    handler: async ({ env, params }) => {
+      const featureName = params.featureName;
+      const db = getDb(env);
+      const { rows, total } = await store.searchEvents(db, { feature: [featureName], offset: 0, limit: LEGACY_LIMIT });
+      return json({ version: 1, toggleName: featureName, events: await eventBodies(db, rows), totalEvents: total });
+    },
   }),
   route({
     method: 'POST',
@@ -149,7 +117,24 @@ export const routes: Route[] = [
     body: DeprecatedSearchEventsSchema,
     responses: { 200: { description: 'Success', schema: GetEventsResponse } },
     errors: [400],
-    handler: deprecatedSearch,
+    /**
+     * `POST /api/admin/events/search` (deprecated): newest first; the total counts the events of the
+     * type, project and flag asked for, whatever the free text (as Unleash counts them).
+     */
+    handler: async ({ env, body }) => {
+      const db = getDb(env);
+      const filters = {
+        type: body.type === undefined ? undefined : [body.type],
+        project: body.project === undefined ? undefined : [body.project],
+        feature: body.feature === undefined ? undefined : [body.feature],
+      };
+      const { rows, total } = await store.searchEvents(
+        db,
+        { ...filters, anyText: body.query || undefined, offset: body.offset, limit: body.limit },
+        filters,
+      );
+      return json({ version: 1, events: await eventBodies(db, rows), totalEvents: total });
+    },
   }),
   route({
     method: 'GET',
@@ -159,6 +144,7 @@ export const routes: Route[] = [
     operationId: 'getEventCreators',
     summary: 'List who has created events',
     responses: { 200: { description: 'Success', schema: GetEventCreatorsResponse } },
-    handler: listCreators,
+    /** `GET /api/admin/event-creators`: the event log's "created by" filter. */
+    handler: async ({ env }) => json(await store.creators(getDb(env))),
   }),
 ];

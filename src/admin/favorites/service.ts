@@ -5,7 +5,7 @@
 import type { Db } from '../../db/client';
 import { runBatch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
-import { requireFeature, requireProject } from '../features/service';
+import { requireActiveProject, requireFeature } from '../features/service';
 import * as store from './store';
 
 export async function setFeatureFavorite(db: Db, actor: Actor, projectId: string, name: string, favorite: boolean) {
@@ -17,7 +17,7 @@ export async function setFeatureFavorite(db: Db, actor: Actor, projectId: string
 }
 
 export async function setProjectFavorite(db: Db, actor: Actor, projectId: string, favorite: boolean) {
-  if (favorite) await requireProject(db, projectId);
+  if (favorite) await requireActiveProject(db, projectId);
   await runBatch(db, [
     store.setProjectFavorite(db, projectId, actor.userId, favorite),
     auditEvent(db, actor, {

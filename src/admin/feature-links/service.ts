@@ -69,7 +69,7 @@ function urlOf(input: LinkInput) {
   return normalised;
 }
 
-function tooMany(): ApiError {
+export function tooManyLinks(): ApiError {
   return new ApiError(403, 'OperationDeniedError', `Too many links (${LINKS_PER_FEATURE}) exist for this feature`);
 }
 
@@ -81,7 +81,7 @@ let lastRandom: number[] = [];
  * Unleash's id for a link, a ULID: 48 bits of milliseconds then 80 random bits, in Crockford
  * base32. Within one millisecond the random part counts up, so ids keep creation order.
  */
-function ulid(now = Date.now()): string {
+export function ulid(now = Date.now()): string {
   let random: number[];
   if (now <= lastTime && lastRandom.length === 16) {
     now = lastTime;
@@ -103,7 +103,7 @@ function ulid(now = Date.now()): string {
 export async function addLink(db: Db, actor: Actor, projectId: string, featureName: string, input: LinkInput, titleGiven: boolean) {
   const feature = await requireFeature(db, projectId, featureName);
   // Unleash checks the limit before the URL.
-  if ((await store.countOf(db, featureName)) >= LINKS_PER_FEATURE) throw tooMany();
+  if ((await store.countOf(db, featureName)) >= LINKS_PER_FEATURE) throw tooManyLinks();
   const { url, domain } = urlOf(input);
   const title = input.title ?? null;
   const added = await store.insertIfRoom(db, actor, { id: ulid(), featureName, url, title, domain }, LINKS_PER_FEATURE, {
@@ -115,7 +115,7 @@ export async function addLink(db: Db, actor: Actor, projectId: string, featureNa
   });
   if (!added) {
     await requireFeature(db, projectId, featureName);
-    throw tooMany();
+    throw tooManyLinks();
   }
 }
 

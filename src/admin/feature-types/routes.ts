@@ -7,10 +7,6 @@ import { admin, authenticated, route, type Route, type AdminContext } from '../.
 import { FeatureTypeLifetimeSchema, GetAllFeatureTypesResponse, UpdateFeatureTypeLifetimeResponse } from './schema';
 import * as service from './service';
 
-export async function list({ env }: AdminContext): Promise<Response> {
-  return json(await service.listFeatureTypes(getDb(env)));
-}
-
 export async function setLifetime({
   env,
   principal,
@@ -29,7 +25,7 @@ export const routes: Route[] = [
     operationId: 'getAllFeatureTypes',
     summary: 'List feature flag types',
     responses: { 200: { description: 'Success', schema: GetAllFeatureTypesResponse } },
-    handler: list,
+    handler: async ({ env }) => json(await service.listFeatureTypes(getDb(env))),
   }),
   route({
     method: 'PUT',

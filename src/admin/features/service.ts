@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
+import { isConstraintViolation, requireProject } from '../../db/lookups';
 import type { VariantDoc } from '../../db/schema';
 import { ApiError, badRequest, conflict, notFound, validationError } from '../../http/errors';
 import type { CreateFeatureRequest, UpdateFeatureRequest, ValidateFeatureNameRequest } from './schema';
@@ -29,17 +30,12 @@ export function invalidOperation(message: string): ApiError {
   return new ApiError(403, 'InvalidOperationError', message);
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/.test(`${error.message} ${String(error.cause ?? '')}`);
-}
-
 // ---------------------------------------------------------------------------------------
 // Lookups that answer Unleash's 404s
 
-export async function requireProject(db: Db, projectId: string) {
-  const project = await store.findActiveProject(db, projectId);
-  if (!project) throw notFound(`Active project with id ${projectId} does not exist`);
-  return project;
+/** Unleash's 404 unless the project exists and is not archived, in the flag endpoints' words. */
+export async function requireActiveProject(db: Db, projectId: string): Promise<void> {
+  await requireProject(db, projectId, `Active project with id ${projectId} does not exist`, { active: true });
 }
 
 function noSuchFeature(projectId: string, name: string): ApiError {
@@ -135,7 +131,7 @@ export function createFeatureStatements(
 }
 
 export async function createFeature(db: Db, actor: Actor, projectId: string, body: CreateFeatureRequest) {
-  await requireProject(db, projectId);
+  await requireActiveProject(db, projectId);
   if (await store.findFeature(db, body.name)) throw conflict(FLAG_EXISTS);
   const environmentNames = await store.projectEnvironmentNames(db, projectId);
   const createdAt = nowIso();
@@ -158,7 +154,7 @@ export async function createFeature(db: Db, actor: Actor, projectId: string, bod
     );
   } catch (error) {
     // Two creations racing for one name: the loser gets the same answer as a sequential one.
-    if (isUniqueViolation(error)) throw conflict(FLAG_EXISTS);
+    if (isConstraintViolation(error)) throw conflict(FLAG_EXISTS);
     throw error;
   }
   const created = await store.findFeature(db, body.name);
@@ -344,7 +340,7 @@ export async function patchFeature(
 }
 
 export async function setStale(db: Db, actor: Actor, projectId: string, names: readonly string[], stale: boolean) {
-  await requireProject(db, projectId);
+  await requireActiveProject(db, projectId);
   const unique = [...new Set(names)];
   const rows = await store.featuresByName(db, unique);
   const found = new Set(rows.filter((row) => row.project === projectId && row.archivedAt === null).map((row) => row.name));

@@ -42,15 +42,6 @@ export async function findFeature(db: Db, name: string): Promise<FeatureRow | un
   return row;
 }
 
-export async function findActiveProject(db: Db, id: string) {
-  const [row] = await db
-    .select()
-    .from(projects)
-    .where(and(eq(projects.id, id), isNull(projects.archivedAt)))
-    .limit(1);
-  return row;
-}
-
 /** A project's naming pattern for flag names, with its example and description (all null when it has none). */
 export async function namingPattern(db: Db, projectId: string) {
   const [row] = await db

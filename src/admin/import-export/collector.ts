@@ -7,11 +7,12 @@
  * `service.ts` finishes the analysis from these facts once the body has been read.
  */
 import * as v from 'valibot';
-import { ApiError, type ErrorDetail } from '../../http/errors';
+import { ApiError, badData, type ErrorDetail } from '../../http/errors';
 import { describeIssues } from '../../http/validation';
 import type { ImportedConstraint, ImportedStrategy, ImportedVariant } from './schema';
 import { ITEM_SCHEMAS, type ImportData } from './schema';
-import type { StagedEnvironment, StagedFeature, StagedStrategy, StagedTag } from './plan';
+import type { StagedEnvironment, StagedFeature, StagedLinks, StagedStrategy, StagedTag } from './plan';
+import { LINKS_PER_FEATURE, normaliseUrl, tooManyLinks, ulid } from '../feature-links/service';
 import type { ImportStager } from './staging';
 import type { Catalogue } from './store';
 import { fixWeights } from '../features/weights';
@@ -23,10 +24,25 @@ export const IMPORTED = 1;
 export const BY_STRATEGY = 2;
 export const BY_ENVIRONMENT = 4;
 export const BY_TAG = 8;
+export const BY_LINK = 16;
 
 export interface NameInfo {
   chunk: number;
   flags: number;
+  /** Links the payload gives the feature so far (its stored ones are replaced by them). */
+  links?: number;
+  /** Where the payload's first link of the feature is (LinkProblem.seq), for the 404 of an unknown feature. */
+  firstLink?: number;
+}
+
+/**
+ * The first link Unleash would refuse while writing them, in payload order: too many for its
+ * flag (403) or not a URL (400). Whether the flag exists is only known once the body has
+ * been read (a 404, see service.ts); the earliest of these wins, as Unleash stops at it.
+ */
+export interface LinkProblem {
+  seq: number;
+  error: ApiError;
 }
 
 /** A problem tied to a feature: reported only if the feature is imported or known (§6.4). */
@@ -66,6 +82,7 @@ const DATA_KEY_ORDER = [
   'segments',
   'tagTypes',
   'dependencies',
+  'links',
 ];
 
 type SmallArrays = Pick<ImportData, 'tagTypes'> & Required<Pick<ImportData, 'contextFields' | 'segments' | 'dependencies'>>;
@@ -83,6 +100,8 @@ export class ImportCollector {
   readonly small: SmallArrays = { tagTypes: [], contextFields: [], segments: [], dependencies: [] };
   strategyCount = 0;
   environmentVariants = false;
+  linkProblem: LinkProblem | null = null;
+  private linkSeq = 0;
   private seq = 0;
   private keptBytes = 0;
   private readonly details: { rank: number[]; detail: ErrorDetail }[] = [];
@@ -132,6 +151,8 @@ export class ImportCollector {
         this.keep(output);
         this.small.dependencies.push(output as NonNullable<ImportData['dependencies']>[number]);
         return;
+      case 'links':
+        return this.links(output as NonNullable<ImportData['links']>[number]);
     }
   }
 
@@ -191,7 +212,7 @@ export class ImportCollector {
     return info;
   }
 
-  private async stage(info: NameInfo, key: 'features' | 'strategies' | 'environments' | 'tags', item: object): Promise<void> {
+  private async stage(info: NameInfo, key: 'features' | 'strategies' | 'environments' | 'tags' | 'links', item: object): Promise<void> {
     if (this.hasSchemaIssues) return;
     await this.stager.add(info.chunk, key, JSON.stringify(item));
   }
@@ -267,6 +288,32 @@ export class ImportCollector {
     this.usedTagTypes.add(type);
     const staged: StagedTag = { featureName: tag.featureName, type, value: tag.tagValue };
     await this.stage(info, 'tags', staged);
+  }
+
+  /**
+   * A flag's links. Unleash clears the links of every flag `data.links` names, then adds each
+   * link in order, checking the flag exists, then the limit of links, then the URL.
+   */
+  private async links(entry: NonNullable<ImportData['links']>[number]): Promise<void> {
+    const info = this.nameInfo(entry.feature);
+    info.flags |= BY_LINK;
+    const staged: StagedLinks = { feature: entry.feature, links: [] };
+    for (const link of entry.links) {
+      const seq = this.linkSeq++;
+      info.firstLink ??= seq;
+      const count = info.links ?? 0;
+      if (count >= LINKS_PER_FEATURE) this.linkFailed(seq, tooManyLinks());
+      const normalised = normaliseUrl(link.url);
+      if (normalised === null) this.linkFailed(seq, badData(`Invalid URL: ${link.url}`));
+      info.links = count + 1;
+      // Unleash stores `link.title || undefined`: an empty title is no title.
+      if (normalised) staged.links.push({ id: ulid(), url: normalised.url, title: link.title || null, domain: normalised.domain });
+    }
+    if (this.linkProblem === null) await this.stage(info, 'links', staged);
+  }
+
+  private linkFailed(seq: number, error: ApiError): void {
+    this.linkProblem ??= { seq, error };
   }
 
   private problem(list: FeatureProblem['list'], rank: number, feature: string, text: string): void {

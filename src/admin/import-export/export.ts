@@ -79,6 +79,7 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
       sql`SELECT feature_name, tag_type, tag_value FROM feature_tag WHERE feature_name IN (${selected}) ORDER BY feature_name, tag_type, tag_value`,
     ),
     prepare(d1, sql`SELECT parent, child, enabled, variants FROM dependent_features WHERE child IN (${selected}) ORDER BY child, parent`),
+    prepare(d1, sql`SELECT id, feature_name, url, title FROM feature_links WHERE feature_name IN (${selected}) ORDER BY id`),
   ]);
   const featureRows = rowsOf<{
     name: string;
@@ -103,6 +104,7 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
   const segmentLinks = rowsOf<{ feature_strategy_id: string; segment_id: number; name: string }>(first[3]);
   const tagRows = rowsOf<{ feature_name: string; tag_type: string; tag_value: string }>(first[4]);
   const dependencyRows = rowsOf<{ parent: string; child: string; enabled: number; variants: string }>(first[5]);
+  const linkRows = rowsOf<{ id: string; feature_name: string; url: string; title: string | null }>(first[6]);
 
   const segmentsByStrategy = new Map<string, number[]>();
   const segments = new Map<number, { id: number; name: string }>();
@@ -195,5 +197,28 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
     segments: [...segments.values()].sort((a, b) => a.id - b.id),
     tagTypes: tagTypeRows.map((row) => ({ name: row.name, description: row.description, icon: row.icon })),
     dependencies,
+    links: groupLinks(linkRows),
   };
+}
+
+/** An array index as a JavaScript object key (`"0"`, `"42"`): such keys come first, in numeric order. */
+const INDEX_KEY = /^(0|[1-9]\d*)$/;
+
+/**
+ * `links` as 8.2.0 exports them: the flags with links, each with its links in creation order.
+ * Unleash groups the links (read in id order) into an object keyed by flag name, so the flags
+ * come in the order of their first link, except names that are array indexes, which come
+ * first in numeric order, as a JavaScript object lists its keys.
+ */
+function groupLinks(rows: { id: string; feature_name: string; url: string; title: string | null }[]) {
+  const byFeature = new Map<string, { id: string; url: string; title: string | null }[]>();
+  for (const row of rows) {
+    const list = byFeature.get(row.feature_name) ?? [];
+    list.push({ id: row.id, url: row.url, title: row.title });
+    byFeature.set(row.feature_name, list);
+  }
+  const isIndex = (name: string) => INDEX_KEY.test(name) && Number(name) < 2 ** 32 - 1;
+  const names = [...byFeature.keys()];
+  const ordered = [...names.filter(isIndex).sort((a, b) => Number(a) - Number(b)), ...names.filter((name) => !isIndex(name))];
+  return ordered.map((feature) => ({ feature, links: byFeature.get(feature)! }));
 }

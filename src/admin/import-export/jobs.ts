@@ -203,10 +203,10 @@ async function recordAttemptError(d1: D1Database, jobId: string, chunk: number, 
   ]);
 }
 
-type JobRow = { id: string; status: string; created_by_user_id: number | null; context: string | null };
+type JobRow = { id: string; status: string; created_by: string; created_by_user_id: number | null; context: string | null };
 
 interface ChunkState {
-  job: { id: string; status: string; createdByUserId: number | null; context: ImportContext | null } | undefined;
+  job: { id: string; status: string; createdBy: string; createdByUserId: number | null; context: ImportContext | null } | undefined;
   chunk: { status: string; kind: ChunkKind } | undefined;
   /** Is a job into the same project/environment that was queued before this one still queued or running? */
   earlierActive: boolean;
@@ -216,7 +216,7 @@ interface ChunkState {
 
 async function readChunkState(d1: D1Database, message: ImportChunkMessage): Promise<ChunkState> {
   const results = await runStatements(d1, [
-    prepare(d1, sql`SELECT id, status, created_by_user_id, context FROM import_jobs WHERE id = ${message.jobId}`),
+    prepare(d1, sql`SELECT id, status, created_by, created_by_user_id, context FROM import_jobs WHERE id = ${message.jobId}`),
     prepare(
       d1,
       sql`SELECT status, payload->>'kind' AS kind FROM import_job_chunks WHERE job_id = ${message.jobId} AND chunk_index = ${message.chunkIndex}`,
@@ -242,6 +242,7 @@ async function readChunkState(d1: D1Database, message: ImportChunkMessage): Prom
       ? {
           id: job.id,
           status: job.status,
+          createdBy: job.created_by,
           createdByUserId: job.created_by_user_id,
           context: job.context ? (JSON.parse(job.context) as ImportContext) : null,
         }
@@ -312,7 +313,7 @@ async function processChunk(
   }
 
   const now = new Date().toISOString();
-  const writer = { userId: state.job.createdByUserId ?? 0, now };
+  const writer = { userId: state.job.createdByUserId ?? 0, actorName: state.job.createdBy, now };
   await runStatements(d1, [
     activeJobGuard(d1, jobId),
     prepare(

@@ -56,6 +56,16 @@ export interface StagedTag {
   value: string;
 }
 
+/**
+ * A flag's links as the payload's `data.links` lists them (Unleash 7.0+): the flag's stored
+ * links are replaced by these, so an entry with no links clears them. Ids are made when the
+ * element is read, so a redelivered chunk writes the same rows.
+ */
+export interface StagedLinks {
+  feature: string;
+  links: { id: string; url: string; title: string | null; domain: string | null }[];
+}
+
 export interface PreparedDependency {
   child: string;
   parent: string;
@@ -108,7 +118,7 @@ export interface ImportContext extends ImportTarget {
 }
 
 /** The arrays a chunk's rows come in; every element is a staged item as JSON text. */
-export const PART_KEYS = ['features', 'strategies', 'environments', 'tags', 'dependencies'] as const;
+export const PART_KEYS = ['features', 'strategies', 'environments', 'tags', 'links', 'dependencies'] as const;
 export type PartKey = (typeof PART_KEYS)[number];
 export type ChunkKind = 'features' | 'dependencies';
 
@@ -116,7 +126,7 @@ export type ChunkKind = 'features' | 'dependencies';
 export type ChunkRows = Record<PartKey, string[]>;
 
 export function emptyRows(): ChunkRows {
-  return { features: [], strategies: [], environments: [], tags: [], dependencies: [] };
+  return { features: [], strategies: [], environments: [], tags: [], links: [], dependencies: [] };
 }
 
 /** A part as stored: one JSON object of the arrays that have elements. */

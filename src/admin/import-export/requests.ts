@@ -92,6 +92,7 @@ export async function importFeatures(
     analysis = await readImport(request, d1, principal, stager);
     assertPermissions(analysis.missingPermissions);
     if (analysis.errors.length > 0) throw validationError(analysis.errors);
+    if (analysis.linkError) throw analysis.linkError;
   } catch (error) {
     await stager.discard();
     throw error;
@@ -104,7 +105,7 @@ export async function importFeatures(
   if (fitsOneBatch && analysis.activeJob === null) {
     const rows = stager.mergedRows();
     rows.dependencies = dependencies;
-    const writer = { userId: principal.userId, now: new Date().toISOString() };
+    const writer = { userId: principal.userId, actorName: principal.actorName, now: new Date().toISOString() };
     await runStatements(d1, [
       ...chunkStatements(d1, analysis.context, writer, { rows }),
       prepare(

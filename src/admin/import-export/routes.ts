@@ -5,6 +5,7 @@ import { jobLocation } from './jobs';
 import * as requests from './requests';
 import {
   ExportSchema,
+  ImportSchema,
   ImportToggles202Response,
   GetImportJobResponse,
   CancelImportJobResponse,
@@ -33,7 +34,10 @@ export const routes: Route[] = [
     summary: 'Import feature flags, with their strategies, tags and segments',
     responses: { 200: { description: 'Success', schema: null }, 202: { description: 'Accepted', schema: ImportToggles202Response } },
     errors: [400, 401, 403, 404, 413, 415],
-    // The body is read as a stream by the request itself (requests.ts), not by the router.
+    // The body is read as a stream by the request itself (requests.ts), not by the router;
+    // declared here for the document only.
+    body: ImportSchema,
+    bodyReadByHandler: true,
     handler: async ({ request, env, principal }) => {
       const queued = await requests.importFeatures(env, request, principal);
       return queued === undefined ? empty(200) : json(queued.job, 202, { location: jobLocation(queued.id) });
@@ -48,7 +52,7 @@ export const routes: Route[] = [
     summary: "Get a queued import's progress",
     responses: { 200: { description: 'Success', schema: GetImportJobResponse } },
     errors: [400, 401, 404],
-    handler: async ({ request, env }) => json(await requests.getJob(env, pathParam(request, 'id'))),
+    handler: async ({ env, params }) => json(await requests.getJob(env, params.id)),
   }),
   route({
     method: 'DELETE',
@@ -70,6 +74,9 @@ export const routes: Route[] = [
     summary: 'Check an import without applying it',
     responses: { 200: { description: 'Success', schema: ValidateImportResponse } },
     errors: [400, 404],
+    // Read as a stream by requests.ts, as the import is; declared for the document only.
+    body: ImportSchema,
+    bodyReadByHandler: true,
     handler: async ({ request, env, principal }) => json(await requests.validateImport(env, request, principal)),
   }),
   route({

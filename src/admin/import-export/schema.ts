@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { CONSTRAINT_OPERATORS, PAYLOAD_TYPES, WEIGHT_TYPES } from '../../db/schema';
 import { dateTime, nonBlank, text, urlFriendlyName } from '../../http/validation';
 import { StrategyAnswer } from '../features/schema';
+import { LinkSchema } from '../feature-links/schema';
 
 const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const;
 
@@ -174,6 +175,12 @@ const dependencyEntry = v.strictObject({
   ),
 });
 
+/** `data.links` (Unleash 7.0+): a flag's links, `{url, title?}` each, other keys of a link ignored. */
+const featureLinks = v.strictObject({
+  feature: text(1000),
+  links: v.array(LinkSchema),
+});
+
 export const ImportSchema = v.strictObject({
   project: nonBlank(100),
   environment: nonBlank(100),
@@ -186,6 +193,7 @@ export const ImportSchema = v.strictObject({
     segments: v.optional(v.array(segmentRef)),
     tagTypes: v.array(tagType),
     dependencies: v.optional(v.array(dependencyEntry)),
+    links: v.optional(v.array(featureLinks)),
   }),
 });
 export type ImportRequest = v.InferOutput<typeof ImportSchema>;
@@ -203,6 +211,7 @@ export const ITEM_SCHEMAS = {
   segments: segmentRef,
   tagTypes: tagType,
   dependencies: dependencyEntry,
+  links: featureLinks,
 } as const;
 export type ImportData = ImportRequest['data'];
 export type ImportedStrategy = ImportData['featureStrategies'][number];
@@ -337,6 +346,12 @@ export const ExportFeaturesResponse = v.object({
           variants: v.array(v.string()),
         }),
       ),
+    }),
+  ),
+  links: v.array(
+    v.object({
+      feature: v.string(),
+      links: v.array(v.object({ id: v.string(), url: v.string(), title: v.nullable(v.string()) })),
     }),
   ),
 });

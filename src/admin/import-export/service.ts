@@ -17,7 +17,7 @@ import {
   type PermissionHolder,
 } from '../../auth/permissions';
 import { ApiError, badRequest, notFound } from '../../http/errors';
-import { BY_ENVIRONMENT, BY_STRATEGY, BY_TAG, constraintText, type ImportCollector } from './collector';
+import { BY_ENVIRONMENT, BY_LINK, BY_STRATEGY, BY_TAG, constraintText, type ImportCollector } from './collector';
 import type { AutoStrategyTemplate, ImportContext, ImportTarget, PreparedContextField, PreparedDependency, PreparedTagType } from './plan';
 import { constraintProblem, safePattern } from '../features/rules';
 import type { ImportData } from './schema';
@@ -42,6 +42,12 @@ export interface ImportAnalysis {
   featureCount: number;
   /** An import job into the same project/environment that is still queued or running. */
   activeJob: string | null;
+  /**
+   * What Unleash answers for the first link it cannot write (a flag that does not exist, too
+   * many links, not a URL): checked after every other problem, as Unleash meets it while
+   * writing; the validate endpoint does not report it, as Unleash's does not.
+   */
+  linkError: ApiError | null;
 }
 
 /** Unleash's order of the import permissions in messages (§6.2 step B.3). */
@@ -349,6 +355,15 @@ export async function finishImport(
   report(errors, MESSAGES.noVariableVariant, listed('noVariable'));
   report(errors, MESSAGES.weightsOver, listed('over'));
 
+  // Links: the first one Unleash would stop at, in payload order (an unknown flag is met before its link's own problems).
+  let linkError = collected.linkProblem;
+  for (const [name, info] of collected.names) {
+    if (!(info.flags & BY_LINK) || info.firstLink === undefined || known(name)) continue;
+    if (linkError === null || info.firstLink <= linkError.seq) {
+      linkError = { seq: info.firstLink, error: notFound(`Could not find feature with name ${name}`) };
+    }
+  }
+
   // Warnings and permissions.
   report(warnings, MESSAGES.customStrategies, customStrategies);
   report(
@@ -375,6 +390,7 @@ export async function finishImport(
     warnings,
     missingPermissions,
     activeJob: targetRows.activeJob,
+    linkError: linkError?.error ?? null,
     context: {
       project: target.project,
       environment: target.environment,

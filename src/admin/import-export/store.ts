@@ -32,6 +32,8 @@ export function rowsOf<T>(result: D1Result | undefined): T[] {
 
 export interface Writer {
   userId: number;
+  /** Who the audit events name (the importing user or token). */
+  actorName: string;
   now: string;
 }
 
@@ -67,13 +69,13 @@ function inProject(project: string, name: SQL): SQL {
 /** The statements that apply one chunk; order matters (features before what hangs off them). */
 export function chunkStatements(d1: D1Database, context: ImportContext, writer: Writer, source: ChunkSource): Statement[] {
   const { project, environment } = context;
-  const { userId, now } = writer;
+  const { userId, actorName, now } = writer;
   const statements: Statement[] = [];
   // Rows held in memory show which arrays are empty; a staged chunk runs every statement.
   const has = (key: PartKey) => !('rows' in source) || source.rows[key].length > 0;
   const rows = (key: PartKey) => chunkRows(source, key);
   const features = sql`SELECT j.value->>'name' FROM ${rows('features')} WHERE ${notSkipped(context, sql`j.value->>'name'`)}`;
-  const featureRows = has('features') || has('strategies') || has('environments') || has('tags');
+  const featureRows = has('features') || has('strategies') || has('environments') || has('tags') || has('links');
   if (featureRows && context.tagTypes.length > 0) {
     statements.push(
       prepare(
@@ -202,6 +204,32 @@ export function chunkStatements(d1: D1Database, context: ImportContext, writer: 
       ),
     );
   }
+  if (has('links')) {
+    // Unleash replaces the links of every flag `data.links` names (an entry with no links
+    // clears them) and writes a `feature-link-added` event per link; flags that moved to
+    // another project or were archived since validation are left alone.
+    const target = sql`${notSkipped(context, sql`j.value->>'feature'`)} AND EXISTS (SELECT 1 FROM features f
+      WHERE f.name = j.value->>'feature' AND f.project = ${project} AND f.archived_at IS NULL)`;
+    const links = sql`${rows('links')}, json_each(j.value->'links') l WHERE ${target}`;
+    statements.push(
+      prepare(d1, sql`DELETE FROM feature_links WHERE feature_name IN (SELECT j.value->>'feature' FROM ${rows('links')} WHERE ${target})`),
+      prepare(
+        d1,
+        sql`INSERT INTO feature_links (id, feature_name, url, title, domain)
+        SELECT l.value->>'id', j.value->>'feature', l.value->>'url', l.value->>'title', l.value->>'domain' FROM ${links}
+        ORDER BY l.value->>'id'
+        ON CONFLICT(id) DO NOTHING`,
+      ),
+      prepare(
+        d1,
+        sql`INSERT INTO events (type, created_at, created_by, created_by_user_id, project, environment, feature_name, data)
+        SELECT 'feature-link-added', ${now}, ${actorName}, ${userId}, ${project}, NULL, j.value->>'feature',
+          CASE WHEN l.value->>'title' IS NULL THEN json_object('url', l.value->>'url')
+            ELSE json_object('url', l.value->>'url', 'title', l.value->>'title') END
+        FROM ${links} ORDER BY l.value->>'id'`,
+      ),
+    );
+  }
   if (has('dependencies')) {
     statements.push(
       prepare(
@@ -238,10 +266,12 @@ export async function chunkReferenceProblems(d1: D1Database, context: ImportCont
   const mentioned = sql`SELECT j.value->>'name' AS name FROM ${rows('features')} WHERE ${keep(sql`j.value->>'name'`)}
     UNION SELECT j.value->>'featureName' FROM ${rows('strategies')} WHERE ${keep(sql`j.value->>'featureName'`)}
     UNION SELECT j.value->>'featureName' FROM ${rows('environments')} WHERE ${keep(sql`j.value->>'featureName'`)}
-    UNION SELECT j.value->>'featureName' FROM ${rows('tags')} WHERE ${keep(sql`j.value->>'featureName'`)}`;
+    UNION SELECT j.value->>'featureName' FROM ${rows('tags')} WHERE ${keep(sql`j.value->>'featureName'`)}
+    UNION SELECT j.value->>'feature' FROM ${rows('links')} WHERE ${keep(sql`j.value->>'feature'`)}`;
   const hungOff = sql`SELECT j.value->>'featureName' AS name FROM ${rows('strategies')} WHERE ${keep(sql`j.value->>'featureName'`)}
     UNION SELECT j.value->>'featureName' FROM ${rows('environments')} WHERE ${keep(sql`j.value->>'featureName'`)}
-    UNION SELECT j.value->>'featureName' FROM ${rows('tags')} WHERE ${keep(sql`j.value->>'featureName'`)}`;
+    UNION SELECT j.value->>'featureName' FROM ${rows('tags')} WHERE ${keep(sql`j.value->>'featureName'`)}
+    UNION SELECT j.value->>'feature' FROM ${rows('links')} WHERE ${keep(sql`j.value->>'feature'`)}`;
   const statements = [
     prepare(
       d1,

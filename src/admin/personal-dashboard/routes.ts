@@ -8,7 +8,7 @@ import { notFound } from '../../http/errors';
 import { json } from '../../http/responses';
 import { onboardingStatus } from '../projects/service';
 import { publicBaseUrl } from '../../http/base-url';
-import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { authenticated, route, type Route } from '../../http/route';
 import { GetPersonalDashboardResponse, GetPersonalDashboardProjectDetailsResponse } from './schema';
 import * as store from './store';
 import { gravatarUrl } from '../../identity/users/gravatar';
@@ -16,33 +16,6 @@ import { gravatarUrl } from '../../identity/users/gravatar';
 /** Unleash's gravatar URL for a person (by email, else the given name). */
 function imageUrl(seed: string): Promise<string> {
   return gravatarUrl(seed.trim().toLowerCase());
-}
-
-export async function dashboard({ env, principal }: AdminContext): Promise<Response> {
-  const db = getDb(env);
-  const userId = principal.userId;
-  const { projectRows, flagRows, adminRows } = await store.dashboardRows(db, userId);
-  const admins = await Promise.all(
-    adminRows.map(async (admin) => ({
-      id: admin.id,
-      ...(admin.name ? { name: admin.name } : {}),
-      ...(admin.username ? { username: admin.username } : {}),
-      ...(admin.email ? { email: admin.email } : {}),
-      imageUrl: admin.imageUrl ?? (await imageUrl(admin.email ?? admin.username ?? admin.name ?? '')),
-    })),
-  );
-  return json({
-    projects: projectRows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      health: 100,
-      memberCount: row.memberCount,
-      featureCount: row.featureCount,
-    })),
-    flags: flagRows,
-    projectOwners: [],
-    admins,
-  });
 }
 
 type EventRow = typeof events.$inferSelect;
@@ -77,40 +50,6 @@ function summarise(event: EventRow, base: string): string {
   return `${who} ${verbs[event.type] ?? `triggered **${event.type}**${flag ? ` for ${flag}` : ''}`}${project}`;
 }
 
-export async function project({ request, env, principal, params }: AdminContext): Promise<Response> {
-  const projectId = params.projectId!;
-  const db = getDb(env);
-  const { found, latest, roleRows, counts } = await store.projectRows(db, projectId, principal.userId);
-  if (!found) throw notFound(`No project with id "${projectId}" exists.`);
-  const base = publicBaseUrl(env, request);
-  const total = counts?.total ?? 0;
-  const stale = counts?.stale ?? 0;
-  const potentiallyStale = counts?.potentiallyStale ?? 0;
-  return json({
-    latestEvents: await Promise.all(
-      latest.map(async (event) => ({
-        createdAt: event.createdAt,
-        summary: summarise(event, base),
-        createdBy: event.createdBy,
-        id: event.id,
-        createdByImageUrl: await imageUrl(event.createdBy),
-      })),
-    ),
-    onboardingStatus: await onboardingStatus(db, projectId),
-    owners: [{ ownerType: 'system' }],
-    roles: roleRows,
-    insights: {
-      avgHealthCurrentWindow: null,
-      avgHealthPastWindow: null,
-      totalFlags: total,
-      potentiallyStaleFlags: potentiallyStale,
-      staleFlags: stale,
-      activeFlags: total - stale - potentiallyStale,
-      health: total === 0 ? 100 : Math.round(((total - stale - potentiallyStale) / total) * 100),
-    },
-  });
-}
-
 export const routes: Route[] = [
   route({
     method: 'GET',
@@ -120,7 +59,32 @@ export const routes: Route[] = [
     operationId: 'getPersonalDashboard',
     summary: "The caller's flags and projects",
     responses: { 200: { description: 'Success', schema: GetPersonalDashboardResponse } },
-    handler: dashboard,
+    handler: async ({ env, principal }) => {
+      const db = getDb(env);
+      const userId = principal.userId;
+      const { projectRows, flagRows, adminRows } = await store.dashboardRows(db, userId);
+      const admins = await Promise.all(
+        adminRows.map(async (admin) => ({
+          id: admin.id,
+          ...(admin.name ? { name: admin.name } : {}),
+          ...(admin.username ? { username: admin.username } : {}),
+          ...(admin.email ? { email: admin.email } : {}),
+          imageUrl: admin.imageUrl ?? (await imageUrl(admin.email ?? admin.username ?? admin.name ?? '')),
+        })),
+      );
+      return json({
+        projects: projectRows.map((row) => ({
+          id: row.id,
+          name: row.name,
+          health: 100,
+          memberCount: row.memberCount,
+          featureCount: row.featureCount,
+        })),
+        flags: flagRows,
+        projectOwners: [],
+        admins,
+      });
+    },
   }),
   route({
     method: 'GET',
@@ -131,6 +95,38 @@ export const routes: Route[] = [
     summary: "The caller's view of one project",
     responses: { 200: { description: 'Success', schema: GetPersonalDashboardProjectDetailsResponse } },
     errors: [400, 404],
-    handler: project,
+    handler: async ({ request, env, principal, params }) => {
+      const projectId = params.projectId!;
+      const db = getDb(env);
+      const { found, latest, roleRows, counts } = await store.projectRows(db, projectId, principal.userId);
+      if (!found) throw notFound(`No project with id "${projectId}" exists.`);
+      const base = publicBaseUrl(env, request);
+      const total = counts?.total ?? 0;
+      const stale = counts?.stale ?? 0;
+      const potentiallyStale = counts?.potentiallyStale ?? 0;
+      return json({
+        latestEvents: await Promise.all(
+          latest.map(async (event) => ({
+            createdAt: event.createdAt,
+            summary: summarise(event, base),
+            createdBy: event.createdBy,
+            id: event.id,
+            createdByImageUrl: await imageUrl(event.createdBy),
+          })),
+        ),
+        onboardingStatus: await onboardingStatus(db, projectId),
+        owners: [{ ownerType: 'system' }],
+        roles: roleRows,
+        insights: {
+          avgHealthCurrentWindow: null,
+          avgHealthPastWindow: null,
+          totalFlags: total,
+          potentiallyStaleFlags: potentiallyStale,
+          staleFlags: stale,
+          activeFlags: total - stale - potentiallyStale,
+          health: total === 0 ? 100 : Math.round(((total - stale - potentiallyStale) / total) * 100),
+        },
+      });
+    },
   }),
 ];

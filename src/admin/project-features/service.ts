@@ -8,6 +8,7 @@
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
+import { isConstraintViolation } from '../../db/lookups';
 import { conflict, notFound, validationError } from '../../http/errors';
 import type { Principal } from '../../auth/principal';
 import {
@@ -17,7 +18,7 @@ import {
   FLAG_EXISTS,
   invalidOperation,
   projectEnvironmentNames,
-  requireProject,
+  requireActiveProject,
   validateNewName,
 } from '../features/service';
 import { strategyEventData } from '../features/shapes';
@@ -26,10 +27,6 @@ import { strategyStatements } from '../feature-strategies/service';
 import { variantsStatement } from '../feature-variants/service';
 import type { ProjectFeaturesQueryInput } from './schema';
 import * as store from './store';
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/.test(`${error.message} ${String(error.cause ?? '')}`);
-}
 
 // ---------------------------------------------------------------------------------------
 // The project's flag list
@@ -119,7 +116,7 @@ export async function cloneFeature(
   await validateNewName(db, { name: body.name, projectId });
   const original = await findFeature(db, source);
   if (!original || original.archivedAt !== null) throw notFound(`Could not find feature flag with name ${source}`);
-  await requireProject(db, projectId);
+  await requireActiveProject(db, projectId);
   const [environmentNames, detail] = await Promise.all([projectEnvironmentNames(db, projectId), featureDetail(db, source)]);
   const createdAt = new Date().toISOString();
   const statements: Statement[] = createFeatureStatements(
@@ -182,7 +179,7 @@ export async function cloneFeature(
   try {
     await runBatch(db, statements);
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(FLAG_EXISTS);
+    if (isConstraintViolation(error)) throw conflict(FLAG_EXISTS);
     throw error;
   }
   return {

@@ -1,52 +1,12 @@
 /** Activation strategy definitions: the list the UI offers and the form of one (its parameters). */
 import { getDb } from '../../db/client';
-import { pathParam } from '../../http/params';
 import { json } from '../../http/responses';
-import { authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { authenticated, route, type Route } from '../../http/route';
 import { CREATE_STRATEGY, DELETE_STRATEGY, UPDATE_STRATEGY } from '../../auth/permissions';
 import { empty } from '../../http/responses';
 import { admin } from '../../http/route';
-import type * as v from 'valibot';
 import { CreateStrategySchema, GetAllStrategiesResponse, GetStrategyResponse, UpdateStrategySchema } from './schema';
 import * as service from './service';
-
-export async function list({ env }: AdminContext): Promise<Response> {
-  return json(await service.listStrategies(getDb(env)));
-}
-
-export async function get({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getStrategy(getDb(env), pathParam(request, 'name')));
-}
-
-export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreateStrategySchema>>): Promise<Response> {
-  const strategy = await service.createStrategy(getDb(env), principal, body);
-  return json(strategy, 201, { location: `strategies/${strategy.name}` });
-}
-
-export async function update({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof UpdateStrategySchema>>): Promise<Response> {
-  await service.updateStrategy(getDb(env), principal, pathParam(request, 'name'), body);
-  return empty(200);
-}
-
-export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.deleteStrategy(getDb(env), principal, pathParam(request, 'name'));
-  return empty(200);
-}
-
-export async function deprecate({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.deprecateStrategy(getDb(env), principal, pathParam(request, 'strategyName'));
-  return empty(200);
-}
-
-export async function reactivate({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.reactivateStrategy(getDb(env), principal, pathParam(request, 'strategyName'));
-  return empty(200);
-}
 
 export const routes: Route[] = [
   route({
@@ -57,7 +17,7 @@ export const routes: Route[] = [
     operationId: 'getAllStrategies',
     summary: 'List strategy definitions',
     responses: { 200: { description: 'Success', schema: GetAllStrategiesResponse } },
-    handler: list,
+    handler: async ({ env }) => json(await service.listStrategies(getDb(env))),
   }),
   route({
     method: 'GET',
@@ -68,7 +28,7 @@ export const routes: Route[] = [
     summary: 'Get a strategy definition',
     responses: { 200: { description: 'Success', schema: GetStrategyResponse } },
     errors: [400, 404],
-    handler: get,
+    handler: async ({ env, params }) => json(await service.getStrategy(getDb(env), params.name)),
   }),
   route({
     method: 'POST',
@@ -80,7 +40,10 @@ export const routes: Route[] = [
     body: CreateStrategySchema,
     responses: { 201: { description: 'Created', schema: GetStrategyResponse } },
     errors: [400, 401, 403, 409, 413, 415],
-    handler: create,
+    handler: async ({ env, principal, body }) => {
+      const strategy = await service.createStrategy(getDb(env), principal, body);
+      return json(strategy, 201, { location: `strategies/${strategy.name}` });
+    },
   }),
   route({
     method: 'PUT',
@@ -92,7 +55,10 @@ export const routes: Route[] = [
     body: UpdateStrategySchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404, 413, 415],
-    handler: update,
+    handler: async ({ env, principal, body, params }) => {
+      await service.updateStrategy(getDb(env), principal, params.name, body);
+      return empty(200);
+    },
   }),
   route({
     method: 'DELETE',
@@ -103,7 +69,10 @@ export const routes: Route[] = [
     summary: 'Delete a custom strategy definition',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404],
-    handler: remove,
+    handler: async ({ env, principal, params }) => {
+      await service.deleteStrategy(getDb(env), principal, params.name);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -114,7 +83,10 @@ export const routes: Route[] = [
     summary: 'Mark a strategy definition deprecated',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404],
-    handler: deprecate,
+    handler: async ({ env, principal, params }) => {
+      await service.deprecateStrategy(getDb(env), principal, params.strategyName);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -125,6 +97,9 @@ export const routes: Route[] = [
     summary: 'Take a strategy definition out of deprecation',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404],
-    handler: reactivate,
+    handler: async ({ env, principal, params }) => {
+      await service.reactivateStrategy(getDb(env), principal, params.strategyName);
+      return empty(200);
+    },
   }),
 ];

@@ -1,10 +1,9 @@
 /** Tag types and the tags on features. */
 import { getDb } from '../../db/client';
-import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { featureProject } from '../../auth/scopes';
 import { CREATE_TAG_TYPE, DELETE_TAG_TYPE, UPDATE_FEATURE, UPDATE_TAG_TYPE } from '../../auth/permissions';
-import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { admin, authenticated, route, type Route } from '../../http/route';
 import {
   CreateTagTypeSchema,
   BulkTagsSchema,
@@ -13,12 +12,7 @@ import {
   ValidateTagTypeSchema,
   TagWithVersionResponse,
   ValidateTagTypeResponse,
-  type BulkTagsInput,
-  type UpdateTagsInput,
-  type UpdateTagTypeInput,
   TagSchema,
-  type CreateTagTypeInput,
-  type TagInput,
   GetTagTypesResponse,
   CreateTagType201Response,
   GetTagTypeResponse,
@@ -29,86 +23,6 @@ import {
 } from './schema';
 import * as service from './service';
 
-export async function listTagTypes({ env }: AdminContext): Promise<Response> {
-  return json(await service.listTagTypes(getDb(env)));
-}
-
-/** One tag type, as Unleash answers it; the target of the `location` that creating one sends. */
-export async function getTagType({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getTagType(getDb(env), pathParam(request, 'name')));
-}
-
-export async function createTagType({ env, principal, body }: AdminContext<CreateTagTypeInput>): Promise<Response> {
-  const tagType = await service.createTagType(getDb(env), principal, body);
-  return json(tagType, 201, { location: `/api/admin/tag-types/${encodeURIComponent(body.name)}` });
-}
-
-export async function listFeatureTags({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.listFeatureTags(getDb(env), pathParam(request, 'featureName')));
-}
-
-export async function addFeatureTag({ request, env, principal, body }: AdminContext<TagInput>): Promise<Response> {
-  return json(await service.addFeatureTag(getDb(env), principal, pathParam(request, 'featureName'), body), 201);
-}
-
-export async function removeFeatureTag({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.removeFeatureTag(
-    getDb(env),
-    principal,
-    pathParam(request, 'featureName'),
-    pathParam(request, 'type'),
-    pathParam(request, 'value'),
-  );
-  return empty(200);
-}
-
-/** Every tag value in use or created, as Unleash lists them (creation order). */
-export async function listTags({ env }: AdminContext): Promise<Response> {
-  return json(await service.listTags(getDb(env)));
-}
-
-/** The values of one tag type; an unknown type has none (Unleash answers an empty list too). */
-export async function listTagsOfType({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.listTags(getDb(env), pathParam(request, 'type')));
-}
-
-export async function updateFeatureTags({ request, env, principal, body }: AdminContext<UpdateTagsInput>): Promise<Response> {
-  return json(await service.updateFeatureTags(getDb(env), principal, pathParam(request, 'featureName'), body));
-}
-
-export async function bulkTagFeatures({ request, env, principal, body }: AdminContext<BulkTagsInput>): Promise<Response> {
-  await service.bulkTagFeatures(getDb(env), principal, pathParam(request, 'projectId'), body);
-  return empty(200);
-}
-
-export async function createTag({ env, principal, body }: AdminContext<TagInput>): Promise<Response> {
-  const answer = await service.createTag(getDb(env), principal, body);
-  return json(answer, 201, { location: `tags/${answer.tag.type}/${answer.tag.value}` });
-}
-
-export async function getTag({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getTag(getDb(env), pathParam(request, 'type'), pathParam(request, 'value')));
-}
-
-export async function deleteTag({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.deleteTag(getDb(env), principal, pathParam(request, 'type'), pathParam(request, 'value'));
-  return empty(200);
-}
-
-export async function validateTagType({ env, body }: AdminContext<CreateTagTypeInput>): Promise<Response> {
-  return json(await service.validateTagType(getDb(env), body));
-}
-
-export async function updateTagType({ request, env, principal, body }: AdminContext<UpdateTagTypeInput>): Promise<Response> {
-  await service.updateTagType(getDb(env), principal, pathParam(request, 'name'), body);
-  return empty(200);
-}
-
-export async function deleteTagType({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.deleteTagType(getDb(env), principal, pathParam(request, 'name'));
-  return empty(200);
-}
-
 export const routes: Route[] = [
   route({
     method: 'GET',
@@ -118,7 +32,7 @@ export const routes: Route[] = [
     operationId: 'getTagTypes',
     summary: 'List tag types',
     responses: { 200: { description: 'Success', schema: GetTagTypesResponse } },
-    handler: listTagTypes,
+    handler: async ({ env }) => json(await service.listTagTypes(getDb(env))),
   }),
   route({
     method: 'POST',
@@ -130,7 +44,10 @@ export const routes: Route[] = [
     body: CreateTagTypeSchema,
     responses: { 201: { description: 'Created', schema: CreateTagType201Response } },
     errors: [400, 409, 413],
-    handler: createTagType,
+    handler: async ({ env, principal, body }) => {
+      const tagType = await service.createTagType(getDb(env), principal, body);
+      return json(tagType, 201, { location: `/api/admin/tag-types/${encodeURIComponent(body.name)}` });
+    },
   }),
   route({
     method: 'GET',
@@ -141,7 +58,8 @@ export const routes: Route[] = [
     summary: 'Get a tag type',
     responses: { 200: { description: 'Success', schema: GetTagTypeResponse } },
     errors: [400, 404],
-    handler: getTagType,
+    /** One tag type, as Unleash answers it; the target of the `location` that creating one sends. */
+    handler: async ({ env, params }) => json(await service.getTagType(getDb(env), params.name)),
   }),
   route({
     method: 'GET',
@@ -152,7 +70,7 @@ export const routes: Route[] = [
     summary: "List a flag's tags",
     responses: { 200: { description: 'Success', schema: ListTagsResponse } },
     errors: [400, 404],
-    handler: listFeatureTags,
+    handler: async ({ env, params }) => json(await service.listFeatureTags(getDb(env), params.featureName)),
   }),
   route({
     method: 'POST',
@@ -164,7 +82,8 @@ export const routes: Route[] = [
     body: TagSchema,
     responses: { 201: { description: 'Created', schema: AddTag201Response } },
     errors: [400, 403, 404, 413],
-    handler: addFeatureTag,
+    handler: async ({ env, principal, body, params }) =>
+      json(await service.addFeatureTag(getDb(env), principal, params.featureName, body), 201),
   }),
   route({
     method: 'DELETE',
@@ -175,7 +94,10 @@ export const routes: Route[] = [
     summary: 'Remove a tag from a feature flag',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 404],
-    handler: removeFeatureTag,
+    handler: async ({ env, principal, params }) => {
+      await service.removeFeatureTag(getDb(env), principal, params.featureName, params.type, params.value);
+      return empty(200);
+    },
   }),
   route({
     method: 'GET',
@@ -185,7 +107,8 @@ export const routes: Route[] = [
     operationId: 'getTags',
     summary: 'List every tag',
     responses: { 200: { description: 'Success', schema: GetTagsResponse } },
-    handler: listTags,
+    /** Every tag value in use or created, as Unleash lists them (creation order). */
+    handler: async ({ env }) => json(await service.listTags(getDb(env))),
   }),
   route({
     method: 'GET',
@@ -196,7 +119,8 @@ export const routes: Route[] = [
     summary: 'List the tags of one type',
     responses: { 200: { description: 'Success', schema: GetTagsByTypeResponse } },
     errors: [400],
-    handler: listTagsOfType,
+    /** The values of one tag type; an unknown type has none (Unleash answers an empty list too). */
+    handler: async ({ env, params }) => json(await service.listTags(getDb(env), params.type)),
   }),
   route({
     method: 'PUT',
@@ -208,7 +132,8 @@ export const routes: Route[] = [
     body: UpdateTagsSchema,
     responses: { 200: { description: "The flag's tags after the change", schema: ListTagsResponse } },
     errors: [400, 401, 403, 404, 413, 415],
-    handler: updateFeatureTags,
+    handler: async ({ env, principal, body, params }) =>
+      json(await service.updateFeatureTags(getDb(env), principal, params.featureName, body)),
   }),
   route({
     method: 'PUT',
@@ -220,7 +145,10 @@ export const routes: Route[] = [
     body: BulkTagsSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404, 413, 415],
-    handler: bulkTagFeatures,
+    handler: async ({ env, principal, body, params }) => {
+      await service.bulkTagFeatures(getDb(env), principal, params.projectId, body);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -232,7 +160,10 @@ export const routes: Route[] = [
     body: TagSchema,
     responses: { 201: { description: 'Created', schema: TagWithVersionResponse } },
     errors: [400, 401, 409, 413, 415],
-    handler: createTag,
+    handler: async ({ env, principal, body }) => {
+      const answer = await service.createTag(getDb(env), principal, body);
+      return json(answer, 201, { location: `tags/${answer.tag.type}/${answer.tag.value}` });
+    },
   }),
   route({
     method: 'GET',
@@ -243,7 +174,7 @@ export const routes: Route[] = [
     summary: 'Get a tag',
     responses: { 200: { description: 'Success', schema: TagWithVersionResponse } },
     errors: [400, 401, 404],
-    handler: getTag,
+    handler: async ({ env, params }) => json(await service.getTag(getDb(env), params.type, params.value)),
   }),
   route({
     method: 'DELETE',
@@ -254,7 +185,10 @@ export const routes: Route[] = [
     summary: 'Delete a tag and remove it from every flag',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403],
-    handler: deleteTag,
+    handler: async ({ env, principal, params }) => {
+      await service.deleteTag(getDb(env), principal, params.type, params.value);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -266,7 +200,7 @@ export const routes: Route[] = [
     body: ValidateTagTypeSchema,
     responses: { 200: { description: 'The tag type could be created', schema: ValidateTagTypeResponse } },
     errors: [400, 401, 409, 413, 415],
-    handler: validateTagType,
+    handler: async ({ env, body }) => json(await service.validateTagType(getDb(env), body)),
   }),
   route({
     method: 'PUT',
@@ -278,7 +212,10 @@ export const routes: Route[] = [
     body: UpdateTagTypeSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404, 413, 415],
-    handler: updateTagType,
+    handler: async ({ env, principal, body, params }) => {
+      await service.updateTagType(getDb(env), principal, params.name, body);
+      return empty(200);
+    },
   }),
   route({
     method: 'DELETE',
@@ -289,6 +226,9 @@ export const routes: Route[] = [
     summary: 'Delete a tag type with its tags',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 404],
-    handler: deleteTagType,
+    handler: async ({ env, principal, params }) => {
+      await service.deleteTagType(getDb(env), principal, params.name);
+      return empty(200);
+    },
   }),
 ];

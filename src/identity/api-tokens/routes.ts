@@ -1,7 +1,5 @@
-import type * as v from 'valibot';
 import { getDb } from '../../db/client';
 import { empty, json, NO_STORE } from '../../http/responses';
-import { pathParam } from '../../http/params';
 import { CreateApiTokenSchema, UpdateApiTokenSchema } from './schema';
 import * as service from './service';
 import {
@@ -18,7 +16,7 @@ import {
   UPDATE_CLIENT_API_TOKEN,
   UPDATE_FRONTEND_API_TOKEN,
 } from '../../auth/permissions';
-import { admin, route, type Route, type AdminContext } from '../../http/route';
+import { admin, route, type Route } from '../../http/route';
 import {
   CreateApiToken201Response,
   GetAllApiTokensResponse,
@@ -29,54 +27,7 @@ import {
   ImportApiTokenSchema,
 } from './schema';
 
-export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
-  const created = await service.createToken(env, getDb(env), principal, body);
-  return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
-}
-
-export async function list({ env, principal }: AdminContext): Promise<Response> {
-  return json({ tokens: await service.listTokens(getDb(env), principal) });
-}
-
-export async function get({ request, env, principal }: AdminContext): Promise<Response> {
-  return json(await service.getTokensByNameOrRef(getDb(env), principal, pathParam(request, 'token')));
-}
-
-export async function update({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof UpdateApiTokenSchema>>): Promise<Response> {
-  await service.updateExpiry(env, getDb(env), principal, pathParam(request, 'token'), body.expiresAt);
-  return empty(200);
-}
-
-export async function revoke({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.revokeToken(env, getDb(env), principal, pathParam(request, 'token'));
-  return empty(200);
-}
-
 // Project API tokens (`/api/admin/projects/:projectId/api-tokens`)
-
-export async function createForProject({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof CreateApiTokenSchema>>): Promise<Response> {
-  const created = await service.createProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), body);
-  return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}` });
-}
-
-export async function listForProject({ request, env }: AdminContext): Promise<Response> {
-  return json({ tokens: await service.listProjectTokens(getDb(env), pathParam(request, 'projectId')) });
-}
-
-export async function revokeForProject({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.revokeProjectToken(env, getDb(env), principal, pathParam(request, 'projectId'), pathParam(request, 'token'));
-  return empty(200);
-}
 
 export const routes: Route[] = [
   route({
@@ -89,7 +40,10 @@ export const routes: Route[] = [
     body: CreateApiTokenSchema,
     responses: { 201: { description: 'Created', schema: CreateApiToken201Response } },
     errors: [400, 401, 403, 413, 415],
-    handler: create,
+    handler: async ({ env, principal, body }) => {
+      const created = await service.createToken(env, getDb(env), principal, body);
+      return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}`, ...NO_STORE });
+    },
   }),
   route({
     method: 'POST',
@@ -118,7 +72,7 @@ export const routes: Route[] = [
     summary: 'List API tokens, secrets masked',
     responses: { 200: { description: 'Success', schema: GetAllApiTokensResponse } },
     errors: [401, 403],
-    handler: list,
+    handler: async ({ env, principal }) => json({ tokens: await service.listTokens(getDb(env), principal) }),
   }),
   route({
     method: 'GET',
@@ -129,7 +83,7 @@ export const routes: Route[] = [
     summary: 'Get the API tokens of a name (or one token by id or secret)',
     responses: { 200: { description: 'Success', schema: GetApiTokensByNameResponse } },
     errors: [400, 404, 500],
-    handler: get,
+    handler: async ({ env, principal, params }) => json(await service.getTokensByNameOrRef(getDb(env), principal, params.token)),
   }),
   route({
     method: 'PUT',
@@ -141,7 +95,10 @@ export const routes: Route[] = [
     body: UpdateApiTokenSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 404, 413],
-    handler: update,
+    handler: async ({ env, principal, body, params }) => {
+      await service.updateExpiry(env, getDb(env), principal, params.token, body.expiresAt);
+      return empty(200);
+    },
   }),
   route({
     method: 'DELETE',
@@ -154,7 +111,10 @@ export const routes: Route[] = [
       'Revokes the token named by its id or secret. A token that is not there answers 200 too, with nothing written: the delete has done what was asked (as Unleash 6.10.1).',
     responses: { 200: { description: 'Revoked, or not there', schema: null } },
     errors: [400, 500],
-    handler: revoke,
+    handler: async ({ env, principal, params }) => {
+      await service.revokeToken(env, getDb(env), principal, params.token);
+      return empty(200);
+    },
   }),
   route({
     method: 'GET',
@@ -165,7 +125,7 @@ export const routes: Route[] = [
     summary: "List a project's API tokens",
     responses: { 200: { description: 'Success', schema: GetProjectApiTokensResponse } },
     errors: [400, 404],
-    handler: listForProject,
+    handler: async ({ env, params }) => json({ tokens: await service.listProjectTokens(getDb(env), params.projectId) }),
   }),
   route({
     method: 'POST',
@@ -177,7 +137,10 @@ export const routes: Route[] = [
     body: CreateApiTokenSchema,
     responses: { 201: { description: 'Created', schema: CreateProjectApiToken201Response } },
     errors: [400, 403, 413],
-    handler: createForProject,
+    handler: async ({ env, principal, body, params }) => {
+      const created = await service.createProjectToken(env, getDb(env), principal, params.projectId, body);
+      return json(created.body, 201, { location: `/api/admin/api-tokens/${created.id}` });
+    },
   }),
   route({
     method: 'DELETE',
@@ -188,6 +151,9 @@ export const routes: Route[] = [
     summary: "Revoke one of a project's API tokens",
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 404, 500],
-    handler: revokeForProject,
+    handler: async ({ env, principal, params }) => {
+      await service.revokeProjectToken(env, getDb(env), principal, params.projectId, params.token);
+      return empty(200);
+    },
   }),
 ];

@@ -2,7 +2,6 @@ import type * as v from 'valibot';
 import type { UserPrincipal } from '../../auth/principal';
 import { getDb } from '../../db/client';
 import { noAccess } from '../../http/errors';
-import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
 import { CreatePersonalTokenSchema, PersonalTokenIdParams } from './schema';
@@ -16,20 +15,9 @@ function requireUser(principal: AdminContext['principal']): UserPrincipal {
   return principal;
 }
 
-export async function list({ env, principal }: AdminContext): Promise<Response> {
-  return json(await service.listTokens(getDb(env), requireUser(principal).userId));
-}
-
 export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreatePersonalTokenSchema>>): Promise<Response> {
   const user = requireUser(principal);
   return json(await service.createToken(env, getDb(env), user, user.userId, body), 201);
-}
-
-export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
-  const user = requireUser(principal);
-  const { id } = parseInput(PersonalTokenIdParams, { id: pathParam(request, 'id') }, '/params');
-  await service.deleteToken(env, getDb(env), user, user.userId, id);
-  return empty(200);
 }
 
 export const routes: Route[] = [
@@ -42,7 +30,7 @@ export const routes: Route[] = [
     summary: 'List your personal access tokens',
     responses: { 200: { description: 'Success', schema: GetPatsResponse } },
     errors: [403],
-    handler: list,
+    handler: async ({ env, principal }) => json(await service.listTokens(getDb(env), requireUser(principal).userId)),
   }),
   route({
     method: 'POST',
@@ -65,6 +53,11 @@ export const routes: Route[] = [
     summary: 'Delete one of your personal access tokens',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 403, 404],
-    handler: remove,
+    handler: async ({ env, principal, params }) => {
+      const user = requireUser(principal);
+      const { id } = parseInput(PersonalTokenIdParams, { id: params.id }, '/params');
+      await service.deleteToken(env, getDb(env), user, user.userId, id);
+      return empty(200);
+    },
   }),
 ];

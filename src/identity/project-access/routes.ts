@@ -18,88 +18,10 @@ function userId(request: AdminContext['request']): number {
   return parseInput(UserParams, { userId: pathParam(request, 'userId') }, '/params').userId;
 }
 
-export async function list({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.projectAccess(getDb(env), pathParam(request, 'projectId')));
-}
-
-export async function add({ request, env, principal, body }: AdminContext<v.InferOutput<typeof AddAccessSchema>>): Promise<Response> {
-  await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), body);
-  return empty(200);
-}
-
-/** The older form: one role for the listed users (and groups, which this service does not have). */
-export async function addRoleAccess({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof RoleAccessSchema>>): Promise<Response> {
-  const roleId = parseInput(
-    v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
-    { roleId: pathParam(request, 'roleId') },
-    '/params',
-  ).roleId;
-  await service.addAccess(getDb(env), principal, pathParam(request, 'projectId'), {
-    roles: [roleId],
-    users: body.users.map((user) => user.id),
-    groups: body.groups.map((group) => group.id),
-  });
-  return empty(200);
-}
-
-export async function setUserRoles({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof SetRolesSchema>>): Promise<Response> {
-  const id = userId(request);
-  await service.setUserRoles(getDb(env), principal, pathParam(request, 'projectId'), id, body.roles);
-  return empty(200);
-}
-
-export async function removeUser({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.removeUserAccess(getDb(env), principal, pathParam(request, 'projectId'), userId(request));
-  return empty(200);
-}
-
 const OverviewQuery = v.object({
   project: v.optional(v.pipe(v.string(), v.maxLength(100))),
   environment: v.optional(v.pipe(v.string(), v.maxLength(100))),
 });
-
-export async function userPermissions({ request, env }: AdminContext): Promise<Response> {
-  const id = parseInput(
-    v.object({ id: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
-    { id: pathParam(request, 'id') },
-    '/params',
-  ).id;
-  const query = new URL(request.url).searchParams;
-  const { project, environment } = parseInput(
-    OverviewQuery,
-    { project: query.get('project') || undefined, environment: query.get('environment') || undefined },
-    '/query',
-  );
-  return json(await userAccessOverview(env, id, project, environment));
-}
-
-/**
- * `GET /api/admin/user-admin/access`: everyone who can be given access (the UI's project-access
- * picker), open to every signed-in user as in Unleash. Groups do not exist here.
- */
-export async function assignable({ env }: AdminContext): Promise<Response> {
-  const { users } = await listUsers(getDb(env));
-  return json({
-    users: users.map((user) => ({
-      id: user.id,
-      ...('name' in user ? { name: user.name } : {}),
-      ...('username' in user ? { username: user.username } : {}),
-      ...('email' in user ? { email: user.email } : {}),
-      accountType: user.accountType,
-    })),
-    groups: [],
-  });
-}
 
 export const routes: Route[] = [
   route({
@@ -110,7 +32,23 @@ export const routes: Route[] = [
     operationId: 'getBaseUsersAndGroups',
     summary: 'List the users a project role can be given to',
     responses: { 200: { description: 'Success', schema: GetBaseUsersAndGroupsResponse } },
-    handler: assignable,
+    /**
+     * `GET /api/admin/user-admin/access`: everyone who can be given access (the UI's project-access
+     * picker), open to every signed-in user as in Unleash. Groups do not exist here.
+     */
+    handler: async ({ env }) => {
+      const { users } = await listUsers(getDb(env));
+      return json({
+        users: users.map((user) => ({
+          id: user.id,
+          ...('name' in user ? { name: user.name } : {}),
+          ...('username' in user ? { username: user.username } : {}),
+          ...('email' in user ? { email: user.email } : {}),
+          accountType: user.accountType,
+        })),
+        groups: [],
+      });
+    },
   }),
   route({
     method: 'GET',
@@ -123,7 +61,20 @@ export const routes: Route[] = [
     queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: GetUserPermissionsResponse } },
     errors: [400],
-    handler: userPermissions,
+    handler: async ({ request, env, params }) => {
+      const id = parseInput(
+        v.object({ id: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
+        { id: params.id },
+        '/params',
+      ).id;
+      const query = new URL(request.url).searchParams;
+      const { project, environment } = parseInput(
+        OverviewQuery,
+        { project: query.get('project') || undefined, environment: query.get('environment') || undefined },
+        '/query',
+      );
+      return json(await userAccessOverview(env, id, project, environment));
+    },
   }),
   route({
     method: 'GET',
@@ -134,7 +85,7 @@ export const routes: Route[] = [
     summary: 'List who has which role in a project',
     responses: { 200: { description: 'Success', schema: GetProjectAccessResponse } },
     errors: [400, 404],
-    handler: list,
+    handler: async ({ env, params }) => json(await service.projectAccess(getDb(env), params.projectId)),
   }),
   route({
     method: 'POST',
@@ -146,7 +97,10 @@ export const routes: Route[] = [
     body: AddAccessSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 403, 413],
-    handler: add,
+    handler: async ({ env, principal, body, params }) => {
+      await service.addAccess(getDb(env), principal, params.projectId, body);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -158,7 +112,20 @@ export const routes: Route[] = [
     body: RoleAccessSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 413],
-    handler: addRoleAccess,
+    /** The older form: one role for the listed users (and groups, which this service does not have). */
+    handler: async ({ env, principal, body, params }) => {
+      const roleId = parseInput(
+        v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
+        { roleId: params.roleId },
+        '/params',
+      ).roleId;
+      await service.addAccess(getDb(env), principal, params.projectId, {
+        roles: [roleId],
+        users: body.users.map((user) => user.id),
+        groups: body.groups.map((group) => group.id),
+      });
+      return empty(200);
+    },
   }),
   route({
     method: 'PUT',
@@ -170,7 +137,11 @@ export const routes: Route[] = [
     body: SetRolesSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 413],
-    handler: setUserRoles,
+    handler: async ({ request, env, principal, body, params }) => {
+      const id = userId(request);
+      await service.setUserRoles(getDb(env), principal, params.projectId, id, body.roles);
+      return empty(200);
+    },
   }),
   route({
     method: 'DELETE',
@@ -181,6 +152,9 @@ export const routes: Route[] = [
     summary: 'Remove a user from a project',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400],
-    handler: removeUser,
+    handler: async ({ request, env, principal, params }) => {
+      await service.removeUserAccess(getDb(env), principal, params.projectId, userId(request));
+      return empty(200);
+    },
   }),
 ];

@@ -20,14 +20,6 @@ export async function validate({ env, body }: AdminContext<v.InferOutput<typeof 
   return empty(200);
 }
 
-export async function list({ env }: AdminContext): Promise<Response> {
-  return json(await service.listRoles(getDb(env)));
-}
-
-export async function get({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getRole(getDb(env), roleId(request)));
-}
-
 export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
   const role = await service.createRole(getDb(env), principal, body);
   return json(role, 201, { location: `/api/admin/roles/${role.id}` });
@@ -41,11 +33,6 @@ export async function update({
 }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
   const id = roleId(request);
   return json(await service.updateRole(getDb(env), principal, id, body));
-}
-
-export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.deleteRole(getDb(env), principal, roleId(request));
-  return empty(200);
 }
 
 export const routes: Route[] = [
@@ -70,7 +57,7 @@ export const routes: Route[] = [
     summary: 'List root and project roles',
     responses: { 200: { description: 'Success', schema: GetRolesResponse } },
     errors: [403],
-    handler: list,
+    handler: async ({ env }) => json(await service.listRoles(getDb(env))),
   }),
   route({
     method: 'POST',
@@ -93,7 +80,7 @@ export const routes: Route[] = [
     summary: 'Get a role with its permissions',
     responses: { 200: { description: 'Success', schema: GetRoleByIdResponse } },
     errors: [400, 404],
-    handler: get,
+    handler: async ({ request, env }) => json(await service.getRole(getDb(env), roleId(request))),
   }),
   route({
     method: 'PUT',
@@ -116,6 +103,9 @@ export const routes: Route[] = [
     summary: 'Delete a custom role that nobody holds',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 403, 404],
-    handler: remove,
+    handler: async ({ request, env, principal }) => {
+      await service.deleteRole(getDb(env), principal, roleId(request));
+      return empty(200);
+    },
   }),
 ];

@@ -1,4 +1,3 @@
-import type * as v from 'valibot';
 import type { IRequest } from 'itty-router';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
@@ -8,7 +7,7 @@ import { publicBaseUrl } from '../../http/base-url';
 import { CreateSignupTokenSchema, SignupSchema, UpdateSignupTokenSchema } from './schema';
 import * as service from './service';
 import { ADMIN } from '../../auth/permissions';
-import { admin, open, route, type Route, type AdminContext, type OpenContext } from '../../http/route';
+import { admin, open, route, type Route } from '../../http/route';
 import {
   GetAllPublicSignupTokensResponse,
   CreatePublicSignupToken201Response,
@@ -17,34 +16,6 @@ import {
   AddPublicSignupTokenUser201Response,
 } from './schema';
 
-export async function create({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof CreateSignupTokenSchema>>): Promise<Response> {
-  const token = await service.createToken(getDb(env), principal, body, publicBaseUrl(env, request));
-  return json(token, 201, { location: `/api/admin/invite-link/tokens/${token.secret}`, ...NO_STORE });
-}
-
-export async function list({ env }: AdminContext): Promise<Response> {
-  return json(await service.listTokens(getDb(env)), 200, NO_STORE);
-}
-
-export async function get({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getToken(getDb(env), pathParam(request, 'token')), 200, NO_STORE);
-}
-
-/** Seed operation 3. */
-export async function update({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof UpdateSignupTokenSchema>>): Promise<Response> {
-  return json(await service.updateToken(getDb(env), principal, pathParam(request, 'token'), body), 200, NO_STORE);
-}
-
 // Every answer above carries invite secrets: NO_STORE keeps them out of caches.
 
 // The public side of invite links: no key, the secret in the path is the credential.
@@ -52,10 +23,6 @@ export async function update({
 export async function validateInvite(request: IRequest, env: Env): Promise<Response> {
   await service.requireUsableToken(getDb(env), pathParam(request, 'token'));
   return empty(200);
-}
-
-export async function signup({ request, env, body }: OpenContext<v.InferOutput<typeof SignupSchema>>): Promise<Response> {
-  return json(await service.signup(getDb(env), pathParam(request, 'token'), body), 201);
 }
 
 export const routes: Route[] = [
@@ -67,7 +34,7 @@ export const routes: Route[] = [
     operationId: 'getAllPublicSignupTokens',
     summary: 'List invite links',
     responses: { 200: { description: 'Success', schema: GetAllPublicSignupTokensResponse } },
-    handler: list,
+    handler: async ({ env }) => json(await service.listTokens(getDb(env)), 200, NO_STORE),
   }),
   route({
     method: 'POST',
@@ -79,7 +46,10 @@ export const routes: Route[] = [
     body: CreateSignupTokenSchema,
     responses: { 201: { description: 'Created', schema: CreatePublicSignupToken201Response } },
     errors: [400, 403, 413],
-    handler: create,
+    handler: async ({ request, env, principal, body }) => {
+      const token = await service.createToken(getDb(env), principal, body, publicBaseUrl(env, request));
+      return json(token, 201, { location: `/api/admin/invite-link/tokens/${token.secret}`, ...NO_STORE });
+    },
   }),
   route({
     method: 'GET',
@@ -90,7 +60,7 @@ export const routes: Route[] = [
     summary: 'Get an invite link',
     responses: { 200: { description: 'Success', schema: GetPublicSignupTokenResponse } },
     errors: [400, 404],
-    handler: get,
+    handler: async ({ env, params }) => json(await service.getToken(getDb(env), params.token), 200, NO_STORE),
   }),
   route({
     method: 'PUT',
@@ -102,7 +72,9 @@ export const routes: Route[] = [
     body: UpdateSignupTokenSchema,
     responses: { 200: { description: 'Success', schema: UpdatePublicSignupTokenResponse } },
     errors: [400, 401, 403, 404, 413, 415],
-    handler: update,
+    /** Seed operation 3. */
+    handler: async ({ env, principal, body, params }) =>
+      json(await service.updateToken(getDb(env), principal, params.token, body), 200, NO_STORE),
   }),
   route({
     method: 'GET',
@@ -125,6 +97,6 @@ export const routes: Route[] = [
     body: SignupSchema,
     responses: { 201: { description: 'Created', schema: AddPublicSignupTokenUser201Response } },
     errors: [400, 413, 415, 429],
-    handler: signup,
+    handler: async ({ env, body, params }) => json(await service.signup(getDb(env), params.token, body), 201),
   }),
 ];

@@ -47,34 +47,12 @@ export async function create({ request, env, principal, body }: AdminContext<v.I
   });
 }
 
-export async function list({ env }: AdminContext): Promise<Response> {
-  return json(await service.listUsers(getDb(env)));
-}
-
-export async function get({ request, env }: AdminContext): Promise<Response> {
-  return json(await service.getUser(getDb(env), userId(request)));
-}
-
 export async function update({ request, env, principal, body }: AdminContext<v.InferOutput<typeof UpdateUserSchema>>): Promise<Response> {
   const id = userId(request);
   return json(await service.updateUser(getDb(env), principal, id, body));
 }
 
-export async function remove({ request, env, principal }: AdminContext): Promise<Response> {
-  await service.deleteUser(env, getDb(env), principal, userId(request));
-  return empty(200);
-}
-
 // The caller and passwords
-
-/** `GET /api/admin/user`: who the caller is and what they may do. */
-export async function current({ env, principal }: AdminContext): Promise<Response> {
-  return json(await service.currentUser(getDb(env), principal), 200, { 'cache-control': 'no-store' });
-}
-
-export async function profile({ env, principal }: AdminContext): Promise<Response> {
-  return json(await service.profile(getDb(env), principal));
-}
 
 /** `POST /api/admin/user-admin/validate-password` and the public `/auth/reset/validate-password`. */
 export async function validatePassword({ body }: { body: v.InferOutput<typeof PasswordSchema> }): Promise<Response> {
@@ -123,7 +101,7 @@ export const routes: Route[] = [
     summary: 'List users',
     responses: { 200: { description: 'Success', schema: GetUsersResponse } },
     errors: [403],
-    handler: list,
+    handler: async ({ env }) => json(await service.listUsers(getDb(env))),
   }),
   route({
     method: 'POST',
@@ -158,7 +136,7 @@ export const routes: Route[] = [
     summary: 'Get a user',
     responses: { 200: { description: 'Success', schema: GetUserResponse } },
     errors: [400, 401, 403, 404],
-    handler: get,
+    handler: async ({ request, env }) => json(await service.getUser(getDb(env), userId(request))),
   }),
   route({
     method: 'PUT',
@@ -181,7 +159,10 @@ export const routes: Route[] = [
     summary: 'Delete a user',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 404],
-    handler: remove,
+    handler: async ({ request, env, principal }) => {
+      await service.deleteUser(env, getDb(env), principal, userId(request));
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -204,7 +185,8 @@ export const routes: Route[] = [
     summary: 'The signed-in caller and their permissions',
     responses: { 200: { description: 'Success', schema: GetMeResponse } },
     errors: [401],
-    handler: current,
+    /** `GET /api/admin/user`: who the caller is and what they may do. */
+    handler: async ({ env, principal }) => json(await service.currentUser(getDb(env), principal), 200, { 'cache-control': 'no-store' }),
   }),
   route({
     method: 'GET',
@@ -214,7 +196,7 @@ export const routes: Route[] = [
     operationId: 'getProfile',
     summary: "The caller's projects, root role and feature-flag subscriptions",
     responses: { 200: { description: 'Success', schema: GetProfileResponse } },
-    handler: profile,
+    handler: async ({ env, principal }) => json(await service.profile(getDb(env), principal)),
   }),
   route({
     method: 'POST',

@@ -1,0 +1,151 @@
+/**
+ * The binding (src/binding/entrypoint.ts) in Edge mode: `exports.UnleashFlags` is the loopback
+ * service binding to the Worker's entrypoint, here the Worker of wrangler.toml's [env.edge] in
+ * front of the recorded Unleash 8.2.0 (test/support/edge-upstream.ts). Its answers are held to
+ * the Edge's own `POST /api/frontend` for the same key and context, and to the upstream's.
+ */
+import { env, exports } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { UnleashContext, UnleashToggles } from '../../src/binding/types';
+import { forgetEdgeCaches, syncObject } from '../../src/edge/scope';
+import type { Env } from '../../src/env';
+import type { Fixture } from '../support/edge-upstream';
+
+const workerEnv = env as unknown as Env & { UPSTREAM: Fetcher };
+/** The recorder called the upstream from loopback: remoteAddress strategies saw this address. */
+const RECORDER_ADDRESS = '127.0.0.1';
+
+interface Received {
+  path: string;
+  token: string | null;
+  body: string;
+}
+
+const flags = () => exports.UnleashFlags;
+
+async function upstreamReceived(): Promise<Received[]> {
+  return (await workerEnv.UPSTREAM.fetch('http://control/requests')).json();
+}
+
+/** What a call was refused with, or `answered` (awaited here: see test/binding.test.ts). */
+async function refusal(call: PromiseLike<unknown>): Promise<string> {
+  try {
+    await call;
+    return 'answered';
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+async function edgeFrontend(token: string, context: UnleashContext): Promise<UnleashToggles> {
+  const response = await exports.default.fetch(
+    new Request('http://edge.local/api/frontend', {
+      method: 'POST',
+      headers: { authorization: token, 'content-type': 'application/json', 'cf-connecting-ip': RECORDER_ADDRESS },
+      body: JSON.stringify({ context }),
+    }),
+  );
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+const names = (toggles: { name: string }[]) => toggles.map((toggle) => toggle.name).sort();
+
+let f8: Fixture;
+beforeAll(async () => {
+  await workerEnv.UPSTREAM.fetch('http://control/reset', { method: 'POST' });
+  // The sync object outlives a test file: each file starts it as after an eviction.
+  await syncObject(workerEnv).forgetMemory();
+  forgetEdgeCaches();
+  f8 = await (await workerEnv.UPSTREAM.fetch('http://control/fixture?version=8')).json();
+});
+
+describe('the binding in Edge mode', () => {
+  it('answers a backend key from its own scope only: production sees production’s flags', async () => {
+    // First, as on HTTP: a frontend key is answered from a backend scope this Edge has seen.
+    expect(await flags().isEnabled(f8.tokens.clientDev, 'edge-rec-variants', { userId: 'u1' })).toBe(true);
+    expect(await flags().isEnabled(f8.tokens.clientProd, 'edge-rec-variants', { userId: 'u1' })).toBe(false);
+    const evaluation = await flags().evaluate(f8.tokens.clientDev, 'edge-rec-nope', {});
+    expect(evaluation).toMatchObject({ enabled: false, found: false });
+  });
+
+  it('answers getAll exactly as the Edge’s POST /api/frontend, and as the upstream did, for the recorded contexts', async () => {
+    const recorded = f8.exchanges.filter((e) => e.name === 'frontend');
+    expect(recorded.length).toBeGreaterThanOrEqual(50);
+    const scoped = flags().withKey(f8.tokens.frontendDev);
+    let toggles = 0;
+    for (const exchange of recorded) {
+      const context: UnleashContext = {
+        ...Object.fromEntries(new URLSearchParams(exchange.request.query)),
+        remoteAddress: RECORDER_ADDRESS,
+      };
+      // Random rollouts: one number held for both answers (the binding runs in this isolate).
+      vi.spyOn(Math, 'random').mockReturnValue(0.5);
+      const expected = await edgeFrontend(f8.tokens.frontendDev, context);
+      const actual = await scoped.getAll(context);
+      const keyFirst = await flags().getAll(f8.tokens.frontendDev, context);
+      vi.restoreAllMocks();
+      expect(JSON.stringify(actual), exchange.request.query).toBe(JSON.stringify(expected));
+      expect(JSON.stringify(keyFirst)).toBe(JSON.stringify(expected));
+      expect(names(actual.toggles), exchange.request.query).toEqual(
+        names((exchange.response.body as { toggles: { name: string }[] }).toggles),
+      );
+      toggles += actual.toggles.length;
+    }
+    // The recorded contexts turn flags on: the comparison is not of empty lists.
+    expect(toggles).toBeGreaterThan(0);
+  });
+
+  it('refuses an unknown key, asking the upstream once, and a malformed key without asking it', async () => {
+    const validations = async () => (await upstreamReceived()).filter((r) => r.path === '/edge/validate').length;
+    const before = await validations();
+    expect(await refusal(flags().withKey('not-a-token'))).toMatch(/^UnleashBindingUnauthorized/);
+    expect(await validations()).toBe(before);
+    expect(await refusal(flags().withKey(f8.tokens.unknown))).toMatch(/^UnleashBindingUnauthorized/);
+    expect(await refusal(flags().getAll(f8.tokens.unknown, {}))).toMatch(/^UnleashBindingUnauthorized/);
+    expect(await refusal(flags().isEnabled(f8.tokens.unknown, 'edge-rec-users', {}))).toMatch(/^UnleashBindingUnauthorized/);
+    // Remembered as unknown (in the sync object too): one question upstream for all of them.
+    forgetEdgeCaches();
+    expect(await refusal(flags().getAll(f8.tokens.unknown, {}))).toMatch(/^UnleashBindingUnauthorized/);
+    expect(await validations()).toBe(before + 1);
+  });
+
+  it('forwards its usage upstream with the Edge’s metrics, to /api/client/metrics/bulk', async () => {
+    const appName = 'edge-binding-app';
+    for (let i = 0; i < 3; i++) await flags().isEnabled(f8.tokens.clientDev, 'edge-rec-variants', { appName, userId: `u${i}` });
+    await flags().isEnabled(f8.tokens.clientDev, 'edge-rec-off', { appName });
+    const before = (await upstreamReceived()).length;
+    // The usage is handed on after each call returns (waitUntil): wait for it to be merged.
+    const sent = await vi.waitFor(async () => {
+      await syncObject(workerEnv).flushMetrics(true);
+      const posts = (await upstreamReceived()).slice(before).filter((r) => r.path === '/api/client/metrics/bulk');
+      const ours = posts.flatMap((post) =>
+        (JSON.parse(post.body) as { metrics: { appName: string }[] }).metrics
+          .filter((row) => row.appName === appName)
+          .map((row) => ({ ...row, sentWith: post.token })),
+      );
+      expect(ours).toHaveLength(2);
+      return ours;
+    });
+    expect(sent).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          featureName: 'edge-rec-variants',
+          appName,
+          environment: 'development',
+          yes: 3,
+          no: 0,
+          sentWith: f8.tokens.clientDev,
+        }),
+        expect.objectContaining({
+          featureName: 'edge-rec-off',
+          appName,
+          environment: 'development',
+          yes: 0,
+          no: 1,
+          sentWith: f8.tokens.clientDev,
+        }),
+      ]),
+    );
+  });
+});
