@@ -157,6 +157,83 @@ describe('streams wake at once', () => {
   });
 });
 
+/**
+ * The real D1, except that the next `failures` round trips made through it fail, as a read does
+ * when D1 has a transient error (or, locally, SQLITE_BUSY while another process writes the
+ * shared file: the cause of the writer's own late changes in bench/propagation/RESULTS.md).
+ */
+function flakyDatabase(database: D1Database) {
+  const state = { failures: 0, failed: 0 };
+  const fail = () => {
+    if (state.failures === 0) return false;
+    state.failures--;
+    state.failed++;
+    return true;
+  };
+  const statement = (prepared: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(prepared, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (property === 'bind')
+          return (...args: unknown[]) => statement((value as (...a: unknown[]) => D1PreparedStatement).apply(target, args));
+        if (['all', 'first', 'raw', 'run'].includes(String(property))) {
+          return (...args: unknown[]) =>
+            fail() ? Promise.reject(new Error('D1 is busy')) : (value as (...a: unknown[]) => unknown).apply(target, args);
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+  const wrap = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
+    new Proxy(inner, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (property === 'prepare') return (query: string) => statement((target as D1Database).prepare(query));
+        if (property === 'withSession') return (start?: string) => wrap((target as D1Database).withSession(start));
+        if (property === 'batch') {
+          return (statements: D1PreparedStatement[]) =>
+            fail() ? Promise.reject(new Error('D1 is busy')) : (target as D1Database).batch(statements);
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+  return { database: wrap(database), state };
+}
+
+describe('when a read fails', () => {
+  it('a stream whose read after a write in its own isolate fails reads again soon, not at the tick', async () => {
+    // No change feed anywhere: only the write's own wake-up, and the retry after it, can bring the change.
+    const flaky = flakyDatabase(env.DB);
+    const streamEnv = envWith({ DB: flaky.database, CHANGE_FEED: undefined, SDK_REVISION_CHECK_MS: '600000' });
+    const writerEnv = envWith({ CHANGE_FEED: undefined });
+    const stream = sseReader(await openStream(streamEnv));
+    try {
+      await stream.next();
+      for (const on of [true, false]) {
+        // The next three D1 round trips of the stream fail: its wake-up read and two retries.
+        flaky.state.failures = 3;
+        const failedBefore = flaky.state.failed;
+        const written = await fetchWith(
+          writerEnv,
+          'POST',
+          `/api/admin/projects/default/features/push.a/environments/development/${on ? 'on' : 'off'}`,
+          {
+            authorization: ADMIN_TOKEN,
+          },
+        );
+        expect(written.status).toBe(200);
+        // The tick is 10 minutes away; the retries (20, 40, 80 ms) bring it well within this.
+        const updated = await stream.next(3000);
+        expect(flagsIn(updated.data)).toEqual([['feature-updated', 'push.a', on]]);
+        expect(flaky.state.failed - failedBefore).toBe(3);
+      }
+    } finally {
+      await stream.cancel();
+    }
+  });
+});
+
 describe('revoked keys', () => {
   it("a revoked key's stream ends (at once in the isolate that revoked it), and it cannot reconnect", async () => {
     const secret = await createToken({ tokenName: 'push-revoked', type: 'backend', environment: 'development' });

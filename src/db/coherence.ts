@@ -136,6 +136,23 @@ export function credentialGeneration(): number {
   return forgottenCredentials;
 }
 
+let failedReads = 0;
+
+/**
+ * A read of the SDK data from D1 failed, and what the isolate kept was served instead. Streams
+ * woken to read a change look again soon (src/sdk/client-api/streaming.ts), not at the tick:
+ * otherwise one failed read (a transient D1 error; locally, SQLITE_BUSY while another process
+ * writes the shared file) left the change waiting the whole tick in the very isolate that made it.
+ */
+export function noteReadFailed(): void {
+  failedReads++;
+}
+
+/** Changes whenever a read of the SDK data fails in this isolate. */
+export function failedReadCount(): number {
+  return failedReads;
+}
+
 let dataMoves = 0;
 
 /**

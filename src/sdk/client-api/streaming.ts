@@ -16,7 +16,14 @@ import type { Env } from '../../env';
 import { log } from '../../log';
 import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
 import { deltaQueryOf } from './delta-routes';
-import { chasingPushedRevision, credentialGeneration, dataMayHaveMoved, dataMoveCount, revisionCheckInterval } from '../../db/coherence';
+import {
+  chasingPushedRevision,
+  credentialGeneration,
+  dataMayHaveMoved,
+  dataMoveCount,
+  failedReadCount,
+  revisionCheckInterval,
+} from '../../db/coherence';
 import { findRecord, trustedUntil } from '../../auth/token-records';
 import { listenForChanges, stopListening } from '../push/listen';
 import { snapshotFor } from './snapshot';
@@ -36,6 +43,13 @@ const MIN_TICK_MS = 250;
  */
 const LOOK_MS = 25;
 
+/**
+ * After a look whose D1 read failed, the next look comes this soon, then twice as late per
+ * failed look, never later than the tick. Waiting for the tick instead left a change a whole
+ * tick late in the isolate that wrote it (bench/propagation/RESULTS.md, run 6).
+ */
+const FAILED_READ_RETRY_MS = 20;
+
 interface Tick {
   promise: Promise<void>;
   resolve: () => void;
@@ -52,16 +66,19 @@ let tick: Tick | null = null;
 let openConnections = 0;
 
 /**
- * The next shared tick: at the revision-check interval, or within LOOK_MS of a write or push.
- * The caller's request context arms it when none is pending, or when the pending one stopped
- * being looked at (its timer died with the request that armed it).
+ * The next shared tick: at the revision-check interval (or within `retryMs`, after a failed
+ * read), or within LOOK_MS of a write or push. The caller's request context arms it when none
+ * is pending, or when the pending one stopped being looked at (its timer died with the request
+ * that armed it); a pending one due later than the caller needs is brought forward.
  */
-function nextTick(env: Env, owner: object): Promise<void> {
+function nextTick(env: Env, owner: object, retryMs: number): Promise<void> {
   const now = Date.now();
   // While a pushed revision is not readable yet, look again at the short chase interval, not the tick.
-  const interval = chasingPushedRevision(now) ? revisionCheckInterval(env, now) : Math.max(MIN_TICK_MS, revisionCheckInterval(env, now));
+  const tickMs = chasingPushedRevision(now) ? revisionCheckInterval(env, now) : Math.max(MIN_TICK_MS, revisionCheckInterval(env, now));
+  const interval = retryMs > 0 ? Math.min(retryMs, tickMs) : tickMs;
   if (tick && now - tick.lookedAt > LOOK_MS + 1000) tick = null;
-  if (!tick) {
+  if (tick) tick.due = Math.min(tick.due, now + interval);
+  else {
     let resolve!: () => void;
     const promise = new Promise<void>((done) => (resolve = done));
     const armed: Tick = { promise, resolve, due: now + interval, moves: dataMoveCount(), lookedAt: now, owner };
@@ -146,6 +163,8 @@ async function serve(
   let closed = false;
   void gone.then(() => (closed = true));
   openConnections++;
+  // 0 while the last look read what it needed; else how soon to look again (a D1 read failed).
+  let retryMs = 0;
   try {
     while (!closed && Date.now() - connection.openedAt < MAX_CONNECTION_MS) {
       // Pushes about writes in other isolates come over the isolate's socket to the change feed.
@@ -153,7 +172,7 @@ async function serve(
       // A write or push since this connection last looked: look again at once.
       if (dataMoveCount() === connection.moves) {
         const keepAlive = sleep(KEEP_ALIVE_MS, gone);
-        await Promise.race([nextTick(env, connection), keepAlive.done]);
+        await Promise.race([nextTick(env, connection, retryMs), keepAlive.done]);
         keepAlive.cancel();
       }
       connection.moves = dataMoveCount();
@@ -164,12 +183,18 @@ async function serve(
         log.warn('streaming: could not check the key; checking again at the next look', { error });
       }
       let update: DeltaEvents | null = null;
+      // snapshotFor serves the kept snapshot when D1 fails: the failure shows in the count.
+      const failuresBefore = failedReadCount();
+      let failed = false;
       try {
         const snapshot = await snapshotFor(env, connection.environment);
         update = await deltaSince(env, snapshot, connection.query, connection.lastEventId);
       } catch (error) {
-        log.warn('streaming: could not compute an update; retrying on the next tick', { error });
+        failed = true;
+        log.warn('streaming: could not compute an update; retrying soon', { error });
       }
+      failed ||= failedReadCount() !== failuresBefore;
+      retryMs = failed ? Math.min(retryMs === 0 ? FAILED_READ_RETRY_MS : retryMs * 2, KEEP_ALIVE_MS) : 0;
       const now = Date.now();
       if (update) {
         await writer.write(encoder.encode(sseEvent('unleash-updated', update.lastEventId, update)));
