@@ -76,6 +76,14 @@ function milliseconds(value: string | undefined, fallback: number): number {
 }
 
 /**
+ * The revision tick without the change feed (SDK_REVISION_CHECK_MS): for what isolates keep
+ * that no push announces (the maintenance switch), which must not slow with the fallback.
+ */
+export function baseCheckInterval(env: Env): number {
+  return milliseconds(env.SDK_REVISION_CHECK_MS, DEFAULT_REVISION_CHECK_MS);
+}
+
+/**
  * How long a revision read stays fresh (rule 1). While this isolate listens to the change feed
  * and has seen every revision pushed to it, a change elsewhere arrives as a push, and the tick
  * is only the fallback for a lost one: it slows to SDK_PUSH_FALLBACK_MS. Otherwise (not
@@ -83,7 +91,7 @@ function milliseconds(value: string | undefined, fallback: number): number {
  * SDK_REVISION_CHECK_MS.
  */
 export function revisionCheckInterval(env: Env, now = Date.now()): number {
-  const base = milliseconds(env.SDK_REVISION_CHECK_MS, DEFAULT_REVISION_CHECK_MS);
+  const base = baseCheckInterval(env);
   if (chasingPushedRevision(now)) return Math.min(base, PUSH_CHASE_RETRY_MS);
   if (!pushListening || knownRevision < expectedRevision) return base;
   return Math.max(base, milliseconds(env.SDK_PUSH_FALLBACK_MS, DEFAULT_PUSH_FALLBACK_MS));
