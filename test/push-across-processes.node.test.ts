@@ -21,7 +21,7 @@ async function adminCall(method: string, path: string, body?: unknown): Promise<
 }
 
 beforeAll(async () => {
-  pair = await startPair({ ports: [PORT, PORT + 1], inspectorPorts: [PORT + 20, PORT + 21], vars: { SDK_REVISION_CHECK_MS: '60000' } });
+  pair = await startPair({ ports: [PORT, PORT + 1], inspectorPorts: [0, 0], vars: { SDK_REVISION_CHECK_MS: '60000' } });
   const created = await adminCall('POST', '/api/admin/api-tokens', { tokenName: 'push-it', type: 'backend', environment: 'development' });
   expect(created.status).toBe(201);
   backendKey = ((await created.json()) as { secret: string }).secret;
