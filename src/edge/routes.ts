@@ -28,7 +28,8 @@ import { weakEtag } from '../sdk/frontend-api/answer';
 import { contextFromBody, contextFromQuery } from '../sdk/frontend-api/context';
 import { frontendPlan } from '../sdk/frontend-api/routes';
 import { knownToken, snapshotForToken, syncObject, tokenFor, wellFormedToken } from './scope';
-import type { ApplicationRow, MetricRow } from './sync';
+import { streamForToken } from './streaming';
+import type { ApplicationRow, MetricRow } from './metrics-forwarder';
 import type { UpstreamToken } from './upstream';
 
 type EdgeRouter = ReturnType<typeof Router<IRequest, [Env, ExecutionContext], Response>>;
@@ -94,6 +95,12 @@ async function clientDelta(request: IRequest, env: Env): Promise<Response> {
   };
   const body = deltaBody({ events: [hydrationEvent(snapshot, scopeQuery)], lastEventId: snapshot.revision });
   return new Response(body, { headers: { 'content-type': JSON_TYPE, etag, 'cache-control': 'no-cache' } });
+}
+
+/** `/api/client/streaming`: the service's event stream, from this scope's snapshot (streaming.ts). */
+async function clientStreaming(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const { secret, token } = await caller(request, env, 'client');
+  return streamForToken(request, env, ctx, secret, token);
 }
 
 // ---- metrics and registrations ---------------------------------------------------------------
@@ -322,6 +329,7 @@ export function edgeRouter(): EdgeRouter {
     .post('/api/client/features', clientFeatures)
     .get('/api/client/features/:featureName', clientFeature)
     .get('/api/client/delta', clientDelta)
+    .get('/api/client/streaming', clientStreaming)
     .post('/api/client/register', registerHandler('client'))
     .post('/api/client/metrics', metricsHandler('client'))
     .post('/api/client/metrics/bulk', bulkMetrics)

@@ -5,7 +5,7 @@
  */
 
 import { runDurableObjectAlarm } from 'cloudflare:test';
-import { kvKey } from '../../src/edge/sync';
+import { kvKey } from '../../src/edge/persisted';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { syncObject, forgetEdgeCaches } from '../../src/edge/scope';
 import type { Fixture } from '../support/edge-upstream';

@@ -1,4 +1,4 @@
-/** Server-sent events read off a response body, for the streaming tests. */
+/** Server-sent events read off a response body, for the streaming tests (main mode and Edge mode). */
 export interface SseEvent {
   event?: string;
   id?: string;

@@ -11,10 +11,15 @@
  * check) and every connection computes its delta from the isolate's snapshot and change log
  * in memory. Each connection also keeps a keep-alive timer, which re-arms the shared tick if
  * the connection that owned it went away.
+ *
+ * The loop does not know where flags come from: a `StreamSource` gives it the isolate's snapshot
+ * and the events since a revision. The service's source reads its snapshot and change log;
+ * Edge mode's (src/edge/streaming.ts) reads the upstream's snapshot of the token's scope.
  */
 import type { Env } from '../../env';
+import { ApiError } from '../../http/errors';
 import { log } from '../../log';
-import { deltaBody, deltaSince, parseRevision, type DeltaEvents, type DeltaQuery } from './delta';
+import { deltaBody, deltaSince, parseRevision, type DeltaEvents } from './delta';
 import { deltaQueryOf } from './delta-routes';
 import {
   chasingPushedRevision,
@@ -26,7 +31,7 @@ import {
 } from '../../db/coherence';
 import { findRecord, trustedUntil } from '../../auth/token-records';
 import { listenForChanges, stopListening } from '../push/listen';
-import { snapshotFor } from './snapshot';
+import { snapshotFor, type Snapshot } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
 
@@ -62,19 +67,35 @@ interface Tick {
   owner: object;
 }
 
+/** Where a stream's flags come from. */
+export interface StreamSource {
+  /** The isolate's snapshot of the stream's scope (its own cache decides how often it is checked). */
+  snapshot: () => Promise<Snapshot>;
+  /** The events that bring a client at `since` (undefined: it has nothing) to `snapshot`; null when nothing it sees changed. */
+  eventsSince: (snapshot: Snapshot, since: number | undefined) => Promise<DeltaEvents | null>;
+  /** How often the isolate's connections look for a change now, ms (the service's slows while it hears pushes). */
+  checkMs: () => number;
+  /** Whether the caller may still stream (the service: its key is neither revoked nor expired); absent: always. */
+  allowed?: () => Promise<boolean>;
+  /** Called at each look from the connection's own request context (the service listens to the change feed). */
+  look?: (owner: object) => void;
+  /** The connection ended. */
+  leave?: (owner: object) => void;
+}
+
 let tick: Tick | null = null;
 let openConnections = 0;
 
 /**
- * The next shared tick: at the revision-check interval (or within `retryMs`, after a failed
- * read), or within LOOK_MS of a write or push. The caller's request context arms it when none
- * is pending, or when the pending one stopped being looked at (its timer died with the request
- * that armed it); a pending one due later than the caller needs is brought forward.
+ * The next shared tick: at the check interval (or within `retryMs`, after a failed read), or
+ * within LOOK_MS of a write or push. The caller's request context arms it when none is pending,
+ * or when the pending one stopped being looked at (its timer died with the request that armed
+ * it); a pending one due later than the caller needs is brought forward.
  */
-function nextTick(env: Env, owner: object, retryMs: number): Promise<void> {
+function nextTick(checkMs: number, owner: object, retryMs: number): Promise<void> {
   const now = Date.now();
   // While a pushed revision is not readable yet, look again at the short chase interval, not the tick.
-  const tickMs = chasingPushedRevision(now) ? revisionCheckInterval(env, now) : Math.max(MIN_TICK_MS, revisionCheckInterval(env, now));
+  const tickMs = chasingPushedRevision(now) ? checkMs : Math.max(MIN_TICK_MS, checkMs);
   const interval = retryMs > 0 ? Math.min(retryMs, tickMs) : tickMs;
   if (tick && now - tick.lookedAt > LOOK_MS + 1000) tick = null;
   if (tick) tick.due = Math.min(tick.due, now + interval);
@@ -125,40 +146,16 @@ function sseEvent(name: string, id: number, delta: DeltaEvents | null): string {
 }
 
 interface Connection {
-  environment: string;
-  query: DeltaQuery;
+  source: StreamSource;
   lastEventId: number;
   lastWriteAt: number;
   openedAt: number;
   /** `dataMoveCount()` when the connection last looked for an update. */
   moves: number;
-  /** The hash of the key the stream was opened with, and `credentialGeneration()` when it was last found valid. */
-  keyHash: string;
-  generation: number;
 }
 
-/**
- * Whether the stream's key still works: trusted by the isolate and nothing forgotten since,
- * or else found again (isolate cache, KV, D1). A revoked or expired key ends its stream: at
- * once in the isolate that revoked it (the revocation wakes the streams), within the isolate's
- * trust of a key record (10 s) and the next look elsewhere.
- */
-async function keyStillValid(env: Env, ctx: ExecutionContext, connection: Connection): Promise<boolean> {
-  const generation = credentialGeneration();
-  if (generation === connection.generation && trustedUntil('apikey', connection.keyHash) > Date.now()) return true;
-  const record = await findRecord(env, ctx, 'apikey', connection.keyHash);
-  if (record === null || (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())) return false;
-  connection.generation = generation;
-  return true;
-}
-
-async function serve(
-  env: Env,
-  ctx: ExecutionContext,
-  connection: Connection,
-  writer: WritableStreamDefaultWriter<Uint8Array>,
-  gone: Promise<void>,
-): Promise<void> {
+async function serve(connection: Connection, writer: WritableStreamDefaultWriter<Uint8Array>, gone: Promise<void>): Promise<void> {
+  const { source } = connection;
   const encoder = new TextEncoder();
   let closed = false;
   void gone.then(() => (closed = true));
@@ -167,29 +164,32 @@ async function serve(
   let retryMs = 0;
   try {
     while (!closed && Date.now() - connection.openedAt < MAX_CONNECTION_MS) {
-      // Pushes about writes in other isolates come over the isolate's socket to the change feed.
-      void listenForChanges(env, connection);
+      source.look?.(connection);
       // A write or push since this connection last looked: look again at once.
       if (dataMoveCount() === connection.moves) {
         const keepAlive = sleep(KEEP_ALIVE_MS, gone);
-        await Promise.race([nextTick(env, connection, retryMs), keepAlive.done]);
+        await Promise.race([nextTick(source.checkMs(), connection, retryMs), keepAlive.done]);
         keepAlive.cancel();
       }
       connection.moves = dataMoveCount();
       if (closed) break;
-      try {
-        if (!(await keyStillValid(env, ctx, connection))) break;
-      } catch (error) {
-        log.warn('streaming: could not check the key; checking again at the next look', { error });
+      if (source.allowed) {
+        try {
+          if (!(await source.allowed())) break;
+        } catch (error) {
+          log.warn('streaming: could not check the key; checking again at the next look', { error });
+        }
       }
       let update: DeltaEvents | null = null;
-      // snapshotFor serves the kept snapshot when D1 fails: the failure shows in the count.
+      // The service's snapshotFor serves the kept snapshot when D1 fails: the failure shows in the count.
       const failuresBefore = failedReadCount();
       let failed = false;
       try {
-        const snapshot = await snapshotFor(env, connection.environment);
-        update = await deltaSince(env, snapshot, connection.query, connection.lastEventId);
+        const snapshot = await source.snapshot();
+        update = await source.eventsSince(snapshot, connection.lastEventId);
       } catch (error) {
+        // The caller is refused now (Edge mode: the upstream revoked the token): the stream ends.
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) break;
         failed = true;
         log.warn('streaming: could not compute an update; retrying soon', { error });
       }
@@ -211,8 +211,7 @@ async function serve(
   } finally {
     openConnections--;
     leaveTick(connection);
-    // Its socket closes with it: the others look now, and one of them opens a new one.
-    if (stopListening(connection)) dataMayHaveMoved();
+    source.leave?.(connection);
   }
 }
 
@@ -221,12 +220,13 @@ export function streamingConnections(): number {
   return openConnections;
 }
 
-export async function streaming(context: SdkContext): Promise<Response> {
-  const { env, ctx, request, principal } = context;
-  const { environment, query } = deltaQueryOf(context);
-  const since = parseRevision(request.headers.get('last-event-id'));
-  const snapshot = await snapshotFor(env, environment);
-  const initial = await deltaSince(env, snapshot, query, since);
+/**
+ * The event stream of one client at revision `since` (its `Last-Event-ID`, parsed): what it
+ * lacks now as `unleash-connected`, then the loop above in the background.
+ */
+export async function openStream(ctx: ExecutionContext, source: StreamSource, since: number | undefined): Promise<Response> {
+  const snapshot = await source.snapshot();
+  const initial = await source.eventsSince(snapshot, since);
   const lastEventId = initial?.lastEventId ?? since ?? snapshot.revision;
 
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
@@ -237,19 +237,10 @@ export async function streaming(context: SdkContext): Promise<Response> {
     () => undefined,
   );
   const now = Date.now();
-  const connection: Connection = {
-    environment,
-    query,
-    lastEventId,
-    lastWriteAt: now,
-    openedAt: now,
-    moves: dataMoveCount(),
-    keyHash: principal.token.hash,
-    generation: credentialGeneration(),
-  };
+  const connection: Connection = { source, lastEventId, lastWriteAt: now, openedAt: now, moves: dataMoveCount() };
   // Not awaited: the body is read only once the response is returned.
   void writer.write(new TextEncoder().encode(sseEvent('unleash-connected', lastEventId, initial))).catch(() => undefined);
-  ctx.waitUntil(serve(env, ctx, connection, writer, gone));
+  ctx.waitUntil(serve(connection, writer, gone));
   return new Response(readable, {
     headers: {
       'content-type': 'text/event-stream',
@@ -258,6 +249,41 @@ export async function streaming(context: SdkContext): Promise<Response> {
       'x-accel-buffering': 'no',
     },
   });
+}
+
+/**
+ * Whether a stream's key still works: trusted by the isolate and nothing forgotten since
+ * `generation.seen`, or else found again (isolate cache, KV, D1). A revoked or expired key ends
+ * its stream: at once in the isolate that revoked it (the revocation wakes the streams), within
+ * the isolate's trust of a key record (10 s) and the next look elsewhere.
+ */
+async function keyStillValid(env: Env, ctx: ExecutionContext, keyHash: string, generation: { seen: number }): Promise<boolean> {
+  const now = credentialGeneration();
+  if (now === generation.seen && trustedUntil('apikey', keyHash) > Date.now()) return true;
+  const record = await findRecord(env, ctx, 'apikey', keyHash);
+  if (record === null || (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now())) return false;
+  generation.seen = now;
+  return true;
+}
+
+export async function streaming(context: SdkContext): Promise<Response> {
+  const { env, ctx, request, principal } = context;
+  const { environment, query } = deltaQueryOf(context);
+  const keyHash = principal.token.hash;
+  const generation = { seen: credentialGeneration() };
+  const source: StreamSource = {
+    snapshot: () => snapshotFor(env, environment),
+    eventsSince: (snapshot, since) => deltaSince(env, snapshot, query, since),
+    checkMs: () => revisionCheckInterval(env),
+    allowed: () => keyStillValid(env, ctx, keyHash, generation),
+    // Pushes about writes in other isolates come over the isolate's socket to the change feed.
+    look: (owner) => void listenForChanges(env, owner),
+    // Its socket closes with it: the others look now, and one of them opens a new one.
+    leave: (owner) => {
+      if (stopListening(owner)) dataMayHaveMoved();
+    },
+  };
+  return openStream(ctx, source, parseRevision(request.headers.get('last-event-id')));
 }
 
 export const routes: Route[] = [
