@@ -12,6 +12,7 @@ import type { UsageMessage } from './sdk/client-api/usage-message';
 import { handleQueue } from './admin/import-export/jobs';
 import type { ImportChunkMessage } from './admin/import-export/queue-message';
 import { log } from './log';
+import { announceWrite } from './sdk/push/announce';
 import { runScheduledJobs } from './scheduled';
 import { handleEdge, isEdgeMode } from './edge';
 
@@ -20,6 +21,9 @@ export { EdgeSync } from './edge';
 
 // Flags for other Workers over a service binding (docs/binding.md).
 export { UnleashFlags } from './binding/entrypoint';
+
+// The change feed's Durable Object class must be exported by the entry module (wrangler.toml).
+export { ChangeFeed } from './sdk/push/change-feed';
 
 const direct = directRoutes(router);
 
@@ -91,8 +95,10 @@ export default {
       return;
     }
     await handleQueue(batch as MessageBatch<ImportChunkMessage>, env);
-    // Imported changes write audit events: integrations that listen get them now.
+    // Imported changes write audit events: integrations that listen get them now, and streams
+    // hear of the new revision at once.
     await flushOutbox(env).catch((error: unknown) => log.error('integration deliveries not queued', { error }));
+    await announceWrite(env);
   },
 
   /** The cron trigger (wrangler.toml): housekeeping jobs, listed in src/scheduled.ts. */

@@ -35,7 +35,7 @@ export function streamForToken(request: Request, env: Env, ctx: ExecutionContext
     {
       snapshot: async () => (await snapshotForToken(env, secret, token)).snapshot,
       eventsSince: async (snapshot, since) => hydrationUnlessAt(snapshot, query, since),
-      checkMs: checkMs(env),
+      checkMs: () => checkMs(env),
     },
     parseRevision(request.headers.get('last-event-id')),
   );
