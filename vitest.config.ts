@@ -34,6 +34,8 @@ export default defineConfig(async () => {
                   INIT_ADMIN_API_TOKENS: `${TEST_ADMIN_TOKEN}, *:*.second-admin-token`,
                   // Tests write and read back at once: check the SDK data revision on every request.
                   SDK_REVISION_CHECK_MS: '0',
+                  // …also while an open stream listens to the change feed (test/streaming-push.test.ts sets its own).
+                  SDK_PUSH_FALLBACK_MS: '0',
                   // The binding queues its usage counts after every call, not once a minute.
                   BINDING_METRICS_INTERVAL_MS: '0',
                   // Integration retries at once, not after seconds of backoff.

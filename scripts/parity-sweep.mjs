@@ -5,11 +5,15 @@
 // key order, value types, the shape of array elements). Values are not compared: ids,
 // timestamps, secrets and counts differ naturally. See docs/parity.md.
 //
-//   node scripts/parity-sweep.mjs [--only <regex>] [--keep] [--json] [--session] [--no-unknown]
-//   node scripts/parity-sweep.mjs --clean <prefix>   (remove what a --keep run left)
+//   node scripts/parity-sweep.mjs [--v8] [--only <regex>] [--keep] [--json] [--session] [--no-unknown]
+//                                 [--oracle <url>] [--oracle-token <key>] [--ours <url>] [--ours-token <key>]
+//   node scripts/parity-sweep.mjs [--v8] --clean <prefix>   (remove what a --keep run left)
 //
+// --v8: the oracle is Unleash 8.2.0 (http://127.0.0.1:4242, *:*.unleash-insecure-admin-api-token)
+// instead of 6.10.1; it also seeds what 8.x added (a flag link, a project context field, an
+// unknown flag) and sweeps the flag-link paths, which 6.10.1 crashes on (docs/parity.md).
 // Environment: ORACLE_URL (http://127.0.0.1:4243), ORACLE_TOKEN (*:*.unleash6-admin-token),
-// OURS_URL (http://127.0.0.1:8787), OURS_TOKEN (*:*.local-dev-admin-token).
+// OURS_URL (http://127.0.0.1:8787), OURS_TOKEN (*:*.local-dev-admin-token); the options win.
 // Only POST/PUT/DELETE of the objects it creates are sent (all under a unique name prefix);
 // they are removed again at the end unless --keep is given.
 
@@ -25,26 +29,29 @@ const JSON_OUT = args.includes('--json');
 // ADMIN_PASSWORD; Unleash's admin/unleash4all on both), not with the admin API key, so
 // person-only answers (favourites, personal dashboard, profile) are compared too.
 const SESSION = args.includes('--session');
+// --v8: Unleash 8.2.0 is the oracle (its own defaults, seeds and known differences).
+const V8 = args.includes('--v8');
 
 const servers = {
   oracle: {
     name: 'oracle',
-    url: process.env.ORACLE_URL ?? 'http://127.0.0.1:4243',
-    token: process.env.ORACLE_TOKEN ?? '*:*.unleash6-admin-token',
+    url: opt('--oracle') ?? process.env.ORACLE_URL ?? (V8 ? 'http://127.0.0.1:4242' : 'http://127.0.0.1:4243'),
+    token: opt('--oracle-token') ?? process.env.ORACLE_TOKEN ?? (V8 ? '*:*.unleash-insecure-admin-api-token' : '*:*.unleash6-admin-token'),
   },
   ours: {
     name: 'ours',
-    url: process.env.OURS_URL ?? 'http://127.0.0.1:8787',
-    token: process.env.OURS_TOKEN ?? '*:*.local-dev-admin-token',
+    url: opt('--ours') ?? process.env.OURS_URL ?? 'http://127.0.0.1:8787',
+    token: opt('--ours-token') ?? process.env.OURS_TOKEN ?? '*:*.local-dev-admin-token',
   },
 };
 
-const PREFIX = `parity-${Date.now().toString(36)}`;
+const PREFIX = `parity${V8 ? '8' : ''}-${Date.now().toString(36)}`;
 const ENV = 'development';
 const PROJECT = 'default'; // open-source Unleash cannot create projects
 
-// Never sent anywhere by this script, whatever the document lists.
-const FORBIDDEN = /\/link(\/|$)|\/links(\/|$)/;
+// Never sent to 6.10.1 by this script, whatever the document lists: its flag-link writes
+// crash it. 8.2.0 has them in the open-source build.
+const FORBIDDEN = V8 ? null : /\/link(\/|$)|\/links(\/|$)/;
 
 async function call(server, method, path, body, headers = {}) {
   const init = {
@@ -56,7 +63,7 @@ async function call(server, method, path, body, headers = {}) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  if (FORBIDDEN.test(path)) throw new Error(`refusing to call ${path}`);
+  if (FORBIDDEN?.test(path)) throw new Error(`refusing to call ${path}`);
   const res = await fetch(server.url + path, init);
   const text = await res.text();
   let json;
@@ -168,7 +175,9 @@ async function seed(server, s) {
     provider: 'webhook',
     description: `${PREFIX} webhook`,
     enabled: false,
-    parameters: { url: 'http://127.0.0.1:9/parity' },
+    // 8.2.0 refuses webhook URLs on private networks and resolves names (a literal public
+    // address then; the addon is disabled, so nothing is ever sent).
+    parameters: { url: V8 ? 'http://93.184.215.14/parity' : 'http://127.0.0.1:9/parity' },
     events: ['feature-created'],
     projects: [],
     environments: [],
@@ -196,19 +205,58 @@ async function seed(server, s) {
     },
   });
 
-  // The invite link: there is at most one; reuse the one present, else create one.
+  if (V8) await seedV8(server, s, client, now);
+
+  // The invite link: there is at most one; reuse the one present, else create one. One a sweep
+  // made and expired at its end is made live again (and expired again at this one's end). The
+  // link made on the second server takes the first one's name, so the lists compare.
   const links = await must(server, 'GET', '/api/admin/invite-link/tokens');
-  const live = (links.json?.tokens ?? [])[0];
-  if (live) {
-    s.inviteToken = live.secret;
-  } else {
+  const present = (links.json?.tokens ?? [])[0];
+  if (present && new Date(present.expiresAt).getTime() > Date.now()) {
+    s.inviteToken = present.secret;
+  } else if (present && /^parity8?-/.test(present.name)) {
+    await must(server, 'PUT', `/api/admin/invite-link/tokens/${present.secret}`, {
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    s.inviteToken = present.secret;
+    s.createdInvite = true;
+  } else if (!present) {
     const made = await must(server, 'POST', '/api/admin/invite-link/tokens', {
-      name: `${PREFIX}-invite`,
+      name: inviteName ?? `${PREFIX}-invite`,
       expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
     });
     s.inviteToken = made.json.secret;
     s.createdInvite = true;
   }
+  // else: another's expired link; {token} stays unfilled (the operations are skipped).
+  inviteName ??= present?.name;
+}
+
+/** The invite link's name on the first server seeded. */
+let inviteName;
+
+// What 7.x/8.x added to the open-source build: a flag link, a project context field and a
+// name the SDK counted that is no flag (an unknown flag).
+async function seedV8(server, s, client, now) {
+  const p = `/api/admin/projects/${PROJECT}`;
+  await must(server, 'POST', `${p}/features/${s.feature}/link`, { url: 'https://example.com/parity', title: 'parity' });
+  s.projectContextField = `${PREFIX}-pctx`;
+  await must(server, 'POST', `${p}/context`, {
+    name: s.projectContextField,
+    description: 'parity sweep',
+    legalValues: [{ value: 'x' }],
+    stickiness: false,
+  });
+  await must(client, 'POST', '/api/client/metrics', {
+    appName: s.appName,
+    instanceId: `${PREFIX}-instance`,
+    environment: ENV,
+    bucket: {
+      start: new Date(now.getTime() - 60_000).toISOString(),
+      stop: now.toISOString(),
+      toggles: { [`${PREFIX}-no-such-flag`]: { yes: 1, no: 0, variants: {} } },
+    },
+  });
 }
 
 async function cleanup(server, s) {
@@ -225,6 +273,7 @@ async function cleanup(server, s) {
     ['DELETE', `/api/admin/tags/${s.tagType}/${s.tagValue}`],
     ['DELETE', `/api/admin/tag-types/${s.tagType}`],
     ['DELETE', `/api/admin/context/${s.contextField}`],
+    ['DELETE', `${p}/context/${s.projectContextField}`],
     ['DELETE', `/api/admin/strategies/${s.strategyName}`],
     ['DELETE', `/api/admin/addons/${s.addonId}`],
     ['DELETE', `/api/admin/user-admin/${s.userId}`],
@@ -240,8 +289,16 @@ async function cleanup(server, s) {
   if (s.appName) {
     setTimeout(() => call(server, 'DELETE', `/api/admin/metrics/applications/${s.appName}`).catch(() => {}), 12_000);
   }
+  let archived = false;
   for (const [m, path, body] of tries) {
     if (path.includes('undefined')) continue;
+    // 8.2.0 records the archived stage of a flag's lifecycle after answering; deleting the
+    // flag from the archive before that lands fails its insert (a foreign key) in the
+    // background, which is how a shared oracle went down once.
+    if (!archived && path.startsWith('/api/admin/archive/')) {
+      archived = true;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
     const r = await call(server, m, path, body).catch((e) => ({ status: String(e) }));
     // 404: already gone (or never made, when seeding stopped early).
     if (!(typeof r.status === 'number' && (r.status < 300 || r.status === 404))) failed.push(`${m} ${path} -> ${r.status}`);
@@ -306,12 +363,77 @@ const KNOWN = [
     "6.10.1 refuses a signed-in admin 403 over a project that does not exist; we say it's not there (404)",
   ],
   [/\/status$/, /averageDays: type oracle=number ours=null/, 'averages over what others made on the shared oracle'],
+  [
+    /overview$|insights$|dora$/,
+    /featureTypeCounts\[\]: no counterpart|features: array oracle=\d+ ours=0/,
+    'what others made on the shared oracle',
+  ],
+  [
+    /invite-link\/tokens$|search\/events/,
+    /tokens\[\]: no counterpart|public-signup-token-created\): no counterpart/,
+    "an invite link from an earlier run under another name (at most one link; a fresh state has the oracle's name)",
+  ],
+  [
+    /projects|instance-admin\/statistics$/,
+    /keys only in ours: (technicalDebt|onboardingStatus|linkTemplates|releaseTemplates|backend)/,
+    "Unleash 8's keys, which the 6.10.1 UI ignores (decisions.md, Unleash 8.x additions)",
+  ],
+  [/instance-admin\/statistics\/csv/, /first line/, "Unleash 8's columns (decisions.md, Unleash 8.x additions)"],
+];
+
+// Against 8.2.0 (--v8), besides the above: where 6.10.1 and 8.2.0 answer differently, the
+// 6.10.1 UI we serve wins unless 8.x only adds what that UI ignores (docs/parity.md,
+// "Unleash 8.2.0").
+const KNOWN_V8 = [
+  [/./, /^\$: keys only in ours: id$/, "8.2.0's error bodies have no id; we keep 6.10.1's {id, name, message, details}"],
+  [
+    /events/,
+    /keys missing in ours: groupType, groupId/,
+    '8.x groups the events of one request (groupType transaction, a ULID); not kept, the 6.10.1 UI does not read it',
+  ],
+  [/./, /keys missing in ours: secure$/, "v2 tokens' `secure` (helper v8tokens, issue 35)"],
+  [/events/, /\.data: keys only in ours: username$/, "6.10.1's token event data (the seed's ApiToken has username)"],
+  [/events/, /\.data: keys only in ours: lastSeenAt$/, "6.10.1's flag event data (8.x dropped the flag's lastSeenAt)"],
+  [
+    /features|health-report|applications\/\{appName\}$/,
+    /keys only in ours: lastSeenAt(, variants)?$/,
+    "6.10.1's flag keys (8.x dropped the flag-level lastSeenAt and variants; the 6.10.1 UI reads them)",
+  ],
+  [
+    /projects\/\{projectId\}\/(features|health-report)$/,
+    /\.features\[\]: keys missing in ours: favorite$/,
+    '6.10.1 leaves `favorite` out for API keys; a person gets it (--session)',
+  ],
+  [/applications\/\{appName\}$/, /instances\[\]: keys missing in ours: sdkType/, "8.x's SDK type of an instance: not kept"],
+  [
+    /applications\/\{appName\}\/overview$/,
+    /missingFeatures: array oracle=0 ours=1/,
+    'the seeded unknown flag: 8.2.0 keeps no metrics of names that are not flags (they are unknown flags); we list it as reported but missing',
+  ],
+  [/user|user-admin/, /keys only in ours: isAPI$/, "the seed's User (6.10.1's keys)"],
+  [
+    /user-admin/,
+    /keys missing in ours: seatType, companyRole, productUpdatesEmailConsent/,
+    "the seed's User; 8.x's seat keys are Enterprise (null)",
+  ],
+  [/user\/profile/, /status oracle=400 ours=200/, '8.2.0 refuses an admin API key here (400); we answer'],
+  [/ui-config/, /./, "the UI we serve is 6.10.1's: its ui-config and flags are what that UI reads"],
+  [/insights$/, /^(\$|\.health): key order/, "6.10.1's key order (the UI we serve)"],
+  [/segments\/\{id\}\/strategies {2}\[unknown/, /./, "6.10.1 answers an unknown segment's strategies 200 with empty lists"],
+  [/search\/events/, /public-signup-token-created/, 'invite events name the invite by secretPrefix, never its secret (decisions.md)'],
+  [
+    /search\/events/,
+    /feature-link-added\): no counterpart|context-field-created\): keys missing in ours: groupType/,
+    'the oracle matches the query in tags stored with events; events group (above)',
+  ],
+  [/^\/api\/admin\/user\/profile$/, /keys (missing in|only in) ours/, '8.2.0 refuses an admin API key here (400); we answer'],
 ];
 
 function known(label, line) {
   const path = label.replace(/ {2}\[unknown \{\w+\}\]$/, '');
   const bare = line.replace(/ \([a-z-]+\):/, ':'); // without an event's type label
-  return KNOWN.find(([p, l]) => (p.test(path) || p.test(label)) && (l.test(line) || l.test(bare)))?.[2];
+  const lists = V8 ? [...KNOWN_V8, ...KNOWN] : KNOWN;
+  return lists.find(([p, l]) => (p.test(path) || p.test(label)) && (l.test(line) || l.test(bare)))?.[2];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -498,6 +620,7 @@ async function cleanPrefix(prefix) {
       tagType: `${prefix}-tt`,
       tagValue: 'seeded',
       contextField: `${prefix}-ctx`,
+      projectContextField: V8 ? `${prefix}-pctx` : undefined,
       strategyName: `${prefix}-strat`,
       appName: `${prefix}-app`,
     };
@@ -543,6 +666,15 @@ async function main() {
   }
   // Let both servers take in what was registered and reported.
   await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 15000)));
+  // 8.2.0 writes the unknown flags it saw every 2 minutes: wait for the seeded one.
+  if (V8) {
+    const until = Date.now() + 150_000;
+    const seen = async () =>
+      (await call(servers.oracle, 'GET', '/api/admin/metrics/unknown-flags')).json?.unknownFlags?.some((flag) =>
+        flag.name.startsWith(PREFIX),
+      );
+    while (Date.now() < until && !(await seen())) await new Promise((r) => setTimeout(r, 5000));
+  }
 
   const report = { compared: 0, same: [], differ: [], skipped: [], oursMissing: [] };
   // Each operation as seeded, then (unless --no-unknown) with its last path parameter naming
@@ -556,7 +688,7 @@ async function main() {
   for (const { path, unknown } of runs) {
     if (ONLY && !ONLY.test(path)) continue;
     const label = unknown ? `${path}  [unknown {${unknown}}]` : path;
-    if (FORBIDDEN.test(path)) {
+    if (FORBIDDEN?.test(path)) {
       report.skipped.push({ path: label, why: 'links are never called' });
       continue;
     }

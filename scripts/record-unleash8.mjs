@@ -161,6 +161,68 @@ async function recordImportLinks() {
   );
   console.log(`recorded ${steps.length} import steps with links`);
 }
+// What the 8.2.0 parity sweep (`scripts/parity-sweep.mjs --v8`) found and we now answer as
+// 8.2.0 does: `/ready`, the names of the validate and export 400s, and `technicalDebt` beside
+// `health` in the project reads (key lists of the default project's answers, not their values,
+// which hold what others made on the shared oracle). `RECORD_ONLY=sweep-fixes`.
+async function recordSweepFixes() {
+  const ready = await fetch(`${BASE}/ready`);
+  const keys = (value) => Object.keys(value);
+  const projects = (await call('GET', '/api/admin/projects')).body.projects.find((p) => p.id === 'default');
+  const overview = (await call('GET', '/api/admin/projects/default/overview')).body;
+  const report = (await call('GET', '/api/admin/projects/default/health-report')).body;
+  const insights = (await call('GET', '/api/admin/projects/default/insights')).body;
+  const status = (await call('GET', '/api/admin/projects/default/status')).body;
+  const statistics = (await call('GET', '/api/admin/instance-admin/statistics')).body;
+  const csv = await fetch(`${BASE}/api/admin/instance-admin/statistics/csv`, { headers: { authorization: TOKEN } });
+  const refusal = async (path, body) => {
+    const answer = await call('POST', path, body);
+    return { status: answer.status, body: error(answer.body) };
+  };
+  writeFileSync(
+    new URL('sweep-fixes.json', OUT),
+    `${JSON.stringify(
+      {
+        recordedFrom: 'Unleash 8.2.0 (unleash-server@8.2.0, open source)',
+        recordedAt: new Date().toISOString(),
+        ready: { status: ready.status, contentType: ready.headers.get('content-type'), body: await ready.json() },
+        validateWithoutData: await refusal('/api/admin/features-batch/validate', { project: 'default', environment: 'development' }),
+        exportBadFeatures: await refusal('/api/admin/features-batch/export', { features: 'x', environment: 'development' }),
+        projectsItemKeys: keys(projects),
+        projectsDebtIsInverseHealth: projects.technicalDebt === 100 - projects.health,
+        overviewKeys: keys(overview),
+        overviewLinkTemplates: overview.linkTemplates,
+        healthReportKeys: keys(report),
+        healthReportDebtIsInverseHealth: report.technicalDebt === 100 - report.health,
+        insightsKeys: keys(insights),
+        insightsTechnicalDebtKeys: keys(insights.technicalDebt),
+        insightsDebtIsInverseHealth:
+          insights.technicalDebt.rating === 100 - insights.health.rating &&
+          insights.technicalDebt.staleCount === insights.health.staleCount,
+        statusKeys: keys(status),
+        statusTechnicalDebtKeys: keys(status.technicalDebt),
+        statusDebtIsInverseHealth: status.technicalDebt.current === 100 - status.health.current,
+        statisticsKeys: keys(statistics),
+        statisticsApiTokenTypes: keys(statistics.apiTokens).sort(),
+        statisticsEdgeInstanceMonths: keys(statistics.edgeInstanceUsage),
+        statisticsOpenSourceZeros: {
+          releasePlans: statistics.releasePlans,
+          readOnlyUsers: statistics.readOnlyUsers,
+          edgeInstanceUsage: [...new Set(Object.values(statistics.edgeInstanceUsage))],
+        },
+        statisticsCsvHeader: (await csv.text()).split('\n')[0],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log('recorded the sweep fixes');
+}
+if (process.env.RECORD_ONLY === 'sweep-fixes') {
+  await recordSweepFixes();
+  process.exit(0);
+}
+
 if (process.env.RECORD_ONLY === 'import-links') {
   await recordImportLinks();
   process.exit(0);

@@ -5,6 +5,10 @@
  *
  *   node scripts/record-upstream.mjs [--url http://127.0.0.1:4242] [--admin '*:*.…'] [--out test/fixtures/edge-upstream-8.json]
  *
+ * test/fixtures/edge-upstream-8-v2.json comes from an 8.2.0 started with its v2 tokens on
+ * (`UNLEASH_EXPERIMENTAL_SECURE_TOKEN=true`): every token it issues, and so every token
+ * recorded, is then `<scope>:<env>.v2_<selector>_<secret>`.
+ *
  * It creates, on that Unleash, flags, a segment, a custom strategy and API tokens named
  * `edge-rec-*` (reused when they exist; tokens are made anew each run), then records:
  * - `POST /edge/validate` for the tokens and for an unknown and a revoked one;
@@ -53,6 +57,9 @@ async function must(method, path, options, ok = [200, 201, 202, 204]) {
   if (!ok.includes(answer.status)) throw new Error(`${method} ${path}: ${answer.status} ${answer.text.slice(0, 300)}`);
   return answer.text ? JSON.parse(answer.text) : null;
 }
+
+/** Unleash 8.1+'s v2 token form. */
+const V2_TOKEN = /\.v2_[A-Za-z0-9_-]{22}_[A-Za-z0-9_-]{43}$/;
 
 const FLAGS = ['edge-rec-rollout', 'edge-rec-users', 'edge-rec-off', 'edge-rec-custom', 'edge-rec-segment', 'edge-rec-variants'];
 
@@ -173,15 +180,17 @@ async function main() {
     clientProd: await token(`edge-rec-client-prod-${run}`, 'client', PROD),
     frontendDev: await token(`edge-rec-frontend-dev-${run}`, 'frontend', DEV),
     revoked: await token(`edge-rec-revoked-${run}`, 'client', DEV),
-    unknown: `${PROJECT}:${DEV}.edge0000000000000000000000000000000000000000000000000000`,
   };
+  // An unknown token of the form the upstream issues (classic, or v2 when it makes those).
+  tokens.unknown = V2_TOKEN.test(tokens.clientDev)
+    ? `${PROJECT}:${DEV}.v2_edge${'0'.repeat(18)}_${'0'.repeat(43)}`
+    : `${PROJECT}:${DEV}.edge0000000000000000000000000000000000000000000000000000`;
   const all = Object.values(tokens);
   keep('validate', { phase: 'seeded', tokens: all }, await call('POST', '/edge/validate', { auth: null, body: { tokens: all } }));
   await recordFeatures('seeded', tokens.revoked);
   // Unleash reads new tokens into its cache at once, and drops deleted ones at its next refresh.
-  const listed = await must('GET', '/api/admin/api-tokens');
-  const revokedRow = listed.tokens.find((t) => t.secret === tokens.revoked);
-  await must('DELETE', `/api/admin/api-tokens/${encodeURIComponent(revokedRow.secret)}`);
+  // By its whole secret, which names a classic and a v2 token alike (a v2 one is listed by selector).
+  await must('DELETE', `/api/admin/api-tokens/${encodeURIComponent(tokens.revoked)}`);
   // 8.2.0's /edge/validate goes on listing a deleted token (its client API refuses it at once):
   // wait at most a little over Unleash's one-minute token cache refresh.
   let afterRevoke;

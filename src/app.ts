@@ -13,6 +13,7 @@ import { routes as applications } from './admin/applications/routes';
 import { routes as clientApi } from './sdk/client-api/routes';
 import { routes as clientDelta } from './sdk/client-api/delta-routes';
 import { routes as clientStreaming } from './sdk/client-api/streaming';
+import { announceWrite } from './sdk/push/announce';
 import { routes as clientMetrics } from './sdk/client-metrics/routes';
 import { routes as contextFields } from './admin/context-fields/routes';
 import { routes as environments } from './admin/environments/routes';
@@ -114,10 +115,14 @@ export const router = Router<IRequest, [Env, ExecutionContext], Response>({
 
 // What every route does around its handler that belongs to a module, not to src/http: the
 // maintenance switch refuses admin writes; a write's audit events go to their integrations;
-// the frontend API's allowed origins follow what was saved in the UI.
+// the frontend API's allowed origins follow what was saved in the UI; streams and the other
+// isolates hear of the write at once (src/sdk/push/).
 register(router, ROUTES, {
   guardAdminWrite: (env, method, path) => refuseWriteInMaintenance(env, method, path),
-  afterWrite: flushAfterResponse,
+  afterWrite: (env, ctx) => {
+    flushAfterResponse(env, ctx);
+    ctx.waitUntil(announceWrite(env));
+  },
   refreshCorsOrigins: refreshFrontendOrigins,
 });
 documentRoutes(() => ROUTES);

@@ -38,6 +38,8 @@ export interface Env extends GeneratedEnv {
   UNLEASH_URL?: string;
   /** How often (ms) an isolate checks the data revision for SDK responses; default 1000. */
   SDK_REVISION_CHECK_MS?: string;
+  /** How often (ms) an isolate listening to the change feed still checks the data revision (the fallback for a lost push); default 1000, as without the feed (bench/propagation/RESULTS.md says why). */
+  SDK_PUSH_FALLBACK_MS?: string;
   /** How long (ms) the binding (src/binding/) counts usage before queueing it as one metrics post; default 60000. */
   BINDING_METRICS_INTERVAL_MS?: string;
   /** Comma-separated origins allowed to call the frontend API (`*` by default), as Unleash's UNLEASH_FRONTEND_API_ORIGINS. */

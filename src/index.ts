@@ -12,6 +12,7 @@ import type { UsageMessage } from './sdk/client-api/usage-message';
 import { handleQueue } from './admin/import-export/jobs';
 import type { ImportChunkMessage } from './admin/import-export/queue-message';
 import { log } from './log';
+import { announceWrite } from './sdk/push/announce';
 import { runScheduledJobs } from './scheduled';
 import { handleEdge, isEdgeMode } from './edge';
 
@@ -20,6 +21,9 @@ export { EdgeSync } from './edge';
 
 // Flags for other Workers over a service binding (docs/binding.md).
 export { UnleashFlags } from './binding/entrypoint';
+
+// The change feed's Durable Object class must be exported by the entry module (wrangler.toml).
+export { ChangeFeed } from './sdk/push/change-feed';
 
 const direct = directRoutes(router);
 
@@ -39,7 +43,7 @@ function normalise(request: Request): Request {
 }
 
 /** The paths wrangler.toml's `run_worker_first` gives the Worker (besides `//*`). */
-const WORKER_PATHS = /^\/(?:api|auth|invite|edge|docs)\/|^\/(?:logout|health)$/;
+const WORKER_PATHS = /^\/(?:api|auth|invite|edge|docs)\/|^\/(?:logout|health|ready)$/;
 
 function isWorkerPath(pathname: string): boolean {
   return WORKER_PATHS.test(pathname);
@@ -68,6 +72,8 @@ export default {
       const asGet = new Request(normalised, { method: 'GET' });
       rememberUrl(asGet, urlOf(normalised));
       const response = await dispatch(asGet, database.env, ctx);
+      // Nobody reads it: cancelled, an event stream's loop ends at once instead of writing into it.
+      await response.body?.cancel();
       return new Response(null, response);
     }
     const response = await dispatch(normalised, database.env, ctx);
@@ -89,8 +95,10 @@ export default {
       return;
     }
     await handleQueue(batch as MessageBatch<ImportChunkMessage>, env);
-    // Imported changes write audit events: integrations that listen get them now.
+    // Imported changes write audit events: integrations that listen get them now, and streams
+    // hear of the new revision at once.
     await flushOutbox(env).catch((error: unknown) => log.error('integration deliveries not queued', { error }));
+    await announceWrite(env);
   },
 
   /** The cron trigger (wrangler.toml): housekeeping jobs, listed in src/scheduled.ts. */

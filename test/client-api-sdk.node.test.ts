@@ -386,3 +386,52 @@ describe('unleash-client (Node SDK) with a backend key (Unleash 7+)', () => {
     }, 60_000);
   }
 });
+
+describe('unleash-client (Node SDK) with a v2 key brought from Unleash 8.1+', () => {
+  /** A v2 secret as 8.2.0 makes one under `secureTokenStorage`: 16 and 32 random bytes, base64url. */
+  function v2Secret(): string {
+    const part = (bytes: number) =>
+      btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(bytes))))
+        .replaceAll('+', '-')
+        .replaceAll('/', '_')
+        .replace(/=+$/, '');
+    return `*:development.v2_${part(16)}_${part(32)}`;
+  }
+  const modes = [
+    { label: 'polling', experimentalMode: undefined },
+    { label: 'delta polling', experimentalMode: { type: 'polling', format: 'delta' } as const },
+    { label: 'streaming', experimentalMode: { type: 'streaming' } as const },
+  ];
+  for (const { label, experimentalMode } of modes) {
+    it(`gets its flags in ${label} mode`, async () => {
+      const secret = v2Secret();
+      const imported = await admin('POST', '/api/admin/api-tokens/import', {
+        secret,
+        tokenName: `sdk-it-v2-${label.replace(' ', '-')}`,
+        type: 'backend',
+        environment: 'development',
+      });
+      expect(imported.status).toBe(201);
+      const unleash = new Unleash({
+        url: `${worker.base}/api/`,
+        appName: `sdk-integration-v2-${label.replace(' ', '-')}`,
+        customHeaders: { Authorization: secret },
+        refreshInterval: 500,
+        disableMetrics: true,
+        skipInstanceCountWarning: true,
+        ...(experimentalMode ? { experimentalMode } : {}),
+      });
+      const errors: Error[] = [];
+      events(unleash).on('error', (error: Error) => errors.push(error));
+      try {
+        await waitFor(unleash, 'synchronized');
+        expect(unleash.isEnabled('it.on')).toBe(true);
+        expect(unleash.isEnabled('it.users', { userId: '42' })).toBe(true);
+        expect(unleash.isEnabled('it.users', { userId: '1' })).toBe(false);
+        expect(errors).toEqual([]);
+      } finally {
+        unleash.destroy();
+      }
+    }, 60_000);
+  }
+});

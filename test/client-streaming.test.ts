@@ -2,55 +2,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { adminOk } from './support/admin';
+import { sseReader } from './support/sse';
+import { streamingConnections } from '../src/sdk/client-api/streaming';
 
 let backend: string;
-
-interface SseEvent {
-  event?: string;
-  id?: string;
-  data?: string;
-  comment?: string;
-}
-
-/** Reads server-sent events off a response body, one at a time. */
-function sseReader(response: Response) {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  return {
-    async next(timeoutMs = 5000): Promise<SseEvent> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event: SseEvent = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) event.comment = line.slice(1).trim();
-            else {
-              const colon = line.indexOf(':');
-              const field = line.slice(0, colon) as 'event' | 'id' | 'data';
-              event[field] = line.slice(colon + 1).trimStart();
-            }
-          }
-          return event;
-        }
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new Error('no event in time');
-        const chunk = await Promise.race([
-          reader.read(),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no event in time')), remaining)),
-        ]);
-        if (chunk.done) throw new Error('stream ended');
-        buffer += decoder.decode(chunk.value, { stream: true });
-      }
-    },
-    async cancel() {
-      await reader.cancel();
-    },
-  };
-}
 
 beforeAll(async () => {
   backend = await createToken({ tokenName: 'stream-backend', type: 'backend', environment: 'development' });
@@ -92,6 +47,20 @@ describe('GET /api/client/streaming', () => {
     } finally {
       await stream.cancel();
     }
+  });
+
+  it('answers HEAD with the stream’s headers and no body, and leaves no stream running', async () => {
+    // The streams earlier tests cancelled end first, so any stream left counts against HEAD.
+    const settled = Date.now() + 5_000;
+    while (streamingConnections() > 0 && Date.now() < settled) await new Promise((resolve) => setTimeout(resolve, 50));
+    const before = streamingConnections();
+    const head = await call('HEAD', '/api/client/streaming', { token: backend });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('text/event-stream');
+    expect(await head.text()).toBe('');
+    const deadline = Date.now() + 5_000;
+    while (streamingConnections() > before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(streamingConnections()).toBe(before);
   });
 
   it('resumes from Last-Event-ID: only what changed since, or an empty list when nothing did', async () => {

@@ -76,8 +76,8 @@ describe('links in import and export, as 8.2.0 has them', () => {
       const response = await call('POST', IMPORT, { body: importBody(featureNames, step.links) });
       expect({ label: step.label, status: response.status }).toEqual({ label: step.label, status: step.status });
       const answer = await errorOf(response);
-      // Schema problems: our import names them as 6.10.1's does (`ValidationError`), 8.2.0 says
-      // `BadDataError`; the message and every detail are the same.
+      // Schema problems: our import keeps the seed's `ValidationError` (6.10.1 and 8.2.0 both
+      // say `BadDataError`; docs/decisions.md); the message and every detail are the same.
       if (answer?.name === 'ValidationError' && step.answer?.name === 'BadDataError') answer.name = 'BadDataError';
       expect(answer).toEqual(step.answer);
       expect({ label: step.label, a: await linksOf(a), b: await linksOf(b) }).toEqual({

@@ -163,7 +163,7 @@ describe('GET /api/admin/projects/:projectId/insights', () => {
   it('answers stats, flag types, health, lead time and members in Unleash key order', async () => {
     const { project } = await projectWithHealth();
     const body = await json(`/api/admin/projects/${project}/insights`, viewer);
-    expect(Object.keys(body)).toEqual(['stats', 'featureTypeCounts', 'health', 'leadTime', 'members']);
+    expect(Object.keys(body)).toEqual(['stats', 'featureTypeCounts', 'technicalDebt', 'health', 'leadTime', 'members']);
     expect(Object.keys(body.stats)).toEqual([
       'avgTimeToProdCurrentWindow',
       'createdCurrentWindow',
@@ -200,7 +200,7 @@ describe('GET /api/admin/projects/:projectId/status', () => {
     await createToken({ tokenName: unique('status-token'), type: 'client', environment: 'development', projects: [project] });
     await adminOk('POST', '/api/admin/segments', { name: unique('status-seg'), constraints: [], project });
     const body = await json(`/api/admin/projects/${project}/status`, viewer);
-    expect(Object.keys(body)).toEqual(['resources', 'activityCountByDate', 'health', 'lifecycleSummary', 'staleFlags']);
+    expect(Object.keys(body)).toEqual(['resources', 'activityCountByDate', 'health', 'technicalDebt', 'lifecycleSummary', 'staleFlags']);
     expect(body.resources).toEqual({ members: 1, apiTokens: 1, segments: 1 });
     const today = new Date().toISOString().slice(0, 10);
     expect(body.activityCountByDate).toEqual([
@@ -222,6 +222,7 @@ describe('GET /api/admin/projects/:projectId/status', () => {
       resources: { members: 0, apiTokens: 0, segments: 0 },
       activityCountByDate: [],
       health: { current: 100 },
+      technicalDebt: { current: 0 },
       lifecycleSummary: {
         initial: { averageDays: null, currentFlags: 0 },
         preLive: { averageDays: null, currentFlags: 0 },
@@ -249,6 +250,7 @@ describe('GET /api/admin/projects/:projectId/health-report', () => {
       'featureNaming',
       'defaultStickiness',
       'health',
+      'technicalDebt',
       'favorite',
       'updatedAt',
       'createdAt',

@@ -1,11 +1,16 @@
 // Edge-mode benchmark (bench/edge/RESULTS.md): the Worker under `wrangler dev --env edge` in
 // front of a live Unleash (default 8.2.0 on :4242) through a counting proxy.
 //   node bench/edge/run.mjs [--upstream http://127.0.0.1:4242] [--admin '*:*.…'] [--port 9150]
-//        [--instances 1000] [--toggles 8]
+//        [--instances 1000] [--toggles 20] [--modes webhook,polling] [--skip-load] [--trace]
 // 1. Upstream requests per minute while `--instances` simulated SDK instances poll the edge
 //    every 15 s over 3 token scopes (backend development, backend production, frontend).
 // 2. Propagation of an upstream toggle to the edge's client answer, p50/p95, by webhook and by
 //    polling (the default 15 s interval). Everything made upstream is named `edge-bench-<run>-…`.
+//    `--trace` prints, per toggle, when the upstream's own client API showed the change (asked
+//    directly every 50 ms) and each upstream call the edge made (through the proxy), in ms
+//    after the toggle: where a slow toggle spent its time. `--near-alarm` lands each webhook
+//    toggle about 0.4 s before the sync object's regular alarm (seen as its POST /edge/validate
+//    through the proxy), the case that used to wait a whole interval.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
@@ -19,7 +24,11 @@ const { values: args } = parseArgs({
     admin: { type: 'string', default: '*:*.unleash-insecure-admin-api-token' },
     port: { type: 'string', default: '9150' },
     instances: { type: 'string', default: '1000' },
-    toggles: { type: 'string', default: '8' },
+    toggles: { type: 'string', default: '20' },
+    modes: { type: 'string', default: 'webhook,polling' },
+    'skip-load': { type: 'boolean', default: false },
+    trace: { type: 'boolean', default: false },
+    'near-alarm': { type: 'boolean', default: false },
   },
 });
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -32,16 +41,24 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const counts = new Map();
 let counting = false;
+/** Upstream calls the edge made, while tracing: [ms since the toggle, what, status]. */
+let calls = null;
+let toggledAt = 0;
+/** When the edge last sent POST /edge/validate: its regular alarm (catch-up alarms do not validate). */
+let validatedAt = 0;
 function startProxy() {
   const target = new URL(args.upstream);
   const server = createServer((incoming, outgoing) => {
-    if (counting) {
-      const key = `${incoming.method} ${incoming.url.split('?')[0]}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
+    const key = `${incoming.method} ${incoming.url.split('?')[0]}`;
+    if (counting) counts.set(key, (counts.get(key) ?? 0) + 1);
+    const sentAt = performance.now();
+    if (key === 'POST /edge/validate') validatedAt = sentAt;
     const forwarded = httpRequest(
       { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
       (answer) => {
+        calls?.push(
+          `${Math.round(sentAt - toggledAt)}→${Math.round(performance.now() - toggledAt)} ${key.replace('/api/client/features', 'features')} ${answer.statusCode}`,
+        );
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
       },
@@ -108,25 +125,67 @@ async function flagAtEdge(base, token) {
   return response.status === 200 ? (await response.json()).enabled : undefined;
 }
 
+/** The flag as the upstream's own client API answers it now (asked directly, not through the edge). */
+async function flagUpstream(token) {
+  const response = await fetch(`${args.upstream}/api/client/features/${FLAG}`, { headers: { authorization: token } });
+  return response.status === 200 ? (await response.json()).enabled : undefined;
+}
+
 async function propagation(base, token, viaWebhook, toggles) {
   const times = [];
+  const traces = [];
   let state = await flagAtEdge(base, token);
   for (let i = 0; i < toggles; i++) {
     const want = !state;
+    if (args['near-alarm']) {
+      const seen = validatedAt;
+      while (validatedAt === seen) await sleep(50);
+      await sleep(Math.max(0, validatedAt + 15_000 - 400 - performance.now()));
+    }
     await upstream('POST', `/api/admin/projects/default/features/${FLAG}/environments/development/${want ? 'on' : 'off'}`);
     const started = performance.now();
-    if (viaWebhook) await fetch(`${base}/edge/webhook`, { method: 'POST', headers: { authorization: SECRET } });
+    toggledAt = started;
+    if (args.trace) calls = [];
+    // The upstream's own answer, watched beside the edge's: when did Unleash itself show it?
+    let upstreamAt = null;
+    let watching = args.trace;
+    const watcher = (async () => {
+      while (watching && upstreamAt === null) {
+        if ((await flagUpstream(token)) === want) upstreamAt = performance.now() - started;
+        else await sleep(50);
+      }
+    })();
+    let webhookAt = null;
+    if (viaWebhook) {
+      await fetch(`${base}/edge/webhook`, { method: 'POST', headers: { authorization: SECRET } });
+      webhookAt = performance.now() - started;
+    }
     while ((await flagAtEdge(base, token)) !== want) {
       if (performance.now() - started > 60_000) throw new Error('no propagation within 60 s');
       await sleep(50);
     }
-    times.push(performance.now() - started);
+    const took = performance.now() - started;
+    times.push(took);
+    watching = false;
+    await watcher;
+    if (args.trace) {
+      const line = `${viaWebhook ? 'webhook' : 'polling'} #${i + 1}: edge ${Math.round(took)} ms; upstream's own answer ${upstreamAt === null ? 'not yet' : `${Math.round(upstreamAt)} ms`}${webhookAt === null ? '' : `; webhook answered ${Math.round(webhookAt)} ms`}; upstream calls (sent→answered ms): ${calls.join(', ')}`;
+      traces.push(line);
+      console.log(line);
+      calls = null;
+    }
     state = want;
     // Land the next toggle at a random point of the polling interval (15 s).
-    await sleep(Math.random() * (viaWebhook ? 3000 : 15_000));
+    if (!args['near-alarm']) await sleep(Math.random() * (viaWebhook ? 3000 : 15_000));
   }
   times.sort((a, b) => a - b);
-  return { n: times.length, p50: Math.round(percentile(times, 50)), p95: Math.round(percentile(times, 95)), max: Math.round(times.at(-1)) };
+  return {
+    n: times.length,
+    p50: Math.round(percentile(times, 50)),
+    p95: Math.round(percentile(times, 95)),
+    max: Math.round(times.at(-1)),
+    over2s: times.filter((t) => t > 2000).length,
+  };
 }
 
 async function main() {
@@ -167,7 +226,7 @@ async function main() {
     for (const scope of scopes) await fetch(`${base}${scope.path}`, { headers: { authorization: scope.token } });
 
     // 1. Upstream requests per minute under SDK load.
-    const instances = Number(args.instances);
+    const instances = args['skip-load'] ? 0 : Number(args.instances);
     let sdkRequests = 0;
     let stop = false;
     const loops = Array.from({ length: instances }, async (_, i) => {
@@ -187,10 +246,10 @@ async function main() {
         await sleep(15_000);
       }
     });
-    await sleep(15_000);
+    if (instances > 0) await sleep(15_000);
     counting = true;
     const before = sdkRequests;
-    await sleep(60_000);
+    if (instances > 0) await sleep(60_000);
     counting = false;
     const minuteSdk = sdkRequests - before;
     stop = true;
@@ -200,8 +259,9 @@ async function main() {
 
     // 2. Propagation.
     const clientToken = scopes[0].token;
-    const webhook = await propagation(base, clientToken, true, Number(args.toggles));
-    const polling = await propagation(base, clientToken, false, Number(args.toggles));
+    const modes = args.modes.split(',');
+    const webhook = modes.includes('webhook') ? await propagation(base, clientToken, true, Number(args.toggles)) : null;
+    const polling = modes.includes('polling') ? await propagation(base, clientToken, false, Number(args.toggles)) : null;
 
     console.log(
       JSON.stringify(

@@ -52,7 +52,8 @@ async function serve(worker, port, instance = {}) {
   };
 }
 
-export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log = false, vars = {}, instance = {} }) {
+/** `environment`: a wrangler environment of wrangler.toml (`edge`: Edge mode), as `--env` picks it. */
+export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log = false, vars = {}, instance = {}, environment }) {
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-mf-state-'));
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-mf-bundle-'));
   // wrangler's launcher runs on the `node` found on PATH; make it this (>= 22) one.
@@ -64,9 +65,12 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
     CI: '1',
   };
   const quiet = { cwd: ROOT, env, stdio: log ? 'inherit' : 'ignore' };
-  execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], quiet);
-  execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', outdir], quiet);
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(ROOT, 'wrangler.toml'));
+  const envArgs = environment ? ['--env', environment] : [];
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(ROOT, 'wrangler.toml'), environment);
+  // Edge mode has no D1.
+  if (Object.keys(workerOptions.d1Databases ?? {}).length > 0)
+    execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, ...envArgs], quiet);
+  execFileSync(wranglerBin, ['deploy', '--dry-run', '--outdir', outdir, ...envArgs], quiet);
   // wrangler dev keeps local state under <persist-to>/v3/<service>; use the same root so
   // Miniflare opens the database the migrations were applied to.
   const state = path.join(persistTo, 'v3');
@@ -75,12 +79,13 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
       name: 'unleash-worker',
       compatibilityDate: workerOptions.compatibilityDate,
       compatibilityFlags: workerOptions.compatibilityFlags,
-      // The bindings wrangler.toml declares (vars, D1, KV, queues), plus the bench's admin key.
+      // The bindings wrangler.toml declares (vars, D1, KV, queues, Durable Objects), plus the bench's admin key.
       bindings: { ...workerOptions.bindings, INIT_ADMIN_API_TOKENS: token, ...vars },
       d1Databases: workerOptions.d1Databases,
       kvNamespaces: workerOptions.kvNamespaces,
       queueProducers: workerOptions.queueProducers,
       queueConsumers: workerOptions.queueConsumers,
+      durableObjects: workerOptions.durableObjects,
       // The limiter runs as in production (its cost is part of the path measured), but with
       // limits no bench client reaches: all local callers share one address, and a refused
       // /edge/validate would time the 429 instead of the lookups.

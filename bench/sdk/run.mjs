@@ -19,13 +19,39 @@
 // (`ours`: the floor answers with the headers ours sent for that path, CORS included, so both
 // write the same bytes; `minimal`: only content-type and etag, as the floor did until
 // 2026-11-26), SDK_BENCH_WRITE_RESULTS (1; 0 leaves RESULTS.md alone, e.g. on a loaded machine).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmt, machine, percentile } from '../lib.mjs';
+import {
+  all304,
+  expectStatus,
+  FLOOR_TARGETS,
+  floorEntry as floorEntryOf,
+  fmt,
+  get,
+  interleavedRounds,
+  machine,
+  median,
+  percentile,
+  perRound as perRoundOf,
+  summary as summaryOf,
+  wrkRunner,
+} from '../lib.mjs';
+import {
+  adminClient,
+  cleanUnleash,
+  ENVIRONMENT,
+  LARGE_COUNT,
+  must,
+  PREFIX,
+  PROJECT,
+  seed,
+  SMALL_ENVIRONMENT,
+  unleashSessionClient,
+} from './dataset.mjs';
 import { listenerPid, processCpuMs, startProjectWorker, startTrivialWorker } from './miniflare.mjs';
 import { connectProfiler, summariseProfiles } from './profile.mjs';
 import { startWorker as startWranglerDev } from './worker.mjs';
@@ -54,278 +80,14 @@ const WRANGLER_DEV_ASIDE = (process.env.SDK_BENCH_WRANGLER_DEV ?? '1') !== '0';
 const FLOOR_HEADERS = process.env.SDK_BENCH_FLOOR_HEADERS ?? 'ours';
 if (FLOOR_HEADERS !== 'ours' && FLOOR_HEADERS !== 'minimal') throw new Error('SDK_BENCH_FLOOR_HEADERS must be ours or minimal');
 const WRITE_RESULTS = (process.env.SDK_BENCH_WRITE_RESULTS ?? '1') !== '0';
-const PROJECT = 'default';
-const ENVIRONMENT = 'production';
-const SMALL_ENVIRONMENT = 'development';
-const LARGE_COUNT = 350;
-const PREFIX = 'sdkbench.';
 const EDGE_KEYS = 100;
 const EDGE_SAMPLES = 100;
 
 // ---------------------------------------------------------------------------------------
-// Data: the same import body goes to both servers.
+// Load: wrk, one thread, CONNECTIONS connections (bench/lib.mjs).
 
-function dataset() {
-  const features = [];
-  const featureStrategies = [];
-  const featureEnvironments = [];
-  for (let i = 0; i < LARGE_COUNT; i++) {
-    const name = `${PREFIX}large.${String(i).padStart(4, '0')}`;
-    features.push({
-      name,
-      description: i % 2 === 0 ? `Benchmark flag ${i}` : null,
-      type: i % 5 === 0 ? 'experiment' : 'release',
-      project: PROJECT,
-    });
-    // About 200 strategies over 350 flags, as in Edge's demo-instance data set.
-    if (i % 7 < 4) {
-      featureStrategies.push({
-        name: 'flexibleRollout',
-        featureName: name,
-        parameters: { rollout: String((i * 13) % 101), stickiness: 'default', groupId: name },
-        constraints:
-          i % 6 === 0
-            ? [{ contextName: 'region', operator: 'IN', values: ['eu', 'us', 'apac'], caseInsensitive: false, inverted: false }]
-            : [],
-        variants:
-          i % 8 === 0
-            ? [
-                { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' },
-                { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"b":true}' } },
-              ]
-            : [],
-      });
-    }
-    featureEnvironments.push({ name, featureName: name, environment: ENVIRONMENT, enabled: i % 6 !== 0 });
-  }
-  for (let i = 0; i < 5; i++) {
-    const name = `${PREFIX}small.${i}`;
-    features.push({ name, description: 'small', type: 'release', project: PROJECT });
-    featureStrategies.push({
-      name: 'flexibleRollout',
-      featureName: name,
-      parameters: { rollout: '50', stickiness: 'default', groupId: name },
-    });
-    featureEnvironments.push({ name, featureName: name, environment: ENVIRONMENT, enabled: true });
-  }
-  return { features, featureStrategies, featureEnvironments, tagTypes: [] };
-}
-
-/**
- * The 5 small flags alone, for environment `development`: there the 350 large flags are
- * disabled, so a frontend key of that environment gets a 5-flag answer.
- */
-function smallDataset() {
-  const all = dataset();
-  const small = (name) => name.startsWith(`${PREFIX}small.`);
-  return {
-    features: all.features.filter((f) => small(f.name)),
-    featureStrategies: all.featureStrategies.filter((s) => small(s.featureName)),
-    featureEnvironments: all.featureEnvironments.filter((e) => small(e.featureName)).map((e) => ({ ...e, environment: SMALL_ENVIRONMENT })),
-    tagTypes: [],
-  };
-}
-
-async function must(response, ...statuses) {
-  if (!statuses.includes(response.status)) throw new Error(`${response.url}: ${response.status} ${await response.text()}`);
-  return response;
-}
-
-function adminClient(base, token) {
-  return (method, urlPath, body) =>
-    fetch(`${base}${urlPath}`, {
-      method,
-      headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-}
-
-async function seed(admin, tokenPrefix, importer = admin) {
-  await must(
-    await importer('POST', '/api/admin/features-batch/import', { project: PROJECT, environment: ENVIRONMENT, data: dataset() }),
-    200,
-  );
-  await must(
-    await importer('POST', '/api/admin/features-batch/import', { project: PROJECT, environment: SMALL_ENVIRONMENT, data: smallDataset() }),
-    200,
-  );
-  const token = async (suffix, type, environment = ENVIRONMENT) => {
-    const response = await must(
-      await admin('POST', '/api/admin/api-tokens', {
-        tokenName: `${tokenPrefix}-${suffix}`,
-        type,
-        environment,
-        projects: [PROJECT],
-      }),
-      201,
-    );
-    return (await response.json()).secret;
-  };
-  return {
-    client: await token('client', 'client'),
-    frontend: await token('frontend', 'frontend'),
-    frontendSmall: await token('frontend-small', 'frontend', SMALL_ENVIRONMENT),
-  };
-}
-
-/** Removes what an earlier run left in the shared Unleash: bench flags (archived too) and tokens. */
-async function cleanUnleash(admin) {
-  const search = await (await must(await admin('GET', `/api/admin/search/features?query=${PREFIX}&limit=1000`), 200)).json();
-  const active = search.features.map((f) => f.name).filter((name) => name.startsWith(PREFIX));
-  if (active.length > 0) await must(await admin('POST', `/api/admin/projects/${PROJECT}/archive`, { features: active }), 202, 200);
-  const archived = (await (await must(await admin('GET', `/api/admin/archive/features/${PROJECT}`), 200)).json()).features
-    .map((f) => f.name)
-    .filter((name) => name.startsWith(PREFIX));
-  if (archived.length > 0) await must(await admin('POST', `/api/admin/projects/${PROJECT}/delete`, { features: archived }), 200);
-  const tokens = (await (await must(await admin('GET', '/api/admin/api-tokens'), 200)).json()).tokens;
-  for (const t of tokens.filter((t) => t.tokenName?.startsWith('sdkbench-'))) {
-    await must(await admin('DELETE', `/api/admin/api-tokens/${encodeURIComponent(t.secret)}`), 200);
-  }
-}
-
-/** Unleash refuses imports from admin tokens; a UI session may import (one login per run). */
-async function unleashSessionClient() {
-  // A fresh session is now and then not yet known to Unleash when the next request comes (a
-  // 401 seen on this shared instance): check it, and sign in again if need be.
-  for (let attempt = 1; ; attempt++) {
-    const login = await must(
-      await fetch(`${UNLEASH}/auth/simple/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ username: UNLEASH_USER, password: UNLEASH_PASSWORD }),
-      }),
-      200,
-    );
-    const cookie = login.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .join('; ');
-    const client = (method, urlPath, body) =>
-      fetch(`${UNLEASH}${urlPath}`, {
-        method,
-        headers: { cookie, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-    const check = await client('GET', '/api/admin/user');
-    await check.arrayBuffer();
-    if (check.status === 200) return client;
-    if (attempt === 3) throw new Error(`Unleash session for ${UNLEASH_USER}: GET /api/admin/user answered ${check.status} after sign-in`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Load: wrk, one thread, CONNECTIONS connections.
-
-// A distinct userId (and sessionId) on every request: the frontend answer cannot be reused.
-// wrk puts a counter wherever the path says `{n}`. Each wrk run starts its numbers where the
-// previous one's could not have reached, so no run repeats an id.
-const DISTINCT_SCRIPT = path.join(os.tmpdir(), `sdkbench-distinct-${process.pid}.lua`);
-writeFileSync(
-  DISTINCT_SCRIPT,
-  "local n = 0\ninit = function(args)\n  n = tonumber(args[1])\nend\nrequest = function()\n  n = n + 1\n  local p = wrk.path:gsub('{n}', tostring(n))\n  return wrk.format(nil, p)\nend\n",
-);
-let distinctRuns = 0;
-
-function wrk(url, headers, distinct = false, seconds = SLICE_SECONDS) {
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...(distinct ? ['-s', DISTINCT_SCRIPT] : [])];
-  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
-  const out = execFileSync('wrk', [...args, url, ...(distinct ? ['--', String(++distinctRuns * 10_000_000)] : [])], { encoding: 'utf8' });
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const ms = (label) => {
-    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
-    if (!match) return NaN;
-    const value = Number(match[1]);
-    return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
-  };
-  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? /Socket errors: (.*)/.exec(out)?.[1];
-  if (errors) throw new Error(`wrk ${url}: ${errors}\n${out}`);
-  const read = /requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read/.exec(out);
-  const bytesRead = read ? Number(read[1]) * { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }[read[2]] : NaN;
-  return { requests, rps, p50: ms(50), p99: ms(99), bytesRead };
-}
-
-/** One wrk run against a system, with the CPU its server process used meanwhile. */
-function slice(system, request, seconds) {
-  const before = system.cpuMs();
-  const result = wrk(request.url, request.headers, request.distinct, seconds);
-  return { ...result, cpuMs: system.cpuMs() - before };
-}
-
-/** A system's figures from its slices of one round: totals over the slices, latency of the median slice. */
-function combine(slices) {
-  const requests = slices.reduce((sum, s) => sum + s.requests, 0);
-  const seconds = slices.reduce((sum, s) => sum + s.requests / s.rps, 0);
-  const cpuMs = slices.reduce((sum, s) => sum + s.cpuMs, 0);
-  const bytesRead = slices.reduce((sum, s) => sum + s.bytesRead, 0);
-  return {
-    requests,
-    rps: requests / seconds,
-    p50: median(slices.map((s) => s.p50)),
-    p99: median(slices.map((s) => s.p99)),
-    bytesPerRequest: bytesRead / requests,
-    cpuMsPerRequest: cpuMs / requests,
-    rpsPerCpuSecond: requests / (cpuMs / 1000),
-  };
-}
-
-function measure(system, request) {
-  return combine([slice(system, request, SECONDS)]);
-}
-
-/**
- * One GET with exactly the given headers. Not fetch(): a fetch with If-None-Match adds
- * `Cache-Control: no-cache`, and Unleash (Express) then never answers 304; wrk adds nothing.
- */
-function get(request) {
-  return new Promise((resolve, reject) => {
-    http
-      .get(request.url, { headers: request.headers, agent: false }, (response) => {
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
-        response.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
-
-// Headers the runtime writes itself (the floor gets them the same way), not the Worker's.
-const RUNTIME_HEADERS = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
-
-async function expectStatus(request, status) {
-  const response = await get(request);
-  if (response.status !== status) throw new Error(`${request.url}: expected ${status}, got ${response.status}`);
-  return {
-    etag: response.headers.etag ?? null,
-    bytes: response.body.byteLength,
-    body: response.body.toString('utf8'),
-    contentType: response.headers['content-type'],
-    headers: Object.fromEntries(Object.entries(response.headers).filter(([name]) => !RUNTIME_HEADERS.has(name))),
-  };
-}
-
-/**
- * What the floor answers on a path: ours' body, and (SDK_BENCH_FLOOR_HEADERS=ours) the
- * headers ours sent with it and with its 304, so both write the same bytes.
- */
-async function floorEntry(oursRequest, answer) {
-  const notModified = await expectStatus({ ...oursRequest, headers: { ...oursRequest.headers, 'if-none-match': answer.etag } }, 304);
-  return {
-    body: answer.body,
-    etag: answer.etag,
-    headers: FLOOR_HEADERS === 'ours' ? answer.headers : { 'content-type': answer.contentType, etag: answer.etag },
-    notModified: FLOOR_HEADERS === 'ours' ? notModified.headers : { etag: answer.etag },
-  };
-}
-
-const median = (values) => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+const { wrk, slice, measure } = wrkRunner({ connections: CONNECTIONS, sliceSeconds: SLICE_SECONDS, name: 'sdkbench' });
+const floorEntry = (oursRequest, answer) => floorEntryOf(oursRequest, answer, FLOOR_HEADERS);
 
 // ---------------------------------------------------------------------------------------
 
@@ -366,7 +128,9 @@ try {
   // again at the end if this run made it.
   const madeRegion = unleashUp && (await unleashAdmin('GET', '/api/admin/context/region')).status === 404;
   if (madeRegion) await must(await unleashAdmin('POST', '/api/admin/context', { name: 'region' }), 201, 200);
-  const unleashKeys = unleashUp ? await seed(unleashAdmin, 'sdkbench', await unleashSessionClient()) : undefined;
+  const unleashKeys = unleashUp
+    ? await seed(unleashAdmin, 'sdkbench', await unleashSessionClient(UNLEASH, UNLEASH_USER, UNLEASH_PASSWORD))
+    : undefined;
   const unleashSystem = unleashUp ? { name: 'Unleash 6.10.1', pid: listenerPid(new URL(UNLEASH).port), base: UNLEASH } : undefined;
   if (unleashSystem) unleashSystem.cpuMs = () => processCpuMs(unleashSystem.pid);
 
@@ -548,7 +312,6 @@ try {
   const ids = [...scenarios.flatMap((s) => [s.id, `${s.id}-304`]), ...distinctRows.map((row) => row.id)].filter(
     (id) => !ONLY || ONLY.has(id),
   );
-  const samples = {};
   // Warm-up: one short pass over everything, not recorded.
   for (const id of ids)
     for (const system of Object.keys(systems))
@@ -561,51 +324,35 @@ try {
     for (const [name, system] of Object.entries(systems)) idle[name] = (system.cpuMs() - before[name]) / 5;
     console.log(`idle CPU ms per second: ${JSON.stringify(idle)}`);
   }
-  const loadAverages = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    loadAverages.push(machine().loadAvg);
-    const order = Object.keys(systems);
-    for (let r = 0; r < round; r++) order.push(order.shift());
-    for (const id of ids) {
-      const taken = Object.fromEntries(order.map((system) => [system, []]));
-      for (let k = 0; k < SLICES; k++) {
-        // The systems take turns slice by slice; who goes first moves on every slice and round.
-        const turn = [...order];
-        for (let r = 0; r < k; r++) turn.push(turn.shift());
-        for (const system of turn) {
-          const request = requests[system][id];
-          if (!request) continue;
-          const profiler = id === PROFILE ? profilers[system] : undefined;
-          if (profiler) await profiler.start();
-          const result = slice(systems[system], request, SLICE_SECONDS);
-          if (profiler) profiles[system].push({ profile: await profiler.stop(), requests: result.requests });
-          taken[system].push(result);
-        }
+  const { samples, loadAverages } = await interleavedRounds({
+    systems,
+    requests,
+    ids,
+    rounds: ROUNDS,
+    slices: SLICES,
+    async runSlice(system, id, request) {
+      const profiler = id === PROFILE ? profilers[system] : undefined;
+      if (profiler) await profiler.start();
+      const result = slice(systems[system], request, SLICE_SECONDS);
+      if (profiler) profiles[system].push({ profile: await profiler.stop(), requests: result.requests });
+      return result;
+    },
+    async check(system, id, result) {
+      // A 304 run that got 200s (an ETag gone stale) would time the wrong answer.
+      if (id.endsWith('-304') && !all304(result)) {
+        // Unleash is shared: another agent's flag write there moves its ETag; say so, go on.
+        if (system === 'unleash') console.log(`warning: unleash ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response, not all 304s`);
+        else throw new Error(`${system} ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response; not 304s`);
       }
-      for (const system of order) {
-        if (taken[system].length === 0) continue;
-        const result = combine(taken[system]);
-        // A 304 run that got 200s (an ETag gone stale) would time the wrong answer.
-        if (id.endsWith('-304') && !(result.bytesPerRequest < 1024)) {
-          // Unleash is shared: another agent's flag write there moves its ETag; say so, go on.
-          if (system === 'unleash')
-            console.log(`warning: unleash ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response, not all 304s`);
-          else throw new Error(`${system} ${id}: ${fmt(result.bytesPerRequest, 0)} bytes per response; not 304s`);
-        }
-        if (profilers[system]) {
-          const heap = await profilers[system].heapUsage();
-          console.log(
-            `  heap after ${system} ${id}: V8 ${fmt(heap.usedSize / 1e6, 1)} MB used of ${fmt(heap.totalSize / 1e6, 1)} MB, embedder ${fmt(heap.embedderHeapUsedSize / 1e6, 1)} MB`,
-          );
-        }
-        (samples[`${system}/${id}`] ??= []).push(result);
+      if (profilers[system]) {
+        const heap = await profilers[system].heapUsage();
         console.log(
-          `round ${round + 1} ${system} ${id}: ${fmt(result.rps, 0)} rps, ${fmt(result.cpuMsPerRequest, 3)} ms CPU/req, p99 ${fmt(result.p99, 2)} ms`,
+          `  heap after ${system} ${id}: V8 ${fmt(heap.usedSize / 1e6, 1)} MB used of ${fmt(heap.totalSize / 1e6, 1)} MB, embedder ${fmt(heap.embedderHeapUsedSize / 1e6, 1)} MB`,
         );
       }
-    }
-    await edgeRound();
-  }
+    },
+    afterRound: edgeRound,
+  });
   const edge = {
     p50: median(edgeRounds.map((r) => r.p50)),
     p95: median(edgeRounds.map((r) => r.p95)),
@@ -614,17 +361,7 @@ try {
     p95s: edgeRounds.map((r) => fmt(r.p95, 1)).join(' / '),
   };
   edgeAgent.destroy();
-  const summary = (system, id) => {
-    const list = samples[`${system}/${id}`];
-    if (!list) return undefined;
-    return {
-      rps: median(list.map((r) => r.rps)),
-      cpu: median(list.map((r) => r.cpuMsPerRequest)),
-      perCpu: median(list.map((r) => r.rpsPerCpuSecond)),
-      p50: median(list.map((r) => r.p50)),
-      p99: median(list.map((r) => r.p99)),
-    };
-  };
+  const summary = (system, id) => summaryOf(samples, system, id);
 
   console.log(`/edge/validate ${EDGE_KEYS} keys: p50 ${fmt(edge.p50, 2)} ms, p95 ${fmt(edge.p95, 2)} ms, ${fmt(edge.cpu, 2)} ms CPU`);
 
@@ -647,7 +384,7 @@ try {
         const request = { url: `${dev.base}${scenario.path}`, headers: { authorization: devKeys[scenario.key], ...scenario.headers } };
         await expectStatus(request, 200);
         wrk(request.url, request.headers);
-        aside.push({ label: scenario.label, ...measure(devSystem, request) });
+        aside.push({ label: scenario.label, ...measure(devSystem, request, SECONDS) });
       }
     } finally {
       await dev.stop();
@@ -655,29 +392,14 @@ try {
   }
 
   // -------------------------------------------------------------------------------------
-  const targets = {
-    'client-small': 0.9,
-    'client-small-304': 0.9,
-    'client-large': 0.9,
-    'client-large-304': 0.9,
-    frontend: 0.7,
-    'frontend-304': 0.7,
-    'frontend-distinct': 0.65,
-    'frontend-small-distinct': 0.85,
-  };
+  const targets = FLOOR_TARGETS;
   const labelOf = (id) => {
     const row = distinctRows.find((r) => r.id === id);
     if (row) return `${row.label} (200)`;
     const scenario = scenarios.find((s) => id.startsWith(s.id));
     return `${scenario.label}${id.endsWith('-304') ? ', If-None-Match (304)' : ' (200)'}`;
   };
-  // Ratios are taken round by round (the two systems' runs of a round took turns slice by
-  // slice, under the same load), then the median of the rounds' ratios.
-  const perRound = (id, a, b, value) => {
-    const first = samples[`${a}/${id}`];
-    const second = samples[`${b}/${id}`];
-    return first && second ? first.map((result, round) => value(result) / value(second[round])) : [];
-  };
+  const perRound = (id, a, b, value) => perRoundOf(samples, id, a, b, value);
   const rows = ids.map((id) => {
     const o = summary('ours', id);
     const f = summary('floor', id);

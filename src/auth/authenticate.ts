@@ -1,8 +1,8 @@
 import type { Env } from '../env';
 import { authenticationRequired } from '../http/errors';
-import { getDb } from '../db/client';
+import { getDb, runBatch } from '../db/client';
 import { apiTokens, personalAccessTokens } from '../db/schema';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { log } from '../log';
 import { principalFor, type ApiTokenRecord, type Principal } from './principal';
 import { sha256Hex } from '../lib/encoding';
@@ -53,6 +53,28 @@ export function touchSeenAt(env: Env, ctx: ExecutionContext, kind: 'apikey' | 'p
       .then(() => undefined)
       .catch((error: unknown) => log.warn('seenAt update failed', { kind, tokenId, error })),
   );
+}
+
+/** SQLite's bound on one statement's parameters, with room for `seen_at`. */
+const SEEN_HASHES_PER_STATEMENT = 90;
+
+/**
+ * Unleash 8's `seenTokens` (bulk metrics from Edge): keys its SDKs used that never reached us.
+ * Each one we hold is marked used now, as a request with it would be; any other is ignored.
+ * Only their hashes reach D1, and nothing is remembered of the raw keys.
+ */
+export async function markKeysSeen(env: Env, keys: readonly string[]): Promise<void> {
+  const wellFormed = [...new Set(keys)].filter((key) => key.length > 0 && key.length <= MAX_KEY_LENGTH && key.isWellFormed());
+  if (wellFormed.length === 0) return;
+  const hashes = await Promise.all(wellFormed.map((key) => sha256Hex(key)));
+  const seenAt = new Date().toISOString();
+  const db = getDb(env);
+  const statements = [];
+  for (let i = 0; i < hashes.length; i += SEEN_HASHES_PER_STATEMENT) {
+    const run = hashes.slice(i, i + SEEN_HASHES_PER_STATEMENT);
+    statements.push(db.update(apiTokens).set({ seenAt }).where(inArray(apiTokens.secretHash, run)));
+  }
+  await runBatch(db, statements);
 }
 
 function isLive(record: { expiresAt: string | null }): boolean {

@@ -25,8 +25,28 @@ export function formatApiTokenSecret(projects: readonly string[], environment: s
   return `${scope}:${environment}.${randomHex(28)}`;
 }
 
-/** What a listing may show of a secret: its scope, environment and first 6 hex characters. */
+/**
+ * Unleash 8.1+'s v2 token, `<scope>:<environment>.v2_<selector>_<secret>`: a 16-byte selector
+ * and a 32-byte secret, both base64url. Unleash keeps only a verifier of the whole secret and
+ * names the token by its selector in listings and admin URLs, so the selector is public.
+ */
+const V2_TOKEN = /\.v2_([A-Za-z0-9_-]{22})_[A-Za-z0-9_-]{43}$/;
+/** A v2 token's selector on its own, as an admin URL may name the token. */
+export const V2_SELECTOR = /^[A-Za-z0-9_-]{22}$/;
+
+/** The selector of a v2-form secret, or null for any other secret. */
+export function v2Selector(secret: string): string | null {
+  return V2_TOKEN.exec(secret)?.[1] ?? null;
+}
+
+/**
+ * What a listing may show of a secret: its scope, environment and first 6 characters; for a
+ * v2 token, `<scope>:<environment>.v2_<selector>` (its public part, as 8.x shows it), so the
+ * token can be found by its selector (findTokenBySelector).
+ */
 export function secretPrefix(secret: string): string {
   const dot = secret.lastIndexOf('.');
+  const selector = v2Selector(secret);
+  if (selector !== null) return `${secret.slice(0, dot + 1)}v2_${selector}`;
   return dot >= 0 ? secret.slice(0, dot + 7) : secret.slice(0, 6);
 }

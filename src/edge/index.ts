@@ -18,6 +18,8 @@ export function isEdgeMode(env: Env): boolean {
 export async function handleEdge(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   if (request.method === 'HEAD') {
     const response = await router.fetch(new Request(request, { method: 'GET' }), env, ctx);
+    // Nobody reads it: cancelled, an event stream's loop ends at once instead of writing into it.
+    await response.body?.cancel();
     return new Response(null, response);
   }
   return router.fetch(request, env, ctx);

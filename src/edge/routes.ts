@@ -28,7 +28,8 @@ import { weakEtag } from '../sdk/frontend-api/answer';
 import { contextFromBody, contextFromQuery } from '../sdk/frontend-api/context';
 import { frontendPlan } from '../sdk/frontend-api/routes';
 import { knownToken, snapshotForToken, syncObject, tokenFor, wellFormedToken } from './scope';
-import type { ApplicationRow, MetricRow } from './sync';
+import { streamForToken } from './streaming';
+import type { ApplicationRow, MetricRow } from './metrics-forwarder';
 import type { UpstreamToken } from './upstream';
 
 type EdgeRouter = ReturnType<typeof Router<IRequest, [Env, ExecutionContext], Response>>;
@@ -96,6 +97,12 @@ async function clientDelta(request: IRequest, env: Env): Promise<Response> {
   return new Response(body, { headers: { 'content-type': JSON_TYPE, etag, 'cache-control': 'no-cache' } });
 }
 
+/** `/api/client/streaming`: the service's event stream, from this scope's snapshot (streaming.ts). */
+async function clientStreaming(request: IRequest, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const { secret, token } = await caller(request, env, 'client');
+  return streamForToken(request, env, ctx, secret, token);
+}
+
 // ---- metrics and registrations ---------------------------------------------------------------
 
 /** An SDK metrics post as the rows the sync object merges (the binding's usage in Edge mode too). */
@@ -119,11 +126,17 @@ export function metricRows(body: v.InferOutput<typeof metricsBody>, environment:
   );
 }
 
-async function forward(env: Env, secret: string, rows: MetricRow[], applications: ApplicationRow[]): Promise<Response> {
+async function forward(
+  env: Env,
+  secret: string,
+  rows: MetricRow[],
+  applications: ApplicationRow[],
+  seenTokens: readonly string[] = [],
+): Promise<Response> {
   // Awaited, not left to waitUntil: once 202 is sent the counts are in the sync object's merge.
-  if (rows.length > 0 || applications.length > 0) {
+  if (rows.length > 0 || applications.length > 0 || seenTokens.length > 0) {
     await syncObject(env)
-      .addMetrics(secret, rows, applications)
+      .addMetrics(secret, rows, applications, seenTokens)
       .catch((error: unknown) => log.warn('edge: metrics not merged', { error: String(error) }));
   }
   return new Response(null, { status: 202 });
@@ -162,6 +175,7 @@ async function bulkMetrics(request: IRequest, env: Env): Promise<Response> {
     secret,
     rows,
     body.applications.map((app) => ({ ...app, environment: token.environment })),
+    body.seenTokens ?? [],
   );
 }
 
@@ -322,6 +336,7 @@ export function edgeRouter(): EdgeRouter {
     .post('/api/client/features', clientFeatures)
     .get('/api/client/features/:featureName', clientFeature)
     .get('/api/client/delta', clientDelta)
+    .get('/api/client/streaming', clientStreaming)
     .post('/api/client/register', registerHandler('client'))
     .post('/api/client/metrics', metricsHandler('client'))
     .post('/api/client/metrics/bulk', bulkMetrics)

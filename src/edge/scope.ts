@@ -13,7 +13,8 @@ import { BoundedMap } from '../lib/bounded-map';
 import { log } from '../log';
 import type { Snapshot } from '../sdk/client-api/snapshot';
 import { snapshotFromUpstream, scopeKey } from './snapshot-source';
-import { kvKey, type EdgeSync, type StoredSnapshot } from './sync';
+import { kvKey, type StoredSnapshot } from './persisted';
+import type { EdgeSync } from './sync';
 import type { UpstreamToken } from './upstream';
 
 const TOKEN_TTL_MS = 5_000;
@@ -34,6 +35,8 @@ interface SnapshotEntry {
 
 const tokens = new BoundedMap<string, TokenEntry>({ entries: 10_000 });
 const snapshots = new BoundedMap<string, SnapshotEntry>({ entries: 256 });
+/** Questions to the sync object under way, per scope and token. */
+const checks = new Map<string, Promise<ScopedSnapshot>>();
 
 export function syncObject(env: Env): DurableObjectStub<EdgeSync> {
   if (!env.EDGE_SYNC || !env.EDGE_UPSTREAM_URL) throw new Error('Edge mode needs EDGE_SYNC and EDGE_UPSTREAM_URL');
@@ -85,7 +88,7 @@ export interface ScopedSnapshot {
   lastError: string | null;
 }
 
-function checkMs(env: Env): number {
+export function checkMs(env: Env): number {
   const value = Number(env.EDGE_CHECK_MS ?? '1000');
   return Number.isFinite(value) && value >= 0 ? value : 1000;
 }
@@ -97,8 +100,26 @@ function checkMs(env: Env): number {
 export async function snapshotForToken(env: Env, secret: string, token: UpstreamToken): Promise<ScopedSnapshot> {
   const key = `${token.type}|${scopeKey(token)}`;
   const cached = snapshots.get(key);
+  if (cached && Date.now() - cached.checkedAt < checkMs(env)) return cached;
+  // Callers with one token at once share one question: an isolate's open streams all wake on
+  // one tick (sdk/client-api/streaming.ts), and would otherwise each ask the sync object.
+  const asking = `${key}\u0000${secret}`;
+  let check = checks.get(asking);
+  if (!check) {
+    check = askSyncObject(env, secret, token, key, cached).finally(() => checks.delete(asking));
+    checks.set(asking, check);
+  }
+  return check;
+}
+
+async function askSyncObject(
+  env: Env,
+  secret: string,
+  token: UpstreamToken,
+  key: string,
+  cached: SnapshotEntry | undefined,
+): Promise<ScopedSnapshot> {
   const now = Date.now();
-  if (cached && now - cached.checkedAt < checkMs(env)) return cached;
   let answer;
   try {
     answer = await syncObject(env).snapshot(secret, cached?.version ?? null);
@@ -159,4 +180,5 @@ async function persisted(env: Env, token: UpstreamToken): Promise<SnapshotEntry 
 export function forgetEdgeCaches(): void {
   tokens.clear();
   snapshots.clear();
+  checks.clear();
 }

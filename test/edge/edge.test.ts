@@ -4,8 +4,8 @@
  * One sync object serves the whole file, as one serves a deployment: the tests run in order.
  */
 
-import { runDurableObjectAlarm } from 'cloudflare:test';
-import { kvKey } from '../../src/edge/sync';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { kvKey } from '../../src/edge/persisted';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { syncObject, forgetEdgeCaches } from '../../src/edge/scope';
 import type { Fixture } from '../support/edge-upstream';
@@ -185,6 +185,36 @@ describe('Edge mode in front of Unleash 8.2.0 (recorded)', () => {
     // The polls went with the last ETag: the unchanged scope got its 304.
     const polls = (await upstreamReceived()).slice(before).filter((r) => r.path === '/api/client/features');
     expect(polls.every((poll) => poll.ifNoneMatch !== null)).toBe(true);
+  });
+
+  it('after a webhook, asks again shortly until the upstream’s revision tick shows the change, even when a regular alarm polled first', async () => {
+    const stub = syncObject(workerEnv);
+    const nextAlarm = () => runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    const users = async () =>
+      (await json<{ features: Feature[] }>(await call('GET', '/api/client/features', f8.tokens.clientDev))).features.find(
+        (feature) => feature.name === 'edge-rec-users',
+      )!.enabled;
+    await upstreamState({ phase: 'seeded' });
+    await call('POST', '/edge/webhook', WEBHOOK_SECRET, { body: { event: {} } });
+    expect(await users()).toBe(true);
+    // A flag changed upstream, but Unleash has not moved its client API's revision yet: 304s.
+    const pushed = await call('POST', '/edge/webhook', WEBHOOK_SECRET, { body: { event: {} } });
+    expect(await json(pushed)).toMatchObject({ changed: 0 });
+    // An alarm comes before the tick too (the regular one may be due then): still 304s, and
+    // the next ask is still a catch-up step away, not an interval.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await users()).toBe(true);
+    expect(await nextAlarm()).toBeLessThanOrEqual(Date.now() + 1_000);
+    // The tick: the next catch-up poll gets the change, asking only for the flags.
+    await upstreamState({ phase: 'toggled' });
+    const before = (await upstreamReceived()).length;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await upstreamReceived()).slice(before).map((r) => r.path)).toEqual(expect.arrayContaining(['/api/client/features']));
+    expect((await upstreamReceived()).slice(before).some((r) => r.path === '/edge/validate')).toBe(false);
+    expect(await users()).toBe(false);
+    // One scope moved: Unleash's tick has passed, so the others' 304s are real and the regular
+    // interval takes over (production is not asked again and again).
+    expect(await nextAlarm()).toBeGreaterThan(Date.now() + 5_000);
   });
 
   it('keeps answering the last good snapshot while the upstream is down, persisted for cold isolates, and says how stale', async () => {

@@ -205,6 +205,36 @@ describe.each(ORACLES)('Edge mode in front of the live Unleash $version', (oracl
     }
   });
 
+  it('the official Node SDK in streaming mode sees a flag toggled upstream, pushed down its open stream', async () => {
+    const unleash = new Unleash({
+      url: `${edge.base}/api`,
+      appName: `edge-or-${RUN}-node-streaming`,
+      customHeaders: { Authorization: tokens.clientDev },
+      disableMetrics: true,
+      skipInstanceCountWarning: true,
+      experimentalMode: { type: 'streaming' },
+    });
+    // The SDK falls back to polling when its stream fails: a mode change or an error fails the test.
+    const trouble: unknown[] = [];
+    unleash.on('mode', (change: unknown) => trouble.push(change));
+    unleash.on('error', (error: unknown) => trouble.push(error));
+    try {
+      await until('the streaming SDK synchronised', async () => unleash.isEnabled(flag));
+      await toggle(false);
+      const pushed = Date.now();
+      expect((await webhook()).status).toBe(200);
+      await until('the streaming SDK saw the flag off (webhook)', async () => !unleash.isEnabled(flag), 10_000);
+      const byWebhookMs = Date.now() - pushed;
+      await toggle(true);
+      const polled = Date.now();
+      await until('the streaming SDK saw the flag on (the sync object polling)', async () => unleash.isEnabled(flag), 15_000);
+      console.log(`Unleash ${oracle.version} streaming: webhook ${byWebhookMs} ms, polling ${Date.now() - polled} ms`);
+      expect(trouble).toEqual([]);
+    } finally {
+      unleash.destroy();
+    }
+  });
+
   it('the official frontend SDK sees a flag toggled upstream', async () => {
     const client = new UnleashClient({
       url: `${edge.base}/api/frontend`,

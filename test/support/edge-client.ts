@@ -5,7 +5,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { forgetEdgeCaches, syncObject } from '../../src/edge/scope';
 import type { Env } from '../../src/env';
-import type { Fixture } from './edge-upstream';
+import type { Fixture, FixtureName } from './edge-upstream';
 
 export const workerEnv = env as unknown as Env & { UPSTREAM: Fetcher };
 /** The recorder called the upstream from loopback: remoteAddress strategies saw this address. */
@@ -25,7 +25,7 @@ export async function upstreamState(state: Record<string, unknown>): Promise<voi
 export async function upstreamReceived(): Promise<Received[]> {
   return (await workerEnv.UPSTREAM.fetch('http://control/requests')).json();
 }
-export async function fixture(version: '6' | '8'): Promise<Fixture> {
+export async function fixture(version: FixtureName): Promise<Fixture> {
   return (await workerEnv.UPSTREAM.fetch(`http://control/fixture?version=${version}`)).json();
 }
 

@@ -1,6 +1,7 @@
 /**
  * The upstream Unleash of the Edge-mode Worker tests: a replay of answers RECORDED from the
- * real Unleash 8.2.0 and 6.10.1 by scripts/record-upstream.mjs (test/fixtures/edge-upstream-*.json).
+ * real Unleash 8.2.0 and 6.10.1 by scripts/record-upstream.mjs (test/fixtures/edge-upstream-*.json;
+ * `8v2` is 8.2.0 issuing its v2 tokens).
  * It runs in the Node process that runs Miniflare (vitest.config.ts makes it the outbound
  * service of the `edge` project), so every fetch the Worker and its sync object make goes here.
  *
@@ -28,13 +29,15 @@ export interface Fixture {
 
 export const UPSTREAM_HOST = 'upstream.test';
 
-function load(version: '6' | '8'): Fixture {
+export type FixtureName = '6' | '8' | '8v2';
+
+function load(version: '6' | '8' | '8-v2'): Fixture {
   return JSON.parse(readFileSync(fileURLToPath(new URL(`../fixtures/edge-upstream-${version}.json`, import.meta.url).href), 'utf8'));
 }
-const fixtures = { '8': load('8'), '6': load('6') };
+const fixtures: Record<FixtureName, Fixture> = { '8': load('8'), '6': load('6'), '8v2': load('8-v2') };
 
 interface State {
-  fixture: '6' | '8';
+  fixture: FixtureName;
   phase: string;
   validatePhase: string;
   down: boolean;
@@ -104,6 +107,6 @@ export async function upstreamControl(request: Request): Promise<Response> {
     received = [];
     return new Response(null, { status: 204 });
   }
-  if (url.pathname === '/fixture') return Response.json(fixtures[(url.searchParams.get('version') as '6' | '8') ?? state.fixture]);
+  if (url.pathname === '/fixture') return Response.json(fixtures[(url.searchParams.get('version') as FixtureName | null) ?? state.fixture]);
   return Response.json(received);
 }

@@ -74,6 +74,9 @@ export const routes: Route[] = [
     summary: 'Check an import without applying it',
     responses: { 200: { description: 'Success', schema: ValidateImportResponse } },
     errors: [400, 404],
+    // Not one of the seed's operations: its 400s are named as 6.10.1 and 8.2.0 name them (the
+    // import itself keeps the seed's `ValidationError`).
+    badRequestName: 'BadDataError',
     // Read as a stream by requests.ts, as the import is; declared for the document only.
     body: ImportSchema,
     bodyReadByHandler: true,
@@ -88,6 +91,8 @@ export const routes: Route[] = [
     summary: 'Export feature flags in the import format',
     body: ExportSchema,
     maxBodyBytes: EXPORT_MAX_BODY_BYTES,
+    // As the validate route: 6.10.1's and 8.2.0's name for its 400s.
+    badRequestName: 'BadDataError',
     responses: { 200: { description: 'Success', schema: ExportFeaturesResponse } },
     errors: [400, 401, 403, 404, 415],
     handler: async ({ env, body }) => json(await requests.exportData(env, body)),

@@ -12,6 +12,7 @@ export const GetInstanceAdminStatsResponse = v.object({
     client: v.number(),
     admin: v.number(),
     frontend: v.number(),
+    backend: v.number(),
   }),
   activeUsers: v.object({
     last7: v.number(),
@@ -55,5 +56,9 @@ export const GetInstanceAdminStatsResponse = v.object({
   maxEnvironmentStrategies: v.number(),
   maxConstraintValues: v.number(),
   maxConstraints: v.number(),
+  releaseTemplates: v.number(),
+  releasePlans: v.number(),
+  edgeInstanceUsage: v.record(v.string(), v.number()),
+  readOnlyUsers: v.number(),
   sum: v.string(),
 });

@@ -4,6 +4,16 @@ import { sha256Hex } from '../../lib/encoding';
 import { instanceId, UNLEASH_VERSION } from '../ui-config/service';
 import * as store from './store';
 
+/** `{ "YYYY-MM": 0 }` for this month and the eleven before it, newest first (Unleash 8's keys). */
+function lastTwelveMonths(now: Date): Record<string, number> {
+  const months: Record<string, number> = {};
+  for (let back = 0; back < 12; back++) {
+    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+    months[month.toISOString().slice(0, 7)] = 0;
+  }
+  return months;
+}
+
 export async function statistics(db: Db) {
   const c = await store.counts(db, Date.now());
   const stats = {
@@ -13,7 +23,8 @@ export async function statistics(db: Db) {
     versionEnterprise: '',
     users: c.users,
     serviceAccounts: c.serviceAccounts,
-    apiTokens: { client: c.clientTokens, admin: c.adminTokens, frontend: c.frontendTokens },
+    // `backend` keys (Unleash 7+) counted apart, as 8.2.0 does.
+    apiTokens: { client: c.clientTokens, admin: c.adminTokens, frontend: c.frontendTokens, backend: c.backendTokens },
     activeUsers: { last7: c.active7, last30: c.active30, last60: c.active60, last90: c.active90 },
     licensedUsers: 0,
     featureToggles: c.features,
@@ -43,6 +54,12 @@ export async function statistics(db: Db) {
     maxEnvironmentStrategies: c.maxEnvironmentStrategies,
     maxConstraintValues: c.maxConstraintValues,
     maxConstraints: c.maxConstraints,
+    // What Unleash 8 added, as its open-source build answers them: release templates and plans
+    // and read-only seats are Enterprise; Edge instances are not counted here (0 per month).
+    releaseTemplates: 0,
+    releasePlans: 0,
+    edgeInstanceUsage: lastTwelveMonths(new Date()),
+    readOnlyUsers: 0,
   };
   // Unleash signs the statistics with a SHA-256 over them so a copy can be checked.
   return { ...stats, sum: await sha256Hex(JSON.stringify(stats)) };

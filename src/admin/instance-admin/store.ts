@@ -6,6 +6,7 @@ export interface Counts {
   users: number;
   serviceAccounts: number;
   clientTokens: number;
+  backendTokens: number;
   adminTokens: number;
   frontendTokens: number;
   active7: number;
@@ -44,6 +45,7 @@ export async function counts(db: Db, now: number): Promise<Counts> {
     (SELECT count(*) FROM api_tokens WHERE type = 'client') AS clientTokens,
     (SELECT count(*) FROM api_tokens WHERE type = 'admin') AS adminTokens,
     (SELECT count(*) FROM api_tokens WHERE type = 'frontend') AS frontendTokens,
+    (SELECT count(*) FROM api_tokens WHERE type = 'backend') AS backendTokens,
     (SELECT count(*) FROM users WHERE deleted_at IS NULL AND seen_at >= ${since(7)}) AS active7,
     (SELECT count(*) FROM users WHERE deleted_at IS NULL AND seen_at >= ${since(30)}) AS active30,
     (SELECT count(*) FROM users WHERE deleted_at IS NULL AND seen_at >= ${since(60)}) AS active60,

@@ -6,7 +6,7 @@
  * switch within that tick.
  */
 import { getDb, type Db } from '../../db/client';
-import { revisionCheckInterval } from '../../db/coherence';
+import { baseCheckInterval } from '../../db/coherence';
 import type { Env } from '../../env';
 import type { Actor } from '../../db/events';
 import { ApiError } from '../../http/errors';
@@ -58,7 +58,7 @@ let known: { enabled: boolean; readAt: number } | undefined;
 /** Throws Unleash's 503 for an admin-API write while maintenance mode is on. */
 export async function refuseWriteInMaintenance(env: Env, method: string, path: string, now = Date.now()): Promise<void> {
   if (!stoppedByMaintenance(method, path)) return;
-  if (known === undefined || now - known.readAt >= revisionCheckInterval(env)) {
+  if (known === undefined || now - known.readAt >= baseCheckInterval(env)) {
     known = { enabled: (await getMaintenance(getDb(env))).enabled, readAt: now };
   }
   if (known.enabled) throw new MaintenanceModeError();

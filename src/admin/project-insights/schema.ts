@@ -34,6 +34,7 @@ export const GetProjectDoraResponse = DoraMetrics;
 export const GetProjectInsightsResponse = v.object({
   stats: ProjectStats,
   featureTypeCounts: v.array(v.object({ type: v.string(), count: v.number() })),
+  technicalDebt: v.object({ rating: v.number(), activeCount: v.number(), potentiallyStaleCount: v.number(), staleCount: v.number() }),
   health: v.object({ activeCount: v.number(), potentiallyStaleCount: v.number(), staleCount: v.number(), rating: v.number() }),
   leadTime: DoraMetrics,
   members: v.object({ currentMembers: v.number(), change: v.number() }),
@@ -46,6 +47,7 @@ export const GetProjectStatusResponse = v.object({
   resources: v.object({ members: v.number(), apiTokens: v.number(), segments: v.number() }),
   activityCountByDate: v.array(v.object({ date: v.string(), count: v.number() })),
   health: v.object({ current: v.number() }),
+  technicalDebt: v.object({ current: v.number() }),
   lifecycleSummary: v.object({
     initial: Stage,
     preLive: Stage,
@@ -66,6 +68,7 @@ export const GetProjectHealthReportResponse = v.object({
   featureNaming: v.object({ pattern: nullableString, example: nullableString, description: nullableString }),
   defaultStickiness: v.string(),
   health: v.number(),
+  technicalDebt: v.number(),
   favorite: v.boolean(),
   updatedAt: nullableString,
   createdAt: v.string(),

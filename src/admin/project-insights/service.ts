@@ -128,6 +128,14 @@ export async function insights(db: Db, projectId: string, now = Date.now()) {
   return {
     stats: projectStats,
     featureTypeCounts,
+    // Unleash 8's inverse of the health rating (100 - rating), in its key order; 6.10.1's
+    // `health` stays where the 6.10.1 UI reads it.
+    technicalDebt: {
+      rating: 100 - health.rating,
+      activeCount: health.activeCount,
+      potentiallyStaleCount: health.potentiallyStaleCount,
+      staleCount: health.staleCount,
+    },
     health: {
       activeCount: health.activeCount,
       potentiallyStaleCount: health.potentiallyStaleCount,
@@ -185,10 +193,12 @@ export async function status(db: Db, projectId: string, now = Date.now()) {
     store.lifetimes(db),
     store.lifecycleEntries(db, projectId),
   ]);
+  const rating = healthOf(flags, lifetimes, now).rating;
   return {
     resources: { members: members.members, apiTokens: resources.apiTokens, segments: resources.segments },
     activityCountByDate,
-    health: { current: healthOf(flags, lifetimes, now).rating },
+    health: { current: rating },
+    technicalDebt: { current: 100 - rating },
     lifecycleSummary: lifecycleSummary(entries, archivedFlags, now),
     staleFlags: { total: flags.filter((flag) => flag.stale || flag.potentiallyStale).length },
   };
@@ -221,6 +231,7 @@ export async function healthReport(db: Db, projectId: string, now = Date.now()) 
     },
     defaultStickiness: project.defaultStickiness,
     health: health.rating,
+    technicalDebt: 100 - health.rating,
     favorite: false,
     updatedAt: project.updatedAt ?? project.createdAt,
     createdAt: project.createdAt,

@@ -64,6 +64,8 @@ export async function listProjects(db: Db, principal: Principal, archived: boole
       id: row.id,
       description: row.description,
       health: 100,
+      // Unleash 8's name for the same figure, 100 - health; the 6.10.1 UI ignores it.
+      technicalDebt: 0,
       ...(person === undefined ? {} : { favorite: favourite.has(row.id) }),
       featureCount: flags?.count ?? 0,
       memberCount: membersOf.get(row.id) ?? 0,
@@ -72,6 +74,8 @@ export async function listProjects(db: Db, principal: Principal, archived: boole
       mode: row.mode,
       lastReportedFlagUsage: flags?.lastUsage ?? null,
       lastUpdatedAt: updatedAt.get(row.id) ?? null,
+      // Unleash 8 lists each project's onboarding step too (the overview's); 6.10.1's UI ignores it.
+      onboardingStatus: await onboardingStatus(db, row.id),
       owners: await ownersOf(owners.filter((owner) => owner.project === row.id)),
     });
   }
@@ -191,8 +195,11 @@ function environmentsOf(links: readonly { environment: string; defaultStrategy: 
   );
 }
 
-/** The head of both overviews, in Unleash's key order. */
-function overviewHead(parts: Awaited<ReturnType<typeof overviewParts>>) {
+/**
+ * The head of both overviews, in Unleash's key order. `unleash8` adds what 8.x's `/overview`
+ * answers beside 6.10.1's keys (the deprecated overview is gone from 8.x, so it stays 6.10.1's).
+ */
+function overviewHead(parts: Awaited<ReturnType<typeof overviewParts>>, unleash8 = false) {
   const { project } = parts;
   return {
     stats: parts.stats,
@@ -205,8 +212,11 @@ function overviewHead(parts: Awaited<ReturnType<typeof overviewParts>>) {
       example: project.featureNamingExample,
       description: project.featureNamingDescription,
     },
+    // Unleash 8's per-project link templates (none can be set here) and its name for 100 - health.
+    ...(unleash8 ? { linkTemplates: [] } : {}),
     defaultStickiness: project.defaultStickiness,
     health: 100,
+    ...(unleash8 ? { technicalDebt: 0 } : {}),
     favorite: parts.favorite,
     updatedAt: parts.updatedAt,
     createdAt: project.createdAt,
@@ -217,7 +227,8 @@ function overviewHead(parts: Awaited<ReturnType<typeof overviewParts>>) {
 export async function projectOverview(db: Db, principal: Principal, projectId: string) {
   const parts = await overviewParts(db, principal, projectId);
   return {
-    ...overviewHead(parts),
+    // Unleash 8's keys are always there with `true` (the spread's type cannot say so).
+    ...(overviewHead(parts, true) as ReturnType<typeof overviewHead> & { linkTemplates: never[]; technicalDebt: number }),
     onboardingStatus: await onboardingStatus(db, projectId),
     environments: environmentsOf(parts.links),
     featureTypeCounts: parts.typeCounts,

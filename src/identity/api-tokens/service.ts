@@ -17,7 +17,7 @@ import {
   type Permission,
 } from '../../auth/permissions';
 import { reportedTokenType, type ApiTokenType, type Principal } from '../../auth/principal';
-import { formatApiTokenSecret, secretPrefix } from '../../auth/secrets';
+import { formatApiTokenSecret, secretPrefix, V2_SELECTOR, v2Selector } from '../../auth/secrets';
 import { sha256Hex } from '../../lib/encoding';
 import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { log } from '../../log';
@@ -203,6 +203,11 @@ export async function importToken(env: Env, db: Db, principal: Principal, body: 
   const problem = secretScopeProblem(secret, token);
   if (problem) throw validationError([{ path: '/body/secret', message: problem }]);
   if (await store.findToken(db, '', await sha256Hex(secret))) throw conflict('An API token with this secret already exists');
+  // A v2 token is addressed by its selector (as in Unleash 8), so no two may share one.
+  const selector = v2Selector(secret);
+  if (selector !== null && (await store.findTokenBySelector(db, selector))) {
+    throw conflict('An API token with this selector already exists');
+  }
   return insertToken(env, db, principal, token, secret);
 }
 
@@ -272,9 +277,9 @@ export async function listTokens(db: Db, principal: Principal) {
 }
 
 /**
- * `ref` is a token's public id, its listed handle (`…***<id>`) or its full secret (Unleash
- * addresses tokens by secret). A handle must match its token's prefix too, so a mangled one
- * finds nothing rather than some other token.
+ * `ref` is a token's public id, its listed handle (`…***<id>`), its full secret (Unleash
+ * addresses tokens by secret) or, for a v2 token, its selector (as Unleash 8 does). A handle
+ * must match its token's prefix too, so a mangled one finds nothing rather than some other token.
  */
 async function findByRef(db: Db, ref: string) {
   const separator = ref.lastIndexOf(HANDLE_SEPARATOR);
@@ -282,11 +287,19 @@ async function findByRef(db: Db, ref: string) {
     const token = await store.findToken(db, ref.slice(separator + HANDLE_SEPARATOR.length), '');
     return token && listedSecret(token) === ref ? token : undefined;
   }
+  if (V2_SELECTOR.test(ref)) {
+    const token = await store.findTokenBySelector(db, ref);
+    if (token) return token;
+  }
   return store.findToken(db, ref, await sha256Hex(ref));
 }
 
 /** A secret's shape (`<scope>:<environment>.<hex>`): such a ref names a key, never a token name. */
 const SECRET_SHAPE = /^[^:]+:[^.]+\.[0-9a-f]+$/;
+
+function secretShaped(ref: string): boolean {
+  return SECRET_SHAPE.test(ref) || v2Selector(ref) !== null;
+}
 
 /**
  * `GET /api/admin/api-tokens/:ref`, as 6.10.1 answers it and as before, without ambiguity:
@@ -302,7 +315,7 @@ export async function getTokensByNameOrRef(db: Db, principal: Principal, ref: st
   if (named.length > 0) return { tokens: named.map(listedTokenBody) };
   const token = await findByRef(db, ref);
   if (token && readable(token)) return listedTokenBody(token);
-  if (UUID.test(ref) || ref.includes(HANDLE_SEPARATOR) || SECRET_SHAPE.test(ref)) throw notFound('Could not find api token.');
+  if (UUID.test(ref) || ref.includes(HANDLE_SEPARATOR) || secretShaped(ref)) throw notFound('Could not find api token.');
   return { tokens: [] };
 }
 

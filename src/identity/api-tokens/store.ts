@@ -76,6 +76,19 @@ export async function findToken(db: Db, id: string, secretHash: string): Promise
   return attachProjects([row], links)[0];
 }
 
+/**
+ * The token of a v2 selector: its stored prefix ends `.v2_<selector>` (secrets.ts). GLOB, not
+ * LIKE: a selector may hold `_`, LIKE's wildcard, and none of GLOB's.
+ */
+export async function findTokenBySelector(db: Db, selector: string): Promise<StoredApiToken | undefined> {
+  const [row] = await db
+    .select({ secretHash: apiTokens.secretHash })
+    .from(apiTokens)
+    .where(sql`${apiTokens.secretPrefix} GLOB ${`*.v2_${selector}`}`)
+    .limit(1);
+  return row ? findToken(db, '', row.secretHash) : undefined;
+}
+
 export function deleteTokenStatement(db: Db, secretHash: string) {
   return db.delete(apiTokens).where(eq(apiTokens.secretHash, secretHash));
 }

@@ -6,6 +6,8 @@ import type * as v from 'valibot';
 import type { IRequest } from 'itty-router';
 import { findRecord } from '../../auth/token-records';
 import { hashOfKey } from '../../auth/key-hashes';
+import { markKeysSeen } from '../../auth/authenticate';
+import { log } from '../../log';
 import { reportedTokenType, type ApiTokenRecord } from '../../auth/principal';
 import { badRequest, notFound, validationError } from '../../http/errors';
 import { pathParam } from '../../http/params';
@@ -196,8 +198,18 @@ export async function metrics({ request, env, principal, body }: SdkContext<v.In
 /** Edge batches up to about 100 kB of metrics per call; leave it room. */
 const BULK_MAX_BODY_BYTES = 1_000_000;
 
-export async function bulkMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof bulkMetricsBody>>) {
+export async function bulkMetrics({
+  request,
+  env,
+  ctx,
+  principal,
+  body,
+}: SdkContext<v.InferOutput<typeof bulkMetricsBody>>) {
   await queueBulkMetrics(env, callerOf(request, principal.token), body);
+  // Like 8.2.0, which marks them in the background: the answer does not wait for it.
+  if (body.seenTokens !== undefined && body.seenTokens.length > 0) {
+    ctx.waitUntil(markKeysSeen(env, body.seenTokens).catch((error: unknown) => log.warn('seenTokens not marked', { error })));
+  }
   return empty(202);
 }
 

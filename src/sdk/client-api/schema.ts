@@ -13,6 +13,14 @@ const count = v.pipe(
 
 const optionalText = v.optional(v.nullable(text(255)));
 
+/**
+ * Unleash 8's `sdkFlavor`/`sdkFlavorVersion`: an integration built on an SDK (an OpenFeature
+ * provider, say) and its version, with 8.2.0's bounds. 8.2.0 keeps them nowhere an API
+ * shows (only in Prometheus labels, behind a flag); we check them and drop them the same way.
+ */
+const sdkFlavor = v.optional(v.nullable(text(256)));
+const sdkFlavorVersion = v.optional(v.nullable(text(32)));
+
 /** `started` is an RFC 3339 date-time or unix seconds, as Unleash accepts it. */
 const started = v.union([dateTime, v.pipe(v.number(), v.finite('must be a finite number'))], 'must be a date-time or a number');
 
@@ -28,6 +36,8 @@ export const registerBody = v.looseObject({
   platformVersion: optionalText,
   yggdrasilVersion: optionalText,
   specVersion: optionalText,
+  sdkFlavor,
+  sdkFlavorVersion,
 });
 export type RegisterBody = v.InferOutput<typeof registerBody>;
 
@@ -44,6 +54,8 @@ export const metricsBodySchema = v.looseObject({
   connectionId: optionalText,
   sdkVersion: optionalText,
   environment: optionalText,
+  sdkFlavor,
+  sdkFlavorVersion,
   bucket: v.optional(
     v.nullable(
       v.looseObject({
@@ -94,6 +106,9 @@ export function quickMetricsBody(input: unknown): MetricsBody | undefined {
   if (!isText(appName) || appName.length === 0) return undefined;
   if (!isOptionalText(input.instanceId) || !isOptionalText(input.connectionId)) return undefined;
   if (!isOptionalText(input.sdkVersion) || !isOptionalText(input.environment)) return undefined;
+  // 8.x's flavour fields: a longer one than 8.2.0 takes goes to valibot, which refuses it.
+  if (!isOptionalText(input.sdkFlavor) || !isOptionalText(input.sdkFlavorVersion)) return undefined;
+  if (typeof input.sdkFlavorVersion === 'string' && input.sdkFlavorVersion.length > 32) return undefined;
   if (bucket === undefined || bucket === null) return input as MetricsBody;
   if (!isRecord(bucket) || hasReservedKey(bucket)) return undefined;
   const start = isoDateTime(bucket.start);
@@ -135,6 +150,8 @@ export const bulkMetricsBody = v.looseObject({
         environment: v.pipe(text(255), v.minLength(1, 'must not be empty')),
         instanceId: optionalText,
         sdkVersion: optionalText,
+        sdkFlavor,
+        sdkFlavorVersion,
       }),
     ),
     v.maxLength(1000, 'must have at most 1000 items'),
@@ -153,6 +170,8 @@ export const bulkMetricsBody = v.looseObject({
     ),
     v.maxLength(10_000, 'must have at most 10000 items'),
   ),
+  /** Unleash 8: the keys Edge's SDKs used, so that their last use shows (markKeysSeen). */
+  seenTokens: v.optional(v.pipe(v.array(v.string()), v.maxLength(1000, 'must have at most 1000 items'))),
 });
 export type BulkMetricsBody = v.InferOutput<typeof bulkMetricsBody>;
 

@@ -9,7 +9,7 @@
  */
 import type { ConstraintDoc } from '../../db/schema';
 import { getDb } from '../../db/client';
-import { forgetRevision, localWriteCount, noteRevisionSeen, recordRevisionRead, revisionIfFresh } from '../../db/coherence';
+import { forgetRevision, localWriteCount, noteReadFailed, noteRevisionSeen, recordRevisionRead, revisionIfFresh } from '../../db/coherence';
 import type { Env } from '../../env';
 import { log } from '../../log';
 import { BoundedMap } from '../../lib/bounded-map';
@@ -225,6 +225,7 @@ export async function snapshotFor(env: Env, environment: string): Promise<Snapsh
     if (cached && cached.revision >= revision) return cached;
     rows = await readEnvironmentRows(getDb(env), environment);
   } catch (error) {
+    noteReadFailed();
     if (!cached) throw error;
     log.warn('serving the cached SDK payload: D1 read failed', { environment, revision: cached.revision, error });
     return cached;

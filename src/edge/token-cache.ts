@@ -1,0 +1,133 @@
+/**
+ * The sync object's token cache (sync.ts): each SDK token validated upstream once
+ * (`POST /edge/validate`), invalid ones remembered for NEGATIVE_TTL_MS, new look-ups limited
+ * per second, and what the upstream says about every token handed to the scopes (a valid
+ * client token arms its scope, an invalid one stops speaking for it).
+ */
+import { scopeKey } from './snapshot-source';
+import { validateTokens, type UpstreamToken } from './upstream';
+
+const NEGATIVE_TTL_MS = 5 * 60_000;
+const MAX_NEGATIVE = 10_000;
+/** New tokens validated upstream per second at most; beyond, an unknown token is refused unchecked. */
+const VALIDATIONS_PER_SECOND = 10;
+
+export type ValidateAnswer = { status: 'valid'; token: UpstreamToken } | { status: 'invalid' } | { status: 'unavailable'; reason: string };
+
+/** Who hears of every token the upstream judged: the scopes (scope-poller.ts). */
+export interface TokenListener {
+  adopt(token: UpstreamToken): void;
+  forget(secret: string): void;
+}
+
+export interface ValidatedToken {
+  token: string;
+  type: UpstreamToken['type'];
+  environment: string;
+  projects: readonly string[];
+  status: 'validated';
+}
+
+/** Only a secret's public part is ever shown (`<projects>:<environment>.` and 6 characters). */
+function redact(secret: string): string {
+  const dot = secret.indexOf('.');
+  return `${secret.slice(0, dot + 1)}${secret.slice(dot + 1, dot + 7)}…`;
+}
+
+export class TokenCache {
+  private readonly known = new Map<string, { info: UpstreamToken | null; checkedAt: number }>();
+  private readonly inflight = new Map<string, Promise<ValidateAnswer>>();
+  private validationWindow = { second: 0, count: 0 };
+
+  constructor(
+    private readonly upstream: () => string,
+    private readonly listener: TokenListener,
+  ) {}
+
+  async validate(secret: string): Promise<ValidateAnswer> {
+    const known = this.known.get(secret);
+    const now = Date.now();
+    if (known?.info) return { status: 'valid', token: known.info };
+    if (known && now - known.checkedAt < NEGATIVE_TTL_MS) return { status: 'invalid' };
+    const running = this.inflight.get(secret);
+    if (running) return running;
+    const second = Math.floor(now / 1000);
+    if (this.validationWindow.second !== second) this.validationWindow = { second, count: 0 };
+    if (this.validationWindow.count >= VALIDATIONS_PER_SECOND) {
+      return { status: 'unavailable', reason: 'too many unknown tokens at once; try again' };
+    }
+    this.validationWindow.count++;
+    const promise = this.validateUpstream([secret]).then(
+      (found) => (found[0] ? ({ status: 'valid', token: found[0] } as const) : ({ status: 'invalid' } as const)),
+      (error: unknown): ValidateAnswer => ({ status: 'unavailable', reason: error instanceof Error ? error.message : String(error) }),
+    );
+    this.inflight.set(secret, promise);
+    try {
+      return await promise;
+    } finally {
+      this.inflight.delete(secret);
+    }
+  }
+
+  /** Asks upstream about `secrets` and records every answer (valid and invalid). */
+  async validateUpstream(secrets: readonly string[]): Promise<UpstreamToken[]> {
+    const found = await validateTokens(this.upstream(), secrets);
+    const now = Date.now();
+    const valid = new Map(found.map((token) => [token.token, token]));
+    if (this.known.size > MAX_NEGATIVE) {
+      for (const [secret, state] of this.known) if (!state.info) this.known.delete(secret);
+    }
+    for (const secret of secrets) {
+      const info = valid.get(secret) ?? null;
+      this.known.set(secret, { info, checkedAt: now });
+      if (info?.type === 'client') this.listener.adopt(info);
+      if (!info) this.listener.forget(secret);
+    }
+    return secrets.flatMap((secret) => valid.get(secret) ?? []);
+  }
+
+  /** The upstream refused this token elsewhere (a 401/403 on its client API): invalid from now on. */
+  refuse(secret: string): void {
+    this.known.set(secret, { info: null, checkedAt: Date.now() });
+  }
+
+  isValid(secret: string): boolean {
+    return Boolean(this.known.get(secret)?.info);
+  }
+
+  validSecrets(): string[] {
+    return [...this.known].filter(([, state]) => state.info).map(([secret]) => secret);
+  }
+
+  /** Every valid client (backend) token, in the order they were first seen. */
+  *clientTokens(): Generator<[string, UpstreamToken]> {
+    for (const [secret, known] of this.known) if (known.info?.type === 'client') yield [secret, known.info];
+  }
+
+  /** The first valid client token of a scope (by its key), if any. */
+  clientTokenOf(key: string): string | null {
+    for (const [secret, info] of this.clientTokens()) if (scopeKey(info) === key) return secret;
+    return null;
+  }
+
+  /** The valid tokens as /internal-backstage/tokens shows them (secrets redacted). */
+  validated(): ValidatedToken[] {
+    return [...this.known].flatMap(([secret, state]) =>
+      state.info
+        ? [
+            {
+              token: redact(secret),
+              type: state.info.type,
+              environment: state.info.environment,
+              projects: state.info.projects,
+              status: 'validated' as const,
+            },
+          ]
+        : [],
+    );
+  }
+
+  clear(): void {
+    this.known.clear();
+  }
+}
