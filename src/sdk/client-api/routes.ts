@@ -198,13 +198,7 @@ export async function metrics({ request, env, principal, body }: SdkContext<v.In
 /** Edge batches up to about 100 kB of metrics per call; leave it room. */
 const BULK_MAX_BODY_BYTES = 1_000_000;
 
-export async function bulkMetrics({
-  request,
-  env,
-  ctx,
-  principal,
-  body,
-}: SdkContext<v.InferOutput<typeof bulkMetricsBody>>) {
+export async function bulkMetrics({ request, env, ctx, principal, body }: SdkContext<v.InferOutput<typeof bulkMetricsBody>>) {
   await queueBulkMetrics(env, callerOf(request, principal.token), body);
   // Like 8.2.0, which marks them in the background: the answer does not wait for it.
   if (body.seenTokens !== undefined && body.seenTokens.length > 0) {
