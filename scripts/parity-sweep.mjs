@@ -13,6 +13,9 @@
 // Only POST/PUT/DELETE of the objects it creates are sent (all under a unique name prefix);
 // they are removed again at the end unless --keep is given.
 
+import { known } from './parity/known.mjs';
+import { compare } from './parity/shape.mjs';
+
 const args = process.argv.slice(2);
 const opt = (name) => {
   const i = args.indexOf(name);
@@ -250,71 +253,6 @@ async function cleanup(server, s) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Differences that are known and explained (docs/decisions.md, the seed, or the oracle's own
-// timing): printed with their reason so that new ones stand out. [path, line, reason]
-const KNOWN = [
-  [
-    /api-tokens/,
-    /tokens\[\]: keys only in ours: id|tokens\[\]: key order/,
-    'seed ApiToken order; public token id (decisions.md, API tokens)',
-  ],
-  [/./, /seenAt: type oracle=null ours=string/, 'the oracle writes last-seen times on a timer'],
-  [/./, /lastSeenAt: type oracle=null ours=string/, 'the oracle writes last-seen times on a timer'],
-  [/^\/api\/admin\/user$/, /keys missing in ours: secret/, 'we never echo the key (decisions.md, People)'],
-  [
-    /user\/profile|personal-dashboard|user\/roles/,
-    /status oracle=500|^\$: keys (missing in|only in) ours/,
-    'the oracle answers an admin API key with 500; we answer',
-  ],
-  [/personal-dashboard$/, /\.flags: array/, "flags the oracle's admin made for others' tests"],
-  [/^\/invite\/\{token\}\/validate$/, /content-type/, 'refusals have a JSON body (decisions.md, invite links)'],
-  [/invite-link/, /role/, "seed's Role (decisions.md, invite links)"],
-  [/search\/features/, /favorite|tags|environment|status|segments/, 'search item keys (decisions.md, Features)'],
-  [/events/, /\.tags/, "events show the flag's current tags (decisions.md)"],
-  [/metrics\/applications$/, /project, environment/, "Unleash's join artefact left out (decisions.md, Applications)"],
-  [
-    /strategies|features\/\{featureName\}$|segments/,
-    /(strategies)?\[\]: keys only in ours: featureName|strategies\[\]: key order|^\$: keys only in ours: featureName|^\$: key order oracle=\[id, name, constraints|^\[\]: key order oracle=\[id, name, constraints/,
-    "seed's Strategy (key order, featureName)",
-  ],
-  [/strategies/, /milestoneId/, 'release plans (milestoneId) are Enterprise'],
-  [
-    /./,
-    /constraints\[\]: key order oracle=\[values, inverted, operator, contextName, caseInsensitive\]/,
-    "seed's Constraint order (the oracle's is Postgres jsonb's)",
-  ],
-  [
-    /./,
-    /variants\[\]: key order oracle=\[name, weight, payload, stickiness, weightType\]/,
-    "seed's StrategyVariant order (the oracle's is jsonb's)",
-  ],
-  [/./, /parameters: key order/, "parameters keep the order they were sent in (the oracle's is jsonb's)"],
-  [/instance-admin\/statistics$/, /apiTokens: key order/, "the oracle's order is its GROUP BY's, unordered"],
-  [/flag-creators/, /no counterpart/, 'creators of what others made on the shared oracle'],
-  [/search\/events/, /feature-environment-enabled\): no counterpart/, 'the oracle matches the query in tags stored with events'],
-  [/^\/api\/admin\/user\/tokens$/, /note:/, 'personal tokens need a person'],
-  [/^\/api\/admin\/user$/, /splash: keys/, 'splash pages others marked seen on the shared oracle'],
-  [
-    /^\/api\/admin\/user$/,
-    /deletedSessions, activeSessions/,
-    'not built: 6.10.1 caps a person at 5 sessions and reports the cap at sign-in (docs/parity.md)',
-  ],
-  [/overview {2}\[unknown/, /./, 'an unknown application is 404 (decisions.md, Applications)'],
-  [
-    /api-tokens {2}\[unknown \{projectId\}\]/,
-    /status oracle=403 ours=404|permissions|message oracle="You don't have/,
-    "6.10.1 refuses a signed-in admin 403 over a project that does not exist; we say it's not there (404)",
-  ],
-  [/\/status$/, /averageDays: type oracle=number ours=null/, 'averages over what others made on the shared oracle'],
-];
-
-function known(label, line) {
-  const path = label.replace(/ {2}\[unknown \{\w+\}\]$/, '');
-  const bare = line.replace(/ \([a-z-]+\):/, ':'); // without an event's type label
-  return KNOWN.find(([p, l]) => (p.test(path) || p.test(label)) && (l.test(line) || l.test(bare)))?.[2];
-}
-
-// ---------------------------------------------------------------------------------------------
 // Filling an operation's path and query.
 
 const SKIP = {
@@ -391,83 +329,6 @@ function keyFor(path, s, server) {
   if (path.startsWith('/api/client/')) return s.clientKey;
   if (path.startsWith('/api/frontend')) return s.frontendKey;
   return server.token;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Shape comparison.
-
-const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-
-// Picks, from an array, the element that is about our seeded objects when there is one (the
-// shared oracle lists what others created too), else the first.
-function pick(arr) {
-  const mine = arr.find((e) => JSON.stringify(e)?.includes(PREFIX));
-  return mine === undefined ? arr[0] : mine;
-}
-
-// The element of `b` that stands for the same object as `ea`: for events the same type and
-// flag, else the same name (token name, app name, …). Undefined when `ea` names an object
-// `b` lacks; the first element when `ea` names nothing.
-function counterpart(ea, b) {
-  if (typeOf(ea) !== 'object') return pick(b);
-  const keys = Object.keys(ea).join();
-  // Among the candidates, the one with the same keys (a filled-in zero bucket and a real one
-  // may share a name), else the first.
-  const best = (candidates) => candidates.find((e) => Object.keys(e).join() === keys) ?? candidates[0];
-  if (isEvent(ea)) {
-    return best(b.filter((e) => e?.type === ea.type && e?.featureName === ea.featureName));
-  }
-  const key = ['name', 'tokenName', 'appName', 'featureName', 'email', 'type'].find((k) => typeof ea[k] === 'string');
-  if (!key) return pick(b);
-  return best(b.filter((e) => typeOf(e) === 'object' && e[key] === ea[key]));
-}
-
-const isEvent = (e) => typeOf(e) === 'object' && typeof e.type === 'string' && typeof e.createdBy === 'string';
-
-function compare(a, b, at, out) {
-  const ta = typeOf(a);
-  const tb = typeOf(b);
-  if (ta !== tb) {
-    out.push(
-      `${at || '$'}: type oracle=${ta}${ta === 'string' ? ` (${JSON.stringify(a).slice(0, 40)})` : ''} ours=${tb}${tb === 'string' ? ` (${JSON.stringify(b).slice(0, 40)})` : ''}`,
-    );
-    return;
-  }
-  if (ta === 'array') {
-    if (a.length === 0 || b.length === 0) {
-      if (a.length !== b.length)
-        out.push(`${at || '$'}: array oracle=${a.length} ours=${b.length} elements (shape of elements not compared)`);
-      return;
-    }
-    // Every element about our seeded objects (at most 30) against its counterpart, else the
-    // first elements; a difference is reported once per path.
-    const mine = a.filter((e) => JSON.stringify(e)?.includes(PREFIX)).slice(0, 30);
-    for (const ea of mine.length ? mine : [pick(a)]) {
-      const found = [];
-      const eb = counterpart(ea, b);
-      if (eb === undefined) found.push(`${at}[]: no counterpart in ours`);
-      else compare(ea, eb, `${at}[]`, found);
-      const label = isEvent(ea) ? ` (${ea.type})` : '';
-      for (const line of found) {
-        const text = label ? line.replace(/^([^:]*):/, `$1${label}:`) : line;
-        if (!out.includes(text)) out.push(text);
-      }
-    }
-    return;
-  }
-  if (ta !== 'object') return;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  const onlyA = ka.filter((k) => !(k in b));
-  const onlyB = kb.filter((k) => !(k in a));
-  if (onlyA.length) out.push(`${at || '$'}: keys missing in ours: ${onlyA.join(', ')}`);
-  if (onlyB.length) out.push(`${at || '$'}: keys only in ours: ${onlyB.join(', ')}`);
-  const common = ka.filter((k) => k in b);
-  const orderB = kb.filter((k) => k in a);
-  if (common.join() !== orderB.join()) {
-    out.push(`${at || '$'}: key order oracle=[${common.join(', ')}] ours=[${orderB.join(', ')}]`);
-  }
-  for (const k of common) compare(a[k], b[k], `${at}.${k}`, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -588,7 +449,7 @@ async function main() {
     const uj = u.type.includes('json');
     if (oj !== uj) diffs.push(`content-type oracle=${o.type} ours=${u.type}`);
     if (oj && uj && o.json !== undefined && u.json !== undefined) {
-      compare(o.json, u.json, '', diffs);
+      compare(o.json, u.json, '', diffs, PREFIX);
       const om = o.json?.message;
       const um = u.json?.message;
       if (o.status >= 400 && typeof om === 'string' && typeof um === 'string' && om !== um) {

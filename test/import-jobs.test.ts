@@ -7,7 +7,7 @@ import { STUCK_AFTER_MS, activeJobGuard, backoffSeconds, failStuckImportJobs, ty
 import { forgetSnapshots, snapshotFor } from '../src/sdk/client-api/snapshot';
 import { cancelJob } from '../src/admin/import-export/routes';
 import { GrantAccess } from '../src/auth/access';
-import { chunkStatements } from '../src/admin/import-export/store';
+import { chunkStatements } from '../src/admin/import-export/store/chunk';
 import { UPDATE_FEATURE } from '../src/auth/permissions';
 import type { UserPrincipal } from '../src/auth/principal';
 import type { IRequest } from 'itty-router';

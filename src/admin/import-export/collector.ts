@@ -14,7 +14,7 @@ import { ITEM_SCHEMAS, type ImportData } from './schema';
 import type { StagedEnvironment, StagedFeature, StagedLinks, StagedStrategy, StagedTag } from './plan';
 import { LINKS_PER_FEATURE, normaliseUrl, tooManyLinks, ulid } from '../feature-links/service';
 import type { ImportStager } from './staging';
-import type { Catalogue } from './store';
+import type { Catalogue } from './store/reads';
 import { fixWeights } from '../features/weights';
 import { constraintProblem } from '../features/rules';
 import type { VariantDoc } from '../../db/schema';

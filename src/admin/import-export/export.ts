@@ -7,7 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { notFound } from '../../http/errors';
 import type { ExportRequest } from './schema';
-import { prepare, rowsOf, runStatements } from './store';
+import { prepare, rowsOf, runStatements } from './store/statements';
 
 interface ExportedStrategy {
   name: string;

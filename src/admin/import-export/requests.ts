@@ -20,7 +20,9 @@ import { DEPENDENCIES_PER_CHUNK, SYNC_MAX_BYTES } from './plan';
 import { ImportSchema, type ExportSchema } from './schema';
 import { MESSAGES, assertPermissions, finishImport, type ImportAnalysis } from './service';
 import { ImportStager } from './staging';
-import { chunkStatements, prepare, readCatalogue, runStatements } from './store';
+import { chunkStatements } from './store/chunk';
+import { readCatalogue } from './store/reads';
+import { prepare, runStatements } from './store/statements';
 
 /**
  * Import bodies are read as a stream, element by element (see collector.ts and staging.ts),

@@ -21,7 +21,7 @@ import { BY_ENVIRONMENT, BY_LINK, BY_STRATEGY, BY_TAG, constraintText, type Impo
 import type { AutoStrategyTemplate, ImportContext, ImportTarget, PreparedContextField, PreparedDependency, PreparedTagType } from './plan';
 import { constraintProblem, safePattern } from '../features/rules';
 import type { ImportData } from './schema';
-import { readExistingFeatures, readSegmentsAndDependencies, readTarget, type TargetRows } from './store';
+import { readExistingFeatures, readSegmentsAndDependencies, readTarget, type TargetRows } from './store/reads';
 
 // A type alias (not an interface) so that it fits ErrorDetail's index signature.
 export type Problem = {
