@@ -8,7 +8,6 @@ import { findRecord } from '../../auth/token-records';
 import { hashOfKey } from '../../auth/key-hashes';
 import { reportedTokenType, type ApiTokenRecord } from '../../auth/principal';
 import { badRequest, notFound, validationError } from '../../http/errors';
-import { pathParam } from '../../http/params';
 import { clientIp } from '../../http/client-ip';
 import { urlOf } from '../../http/request-url';
 import { BoundedMap } from '../../lib/bounded-map';
@@ -164,18 +163,6 @@ export function featuresAnswer(snapshot: Snapshot, query: ClientQuery, globalSeg
   return { etag, body: cached.body, revision: snapshot.revision, ...clientPollInits(etag) };
 }
 
-export async function feature({ request, env, principal }: SdkContext): Promise<Response> {
-  const globalSegments = wantsGlobalSegments(request);
-  const name = pathParam(request, 'featureName');
-  const query = effectiveQuery(new URL(request.url).searchParams, principal.token, !globalSegments);
-  const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
-  const found = snapshot.byName.get(name);
-  if (!found || !matches(found, query)) throw notFound(`Could not find feature flag ${name}`);
-  return new Response(globalSegments ? found.jsonWithSegmentIds : found.jsonInlined, {
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-  });
-}
-
 export function callerOf(request: IRequest, token: ApiTokenRecord): SdkCaller {
   return { environment: token.environment === '*' ? 'default' : token.environment, clientIp: clientIp(request) };
 }
@@ -264,7 +251,17 @@ export const routes: Route[] = [
     queryReadByHandler: true,
     responses: { 200: { description: 'Success', schema: GetClientFeatureResponse } },
     errors: [400, 403, 404],
-    handler: feature,
+    handler: async ({ request, env, principal, params }) => {
+      const globalSegments = wantsGlobalSegments(request);
+      const name = params.featureName;
+      const query = effectiveQuery(new URL(request.url).searchParams, principal.token, !globalSegments);
+      const snapshot = await snapshotFor(env, environmentOf(principal.token, query.environment ?? null));
+      const found = snapshot.byName.get(name);
+      if (!found || !matches(found, query)) throw notFound(`Could not find feature flag ${name}`);
+      return new Response(globalSegments ? found.jsonWithSegmentIds : found.jsonInlined, {
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
+    },
   }),
   route({
     method: 'POST',
