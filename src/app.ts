@@ -4,7 +4,11 @@
  * `/user-admin/:id`) whatever the module order.
  */
 import { Router, type IRequest } from 'itty-router';
+import type { PersonSignIn } from './auth/authenticate';
+import { getDb } from './db/client';
 import type { Env } from './env';
+import { accessPrincipal } from './identity/sso/access-principal';
+import { loginHints } from './identity/sso/service';
 import { pathNotFound, toErrorResponse } from './http/errors';
 import { authenticated, register, route, type Route } from './http/route';
 import { routes as addons } from './integrations/addons/routes';
@@ -115,7 +119,11 @@ export const router = Router<IRequest, [Env, ExecutionContext], Response>({
 // What every route does around its handler that belongs to a module, not to src/http: the
 // maintenance switch refuses admin writes; a write's audit events go to their integrations;
 // the frontend API's allowed origins follow what was saved in the UI.
+// Sign-in by Cloudflare Access and the login page's single sign-on buttons live with SSO.
+const signIn: PersonSignIn = { accessPrincipal, loginHints: (env) => loginHints(getDb(env)) };
+
 register(router, ROUTES, {
+  signIn,
   guardAdminWrite: (env, method, path) => refuseWriteInMaintenance(env, method, path),
   afterWrite: flushAfterResponse,
   refreshCorsOrigins: refreshFrontendOrigins,
@@ -133,16 +141,20 @@ router.options('/api/frontend/*', async (request, env: Env) => {
 const unknownPath = ({ request }: { request: Request }): never => {
   throw pathNotFound(new URL(request.url).pathname);
 };
-register(router, [
-  route({
-    method: 'ALL',
-    path: '/api/admin/*',
-    access: authenticated(),
-    tag: 'Operational',
-    operationId: 'unknownAdminPath',
-    summary: 'Any other admin path: 401 without a credential, else 404',
-    responses: {},
-    handler: unknownPath,
-  }),
-]);
+register(
+  router,
+  [
+    route({
+      method: 'ALL',
+      path: '/api/admin/*',
+      access: authenticated(),
+      tag: 'Operational',
+      operationId: 'unknownAdminPath',
+      summary: 'Any other admin path: 401 without a credential, else 404',
+      responses: {},
+      handler: unknownPath,
+    }),
+  ],
+  { signIn },
+);
 router.all('*', (request) => unknownPath({ request }));

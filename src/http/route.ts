@@ -14,7 +14,7 @@
  */
 import type { IRequest, RouterType } from 'itty-router';
 import type * as v from 'valibot';
-import { authenticate } from '../auth/authenticate';
+import { authenticate, type PersonSignIn } from '../auth/authenticate';
 import { ADMIN, requireAnyPermission, type Permission } from '../auth/permissions';
 import { requireSameOriginForCookieWrite } from '../auth/same-origin';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
@@ -219,6 +219,8 @@ type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<R
  * the modules depend on it.
  */
 export interface RouteHooks {
+  /** Sign-in by Cloudflare Access and the login page's hints (src/identity/sso). */
+  readonly signIn: PersonSignIn;
   /** Before an admin-API write's permission check; throws to refuse the write (maintenance mode). */
   readonly guardAdminWrite?: (env: Env, method: Method, path: string) => Promise<void>;
   /** After a write of the admin API or a public route answered below 400, never delaying the answer. */
@@ -259,7 +261,7 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
         body: await readBody(route, request),
       });
     }
-    const principal = await authenticate(request, env, ctx);
+    const principal = await authenticate(request, env, ctx, hooks.signIn);
     if (access.kind === 'sdk') {
       if (principal.kind !== 'api-token' || !access.tokenTypes.includes(principal.token.type)) wrongTokenType();
       const params = decodePathParams(request);
@@ -344,7 +346,7 @@ function compareSpecificity(a: Route, b: Route): number {
 export function register(
   router: RouterType<IRequest, [Env, ExecutionContext], Response>,
   routes: readonly Route[],
-  hooks: RouteHooks = {},
+  hooks: RouteHooks,
 ): void {
   for (const declared of [...routes].sort(compareSpecificity)) {
     router[declared.method.toLowerCase() as 'get'](declared.path, handlerFor(declared, hooks));

@@ -4,9 +4,9 @@
  * valibot schemas that validate them, so the document cannot drift from what is served.
  * Catch-alls (`ALL`, paths with `*`) are not operations and are left out.
  */
-import { stoppedByMaintenance } from '../admin/maintenance/service';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { stoppedByMaintenance } from '../http/maintenance';
 import type { Answer, Route } from '../http/route';
 import { ErrorBodySchema, MaintenanceBodySchema } from './responses';
 
