@@ -12,7 +12,7 @@ import { same } from './flags.mjs';
 const MASKED = '*****';
 
 /** Counts per kind, the not-copyable list and the conflicts: what the run prints at the end. */
-export class Report {
+class Report {
   constructor(log) {
     this.log = log;
     this.kinds = new Map();
@@ -47,7 +47,7 @@ export class Report {
 }
 
 /** Which operations our Worker offers, from its own OpenAPI document. */
-export async function targetOperations(target) {
+async function targetOperations(target) {
   const document = await target.get('/docs/openapi.json');
   const operations = new Set();
   for (const [route, methods] of Object.entries(document.paths ?? {})) {

@@ -156,9 +156,3 @@ export function importPayload(exported, names, project, environment) {
   };
 }
 
-/** Payloads of at most `size` flags, so no single import grows without bound. */
-export function chunks(items, size) {
-  const result = [];
-  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
-  return result;
-}

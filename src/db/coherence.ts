@@ -18,7 +18,7 @@
 import type { Env } from '../env';
 
 /** How often the data revision is read from D1 per isolate, unless SDK_REVISION_CHECK_MS says otherwise. */
-export const DEFAULT_REVISION_CHECK_MS = 1000;
+const DEFAULT_REVISION_CHECK_MS = 1000;
 
 let localWrites = 0;
 let knownRevision = -1;

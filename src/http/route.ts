@@ -29,10 +29,10 @@ import { urlOf } from './request-url';
 import { parseInput } from './validation';
 
 /** `ALL` is for catch-alls only: they are not operations and are left out of the document. */
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
 
 /** The path parameters named in a path: `'/projects/:projectId/x'` -> `{ projectId: string }`. */
-export type PathParams<Path extends string> = Path extends `${string}:${infer Param}/${infer Rest}`
+type PathParams<Path extends string> = Path extends `${string}:${infer Param}/${infer Rest}`
   ? { [Name in Param]: string } & PathParams<`/${Rest}`>
   : Path extends `${string}:${infer Param}`
     ? { [Name in Param]: string }
@@ -114,12 +114,12 @@ export interface Answer {
   readonly contentType?: string;
 }
 
-export type Responses = Readonly<Record<number, Answer>>;
+type Responses = Readonly<Record<number, Answer>>;
 
 type PrincipalOf<A> = A extends AdminAccess ? Principal : A extends SdkAccess ? ApiTokenPrincipal : undefined;
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
-export interface RouteContext<A, Params, Query, Body> {
+interface RouteContext<A, Params, Query, Body> {
   request: IRequest;
   env: Env;
   ctx: ExecutionContext;

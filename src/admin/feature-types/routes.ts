@@ -7,7 +7,7 @@ import { admin, authenticated, route, type Route, type AdminContext } from '../.
 import { FeatureTypeLifetimeSchema, GetAllFeatureTypesResponse, UpdateFeatureTypeLifetimeResponse } from './schema';
 import * as service from './service';
 
-export async function setLifetime({
+async function setLifetime({
   env,
   principal,
   params,

@@ -34,7 +34,7 @@ export const UpdateFeatureSchema = v.object({
 export type UpdateFeatureRequest = v.InferOutput<typeof UpdateFeatureSchema>;
 
 /** The metadata a JSON Patch on a flag may change. */
-export const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
+const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
 
 /** JSON Patch (RFC 6902) limited to the fields a feature's metadata has. */
 export const PatchFeatureSchema = v.pipe(
@@ -137,7 +137,7 @@ export const ConstraintAnswer = v.object({
 });
 
 /** A strategy variant as the admin API answers it. */
-export const StrategyVariantAnswer = v.object({
+const StrategyVariantAnswer = v.object({
   name: v.string(),
   weight: v.number(),
   weightType: v.string(),

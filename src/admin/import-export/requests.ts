@@ -30,7 +30,7 @@ import { prepare, runStatements } from './store/statements';
  * strategies each are ~116 MB. Cloudflare's plan may cap request bodies lower (100 MB on
  * Free and Pro): larger imports are then sent as several requests, which queue in order.
  */
-export const IMPORT_MAX_BODY_BYTES = 256 * 1024 * 1024;
+const IMPORT_MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** The largest single element of the payload (one feature, strategy, ...) or other value. */
 const IMPORT_MAX_ELEMENT_BYTES = 4 * 1024 * 1024;
 

@@ -14,7 +14,7 @@ import { stoppedByMaintenance } from '../../http/maintenance';
 import type { Maintenance } from './schema';
 import * as store from './store';
 
-export const MAINTENANCE_MODE_ENABLED = 'Unleash is currently in maintenance mode.';
+const MAINTENANCE_MODE_ENABLED = 'Unleash is currently in maintenance mode.';
 
 export async function getMaintenance(db: Db): Promise<Maintenance> {
   return { enabled: (await store.read(db))?.enabled === true };

@@ -21,7 +21,7 @@ export function deltaQueryOf(context: SdkContext): { environment: string; query:
   };
 }
 
-export async function delta(context: SdkContext): Promise<Response> {
+async function delta(context: SdkContext): Promise<Response> {
   const { environment, query } = deltaQueryOf(context);
   const since = parseRevision(context.request.headers.get('if-none-match'));
   const snapshot = await snapshotFor(context.env, environment);

@@ -138,7 +138,7 @@ function featuresBody(snapshot: Snapshot, query: ClientQuery, globalSegments: bo
   return `{"version":2,"features":[${parts.join(',')}],"query":${JSON.stringify(query)}${segments},"meta":${meta}}`;
 }
 
-export async function features({ request, env, principal }: SdkContext): Promise<Response> {
+async function features({ request, env, principal }: SdkContext): Promise<Response> {
   const globalSegments = wantsGlobalSegments(request);
   const params = urlOf(request).searchParams;
   const query = effectiveQuery(params, principal.token, !globalSegments);
@@ -167,12 +167,12 @@ export function callerOf(request: IRequest, token: ApiTokenRecord): SdkCaller {
   return { environment: token.environment === '*' ? 'default' : token.environment, clientIp: clientIp(request) };
 }
 
-export async function register({ request, env, principal, body }: SdkContext<v.InferOutput<typeof registerBody>>): Promise<Response> {
+async function register({ request, env, principal, body }: SdkContext<v.InferOutput<typeof registerBody>>): Promise<Response> {
   await recordRegistration(env, callerOf(request, principal.token), body);
   return empty(202);
 }
 
-export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
+async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
   await queueMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
@@ -180,7 +180,7 @@ export async function metrics({ request, env, principal, body }: SdkContext<v.In
 /** Edge batches up to about 100 kB of metrics per call; leave it room. */
 const BULK_MAX_BODY_BYTES = 1_000_000;
 
-export async function bulkMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof bulkMetricsBody>>): Promise<Response> {
+async function bulkMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof bulkMetricsBody>>): Promise<Response> {
   await queueBulkMetrics(env, callerOf(request, principal.token), body);
   return empty(202);
 }
@@ -189,7 +189,7 @@ export async function bulkMetrics({ request, env, principal, body }: SdkContext<
  * Unleash Edge's report about itself (Enterprise-only in Unleash; Edge backs off on 404, so
  * answering it keeps Edge quiet and shows it among the app's instances).
  */
-export async function edgeMetrics({
+async function edgeMetrics({
   request,
   env,
   principal,
@@ -203,7 +203,7 @@ export async function edgeMetrics({
  * Unleash Edge asks which of its tokens are valid; no Authorization header, as in Unleash.
  * Answers from the same isolate cache -> KV -> D1 path as every request.
  */
-export async function edgeValidate({ env, ctx, body }: OpenContext<v.InferOutput<typeof edgeValidateBody>>): Promise<Response> {
+async function edgeValidate({ env, ctx, body }: OpenContext<v.InferOutput<typeof edgeValidateBody>>): Promise<Response> {
   const candidates = [...new Set(body.tokens)].filter((token) => token.length > 0 && token.length <= 1024 && token.isWellFormed());
   // Looked up side by side: on a cold isolate each is a KV read (and a D1 read when KV misses).
   const records = await Promise.all(candidates.map(async (token) => findRecord(env, ctx, 'apikey', await hashOfKey(token))));

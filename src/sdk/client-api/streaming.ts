@@ -34,7 +34,6 @@ interface Tick {
 }
 
 let tick: Tick | null = null;
-let openConnections = 0;
 
 /**
  * The next shared tick. The caller's request context arms it when none is pending, or when the
@@ -96,7 +95,6 @@ async function serve(
   const encoder = new TextEncoder();
   let closed = false;
   void gone.then(() => (closed = true));
-  openConnections++;
   try {
     while (!closed && Date.now() - connection.openedAt < MAX_CONNECTION_MS) {
       await Promise.race([nextTick(env, connection), sleep(KEEP_ALIVE_MS, gone)]);
@@ -122,17 +120,11 @@ async function serve(
   } catch {
     // The client went away mid-write: nothing to do.
   } finally {
-    openConnections--;
     leaveTick(connection);
   }
 }
 
-/** Open streams in this isolate (for tests and logs). */
-export function streamingConnections(): number {
-  return openConnections;
-}
-
-export async function streaming(context: SdkContext): Promise<Response> {
+async function streaming(context: SdkContext): Promise<Response> {
   const { env, ctx, request } = context;
   const { environment, query } = deltaQueryOf(context);
   const since = parseRevision(request.headers.get('last-event-id'));

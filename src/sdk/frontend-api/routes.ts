@@ -159,7 +159,7 @@ function headersFor(env: Env, request: Request, init: Record<string, string>): [
   return [...headers];
 }
 
-export async function getToggles({ request, env, principal }: SdkContext): Promise<Response> {
+async function getToggles({ request, env, principal }: SdkContext): Promise<Response> {
   const token = principal.token;
   const snapshot = await snapshotFor(env, environmentOf(token));
   rememberFrontendKey(request, token, snapshot);
@@ -219,7 +219,7 @@ async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, sna
   return togglesResponse(env, request, answer, true);
 }
 
-export async function postToggles({ request, env, principal }: SdkContext): Promise<Response> {
+async function postToggles({ request, env, principal }: SdkContext): Promise<Response> {
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
   const snapshot = await snapshotFor(env, environmentOf(principal.token));
   return togglesResponse(env, request, (await answerFor(snapshot, principal.token, () => evaluationContext)).answer, false);
@@ -230,7 +230,7 @@ function ok(): Response {
   return new Response('OK', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }
 
-export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
+async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
   const token = principal.token;
   // A frontend key ships inside web pages: what it may write is bounded (client-api/usage-queue.ts).
   const frontend = token.type === 'frontend' ? { tokenId: token.id ?? token.hash, projects: token.projects } : undefined;
@@ -239,11 +239,11 @@ export async function metrics({ request, env, principal, body }: SdkContext<v.In
 }
 
 /** Frontend SDKs may register; Unleash accepts and ignores it. */
-export function register(): Response {
+function register(): Response {
   return ok();
 }
 
-export function notImplemented(): Response {
+function notImplemented(): Response {
   throw new ApiError(405, 'NotImplementedError', 'The frontend API does not support this endpoint.');
 }
 
