@@ -155,4 +155,3 @@ export function importPayload(exported, names, project, environment) {
     },
   };
 }
-

@@ -128,11 +128,7 @@ async function slackAnswer(response: Response): Promise<string | null> {
 const unique = (values: string[]) => [...new Set(values)];
 
 /** The log's state and text for the results of every target, worded as Unleash words them per provider. */
-function summarize(
-  provider: string,
-  results: TargetResult[],
-  warnings: string[],
-): { state: LogEntry['state']; stateDetails: string } {
+function summarize(provider: string, results: TargetResult[], warnings: string[]): { state: LogEntry['state']; stateDetails: string } {
   const failed = results.filter((result) => !result.ok);
   const n = results.length;
   let line: string;

@@ -189,12 +189,7 @@ async function bulkMetrics({ request, env, principal, body }: SdkContext<v.Infer
  * Unleash Edge's report about itself (Enterprise-only in Unleash; Edge backs off on 404, so
  * answering it keeps Edge quiet and shows it among the app's instances).
  */
-async function edgeMetrics({
-  request,
-  env,
-  principal,
-  body,
-}: SdkContext<v.InferOutput<typeof edgeInstanceBody>>): Promise<Response> {
+async function edgeMetrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof edgeInstanceBody>>): Promise<Response> {
   await queueEdgeInstance(env, callerOf(request, principal.token), body);
   return empty(202);
 }
