@@ -39,7 +39,7 @@ import { documentRoutes, routes as operational } from './admin/operational/route
 import { routes as personalDashboard } from './admin/personal-dashboard/routes';
 import { routes as personalTokens } from './identity/personal-tokens/routes';
 import { routes as projectAccess } from './identity/project-access/routes';
-import { routes as projectContextFields } from './admin/project-context-fields/routes';
+import { routes as projectContextFields } from './admin/context-fields/project-routes';
 import { routes as projectFeatures } from './admin/project-features/routes';
 import { routes as playground } from './admin/playground/routes';
 import { routes as projects } from './admin/projects/routes';

@@ -11,8 +11,8 @@ import {
   GetContextFieldsResponse,
   LegalValueSchema,
   UpdateContextFieldSchema,
-} from '../context-fields/schema';
-import * as service from './service';
+} from './schema';
+import * as service from './project-service';
 
 /**
  * Unleash 8's project permission for its context fields. No role of 6.10.1's holds it, so
