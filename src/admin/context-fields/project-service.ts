@@ -7,11 +7,9 @@ import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';
 import { conflict, notFound } from '../../http/errors';
 import { projectExists } from '../../db/lookups';
-import { checkLegalValues, definition, fieldShape, legalValuesOf } from './service';
+import { checkLegalValues, definition, fieldShape, legalValuesOf, NAME_TAKEN } from './service';
 import type { ContextFieldInput, ContextFieldUpdate } from './schema';
 import * as store from './store';
-
-const NAME_TAKEN = 'A context field with that name already exist';
 
 export async function listFields(db: Db, project: string) {
   return (await store.listWithUsage(db, project)).map(fieldShape);
@@ -36,10 +34,6 @@ async function ownField(db: Db, project: string, name: string): Promise<store.Co
 async function changedMeanwhile(db: Db, project: string, name: string): Promise<never> {
   await ownField(db, project, name);
   throw conflict(`The context field ${name} changed while it was being written; try again.`);
-}
-
-export async function validateName(db: Db, name: string): Promise<void> {
-  if (await store.byName(db, name)) throw conflict(NAME_TAKEN);
 }
 
 export async function createField(db: Db, actor: Actor, project: string, body: ContextFieldInput) {
