@@ -14,7 +14,7 @@
  */
 import type { IRequest, RouterType } from 'itty-router';
 import type * as v from 'valibot';
-import { authenticate } from '../auth/authenticate';
+import { authenticate, type PersonSignIn } from '../auth/authenticate';
 import { ADMIN, requireAnyPermission, type Permission } from '../auth/permissions';
 import { requireSameOriginForCookieWrite } from '../auth/same-origin';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
@@ -30,10 +30,10 @@ import { urlOf } from './request-url';
 import { parseInput } from './validation';
 
 /** `ALL` is for catch-alls only: they are not operations and are left out of the document. */
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
 
 /** The path parameters named in a path: `'/projects/:projectId/x'` -> `{ projectId: string }`. */
-export type PathParams<Path extends string> = Path extends `${string}:${infer Param}/${infer Rest}`
+type PathParams<Path extends string> = Path extends `${string}:${infer Param}/${infer Rest}`
   ? { [Name in Param]: string } & PathParams<`/${Rest}`>
   : Path extends `${string}:${infer Param}`
     ? { [Name in Param]: string }
@@ -115,7 +115,7 @@ export interface Answer {
   readonly contentType?: string;
 }
 
-export type Responses = Readonly<Record<number, Answer>>;
+type Responses = Readonly<Record<number, Answer>>;
 
 /**
  * What a handler may answer for one declared status: a JSON body of the status's schema (its
@@ -129,13 +129,12 @@ type AnswerFor<Status extends number, Declared> = Declared extends { readonly co
     : EmptyAnswer<Status>;
 
 /** The answers a route's handler may give: one per declared status, or one taken out of the types with `untyped`. */
-export type AnswerTo<R extends Responses> =
-  { [Status in keyof R & number]: AnswerFor<Status, R[Status]> }[keyof R & number] | UntypedAnswer;
+type AnswerTo<R extends Responses> = { [Status in keyof R & number]: AnswerFor<Status, R[Status]> }[keyof R & number] | UntypedAnswer;
 
 type PrincipalOf<A> = A extends AdminAccess ? Principal : A extends SdkAccess ? ApiTokenPrincipal : undefined;
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
-export interface RouteContext<A, Params, Query, Body> {
+interface RouteContext<A, Params, Query, Body> {
   request: IRequest;
   env: Env;
   ctx: ExecutionContext;
@@ -237,6 +236,8 @@ type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<R
  * the modules depend on it.
  */
 export interface RouteHooks {
+  /** Sign-in by Cloudflare Access and the login page's hints (src/identity/sso). */
+  readonly signIn: PersonSignIn;
   /** Before an admin-API write's permission check; throws to refuse the write (maintenance mode). */
   readonly guardAdminWrite?: (env: Env, method: Method, path: string) => Promise<void>;
   /** After a write of the admin API or a public route answered below 400, never delaying the answer. */
@@ -277,7 +278,7 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
         body: await readBody(route, request),
       });
     }
-    const principal = await authenticate(request, env, ctx);
+    const principal = await authenticate(request, env, ctx, hooks.signIn);
     if (access.kind === 'sdk') {
       if (principal.kind !== 'api-token' || !access.tokenTypes.includes(principal.token.type)) wrongTokenType();
       const params = decodePathParams(request);
@@ -362,7 +363,7 @@ function compareSpecificity(a: Route, b: Route): number {
 export function register(
   router: RouterType<IRequest, [Env, ExecutionContext], Response>,
   routes: readonly Route[],
-  hooks: RouteHooks = {},
+  hooks: RouteHooks,
 ): void {
   for (const declared of [...routes].sort(compareSpecificity)) {
     router[declared.method.toLowerCase() as 'get'](declared.path, handlerFor(declared, hooks));

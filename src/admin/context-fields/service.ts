@@ -50,7 +50,8 @@ async function existing(db: Db, name: string): Promise<store.ContextFieldRow> {
   return row;
 }
 
-const NAME_TAKEN = 'A context field with that name already exist';
+/** Unleash's words (sic) for a name any field, global or a project's, already has. */
+export const NAME_TAKEN = 'A context field with that name already exist';
 
 /** The form's check of a new field's name: free (and URL friendly, checked by the schema). */
 export async function validateName(db: Db, name: string): Promise<void> {

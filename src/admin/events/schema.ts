@@ -60,7 +60,6 @@ export const DeprecatedSearchEventsSchema = v.object({
   ),
   offset: v.optional(v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0')), 0),
 });
-export type DeprecatedSearchEventsInput = v.InferOutput<typeof DeprecatedSearchEventsSchema>;
 
 /** `GET /api/admin/search/events`: documented here; params.ts reads it with Unleash's messages. */
 export const SearchEventsQuery = v.object({

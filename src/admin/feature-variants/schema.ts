@@ -4,7 +4,7 @@ import { nonBlank, text } from '../../http/validation';
 import { StrategyVariantSchema } from '../features/schema';
 
 /** An environment variant: a strategy variant that may also carry overrides. */
-export const VariantSchema = v.object({
+const VariantSchema = v.object({
   ...StrategyVariantSchema.entries,
   overrides: v.optional(
     v.pipe(

@@ -34,7 +34,7 @@ export const UpdateFeatureSchema = v.object({
 export type UpdateFeatureRequest = v.InferOutput<typeof UpdateFeatureSchema>;
 
 /** The metadata a JSON Patch on a flag may change. */
-export const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
+const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
 
 /** JSON Patch (RFC 6902) limited to the fields a feature's metadata has. */
 export const PatchFeatureSchema = v.pipe(
@@ -146,7 +146,7 @@ export const StrategyVariantAnswer = v.object({
 });
 
 /** A flag's (environment's) variant as the admin API answers it (Unleash's variantSchema). */
-export const FlagVariantAnswer = v.object({
+const FlagVariantAnswer = v.object({
   name: v.string(),
   weight: v.number(),
   weightType: v.optional(v.string()),

@@ -8,7 +8,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { ConstraintDoc, LegalValueDoc, StrategyVariantDoc } from '../../db/schema';
 import { notFound } from '../../http/errors';
 import type { ExportRequest } from './schema';
-import { prepare, rowsOf, runStatements } from './store';
+import { prepare, rowsOf, runStatements } from './store/statements';
 
 interface ExportedStrategy {
   name: string;

@@ -20,7 +20,9 @@ import { DEPENDENCIES_PER_CHUNK, SYNC_MAX_BYTES } from './plan';
 import { ImportSchema, type ExportSchema } from './schema';
 import { MESSAGES, assertPermissions, finishImport, type ImportAnalysis } from './service';
 import { ImportStager } from './staging';
-import { chunkStatements, prepare, readCatalogue, runStatements } from './store';
+import { chunkStatements } from './store/chunk';
+import { readCatalogue } from './store/reads';
+import { prepare, runStatements } from './store/statements';
 
 /**
  * Import bodies are read as a stream, element by element (see collector.ts and staging.ts),
@@ -28,7 +30,7 @@ import { chunkStatements, prepare, readCatalogue, runStatements } from './store'
  * strategies each are ~116 MB. Cloudflare's plan may cap request bodies lower (100 MB on
  * Free and Pro): larger imports are then sent as several requests, which queue in order.
  */
-export const IMPORT_MAX_BODY_BYTES = 256 * 1024 * 1024;
+const IMPORT_MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** The largest single element of the payload (one feature, strategy, ...) or other value. */
 const IMPORT_MAX_ELEMENT_BYTES = 4 * 1024 * 1024;
 

@@ -327,7 +327,7 @@ export async function updateProject(db: Db, principal: Principal, id: string, bo
 }
 
 /** The project every instance has; it cannot be deleted. */
-export const DEFAULT_PROJECT = 'default';
+const DEFAULT_PROJECT = 'default';
 
 function invalidOperation(message: string): ApiError {
   return new ApiError(403, 'InvalidOperationError', message);

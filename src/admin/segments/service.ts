@@ -63,7 +63,7 @@ export async function strategiesOfSegment(db: Db, id: number) {
 }
 
 /** How many segments one strategy may use (Unleash's default limit). */
-export const STRATEGY_SEGMENTS_LIMIT = 5;
+const STRATEGY_SEGMENTS_LIMIT = 5;
 
 /**
  * Replaces the segments a strategy uses. The caller's permission was checked in the project
@@ -98,7 +98,7 @@ export async function setStrategySegments(db: Db, actor: Actor, body: StrategySe
 }
 
 /** How many constraint values one segment may hold, over all its constraints (6.10.1's default). */
-export const SEGMENT_VALUES_LIMIT = 1000;
+const SEGMENT_VALUES_LIMIT = 1000;
 
 function checkValuesLimit(body: SegmentInput): void {
   const total = body.constraints.reduce((sum, constraint) => sum + (constraint.values?.length ?? 0), 0);

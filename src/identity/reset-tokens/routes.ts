@@ -14,13 +14,13 @@ const ResetPasswordSchema = v.object({
 });
 
 /** `GET /auth/reset/validate?token=<secret>` (public: the secret is the credential). */
-export async function validate(request: IRequest, env: Env) {
+async function validate(request: IRequest, env: Env) {
   const token = new URL(request.url).searchParams.get('token') ?? '';
   return json(await validateResetToken(getDb(env), token), 200, NO_STORE);
 }
 
 /** `POST /auth/reset/password` `{token, password}` (public: the secret is the credential). */
-export async function setPassword({ env, body }: OpenContext<v.InferOutput<typeof ResetPasswordSchema>>) {
+async function setPassword({ env, body }: OpenContext<v.InferOutput<typeof ResetPasswordSchema>>) {
   await resetPassword(env, getDb(env), body.token, body.password);
   return empty(200);
 }

@@ -20,7 +20,7 @@ import { refuseSignInFromOtherSites } from '../../auth/same-origin';
  * `POST /auth/simple/login`: public (rate limited by address in front of it); refused when
  * another site's page posts it.
  */
-export async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>) {
+async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>) {
   refuseSignInFromOtherSites(request, env);
   const db = getDb(env);
   // With single sign-on on, an admin may switch passwords off for everyone but the break-glass admin.
@@ -56,7 +56,7 @@ async function afterSignOut(request: Request, env: Env, db: Db, principal: Admin
  * the start page, as Unleash does. There is deliberately no GET: a link or image must not
  * sign anyone out (Unleash 6.10.1 serves its UI page on GET /logout).
  */
-export async function logout({ request, env, principal }: AdminContext): Promise<UntypedAnswer> {
+async function logout({ request, env, principal }: AdminContext): Promise<UntypedAnswer> {
   const db = getDb(env);
   // Signing out ends every session of the user, as Unleash 6.10.1 does.
   if (principal.kind === 'user') await endSessions(env, db, principal.userId);

@@ -21,7 +21,7 @@ const displayName = v.pipe(
 );
 
 /** A role id or the name of a root role, as Unleash's `rootRole` accepts both. */
-export const rootRole = v.union([
+const rootRole = v.union([
   v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0'), v.maxValue(2147483647, 'must be <= 2147483647')),
   nonBlank(255),
 ]);
@@ -52,7 +52,7 @@ const ID_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
  * validator coerces it, else 400. Ids out of the 32-bit range come back as `null` (they name
  * nothing, so the caller answers 404 instead of letting them reach SQL).
  */
-export const pathId = v.pipe(
+const pathId = v.pipe(
   v.string(),
   v.check((input) => input.length <= 64 && ID_TEXT.test(input) && Number.isInteger(Number(input)), 'must be integer'),
   v.transform((input) => {

@@ -23,7 +23,7 @@ export function deltaQueryOf(context: SdkContext): { environment: string; query:
 }
 
 /** The body is written as bytes (delta.ts) and a 304 has none: the answer is not typed. */
-export async function delta(context: SdkContext): Promise<UntypedAnswer> {
+async function delta(context: SdkContext): Promise<UntypedAnswer> {
   const { environment, query } = deltaQueryOf(context);
   const since = parseRevision(context.request.headers.get('if-none-match'));
   const snapshot = await snapshotFor(context.env, environment);

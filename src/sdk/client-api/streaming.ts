@@ -267,7 +267,7 @@ async function keyStillValid(env: Env, ctx: ExecutionContext, keyHash: string, g
   return true;
 }
 
-export async function streaming(context: SdkContext): Promise<UntypedAnswer> {
+async function streaming(context: SdkContext): Promise<UntypedAnswer> {
   const { env, ctx, request, principal } = context;
   const { environment, query } = deltaQueryOf(context);
   const keyHash = principal.token.hash;

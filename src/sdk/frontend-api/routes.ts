@@ -163,7 +163,7 @@ function headersFor(env: Env, request: Request, init: Record<string, string>): [
 }
 
 // The frontend API's answers are bytes kept per revision with their ETag, or a 304: not typed.
-export async function getToggles({ request, env, principal }: SdkContext): Promise<UntypedAnswer> {
+async function getToggles({ request, env, principal }: SdkContext): Promise<UntypedAnswer> {
   const token = principal.token;
   const snapshot = await snapshotFor(env, environmentOf(token));
   rememberFrontendKey(request, token, snapshot);
@@ -223,7 +223,7 @@ async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, sna
   return togglesResponse(env, request, answer, true);
 }
 
-export async function postToggles({ request, env, principal }: SdkContext): Promise<UntypedAnswer> {
+async function postToggles({ request, env, principal }: SdkContext): Promise<UntypedAnswer> {
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
   const snapshot = await snapshotFor(env, environmentOf(principal.token));
   return togglesResponse(env, request, (await answerFor(snapshot, principal.token, () => evaluationContext)).answer, false);
@@ -234,7 +234,7 @@ function ok(): UntypedAnswer {
   return untyped(new Response('OK', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
 }
 
-export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<UntypedAnswer> {
+async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<UntypedAnswer> {
   const token = principal.token;
   // A frontend key ships inside web pages: what it may write is bounded (client-api/usage-queue.ts).
   const frontend = token.type === 'frontend' ? { tokenId: token.id ?? token.hash, projects: token.projects } : undefined;
@@ -243,11 +243,11 @@ export async function metrics({ request, env, principal, body }: SdkContext<v.In
 }
 
 /** Frontend SDKs may register; Unleash accepts and ignores it. */
-export function register(): UntypedAnswer {
+function register(): UntypedAnswer {
   return ok();
 }
 
-export function notImplemented(): never {
+function notImplemented(): never {
   throw new ApiError(405, 'NotImplementedError', 'The frontend API does not support this endpoint.');
 }
 
