@@ -199,7 +199,7 @@ export function wrkRunner({ connections, sliceSeconds, name = 'bench' }) {
 }
 
 /** A system's figures from its slices of one round: totals over the slices, latency of the median slice. */
-export function combine(slices) {
+function combine(slices) {
   const requests = slices.reduce((sum, s) => sum + s.requests, 0);
   const seconds = slices.reduce((sum, s) => sum + s.requests / s.rps, 0);
   const cpuMs = slices.reduce((sum, s) => sum + s.cpuMs, 0);

@@ -4,7 +4,11 @@
  * `/user-admin/:id`) whatever the module order.
  */
 import { Router, type IRequest } from 'itty-router';
+import type { PersonSignIn } from './auth/authenticate';
+import { getDb } from './db/client';
 import type { Env } from './env';
+import { accessPrincipal } from './identity/sso/access-principal';
+import { loginHints } from './identity/sso/service';
 import { pathNotFound, toErrorResponse } from './http/errors';
 import { authenticated, register, route, type Route } from './http/route';
 import { routes as addons } from './integrations/addons/routes';
@@ -36,7 +40,7 @@ import { documentRoutes, routes as operational } from './admin/operational/route
 import { routes as personalDashboard } from './admin/personal-dashboard/routes';
 import { routes as personalTokens } from './identity/personal-tokens/routes';
 import { routes as projectAccess } from './identity/project-access/routes';
-import { routes as projectContextFields } from './admin/project-context-fields/routes';
+import { routes as projectContextFields } from './admin/context-fields/project-routes';
 import { routes as projectFeatures } from './admin/project-features/routes';
 import { routes as playground } from './admin/playground/routes';
 import { routes as projects } from './admin/projects/routes';
@@ -117,7 +121,11 @@ export const router = Router<IRequest, [Env, ExecutionContext], Response>({
 // maintenance switch refuses admin writes; a write's audit events go to their integrations;
 // the frontend API's allowed origins follow what was saved in the UI; streams and the other
 // isolates hear of the write at once (src/sdk/push/).
+// Sign-in by Cloudflare Access and the login page's single sign-on buttons live with SSO.
+const signIn: PersonSignIn = { accessPrincipal, loginHints: (env) => loginHints(getDb(env)) };
+
 register(router, ROUTES, {
+  signIn,
   guardAdminWrite: (env, method, path) => refuseWriteInMaintenance(env, method, path),
   afterWrite: (env, ctx) => {
     flushAfterResponse(env, ctx);
@@ -138,16 +146,20 @@ router.options('/api/frontend/*', async (request, env: Env) => {
 const unknownPath = ({ request }: { request: Request }): never => {
   throw pathNotFound(new URL(request.url).pathname);
 };
-register(router, [
-  route({
-    method: 'ALL',
-    path: '/api/admin/*',
-    access: authenticated(),
-    tag: 'Operational',
-    operationId: 'unknownAdminPath',
-    summary: 'Any other admin path: 401 without a credential, else 404',
-    responses: {},
-    handler: unknownPath,
-  }),
-]);
+register(
+  router,
+  [
+    route({
+      method: 'ALL',
+      path: '/api/admin/*',
+      access: authenticated(),
+      tag: 'Operational',
+      operationId: 'unknownAdminPath',
+      summary: 'Any other admin path: 401 without a credential, else 404',
+      responses: {},
+      handler: unknownPath,
+    }),
+  ],
+  { signIn },
+);
 router.all('*', (request) => unknownPath({ request }));

@@ -30,9 +30,9 @@ export interface ScheduledJob {
 
 const HOUR_MS = 60 * 60 * 1000;
 /** Hourly usage counts are kept 48 hours, as Unleash keeps client_metrics_env. */
-export const METRICS_RETENTION_MS = 48 * HOUR_MS;
+const METRICS_RETENTION_MS = 48 * HOUR_MS;
 /** Client instances not seen for two days are forgotten, as Unleash does. */
-export const INSTANCE_RETENTION_MS = 48 * HOUR_MS;
+const INSTANCE_RETENTION_MS = 48 * HOUR_MS;
 /**
  * Ids of counted metrics messages are kept this long: a message comes back only through its
  * retries (minutes) or the dead-letter queue right after them (docs/metrics.md).
@@ -48,7 +48,7 @@ export const INTEGRATION_LOG_KEPT = 100;
  * Finished (sent or failed) delivery rows are kept a day: a message comes back only through its
  * retries and order waits (two hours at most), and one whose row is gone is dropped unsent.
  */
-export const DELIVERY_RETENTION_MS = 24 * HOUR_MS;
+const DELIVERY_RETENTION_MS = 24 * HOUR_MS;
 /** Rows deleted per statement, so that one run never holds D1 for long. */
 const DELETE_CHUNK = 5_000;
 /** At most this many chunks per job and run; what is left goes in the next run. */
@@ -79,7 +79,7 @@ async function deleteInChunks(
   return deleted;
 }
 
-export const expireMetrics: ScheduledJob = {
+const expireMetrics: ScheduledJob = {
   name: 'expire-metrics',
   async run(env, now) {
     const before = new Date(now.getTime() - METRICS_RETENTION_MS).toISOString();
@@ -87,7 +87,7 @@ export const expireMetrics: ScheduledJob = {
   },
 };
 
-export const expireInstances: ScheduledJob = {
+const expireInstances: ScheduledJob = {
   name: 'expire-client-instances',
   async run(env, now) {
     const before = new Date(now.getTime() - INSTANCE_RETENTION_MS).toISOString();
@@ -128,7 +128,7 @@ export const expireLoginFailures: ScheduledJob = {
 };
 
 /** Import jobs that made no progress for too long are failed with a reason (see jobs.ts). */
-export const failStuckImports: ScheduledJob = {
+const failStuckImports: ScheduledJob = {
   name: 'fail-stuck-import-jobs',
   async run(env, now) {
     return { failed: await failStuckImportJobs(env, now) };
@@ -139,7 +139,7 @@ export const failStuckImports: ScheduledJob = {
  * Integration deliveries not yet on their Queue (the request that wrote their events could not
  * hand them over, or they come from an import): handed over now.
  */
-export const queueIntegrationDeliveries: ScheduledJob = {
+const queueIntegrationDeliveries: ScheduledJob = {
   name: 'queue-integration-deliveries',
   async run(env) {
     return { queued: await flushOutbox(env) };

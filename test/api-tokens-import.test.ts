@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOk, createFeature } from './support/admin';
 import { signedInUser, withSession } from './support/auth';
+import { CREATED_TOKEN_KEYS, TOKEN_EVENT_DATA_KEYS } from './support/api-tokens';
 import { sha256Hex } from './support/crypto';
 import { count, lastEvent } from './support/db';
 import { bodyOf, call, createToken, expectError, type CallOptions } from './support/http';
@@ -47,19 +48,7 @@ describe('POST /api/admin/api-tokens/import', () => {
     expect(response.status).toBe(201);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = await bodyOf(response);
-    expect(Object.keys(body)).toEqual([
-      'secret',
-      'tokenName',
-      'username',
-      'type',
-      'environment',
-      'project',
-      'projects',
-      'expiresAt',
-      'createdAt',
-      'seenAt',
-      'alias',
-    ]);
+    expect(Object.keys(body)).toEqual(CREATED_TOKEN_KEYS);
     expect(body).toMatchObject({ secret, tokenName: 'moved-backend', type: 'client', environment: 'development', projects: ['default'] });
     const location = response.headers.get('location')!;
     expect(location).toMatch(/^\/api\/admin\/api-tokens\/[0-9a-f-]{36}$/);
@@ -122,7 +111,7 @@ describe('POST /api/admin/api-tokens/import', () => {
     const event = await lastEvent('api-token-created');
     expect(event).toMatchObject({ project: 'imp2', environment: 'production', created_by: 'admin' });
     const data = JSON.parse(event!.data!);
-    expect(Object.keys(data)).toEqual(['tokenName', 'environment', 'projects', 'type', 'username', 'alias', 'project', 'createdAt']);
+    expect(Object.keys(data)).toEqual(TOKEN_EVENT_DATA_KEYS);
     expect(data).toMatchObject({ tokenName: 'audited', type: 'frontend', projects: ['imp2'] });
     expect(JSON.stringify(event)).not.toContain(secret.slice(secret.indexOf('.') + 1));
   });

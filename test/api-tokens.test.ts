@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bodyOf, call, createToken, expectError, UUID } from './support/http';
+import { CREATED_TOKEN_KEYS, TOKEN_EVENT_DATA_KEYS } from './support/api-tokens';
 import { sha256Hex } from './support/crypto';
 import { count } from './support/db';
 
@@ -26,19 +27,7 @@ describe('POST /api/admin/api-tokens', () => {
     expect(response.status).toBe(201);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const body = await bodyOf(response);
-    expect(Object.keys(body)).toEqual([
-      'secret',
-      'tokenName',
-      'username',
-      'type',
-      'environment',
-      'project',
-      'projects',
-      'expiresAt',
-      'createdAt',
-      'seenAt',
-      'alias',
-    ]);
+    expect(Object.keys(body)).toEqual(CREATED_TOKEN_KEYS);
     expect(body).toMatchObject({
       tokenName: 'backend-1',
       username: 'backend-1',
@@ -174,7 +163,7 @@ describe('POST /api/admin/api-tokens', () => {
     // 6.10.1's event: the token's project and environment, the token without its secret in its key order.
     expect([event!.project, event!.environment]).toEqual(['*', 'default']);
     const data = JSON.parse(event!.data);
-    expect(Object.keys(data)).toEqual(['tokenName', 'environment', 'projects', 'type', 'username', 'alias', 'project', 'createdAt']);
+    expect(Object.keys(data)).toEqual(TOKEN_EVENT_DATA_KEYS);
     expect(data).toMatchObject({
       tokenName: 'audited',
       type: 'frontend',
@@ -372,20 +361,8 @@ describe('GET /api/admin/api-tokens', () => {
     expect(text).not.toContain(secret);
     const { tokens } = JSON.parse(text);
     const listed = tokens.find((t: { tokenName: string }) => t.tokenName === 'listed');
-    expect(Object.keys(listed)).toEqual([
-      'id',
-      'secret',
-      'tokenName',
-      'username',
-      'type',
-      'environment',
-      'project',
-      'projects',
-      'expiresAt',
-      'createdAt',
-      'seenAt',
-      'alias',
-    ]);
+    // A listed token: its id, then what its create answer held.
+    expect(Object.keys(listed)).toEqual(['id', ...CREATED_TOKEN_KEYS]);
     expect(listed.secret).toBe(`${secret.slice(0, '*:production.'.length + 6)}***${listed.id}`);
   });
 

@@ -4,11 +4,11 @@
  * Workers RPC as another Worker's would (test/binding-consumer.test.ts calls it from a second
  * Worker). Its answers are held to `POST /api/frontend`'s for the same key and context.
  */
-import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { BINDING_INSTANCE_ID, BINDING_SDK_VERSION } from '../src/binding/usage';
 import type { UnleashContext, UnleashToggles } from '../src/binding/types';
 import { adminOk, createFeature } from './support/admin';
+import { flags, refusal } from './support/binding';
 import { storeSpecState, unrepresentable } from './support/client-specification-store';
 import { rows } from './support/db';
 import { bodyOf, call, createToken } from './support/http';
@@ -17,22 +17,6 @@ import { unique } from './support/names';
 import { seededRandom } from './support/random';
 import { context as randomContext, state } from './support/random-flags';
 import { seedFlag, seedProject } from './support/sdk-seed';
-
-const flags = () => exports.UnleashFlags;
-
-/**
- * What a call was refused with, or `answered`. Awaited here, in one place: an RPC promise
- * given to `expect` would have its properties read, and each read of a rejected RPC promise's
- * property is a pipelined call that rejects too, unhandled.
- */
-async function refusal(call: PromiseLike<unknown>): Promise<string> {
-  try {
-    await call;
-    return 'answered';
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
 
 async function frontendBody(token: string, context: UnleashContext, address: string): Promise<UnleashToggles> {
   const response = await call('POST', '/api/frontend', { token, body: { context }, headers: { 'cf-connecting-ip': address } });

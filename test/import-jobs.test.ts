@@ -5,9 +5,9 @@ import worker from '../src/index';
 import type { Env } from '../src/env';
 import { STUCK_AFTER_MS, activeJobGuard, backoffSeconds, failStuckImportJobs, type JobStatus } from '../src/admin/import-export/jobs';
 import { forgetSnapshots, snapshotFor } from '../src/sdk/client-api/snapshot';
-import { cancelJob } from '../src/admin/import-export/routes';
+import { routes as importExportRoutes } from '../src/admin/import-export/routes';
 import { GrantAccess } from '../src/auth/access';
-import { chunkStatements } from '../src/admin/import-export/store';
+import { chunkStatements } from '../src/admin/import-export/store/chunk';
 import { UPDATE_FEATURE } from '../src/auth/permissions';
 import type { UserPrincipal } from '../src/auth/principal';
 import type { IRequest } from 'itty-router';
@@ -427,6 +427,7 @@ describe('a chunk batch of a job that ended meanwhile', () => {
 });
 
 describe('who may cancel a job', () => {
+  const cancelJob = importExportRoutes.find((declared) => declared.operationId === 'cancelImportJob')!.handler;
   /** The handler as the router calls it, for a signed-in person holding `grants`. */
   async function cancelAs(jobId: string, grants: ConstructorParameters<typeof GrantAccess>[0]) {
     const request = Object.assign(new Request(`http://localhost${IMPORT}/jobs/${jobId}`, { method: 'DELETE' }), {

@@ -9,6 +9,7 @@ import { ROUTES } from '../src/app';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import * as v from 'valibot';
 import { admin, route } from '../src/http/route';
+import { json } from '../src/http/responses';
 
 describe('OpenAPI document', () => {
   it('is valid OpenAPI 3.1', async () => {
@@ -36,7 +37,7 @@ describe('OpenAPI document', () => {
       summary: 'Create a widget',
       body: v.object({ name: v.string() }),
       responses: { 201: { description: 'Created', schema: v.object({ id: v.number() }) } },
-      handler: () => new Response(null),
+      handler: () => json({ id: 1 }, 201),
     });
     const document = buildOpenApiDocument([widget]) as { paths: Record<string, any> };
     const operation = document.paths['/api/admin/widgets/{widgetId}'].post;

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { readImport } from '../../src/admin/import-export/routes';
+import { readImport } from '../../src/admin/import-export/requests';
 import { ImportStager } from '../../src/admin/import-export/staging';
 import type { Principal } from '../../src/auth/principal';
 

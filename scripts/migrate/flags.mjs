@@ -23,6 +23,9 @@ function normalVariant(variant) {
   };
 }
 
+/** Equal as JSON: same values, same key order. */
+export const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
 export function normalConstraint(constraint) {
   return {
     contextName: constraint.contextName,
@@ -95,7 +98,7 @@ export function compareExports(sourceExport, targetExport) {
   for (const [name, flag] of source) {
     const ours = target.get(name);
     if (!ours) result.set(name, { state: 'missing' });
-    else if (JSON.stringify(ours) === JSON.stringify(flag)) result.set(name, { state: 'same' });
+    else if (same(ours, flag)) result.set(name, { state: 'same' });
     else result.set(name, { state: 'different', source: flag, target: ours });
   }
   return result;
@@ -151,11 +154,4 @@ export function importPayload(exported, names, project, environment) {
       dependencies: (exported.dependencies ?? []).filter((dependency) => wanted.has(dependency.feature)),
     },
   };
-}
-
-/** Payloads of at most `size` flags, so no single import grows without bound. */
-export function chunks(items, size) {
-  const result = [];
-  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
-  return result;
 }

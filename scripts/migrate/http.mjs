@@ -2,7 +2,7 @@
 // target). Every request goes through `send`, so a recorder can keep the source's answers
 // (scripts/migrate/record.mjs) and the CI tests can serve them again (test/support/migrate-replay.mjs).
 
-export class HttpError extends Error {
+class HttpError extends Error {
   constructor(method, url, status, body) {
     super(`${method} ${url} answered ${status}: ${typeof body === 'string' ? body.slice(0, 300) : JSON.stringify(body).slice(0, 300)}`);
     this.status = status;

@@ -84,7 +84,7 @@ function strategyFor(i, slot, prefix, environment, segmentIds, available) {
   }
 }
 
-export function seedPayload({ prefix, count, project, environment, segments, available }) {
+function seedPayload({ prefix, count, project, environment, segments, available }) {
   const segmentIds = segments.map((segment) => segment.id);
   const features = [];
   const featureStrategies = [];

@@ -16,7 +16,7 @@ function seeded(seed) {
 }
 
 /** Random contexts built from the values the flags themselves test, plus random ids. */
-export function randomContexts(features, count, seed = 42) {
+function randomContexts(features, count, seed = 42) {
   const random = seeded(seed);
   const values = new Map();
   for (const feature of features) {

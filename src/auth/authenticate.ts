@@ -1,18 +1,29 @@
 import type { Env } from '../env';
-import { authenticationRequired } from '../http/errors';
+import { authenticationRequired, type LoginHints } from '../http/errors';
 import { getDb, runBatch } from '../db/client';
 import { apiTokens, personalAccessTokens } from '../db/schema';
 import { eq, inArray } from 'drizzle-orm';
 import { log } from '../log';
-import { principalFor, type ApiTokenRecord, type Principal } from './principal';
+import { principalFor, type ApiTokenRecord, type Principal, type UserPrincipal } from './principal';
 import { sha256Hex } from '../lib/encoding';
 import { digestsEqual } from './secrets';
 import { findRecord, type UserCredentialRecord } from './token-records';
 import { userPrincipalFor } from './user-principal';
 import { PERSONAL_TOKEN_PREFIX, sessionIdFromRequest } from './credentials';
 import { hashOfKey } from './key-hashes';
-import { accessPrincipal } from '../identity/sso/access-principal';
-import { loginHints } from '../identity/sso/service';
+
+/**
+ * How a person signs in besides a key, a token or a session: Cloudflare Access's signed
+ * assertion, and the single sign-on buttons the login page shows. Both belong to the identity
+ * wing (src/identity/sso: settings, provisioning); src/app.ts hands them to register(), which
+ * hands them here, so src/auth depends on no module.
+ */
+export interface PersonSignIn {
+  /** The person the request's Cloudflare Access assertion names; null when there is none. */
+  accessPrincipal(request: Request, env: Env): Promise<UserPrincipal | null>;
+  /** What the 401 that sends the UI to its login page lists. */
+  loginHints(env: Env): Promise<LoginHints>;
+}
 
 /** Longest key we hash; anything longer cannot be one of ours. */
 export const MAX_KEY_LENGTH = 1024;
@@ -93,8 +104,8 @@ async function userCredential(
 }
 
 /** The 401 that sends the UI to its login page, listing the single sign-on buttons it should show. */
-async function signInRequired(env: Env): Promise<Error> {
-  return authenticationRequired(false, await loginHints(getDb(env)));
+async function signInRequired(env: Env, signIn: PersonSignIn): Promise<Error> {
+  return authenticationRequired(false, await signIn.loginHints(env));
 }
 
 /**
@@ -104,17 +115,17 @@ async function signInRequired(env: Env): Promise<Error> {
  * the short message, a missing or bad session gets Unleash's login hint (the UI shows its
  * login page on it). Which principals may use which API is the route guard's business.
  */
-export async function authenticate(request: Request, env: Env, ctx: ExecutionContext): Promise<Principal> {
+export async function authenticate(request: Request, env: Env, ctx: ExecutionContext, signIn: PersonSignIn): Promise<Principal> {
   const key = keyFromHeader(request);
   if (key === null) {
     // Behind Cloudflare Access (when configured), its signed assertion names the person.
-    const viaAccess = await accessPrincipal(request, env);
+    const viaAccess = await signIn.accessPrincipal(request, env);
     if (viaAccess) return viaAccess;
     const sessionId = sessionIdFromRequest(request);
-    if (sessionId === null) throw await signInRequired(env);
+    if (sessionId === null) throw await signInRequired(env, signIn);
     const record = await userCredential(env, ctx, 'session', await sha256Hex(sessionId));
     const principal = record && (await userPrincipalFor(env, record, 'session'));
-    if (!principal) throw await signInRequired(env);
+    if (!principal) throw await signInRequired(env, signIn);
     return principal;
   }
   if (key.length > MAX_KEY_LENGTH || !key.isWellFormed()) throw authenticationRequired(true);

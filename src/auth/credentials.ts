@@ -6,7 +6,7 @@ import type { Env } from '../env';
 import { randomHex } from './secrets';
 
 export const PERSONAL_TOKEN_PREFIX = 'user:';
-export const SESSION_COOKIE = 'unleash-session';
+const SESSION_COOKIE = 'unleash-session';
 /** Unleash's default session length (48 h); SESSION_TTL_HOURS changes it. */
 const DEFAULT_SESSION_TTL_HOURS = 48;
 const SESSION_ID = /^[0-9a-f]{64}$/;

@@ -56,7 +56,7 @@ export interface UserPrincipal extends PermissionHolder {
 
 export type Principal = ApiTokenPrincipal | UserPrincipal;
 
-export const ADMIN_TOKEN_USER_ID = -42;
+const ADMIN_TOKEN_USER_ID = -42;
 export const SYSTEM_USER_ID = -1337;
 
 export function principalFor(token: ApiTokenRecord): ApiTokenPrincipal {

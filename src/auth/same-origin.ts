@@ -42,7 +42,7 @@ function ownOrigins(request: Request, env: Pick<Env, 'UNLEASH_URL'>): string[] {
  * ours, or, without `Origin`, `Sec-Fetch-Site: same-origin` or `none` (typed in the address
  * bar, a bookmark). A request with neither header is not from a page of ours.
  */
-export function comesFromOwnPages(request: Request, env: Pick<Env, 'UNLEASH_URL'>): boolean {
+function comesFromOwnPages(request: Request, env: Pick<Env, 'UNLEASH_URL'>): boolean {
   const origin = request.headers.get('origin');
   if (origin !== null) return ownOrigins(request, env).includes(origin.trim());
   const site = request.headers.get('sec-fetch-site');

@@ -69,7 +69,7 @@ function cacheKey(kind: CredentialKind, hash: string): string {
 }
 
 /** The KV key of a credential. API keys keep their historical `apikey:` prefix. */
-export function kvKey(kind: CredentialKind, hash: string): string {
+function kvKey(kind: CredentialKind, hash: string): string {
   return cacheKey(kind, hash);
 }
 
@@ -106,7 +106,7 @@ export function forgetInIsolate(kind: CredentialKind, hash: string): void {
  * when the credential is already expired (nothing worth caching). Computing an absolute time
  * from a bounded TTL also keeps far-future expiries (past 2038) inside KV's 32-bit range.
  */
-export function kvExpiration(expiresAt: string | null, nowMs = Date.now()): number | null {
+function kvExpiration(expiresAt: string | null, nowMs = Date.now()): number | null {
   const now = Math.floor(nowMs / 1000);
   let expiration = now + KV_TTL_SECONDS;
   if (expiresAt !== null) {
@@ -164,7 +164,7 @@ const readers: { [K in CredentialKind]: (env: Env, hash: string) => Promise<Reco
 };
 
 /** The credential as D1 holds it now, or null. */
-export function readFromD1<K extends CredentialKind>(env: Env, kind: K, hash: string): Promise<Records[K] | null> {
+function readFromD1<K extends CredentialKind>(env: Env, kind: K, hash: string): Promise<Records[K] | null> {
   return readers[kind](env, hash);
 }
 

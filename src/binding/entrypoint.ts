@@ -100,7 +100,7 @@ class KeyReader {
 }
 
 /** One key's view of the flags (what `withKey` returns); its methods are the RPC surface. */
-export class ScopedFlags extends RpcTarget implements ScopedFlagsApi {
+class ScopedFlags extends RpcTarget implements ScopedFlagsApi {
   // A private field is not reachable over RPC: only the methods below are.
   readonly #reader: KeyReader;
 

@@ -39,14 +39,14 @@ function callerOf(token: ApiTokenRecord): SdkCaller {
 }
 
 /** The service's own: D1 is the source of flags. */
-export const serviceSource: BindingSource = {
+const serviceSource: BindingSource = {
   trustedKey: (env, ctx, key) => apiKeyRecord(env, ctx, key.hash),
   snapshot: (env, token) => snapshotFor(env, environmentOf(token)),
   sendUsage: (env, token, _key, post) => queueMetrics(env, callerOf(token), post),
 };
 
 /** Edge mode's: the upstream Unleash is the source of keys and flags (./edge-source.ts). */
-export const edgeSource: BindingSource = { trustedKey: edgeTrustedKey, snapshot: edgeSnapshot, sendUsage: edgeSendUsage };
+const edgeSource: BindingSource = { trustedKey: edgeTrustedKey, snapshot: edgeSnapshot, sendUsage: edgeSendUsage };
 
 /** The source for this deployment: Edge mode (wrangler environment `edge`) is set by EDGE_UPSTREAM_URL. */
 export function sourceFor(env: Env): BindingSource {

@@ -18,7 +18,7 @@
 import type { Env } from '../env';
 
 /** How often the data revision is read from D1 per isolate, unless SDK_REVISION_CHECK_MS says otherwise. */
-export const DEFAULT_REVISION_CHECK_MS = 1000;
+const DEFAULT_REVISION_CHECK_MS = 1000;
 
 let localWrites = 0;
 let knownRevision = -1;
@@ -39,7 +39,7 @@ let expectedSince = 0;
  * how long. Without this, that first read counted as the tick's check, and the change waited
  * out the whole tick (the ~1 s-late quarter in bench/propagation/RESULTS.md).
  */
-export const PUSH_CHASE_RETRY_MS = 20;
+const PUSH_CHASE_RETRY_MS = 20;
 const PUSH_CHASE_FOR_MS = 3000;
 
 /** A write finished in this isolate (committed or failed: re-reading is harmless). */
@@ -68,7 +68,7 @@ export function localWriteCount(): number {
  * read after the wake-up, a push D1 did not show yet) now read again at once
  * (bench/propagation/RESULTS.md, run 6: no change late in either process at 10 s).
  */
-export const DEFAULT_PUSH_FALLBACK_MS = 10_000;
+const DEFAULT_PUSH_FALLBACK_MS = 10_000;
 
 function milliseconds(value: string | undefined, fallback: number): number {
   const configured = Number(value);

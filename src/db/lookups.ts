@@ -12,7 +12,7 @@ import { environments, featureStrategies, featureStrategySegment, projects, role
 // ---------------------------------------------------------------------------------------
 // Projects and environments
 
-export type ProjectRow = typeof projects.$inferSelect;
+type ProjectRow = typeof projects.$inferSelect;
 
 /** Whether a project with this id exists (archived or not). */
 export async function projectExists(db: Db, projectId: string): Promise<boolean> {
@@ -21,7 +21,7 @@ export async function projectExists(db: Db, projectId: string): Promise<boolean>
 }
 
 /** The project's row unless it is archived or absent. */
-export async function findActiveProject(db: Db, projectId: string): Promise<ProjectRow | undefined> {
+async function findActiveProject(db: Db, projectId: string): Promise<ProjectRow | undefined> {
   const [row] = await db
     .select()
     .from(projects)

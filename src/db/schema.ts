@@ -79,6 +79,16 @@ export interface VariantDoc {
   overrides?: { contextName: string; values: string[] }[];
 }
 
+/** A project environment's default strategy, as `PUT …/default-strategy` validated and stored it. */
+export interface DefaultStrategyDoc {
+  name: string;
+  title?: string | null;
+  parameters?: Record<string, string>;
+  constraints?: ConstraintDoc[];
+  segments?: number[];
+  variants?: StrategyVariantDoc[];
+}
+
 export interface LegalValueDoc {
   value: string;
   description?: string;
@@ -128,7 +138,7 @@ export const projectEnvironments = sqliteTable(
       .notNull()
       .references(() => environments.name, { onDelete: 'cascade' }),
     /** A strategy document added when a flag is enabled with no strategies. */
-    defaultStrategy: text('default_strategy', { mode: 'json' }),
+    defaultStrategy: text('default_strategy', { mode: 'json' }).$type<DefaultStrategyDoc>(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.environmentName] })],
 );

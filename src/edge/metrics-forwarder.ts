@@ -168,7 +168,7 @@ export class MetricsForwarder {
  * `seenTokens`, when there are any, ride in the first body (alone if nothing else goes); the key
  * is left out otherwise, so an upstream older than 8.x gets the body it always got.
  */
-export function* chunks(
+function* chunks(
   applications: readonly ApplicationRow[],
   rows: readonly MetricRow[],
   seenTokens: readonly string[] = [],

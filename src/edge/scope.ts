@@ -57,7 +57,7 @@ export function knownToken(secret: string): UpstreamToken | null | undefined {
   return entry.token;
 }
 
-export function unavailable(reason: string): ApiError {
+function unavailable(reason: string): ApiError {
   return new ApiError(503, 'ServiceUnavailableError', `The upstream Unleash could not be reached: ${reason}`);
 }
 

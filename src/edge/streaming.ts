@@ -18,7 +18,7 @@ import type { UpstreamToken } from './upstream';
  * the snapshot's revision gets a hydration (an event every delta SDK takes at any time), one at
  * it gets nothing. Revisions are compared for equality: without `meta.revisionId` they are hashes.
  */
-export function hydrationUnlessAt(snapshot: Snapshot, query: DeltaQuery, since: number | undefined): DeltaEvents | null {
+function hydrationUnlessAt(snapshot: Snapshot, query: DeltaQuery, since: number | undefined): DeltaEvents | null {
   if (since === snapshot.revision) return null;
   return { events: [hydrationEvent(snapshot, query)], lastEventId: snapshot.revision };
 }

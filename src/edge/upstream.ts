@@ -7,11 +7,11 @@
 import { log } from '../log';
 
 /** Segments listed once, with ids on strategies: the snapshot inlines them itself when an SDK wants that. */
-export const UPSTREAM_CLIENT_SPEC = '4.2.0';
+const UPSTREAM_CLIENT_SPEC = '4.2.0';
 const TIMEOUT_MS = 10_000;
 const USER_AGENT = 'unleash-worker-edge';
 
-export type TokenType = 'client' | 'frontend';
+type TokenType = 'client' | 'frontend';
 
 export interface UpstreamToken {
   token: string;

@@ -24,7 +24,7 @@ export function tooLarge(maxBytes: number): ApiError {
  * they pass `maxBytes`: a body without Content-Length (chunked) or with a false one is never
  * held in full.
  */
-export async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
+async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -47,7 +47,7 @@ export interface SplitJsonOptions {
 /** What a kept key or value costs besides its text: its Map/Set entry and the parsed value's header. */
 const KEPT_OVERHEAD_BYTES = 32;
 
-export type SplitEntry = { streamed: true; count: number } | { streamed: false; value: unknown };
+type SplitEntry = { streamed: true; count: number } | { streamed: false; value: unknown };
 
 export interface SplitJsonResult {
   /** True when the body's top level is an object. If false, `value` is the whole parsed body. */

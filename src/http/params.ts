@@ -7,7 +7,7 @@ import { preview } from './validation';
  * one path-parameter decoder: a malformed escape (`%ZZ`) answers 400 ValidationError naming
  * `/params/<name>`, in Unleash's shape, rather than being read as the raw text.
  */
-export function pathParam(request: IRequest, name: string): string {
+function pathParam(request: IRequest, name: string): string {
   const raw = request.params[name] ?? '';
   try {
     return decodeURIComponent(raw);
@@ -26,7 +26,7 @@ export function decodePathParams(request: IRequest): Record<string, string> {
 }
 
 /** Longest query parameter value we read; longer ones are refused before any parsing. */
-export const MAX_QUERY_PARAM_LENGTH = 4000;
+const MAX_QUERY_PARAM_LENGTH = 4000;
 
 /** 400 naming a query parameter, in the words valibot's messages use for bodies. */
 export function invalidQueryParam(name: string, what: string, sent: unknown): never {

@@ -14,13 +14,14 @@
  */
 import type { IRequest, RouterType } from 'itty-router';
 import type * as v from 'valibot';
-import { authenticate } from '../auth/authenticate';
+import { authenticate, type PersonSignIn } from '../auth/authenticate';
 import { ADMIN, requireAnyPermission, type Permission } from '../auth/permissions';
 import { requireSameOriginForCookieWrite } from '../auth/same-origin';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
 import { noteLocalWrite } from '../db/coherence';
 import type { Env } from '../env';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
+import type { EmptyAnswer, JsonAnswer, UntypedAnswer } from './responses';
 import { withCors } from './cors';
 import { noAccess, renamedBadRequest, toErrorResponse } from './errors';
 import { decodePathParams } from './params';
@@ -29,10 +30,10 @@ import { urlOf } from './request-url';
 import { parseInput } from './validation';
 
 /** `ALL` is for catch-alls only: they are not operations and are left out of the document. */
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'ALL';
 
 /** The path parameters named in a path: `'/projects/:projectId/x'` -> `{ projectId: string }`. */
-export type PathParams<Path extends string> = Path extends `${string}:${infer Param}/${infer Rest}`
+type PathParams<Path extends string> = Path extends `${string}:${infer Param}/${infer Rest}`
   ? { [Name in Param]: string } & PathParams<`/${Rest}`>
   : Path extends `${string}:${infer Param}`
     ? { [Name in Param]: string }
@@ -114,12 +115,26 @@ export interface Answer {
   readonly contentType?: string;
 }
 
-export type Responses = Readonly<Record<number, Answer>>;
+type Responses = Readonly<Record<number, Answer>>;
+
+/**
+ * What a handler may answer for one declared status: a JSON body of the status's schema (its
+ * output type, as the document describes it), no body where the schema is null; an answer that
+ * is not JSON is built by hand (`untyped`).
+ */
+type AnswerFor<Status extends number, Declared> = Declared extends { readonly contentType: string }
+  ? UntypedAnswer
+  : Declared extends { readonly schema: infer Schema extends v.GenericSchema }
+    ? JsonAnswer<Status, v.InferOutput<Schema>>
+    : EmptyAnswer<Status>;
+
+/** The answers a route's handler may give: one per declared status, or one taken out of the types with `untyped`. */
+type AnswerTo<R extends Responses> = { [Status in keyof R & number]: AnswerFor<Status, R[Status]> }[keyof R & number] | UntypedAnswer;
 
 type PrincipalOf<A> = A extends AdminAccess ? Principal : A extends SdkAccess ? ApiTokenPrincipal : undefined;
 type Output<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 
-export interface RouteContext<A, Params, Query, Body> {
+interface RouteContext<A, Params, Query, Body> {
   request: IRequest;
   env: Env;
   ctx: ExecutionContext;
@@ -134,6 +149,7 @@ export interface RouteSpec<
   A extends Access,
   QuerySchema extends v.GenericSchema | undefined,
   BodySchema extends v.GenericSchema | undefined,
+  R extends Responses,
 > {
   method: Method;
   path: Path;
@@ -154,8 +170,8 @@ export interface RouteSpec<
   maxBodyBytes?: number;
   /** The body is read by the handler itself (streamed); `body` then only documents it. */
   bodyReadByHandler?: boolean;
-  /** Success answers by status; the error answers are added from the access rule. */
-  responses: Responses;
+  /** Success answers by status; the error answers are added from the access rule. The handler's answers are typed by them. */
+  responses: R;
   /** Extra error statuses beyond those every route of its kind can answer. */
   errors?: readonly number[];
   /** CORS as the frontend API answers it, on answers and errors. */
@@ -165,11 +181,11 @@ export interface RouteSpec<
    * seed's operations and Unleash 6.10.1 names them `BadDataError` there.
    */
   badRequestName?: 'BadDataError';
-  handler: (context: RouteContext<A, PathParams<Path>, Output<QuerySchema>, Output<BodySchema>>) => Response | Promise<Response>;
+  handler: (context: RouteContext<A, PathParams<Path>, Output<QuerySchema>, Output<BodySchema>>) => AnswerTo<R> | Promise<AnswerTo<R>>;
 }
 
 /** A declared route, its types erased: what `register()` and the OpenAPI document read. */
-export type Route = RouteSpec<string, Access, v.GenericSchema | undefined, v.GenericSchema | undefined>;
+export type Route = RouteSpec<string, Access, v.GenericSchema | undefined, v.GenericSchema | undefined, Responses>;
 
 /** Declares a route; the generic parameters give the handler typed params, query, body and principal. */
 export function route<
@@ -177,7 +193,8 @@ export function route<
   A extends Access,
   QuerySchema extends v.GenericSchema | undefined = undefined,
   BodySchema extends v.GenericSchema | undefined = undefined,
->(spec: RouteSpec<Path, A, QuerySchema, BodySchema>): Route {
+  const R extends Responses = Responses,
+>(spec: RouteSpec<Path, A, QuerySchema, BodySchema, R>): Route {
   return spec as unknown as Route;
 }
 
@@ -219,6 +236,8 @@ type Handler = (request: IRequest, env: Env, ctx: ExecutionContext) => Promise<R
  * the modules depend on it.
  */
 export interface RouteHooks {
+  /** Sign-in by Cloudflare Access and the login page's hints (src/identity/sso). */
+  readonly signIn: PersonSignIn;
   /** Before an admin-API write's permission check; throws to refuse the write (maintenance mode). */
   readonly guardAdminWrite?: (env: Env, method: Method, path: string) => Promise<void>;
   /** After a write of the admin API or a public route answered below 400, never delaying the answer. */
@@ -259,7 +278,7 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
         body: await readBody(route, request),
       });
     }
-    const principal = await authenticate(request, env, ctx);
+    const principal = await authenticate(request, env, ctx, hooks.signIn);
     if (access.kind === 'sdk') {
       if (principal.kind !== 'api-token' || !access.tokenTypes.includes(principal.token.type)) wrongTokenType();
       const params = decodePathParams(request);
@@ -344,7 +363,7 @@ function compareSpecificity(a: Route, b: Route): number {
 export function register(
   router: RouterType<IRequest, [Env, ExecutionContext], Response>,
   routes: readonly Route[],
-  hooks: RouteHooks = {},
+  hooks: RouteHooks,
 ): void {
   for (const declared of [...routes].sort(compareSpecificity)) {
     router[declared.method.toLowerCase() as 'get'](declared.path, handlerFor(declared, hooks));

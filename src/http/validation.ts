@@ -33,7 +33,7 @@ const TYPE_NAMES: Record<string, string> = { Object: 'object', Array: 'array' };
 const WHOLE_DETAIL = '\u0000whole:';
 
 /** A check message that is the detail's whole text (no path, no "The `x` property" frame). */
-export function wholeDetail(message: string): string {
+function wholeDetail(message: string): string {
   return `${WHOLE_DETAIL}${message}`;
 }
 
@@ -161,7 +161,7 @@ export const integerId = v.pipe(
  * Unleash's "URL friendly": the name survives `encodeURIComponent` unchanged and is not a
  * relative path segment, so it can sit in a path without escaping.
  */
-export function isUrlFriendly(name: string): boolean {
+function isUrlFriendly(name: string): boolean {
   // encodeURIComponent throws on lone surrogates; such text is not URL friendly either.
   return name !== '.' && name !== '..' && name.isWellFormed() && encodeURIComponent(name) === name;
 }

@@ -4,16 +4,16 @@
  * valibot schemas that validate them, so the document cannot drift from what is served.
  * Catch-alls (`ALL`, paths with `*`) are not operations and are left out.
  */
-import { stoppedByMaintenance } from '../admin/maintenance/service';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { stoppedByMaintenance } from '../http/maintenance';
 import type { Answer, Route } from '../http/route';
 import { ErrorBodySchema, MaintenanceBodySchema } from './responses';
 
 export type JsonObject = Record<string, unknown>;
 
 /** Draft 2020-12 JSON Schema (OpenAPI 3.1's dialect) of a valibot schema, as a request accepts it. */
-export function jsonSchemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output' = 'input'): JsonObject {
+function jsonSchemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output' = 'input'): JsonObject {
   // errorMode 'ignore': checks and transforms that JSON Schema cannot express are left out
   // (validation still enforces them); everything it can express is kept.
   const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode, errorMode: 'ignore' }) as JsonObject;
@@ -26,7 +26,7 @@ export function openApiPath(path: string): string {
 }
 
 /** The routes that are operations. */
-export function documentedRoutes(routes: readonly Route[]): Route[] {
+function documentedRoutes(routes: readonly Route[]): Route[] {
   return routes.filter((declared) => declared.method !== 'ALL' && !declared.path.includes('*'));
 }
 
@@ -63,7 +63,7 @@ function responseObject(answer: Answer): JsonObject {
 }
 
 /** The error statuses a route can answer, from its rule and what it accepts. */
-export function errorStatuses(declared: Route): number[] {
+function errorStatuses(declared: Route): number[] {
   const errors = new Set<number>(declared.errors ?? []);
   const hasParams = declared.path.includes(':');
   if (declared.body || declared.query || hasParams || ['POST', 'PUT', 'PATCH'].includes(declared.method)) errors.add(400);

@@ -4,60 +4,25 @@
  * front of the recorded Unleash 8.2.0 (test/support/edge-upstream.ts). Its answers are held to
  * the Edge's own `POST /api/frontend` for the same key and context, and to the upstream's.
  */
-import { env, exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { UnleashContext, UnleashToggles } from '../../src/binding/types';
 import { forgetEdgeCaches, syncObject } from '../../src/edge/scope';
-import type { Env } from '../../src/env';
+import { flags, refusal } from '../support/binding';
+import { call, fixture, json, RECORDER_ADDRESS, resetEdge, upstreamReceived, workerEnv } from '../support/edge-client';
 import type { Fixture } from '../support/edge-upstream';
 
-const workerEnv = env as unknown as Env & { UPSTREAM: Fetcher };
-/** The recorder called the upstream from loopback: remoteAddress strategies saw this address. */
-const RECORDER_ADDRESS = '127.0.0.1';
-
-interface Received {
-  path: string;
-  token: string | null;
-  body: string;
-}
-
-const flags = () => exports.UnleashFlags;
-
-async function upstreamReceived(): Promise<Received[]> {
-  return (await workerEnv.UPSTREAM.fetch('http://control/requests')).json();
-}
-
-/** What a call was refused with, or `answered` (awaited here: see test/binding.test.ts). */
-async function refusal(call: PromiseLike<unknown>): Promise<string> {
-  try {
-    await call;
-    return 'answered';
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
 async function edgeFrontend(token: string, context: UnleashContext): Promise<UnleashToggles> {
-  const response = await exports.default.fetch(
-    new Request('http://edge.local/api/frontend', {
-      method: 'POST',
-      headers: { authorization: token, 'content-type': 'application/json', 'cf-connecting-ip': RECORDER_ADDRESS },
-      body: JSON.stringify({ context }),
-    }),
-  );
+  const response = await call('POST', '/api/frontend', token, { body: { context }, ...RECORDER_ADDRESS });
   expect(response.status).toBe(200);
-  return response.json();
+  return json<UnleashToggles>(response);
 }
 
 const names = (toggles: { name: string }[]) => toggles.map((toggle) => toggle.name).sort();
 
 let f8: Fixture;
 beforeAll(async () => {
-  await workerEnv.UPSTREAM.fetch('http://control/reset', { method: 'POST' });
-  // The sync object outlives a test file: each file starts it as after an eviction.
-  await syncObject(workerEnv).forgetMemory();
-  forgetEdgeCaches();
-  f8 = await (await workerEnv.UPSTREAM.fetch('http://control/fixture?version=8')).json();
+  await resetEdge();
+  f8 = await fixture('8');
 });
 
 describe('the binding in Edge mode', () => {
@@ -77,7 +42,7 @@ describe('the binding in Edge mode', () => {
     for (const exchange of recorded) {
       const context: UnleashContext = {
         ...Object.fromEntries(new URLSearchParams(exchange.request.query)),
-        remoteAddress: RECORDER_ADDRESS,
+        remoteAddress: RECORDER_ADDRESS.headers['cf-connecting-ip'],
       };
       // Random rollouts: one number held for both answers (the binding runs in this isolate).
       vi.spyOn(Math, 'random').mockReturnValue(0.5);

@@ -1,6 +1,9 @@
 import * as v from 'valibot';
 import { text, urlFriendlyName } from '../../http/validation';
 
+/** A legal value as answered (Unleash's legalValueSchema). */
+const LegalValueAnswer = v.object({ value: v.string(), description: v.optional(v.string()) });
+
 /** What `GET /api/admin/context` answers with status 200. */
 export const GetContextFieldsResponse = v.array(
   v.object({
@@ -8,7 +11,7 @@ export const GetContextFieldsResponse = v.array(
     description: v.nullable(v.string()),
     stickiness: v.boolean(),
     sortOrder: v.number(),
-    legalValues: v.array(v.unknown()),
+    legalValues: v.array(LegalValueAnswer),
     createdAt: v.string(),
     usedInProjects: v.number(),
     usedInFeatures: v.number(),
@@ -21,7 +24,7 @@ export const GetContextFieldResponse = v.object({
   description: v.nullable(v.string()),
   stickiness: v.boolean(),
   sortOrder: v.number(),
-  legalValues: v.array(v.unknown()),
+  legalValues: v.array(LegalValueAnswer),
   createdAt: v.string(),
   project: v.optional(v.string()),
 });

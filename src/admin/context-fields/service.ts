@@ -10,7 +10,13 @@ import * as store from './store';
 
 type Row = store.ContextFieldRow & { usedInFeatures?: number; usedInProjects?: number };
 
-export function fieldShape(row: Row) {
+/** The usage counts, where the row has them (the lists): typed as present for rows read with them. */
+type UsageOf<R> = R extends { usedInProjects: number } ? { usedInProjects: number; usedInFeatures: number } : object;
+function usageOf<R extends Row>(row: R): UsageOf<R> {
+  return (row.usedInProjects === undefined ? {} : { usedInProjects: row.usedInProjects, usedInFeatures: row.usedInFeatures }) as UsageOf<R>;
+}
+
+export function fieldShape<R extends Row>(row: R) {
   return {
     name: row.name,
     description: row.description,
@@ -18,7 +24,7 @@ export function fieldShape(row: Row) {
     sortOrder: row.sortOrder,
     legalValues: row.legalValues,
     createdAt: row.createdAt,
-    ...(row.usedInProjects === undefined ? {} : { usedInProjects: row.usedInProjects, usedInFeatures: row.usedInFeatures }),
+    ...usageOf(row),
     // A project's field (Unleash 8) says whose it is; global fields have no `project`.
     ...(row.project ? { project: row.project } : {}),
   };
@@ -44,7 +50,8 @@ async function existing(db: Db, name: string): Promise<store.ContextFieldRow> {
   return row;
 }
 
-const NAME_TAKEN = 'A context field with that name already exist';
+/** Unleash's words (sic) for a name any field, global or a project's, already has. */
+export const NAME_TAKEN = 'A context field with that name already exist';
 
 /** The form's check of a new field's name: free (and URL friendly, checked by the schema). */
 export async function validateName(db: Db, name: string): Promise<void> {

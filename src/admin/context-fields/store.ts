@@ -1,5 +1,9 @@
-/** The Drizzle queries of context fields. */
-import { asc, eq, isNull, sql } from 'drizzle-orm';
+/**
+ * The Drizzle queries of context fields: the global ones (`project` null) and, where a
+ * function takes a `project`, that project's own (Unleash 8). One name, one field: a name is
+ * unique across both.
+ */
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
 import { auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import { contextFields, featureStrategies } from '../../db/schema';
@@ -14,8 +18,8 @@ const usage = {
     WHERE f.archived_at IS NULL AND EXISTS (SELECT 1 FROM json_each(fs.constraints) c WHERE json_extract(c.value, '$.contextName') = context_fields.name))`,
 };
 
-/** The global context fields by name, with how often strategies use them. */
-export function listWithUsage(db: Db) {
+/** The global context fields (or the project's own) by name, with how often strategies use them. */
+export function listWithUsage(db: Db, project?: string) {
   return db
     .select({
       name: contextFields.name,
@@ -29,10 +33,11 @@ export function listWithUsage(db: Db) {
       ...usage,
     })
     .from(contextFields)
-    .where(isNull(contextFields.project))
+    .where(project === undefined ? isNull(contextFields.project) : eq(contextFields.project, project))
     .orderBy(asc(contextFields.name));
 }
 
+/** A field by name, global or of any project. */
 export async function byName(db: Db, name: string): Promise<ContextFieldRow | undefined> {
   const [row] = await db.select().from(contextFields).where(eq(contextFields.name, name)).limit(1);
   return row;
@@ -50,39 +55,58 @@ async function writeWithEvent(db: Db, statement: { toSQL(): { sql: string; param
   return result!.meta.changes > 0;
 }
 
-/** Inserts the field unless the name is taken; false when it was. */
-export function insert(db: Db, actor: Actor, name: string, values: ContextFieldValues, event: AuditEvent): Promise<boolean> {
+/** The field by name, while it is still the project's when a project is given. */
+function named(name: string, project: string | undefined) {
+  return and(eq(contextFields.name, name), project === undefined ? undefined : eq(contextFields.project, project));
+}
+
+/** Inserts the field (global, or the project's) unless the name is taken by any field; false when it was. */
+export function insert(
+  db: Db,
+  actor: Actor,
+  name: string,
+  values: ContextFieldValues,
+  event: AuditEvent,
+  project?: string,
+): Promise<boolean> {
   return writeWithEvent(
     db,
     db
       .insert(contextFields)
-      .values({ name, ...values })
+      .values({ name, ...values, ...(project === undefined ? {} : { project }) })
       .onConflictDoNothing(),
     actor,
     event,
   );
 }
 
-/** Updates the field; false when it does not exist (any more). */
-export function update(db: Db, actor: Actor, name: string, values: Partial<ContextFieldValues>, event: AuditEvent): Promise<boolean> {
+/** Updates the field; false when it does not exist (any more), or is no longer the project's. */
+export function update(
+  db: Db,
+  actor: Actor,
+  name: string,
+  values: Partial<ContextFieldValues>,
+  event: AuditEvent,
+  project?: string,
+): Promise<boolean> {
   return writeWithEvent(
     db,
     db
       .update(contextFields)
       .set({ ...values, updatedAt: sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` })
-      .where(eq(contextFields.name, name)),
+      .where(named(name, project)),
     actor,
     event,
   );
 }
 
-/** Deletes the field; false when it does not exist (any more). */
-export function remove(db: Db, actor: Actor, name: string, event: AuditEvent): Promise<boolean> {
-  return writeWithEvent(db, db.delete(contextFields).where(eq(contextFields.name, name)), actor, event);
+/** Deletes the field; false when it does not exist (any more), or is no longer the project's. */
+export function remove(db: Db, actor: Actor, name: string, event: AuditEvent, project?: string): Promise<boolean> {
+  return writeWithEvent(db, db.delete(contextFields).where(named(name, project)), actor, event);
 }
 
-/** Every strategy (archived flags' too, as Unleash lists them) with a constraint on the field. */
-export function strategiesUsing(db: Db, name: string) {
+/** Every strategy (archived flags' too, as Unleash lists them), or the project's, with a constraint on the field. */
+export function strategiesUsing(db: Db, name: string, project?: string) {
   return db
     .select({
       id: featureStrategies.id,
@@ -92,6 +116,11 @@ export function strategiesUsing(db: Db, name: string) {
       environment: featureStrategies.environment,
     })
     .from(featureStrategies)
-    .where(sql`EXISTS (SELECT 1 FROM json_each(${featureStrategies.constraints}) c WHERE json_extract(c.value, '$.contextName') = ${name})`)
+    .where(
+      and(
+        project === undefined ? undefined : eq(featureStrategies.projectName, project),
+        sql`EXISTS (SELECT 1 FROM json_each(${featureStrategies.constraints}) c WHERE json_extract(c.value, '$.contextName') = ${name})`,
+      ),
+    )
     .orderBy(asc(featureStrategies.featureName), asc(featureStrategies.environment), asc(featureStrategies.sortOrder));
 }

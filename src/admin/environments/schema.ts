@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { nonBlank, text } from '../../http/validation';
-import { ConstraintSchema, StrategyVariantSchema } from '../features/schema';
+import { ConstraintAnswer, ConstraintSchema, StrategyVariantAnswer, StrategyVariantSchema } from '../features/schema';
 
 /** What `GET /api/admin/environments` answers with status 200. */
 export const GetAllEnvironmentsResponse = v.object({
@@ -49,13 +49,14 @@ export const DefaultStrategySchema = v.object({
   variants: v.optional(v.pipe(v.array(StrategyVariantSchema), v.maxLength(100, 'must have at most 100 items'))),
 });
 
+/** A project environment's default strategy as answered: what `DefaultStrategySchema` stored (Unleash's createFeatureStrategySchema). */
 export const DefaultStrategyResponse = v.object({
   name: v.string(),
   title: v.optional(v.nullable(v.string())),
   segments: v.optional(v.array(v.number())),
-  variants: v.optional(v.array(v.unknown())),
+  variants: v.optional(v.array(StrategyVariantAnswer)),
   parameters: v.optional(StrategyParameters),
-  constraints: v.optional(v.array(v.unknown())),
+  constraints: v.optional(v.array(ConstraintAnswer)),
 });
 
 /** What `GET /api/admin/environments/project/:projectId` answers with status 200. */

@@ -6,6 +6,7 @@ import { forgetAllUsers } from '../../auth/user-principal';
 import type * as v from 'valibot';
 import type { CreateEnvironmentSchema, DefaultStrategySchema, UpdateEnvironmentSchema } from './schema';
 import { jsonbOrder } from '../../lib/jsonb-order';
+import type { DefaultStrategyDoc } from '../../db/schema';
 import * as store from './store';
 import { isUniqueViolation } from '../../db/lookups';
 
@@ -59,7 +60,7 @@ export async function projectEnvironments(db: Db, projectId: string) {
       requiredApprovals: null,
       projectApiTokenCount: row.projectApiTokenCount,
       projectEnabledToggleCount: row.projectEnabledToggleCount,
-      ...(row.defaultStrategy ? { defaultStrategy: JSON.parse(row.defaultStrategy) as unknown } : {}),
+      ...(row.defaultStrategy ? { defaultStrategy: JSON.parse(row.defaultStrategy) as DefaultStrategyDoc } : {}),
       visible: Boolean(row.visible),
     })),
   };

@@ -2,7 +2,15 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, type Actor, type AuditEvent } from '../../db/events';
-import { environments, featureEnvironments, features, featureStrategies, projectEnvironments, rolePermission } from '../../db/schema';
+import {
+  environments,
+  featureEnvironments,
+  features,
+  featureStrategies,
+  projectEnvironments,
+  rolePermission,
+  type DefaultStrategyDoc,
+} from '../../db/schema';
 
 export type EnvironmentRow = typeof environments.$inferSelect;
 
@@ -98,7 +106,7 @@ export async function setDefaultStrategy(
   actor: Actor,
   projectId: string,
   environment: string,
-  strategy: unknown,
+  strategy: DefaultStrategyDoc,
   event: AuditEvent,
 ) {
   await runBatch(db, [

@@ -9,8 +9,8 @@ import { invalidQueryParam, singleQueryParams } from '../../http/params';
 const LIST_PATTERN = '^(IS|IS_ANY_OF):(.*?)(,([a-zA-Z0-9_]+))*$';
 const DATE_PATTERN = '^(IS):\\d{4}-\\d{2}-\\d{2}$';
 const MAX_VALUES = 90;
-export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1000;
 
 export interface EventSearch {
   query?: string;

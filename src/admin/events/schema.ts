@@ -10,7 +10,7 @@ const EventAnswer = v.object({
   type: v.string(),
   createdBy: v.nullable(v.string()),
   createdAt: v.string(),
-  createdByUserId: v.number(),
+  createdByUserId: v.nullable(v.number()),
   data: v.unknown(),
   preData: v.unknown(),
   tags: v.array(v.object({ value: v.optional(v.string()), type: v.string() })),
@@ -36,7 +36,7 @@ export const GetEventsResponse = v.object({
 export const GetEventsForToggleResponse = v.object({
   version: v.number(),
   toggleName: v.string(),
-  events: v.array(v.object({ ...EventAnswer.entries, featureName: v.string() })),
+  events: v.array(EventAnswer),
   totalEvents: v.number(),
 });
 
@@ -60,7 +60,6 @@ export const DeprecatedSearchEventsSchema = v.object({
   ),
   offset: v.optional(v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0')), 0),
 });
-export type DeprecatedSearchEventsInput = v.InferOutput<typeof DeprecatedSearchEventsSchema>;
 
 /** `GET /api/admin/search/events`: documented here; params.ts reads it with Unleash's messages. */
 export const SearchEventsQuery = v.object({

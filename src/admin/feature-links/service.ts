@@ -43,17 +43,6 @@ export async function linksOf(db: Db, featureName: string): Promise<FeatureLink[
   return (await store.ofFeature(db, featureName)).map(linkShape);
 }
 
-/** Several flags' links by flag name, for export. */
-export async function linksOfFeatures(db: Db, featureNames: readonly string[]): Promise<Map<string, FeatureLink[]>> {
-  const byFeature = new Map<string, FeatureLink[]>();
-  for (const row of await store.ofFeatures(db, featureNames)) {
-    const list = byFeature.get(row.featureName) ?? [];
-    list.push(linkShape(row));
-    byFeature.set(row.featureName, list);
-  }
-  return byFeature;
-}
-
 /** The flag, in this project and not archived (Unleash: 404 naming the flag). */
 async function requireFeature(db: Db, projectId: string, name: string) {
   const feature = await store.featureOf(db, name);

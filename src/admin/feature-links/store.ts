@@ -1,5 +1,5 @@
 /** The Drizzle queries of flag links. */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
 import { auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import { featureLinks, features } from '../../db/schema';
@@ -19,16 +19,6 @@ export async function featureOf(db: Db, name: string) {
 /** A flag's links in creation order (their ULIDs sort by time). */
 export function ofFeature(db: Db, featureName: string) {
   return db.select().from(featureLinks).where(eq(featureLinks.featureName, featureName)).orderBy(asc(featureLinks.id));
-}
-
-/** Several flags' links, by flag then creation order (for export). */
-export function ofFeatures(db: Db, featureNames: readonly string[]) {
-  if (featureNames.length === 0) return Promise.resolve([] as LinkRow[]);
-  return db
-    .select()
-    .from(featureLinks)
-    .where(inArray(featureLinks.featureName, [...featureNames]))
-    .orderBy(asc(featureLinks.featureName), asc(featureLinks.id));
 }
 
 export async function byId(db: Db, id: string): Promise<LinkRow | undefined> {

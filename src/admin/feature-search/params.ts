@@ -20,18 +20,18 @@ const MAX_QUERY_TERMS = 20;
 
 const LIST_OPERATORS = ['IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF'] as const;
 const SET_OPERATORS = ['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF', 'EXCLUDE_ALL'] as const;
-export type ListOperator = (typeof LIST_OPERATORS)[number];
-export type SetOperator = (typeof SET_OPERATORS)[number];
+type ListOperator = (typeof LIST_OPERATORS)[number];
+type SetOperator = (typeof SET_OPERATORS)[number];
 
-export interface ListFilter {
+interface ListFilter {
   operator: ListOperator;
   values: string[];
 }
-export interface SetFilter<T> {
+interface SetFilter<T> {
   operator: SetOperator;
   values: T[];
 }
-export interface DateFilter {
+interface DateFilter {
   operator: 'IS_BEFORE' | 'IS_ON_OR_AFTER';
   date: string;
 }

@@ -130,7 +130,7 @@ function containsTerm(term: string, columns: readonly string[]): Fragment {
   return { sql: `(${columns.map((column) => `instr(lower(${column}), ?) > 0`).join(' OR ')})`, params: columns.map(() => lowered) };
 }
 
-export function conditions(params: SearchParams, userId: number, unindexedArchived = false): Condition[] {
+function conditions(params: SearchParams, userId: number, unindexedArchived = false): Condition[] {
   const parts: Condition[] = [archivedAndLifecycle(params, unindexedArchived)];
   if (params.query.length > 0) {
     // Each term is a literal substring (no wildcards), matched case-insensitively (ASCII, as
@@ -208,7 +208,7 @@ function and(parts: readonly Fragment[]): Fragment {
   return { sql: parts.map((part) => part.sql).join('\n  AND '), params: parts.flatMap((part) => part.params) };
 }
 
-export function orderClause(params: SearchParams, userId: number, favoritesFirst = params.favoritesFirst): Fragment {
+function orderClause(params: SearchParams, userId: number, favoritesFirst = params.favoritesFirst): Fragment {
   const direction = params.sortOrder === 'desc' ? 'DESC' : 'ASC';
   const keys: Fragment[] = [];
   if (favoritesFirst) {

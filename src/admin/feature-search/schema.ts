@@ -29,7 +29,8 @@ export const SearchFeaturesResponse = v.object({
           hasEnabledStrategies: v.boolean(),
           yes: v.number(),
           no: v.number(),
-          changeRequestIds: v.array(v.unknown()),
+          // Always empty: there are no change requests here.
+          changeRequestIds: v.array(v.number()),
         }),
       ),
       segments: v.array(v.string()),
@@ -38,11 +39,14 @@ export const SearchFeaturesResponse = v.object({
         name: v.nullable(v.string()),
         imageUrl: v.nullable(v.string()),
       }),
-      lifecycle: v.object({
-        stage: v.string(),
-        status: v.nullable(v.string()),
-        enteredStageAt: v.string(),
-      }),
+      // null for a flag with no lifecycle stage recorded (service.ts).
+      lifecycle: v.nullable(
+        v.object({
+          stage: v.string(),
+          status: v.nullable(v.string()),
+          enteredStageAt: v.string(),
+        }),
+      ),
       tags: v.array(
         v.object({
           value: v.optional(v.string()),

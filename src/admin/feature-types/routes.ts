@@ -7,12 +7,7 @@ import { admin, authenticated, route, type Route, type AdminContext } from '../.
 import { FeatureTypeLifetimeSchema, GetAllFeatureTypesResponse, UpdateFeatureTypeLifetimeResponse } from './schema';
 import * as service from './service';
 
-export async function setLifetime({
-  env,
-  principal,
-  params,
-  body,
-}: AdminContext<v.InferOutput<typeof FeatureTypeLifetimeSchema>>): Promise<Response> {
+async function setLifetime({ env, principal, params, body }: AdminContext<v.InferOutput<typeof FeatureTypeLifetimeSchema>>) {
   return json(await service.setLifetime(getDb(env), principal, params.id!, body.lifetimeDays));
 }
 

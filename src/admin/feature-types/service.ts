@@ -4,7 +4,7 @@ import { auditEvent, type Actor } from '../../db/events';
 import { notFound } from '../../http/errors';
 import * as store from './store';
 
-export function featureTypeShape(row: store.FeatureTypeRow) {
+function featureTypeShape(row: store.FeatureTypeRow) {
   return { id: row.id, name: row.name, description: row.description, lifetimeDays: row.lifetimeDays };
 }
 

@@ -4,7 +4,7 @@ import { nonBlank, text } from '../../http/validation';
 import { StrategyVariantSchema } from '../features/schema';
 
 /** An environment variant: a strategy variant that may also carry overrides. */
-export const VariantSchema = v.object({
+const VariantSchema = v.object({
   ...StrategyVariantSchema.entries,
   overrides: v.optional(
     v.pipe(
@@ -29,8 +29,9 @@ const VariantsAnswer = v.object({
     v.object({
       name: v.nullable(v.string()),
       weight: v.number(),
-      weightType: v.string(),
-      stickiness: v.string(),
+      // Optional in Unleash's variantSchema; variants stored before the defaults were written lack them.
+      weightType: v.optional(v.string()),
+      stickiness: v.optional(v.string()),
     }),
   ),
 });

@@ -34,7 +34,7 @@ export const UpdateFeatureSchema = v.object({
 export type UpdateFeatureRequest = v.InferOutput<typeof UpdateFeatureSchema>;
 
 /** The metadata a JSON Patch on a flag may change. */
-export const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
+const PATCHABLE: readonly string[] = ['/description', '/type', '/stale', '/impressionData'];
 
 /** JSON Patch (RFC 6902) limited to the fields a feature's metadata has. */
 export const PatchFeatureSchema = v.pipe(
@@ -145,6 +145,16 @@ export const StrategyVariantAnswer = v.object({
   payload: v.optional(v.object({ type: v.string(), value: v.string() })),
 });
 
+/** A flag's (environment's) variant as the admin API answers it (Unleash's variantSchema). */
+const FlagVariantAnswer = v.object({
+  name: v.string(),
+  weight: v.number(),
+  weightType: v.optional(v.string()),
+  stickiness: v.optional(v.string()),
+  payload: v.optional(v.object({ type: v.string(), value: v.string() })),
+  overrides: v.optional(v.array(v.object({ contextName: v.string(), values: v.array(v.string()) }))),
+});
+
 /**
  * A strategy of a flag in one environment, as the admin API answers it (Unleash's
  * featureStrategySchema): the strategy routes, the flag's environments and the export.
@@ -186,7 +196,7 @@ export const GetFeatureResponse = v.object({
     v.object({
       name: v.string(),
       lastSeenAt: v.nullable(v.string()),
-      variants: v.optional(v.array(v.unknown())),
+      variants: v.optional(v.array(FlagVariantAnswer)),
       enabled: v.boolean(),
       yes: v.number(),
       no: v.number(),
@@ -209,13 +219,14 @@ export const GetFeatureResponse = v.object({
   }),
   type: v.string(),
   lastSeenAt: v.nullable(v.string()),
-  variants: v.array(v.unknown()),
+  variants: v.array(FlagVariantAnswer),
   archived: v.boolean(),
   dependencies: v.array(
     v.object({
       feature: v.string(),
       enabled: v.boolean(),
-      variants: v.array(v.unknown()),
+      // The parent's variant names the child needs.
+      variants: v.array(v.string()),
     }),
   ),
   children: v.array(v.string()),

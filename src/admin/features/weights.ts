@@ -9,7 +9,7 @@ import { badData } from '../../http/errors';
 
 export type WeightProblem = 'no-variable' | 'over';
 
-export const WEIGHT_PROBLEMS: Record<WeightProblem, string> = {
+const WEIGHT_PROBLEMS: Record<WeightProblem, string> = {
   'no-variable': 'There must be at least one "variable" variant',
   over: 'The traffic distribution total must equal 100%',
 };

@@ -14,13 +14,13 @@ import { ITEM_SCHEMAS, type ImportData } from './schema';
 import type { StagedEnvironment, StagedFeature, StagedLinks, StagedStrategy, StagedTag } from './plan';
 import { LINKS_PER_FEATURE, normaliseUrl, tooManyLinks, ulid } from '../feature-links/service';
 import type { ImportStager } from './staging';
-import type { Catalogue } from './store';
+import type { Catalogue } from './store/reads';
 import { fixWeights } from '../features/weights';
 import { constraintProblem } from '../features/rules';
 import type { VariantDoc } from '../../db/schema';
 
 /** How a name is used in the payload (bits of NameInfo.flags). */
-export const IMPORTED = 1;
+const IMPORTED = 1;
 export const BY_STRATEGY = 2;
 export const BY_ENVIRONMENT = 4;
 export const BY_TAG = 8;
@@ -69,8 +69,8 @@ const MAX_DETAILS = 1_000;
  * Worker's memory: distinct feature names (a Map entry each, ~100 bytes), and the elements
  * kept whole (the small arrays, constraints waiting for the payload's context fields).
  */
-export const MAX_NAMES = 250_000;
-export const MAX_KEPT_BYTES = 16 * 1024 * 1024;
+const MAX_NAMES = 250_000;
+const MAX_KEPT_BYTES = 16 * 1024 * 1024;
 
 /** The order valibot reports the import schema's keys in (schema order), for details that arrive out of it. */
 const DATA_KEY_ORDER = [

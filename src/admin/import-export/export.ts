@@ -5,9 +5,10 @@
  * trip).
  */
 import { sql, type SQL } from 'drizzle-orm';
+import type { ConstraintDoc, LegalValueDoc, StrategyVariantDoc } from '../../db/schema';
 import { notFound } from '../../http/errors';
 import type { ExportRequest } from './schema';
-import { prepare, rowsOf, runStatements } from './store';
+import { prepare, rowsOf, runStatements } from './store/statements';
 
 interface ExportedStrategy {
   name: string;
@@ -15,8 +16,8 @@ interface ExportedStrategy {
   featureName: string;
   title: string | null;
   parameters: Record<string, string>;
-  constraints: unknown[];
-  variants: unknown[];
+  constraints: ConstraintDoc[];
+  variants: StrategyVariantDoc[];
   disabled: boolean;
   segments: number[];
   sortOrder: number;
@@ -121,8 +122,8 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
     featureName: row.feature_name,
     title: row.title,
     parameters: parseJson<Record<string, string>>(row.parameters, {}),
-    constraints: parseJson<unknown[]>(row.constraints, []),
-    variants: parseJson<unknown[]>(row.variants, []),
+    constraints: parseJson<ConstraintDoc[]>(row.constraints, []),
+    variants: parseJson<StrategyVariantDoc[]>(row.variants, []),
     disabled: row.disabled === 1,
     segments: segmentsByStrategy.get(row.id) ?? [],
     sortOrder: row.sort_order,
@@ -183,7 +184,7 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
       enabled: row.enabled === 1,
       featureName: row.feature_name,
       environment,
-      variants: parseJson<unknown[]>(row.variants, []),
+      variants: parseJson<StrategyVariantDoc[]>(row.variants, []),
       name: environment,
     })),
     contextFields: contextRows.map((row) => ({
@@ -191,7 +192,7 @@ export async function exportFeatures(d1: D1Database, query: ExportRequest) {
       description: row.description,
       stickiness: row.stickiness === 1,
       sortOrder: row.sort_order,
-      legalValues: parseJson<unknown[]>(row.legal_values, []),
+      legalValues: parseJson<LegalValueDoc[]>(row.legal_values, []),
     })),
     featureTags: tagRows.map((row) => ({ featureName: row.feature_name, tagType: row.tag_type, tagValue: row.tag_value })),
     segments: [...segments.values()].sort((a, b) => a.id - b.id),

@@ -13,9 +13,10 @@ import { log } from '../../log';
 import { DEPENDENCIES_PER_CHUNK, type ChunkKind, type ImportContext } from './plan';
 import type { ImportChunkMessage } from './queue-message';
 import type { ImportStager } from './staging';
-import { chunkReferenceProblems, chunkStatements, prepare, rowsOf, runStatements } from './store';
+import { chunkReferenceProblems, chunkStatements } from './store/chunk';
+import { prepare, rowsOf, runStatements } from './store/statements';
 
-export const IMPORT_DLQ_NAME = 'unleash-import-dlq';
+const IMPORT_DLQ_NAME = 'unleash-import-dlq';
 
 /** Queue limits: 100 messages and 256 KB per sendBatch; our messages are tiny. */
 const MESSAGES_PER_SEND = 100;

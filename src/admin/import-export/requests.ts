@@ -20,7 +20,9 @@ import { DEPENDENCIES_PER_CHUNK, SYNC_MAX_BYTES } from './plan';
 import { ImportSchema, type ExportSchema } from './schema';
 import { MESSAGES, assertPermissions, finishImport, type ImportAnalysis } from './service';
 import { ImportStager } from './staging';
-import { chunkStatements, prepare, readCatalogue, runStatements } from './store';
+import { chunkStatements } from './store/chunk';
+import { readCatalogue } from './store/reads';
+import { prepare, runStatements } from './store/statements';
 
 /**
  * Import bodies are read as a stream, element by element (see collector.ts and staging.ts),
@@ -28,7 +30,7 @@ import { chunkStatements, prepare, readCatalogue, runStatements } from './store'
  * strategies each are ~116 MB. Cloudflare's plan may cap request bodies lower (100 MB on
  * Free and Pro): larger imports are then sent as several requests, which queue in order.
  */
-export const IMPORT_MAX_BODY_BYTES = 256 * 1024 * 1024;
+const IMPORT_MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** The largest single element of the payload (one feature, strategy, ...) or other value. */
 const IMPORT_MAX_ELEMENT_BYTES = 4 * 1024 * 1024;
 
@@ -84,7 +86,7 @@ export async function importFeatures(
   env: Env,
   request: Request,
   principal: Principal,
-): Promise<{ id: string; job: JobStatus | null } | undefined> {
+): Promise<{ id: string; job: JobStatus } | undefined> {
   const d1 = env.DB;
   const stager = new ImportStager(d1, principal);
   let analysis: ImportAnalysis;
@@ -128,7 +130,7 @@ export async function importFeatures(
     await stager.discard();
     throw error;
   }
-  return { id, job: await readJob(d1, id) };
+  return { id, job: await findJob(d1, id) };
 }
 
 /** What an import would do, and what stops it; nothing is kept (the elements are checked and dropped). */
@@ -160,7 +162,7 @@ export function getJob(env: Env, id: string): Promise<JobStatus> {
  * and the consumer acknowledges their messages without doing anything. Needs what every
  * import needs (updating feature flags) in the job's project; 409 once the job has ended.
  */
-export async function cancelJob(env: Env, id: string, principal: Principal): Promise<JobStatus | null> {
+export async function cancelJob(env: Env, id: string, principal: Principal): Promise<JobStatus> {
   const d1 = env.DB;
   const job = await findJob(d1, id);
   if (!hasPermission(principal, UPDATE_FEATURE, job.project, job.environment)) assertPermissions(['Update feature flags']);
@@ -170,6 +172,6 @@ export async function cancelJob(env: Env, id: string, principal: Principal): Pro
   const cancelled = await endJob(d1, job.id, 'cancelled', [{ message: `Cancelled by ${principal.actorName}.` }], principal);
   const now = await readJob(d1, job.id);
   // It may have ended between the read and the update: then say how.
-  if (!cancelled) throw ended(now?.status ?? job.status);
+  if (!cancelled || now === null) throw ended(now?.status ?? job.status);
   return now;
 }

@@ -13,7 +13,7 @@ const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'
 
 const MAX_SAFE_INT = 2 ** 31 - 1;
 
-export const featureName = urlFriendlyName(100);
+const featureName = urlFriendlyName(100);
 
 const smallInt = v.pipe(
   v.number(),
@@ -196,7 +196,7 @@ export const ImportSchema = v.strictObject({
     links: v.optional(v.array(featureLinks)),
   }),
 });
-export type ImportRequest = v.InferOutput<typeof ImportSchema>;
+type ImportRequest = v.InferOutput<typeof ImportSchema>;
 
 /**
  * The element schemas of `data`'s arrays. A streamed body is checked element by element with

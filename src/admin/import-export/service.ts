@@ -21,10 +21,10 @@ import { BY_ENVIRONMENT, BY_LINK, BY_STRATEGY, BY_TAG, constraintText, type Impo
 import type { AutoStrategyTemplate, ImportContext, ImportTarget, PreparedContextField, PreparedDependency, PreparedTagType } from './plan';
 import { constraintProblem, safePattern } from '../features/rules';
 import type { ImportData } from './schema';
-import { readExistingFeatures, readSegmentsAndDependencies, readTarget, type TargetRows } from './store';
+import { readExistingFeatures, readSegmentsAndDependencies, readTarget, type TargetRows } from './store/reads';
 
 // A type alias (not an interface) so that it fits ErrorDetail's index signature.
-export type Problem = {
+type Problem = {
   message: string;
   affectedItems: string[];
 };
@@ -88,7 +88,7 @@ export const MESSAGES = {
 } as const;
 
 /** 404/400 for a target that cannot take an import (checked before the payload's content). */
-export function assertTarget(target: ImportTarget, rows: TargetRows): void {
+function assertTarget(target: ImportTarget, rows: TargetRows): void {
   if (!rows.project || rows.project.archivedAt !== null) throw notFound(`Active project with id ${target.project} does not exist`);
   if (!rows.environmentExists) throw notFound(`Could not find environment with name: ${target.environment}`);
   if (!rows.attached) throw badRequest('You have not added the current environment to the project');

@@ -8,7 +8,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { CHUNK_FEATURES, PART_KEYS, SYNC_MAX_BYTES, SYNC_MAX_FEATURES, emptyRows, partText, type ChunkRows, type PartKey } from './plan';
-import { prepare, runStatements, type Statement } from './store';
+import { prepare, runStatements, type Statement } from './store/statements';
 
 /**
  * A part is written once a chunk's buffer reaches this size (under V8's 128 kB large-object

@@ -1,6 +1,6 @@
 /** The instance statistics page: the route objects; the counting is in service.ts and store.ts. */
 import { getDb } from '../../db/client';
-import { json } from '../../http/responses';
+import { json, untyped } from '../../http/responses';
 import { authenticated, route, type Route } from '../../http/route';
 import { GetInstanceAdminStatsResponse } from './schema';
 import * as service from './service';
@@ -26,9 +26,11 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: null, contentType: 'text/csv' } },
     handler: async ({ env }) => {
       const { csv, fileName } = await service.statisticsCsv(getDb(env));
-      return new Response(csv, {
-        headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${fileName}"` },
-      });
+      return untyped(
+        new Response(csv, {
+          headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${fileName}"` },
+        }),
+      );
     },
   }),
 ];

@@ -2,6 +2,7 @@
 import { ADMIN, UPDATE_MAINTENANCE_MODE } from '../../auth/permissions';
 import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
+import { MAINTENANCE_PATH } from '../../http/maintenance';
 import { admin, route, type Route } from '../../http/route';
 import { MaintenanceSchema } from './schema';
 import * as service from './service';
@@ -9,7 +10,7 @@ import * as service from './service';
 export const routes: Route[] = [
   route({
     method: 'GET',
-    path: service.MAINTENANCE_PATH,
+    path: MAINTENANCE_PATH,
     access: admin([ADMIN, UPDATE_MAINTENANCE_MODE]),
     tag: 'Maintenance',
     operationId: 'getMaintenance',
@@ -19,7 +20,7 @@ export const routes: Route[] = [
   }),
   route({
     method: 'POST',
-    path: service.MAINTENANCE_PATH,
+    path: MAINTENANCE_PATH,
     access: admin([ADMIN, UPDATE_MAINTENANCE_MODE]),
     tag: 'Maintenance',
     operationId: 'toggleMaintenance',

@@ -10,10 +10,11 @@ import { baseCheckInterval } from '../../db/coherence';
 import type { Env } from '../../env';
 import type { Actor } from '../../db/events';
 import { ApiError } from '../../http/errors';
+import { stoppedByMaintenance } from '../../http/maintenance';
 import type { Maintenance } from './schema';
 import * as store from './store';
 
-export const MAINTENANCE_MODE_ENABLED = 'Unleash is currently in maintenance mode.';
+const MAINTENANCE_MODE_ENABLED = 'Unleash is currently in maintenance mode.';
 
 export async function getMaintenance(db: Db): Promise<Maintenance> {
   return { enabled: (await store.read(db))?.enabled === true };
@@ -29,16 +30,6 @@ export async function setMaintenance(db: Db, actor: Actor, body: Maintenance): P
     { enabled: body.enabled },
     existing === undefined ? { type: 'setting-created', data } : { type: 'setting-updated', data, preData: existing },
   );
-}
-
-const WRITES = new Set(['POST', 'PUT', 'DELETE']);
-
-/** The switch's path: its route objects declare it with this, and the switch is never stopped. */
-export const MAINTENANCE_PATH = '/api/admin/maintenance';
-
-/** Whether maintenance mode stops this operation: Unleash's rule, admin-API writes but the switch itself. */
-export function stoppedByMaintenance(method: string, path: string): boolean {
-  return WRITES.has(method) && path.startsWith('/api/admin/') && path !== MAINTENANCE_PATH;
 }
 
 /** Unleash's refusal while maintenance mode is on: its body is only `{ message }`, not the usual error body. */

@@ -6,7 +6,7 @@ const Projects = v.union([v.array(text(100)), v.literal('*')], 'must be array of
 /** The Unleash context as the SDKs model it: `appName` is required, other fields are kept. */
 // Values may be long comma-separated lists (the advanced playground); the body limit bounds them.
 const Value = text(1_000_000);
-export const SdkContextSchema = v.looseObject({
+const SdkContextSchema = v.looseObject({
   appName: v.pipe(Value, v.minLength(1, 'must NOT have fewer than 1 characters')),
   currentTime: v.optional(Value),
   environment: v.optional(Value),

@@ -20,7 +20,7 @@ import type { Context, Feature, VariantDefinition } from '../../sdk/evaluation/t
 import { readPlaygroundRows, type PlaygroundRows } from './store';
 
 /** Unleash's default cap on environments × flags × context combinations of one advanced query. */
-export const COMBINATION_LIMIT = 15_000;
+const COMBINATION_LIMIT = 15_000;
 
 const TOP_LEVEL = new Set(['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime']);
 
@@ -37,7 +37,7 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
  * known fields at the top, any other text field a property (explicit `properties` win), and
  * `environment` "default" when not given, as Unleash's evaluator defaults it.
  */
-export function evaluationContext(input: InputContext): Context {
+function evaluationContext(input: InputContext): Context {
   const properties: Record<string, string> = {};
   const top: Record<string, string> = {};
   for (const [key, value] of Object.entries(input)) {

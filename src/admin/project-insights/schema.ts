@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { applicationsQuery } from '../applications/schema';
+import { DefaultStrategyResponse } from '../environments/schema';
 import { FeatureOverview, ProjectStats } from '../projects/schema';
 
 /** The project's Applications tab: `limit` 1..100 (default 50), the rest as the applications page. */
@@ -71,7 +72,7 @@ export const GetProjectHealthReportResponse = v.object({
   favorite: v.boolean(),
   updatedAt: nullableString,
   createdAt: v.string(),
-  environments: v.array(v.object({ environment: v.string(), defaultStrategy: v.optional(v.unknown()) })),
+  environments: v.array(v.object({ environment: v.string(), defaultStrategy: v.optional(DefaultStrategyResponse) })),
   features: v.array(v.omit(FeatureOverview, ['favorite'])),
   members: v.number(),
   version: v.number(),

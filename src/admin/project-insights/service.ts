@@ -80,7 +80,7 @@ export async function dora(db: Db, projectId: string) {
 }
 
 /** Stale, potentially stale (older than its type's expected lifetime) and active flags, and the rating. */
-export function healthOf(flags: readonly store.FeatureRow[], lifetimes: Map<string, number | null>, now: number) {
+function healthOf(flags: readonly store.FeatureRow[], lifetimes: Map<string, number | null>, now: number) {
   const potentiallyStaleCount = flags.filter((flag) => {
     const lifetime = lifetimes.get(flag.type);
     return !flag.stale && lifetime !== null && lifetime !== undefined && now - Date.parse(flag.createdAt) >= lifetime * DAY_MS;

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { nonBlank, text, urlFriendlyName } from '../../http/validation';
+import { DefaultStrategyResponse } from '../environments/schema';
 
 export const CreateProjectSchema = v.object({
   id: urlFriendlyName(100),
@@ -90,7 +91,7 @@ export const ProjectStats = v.object({
 
 const ProjectEnvironmentAnswer = v.object({
   environment: v.string(),
-  defaultStrategy: v.optional(v.unknown()),
+  defaultStrategy: v.optional(DefaultStrategyResponse),
 });
 
 const FlagTag = v.object({ value: v.string(), type: v.string() });
@@ -154,10 +155,10 @@ export const GetProjectOverviewResponse = v.object({
   name: v.nullable(v.string()),
   description: v.nullable(v.string()),
   mode: v.string(),
-  featureLimit: v.null(),
+  featureLimit: v.nullable(v.number()),
   featureNaming: v.object({
-    pattern: v.null(),
-    example: v.null(),
+    pattern: v.nullable(v.string()),
+    example: v.nullable(v.string()),
     description: v.nullable(v.string()),
   }),
   linkTemplates: v.array(v.object({ title: v.nullable(v.string()), urlTemplate: v.string() })),

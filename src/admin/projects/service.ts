@@ -6,6 +6,7 @@ import type { Principal } from '../../auth/principal';
 import { revokeCached } from '../../auth/token-records';
 import { forgetUser } from '../../auth/user-principal';
 import type { Db } from '../../db/client';
+import type { DefaultStrategyDoc } from '../../db/schema';
 import type { AuditEvent } from '../../db/events';
 import type { Env } from '../../env';
 import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
@@ -186,7 +187,7 @@ async function overviewParts(db: Db, principal: Principal, projectId: string) {
 }
 
 /** A project's environments, with the default strategy where one is set. */
-function environmentsOf(links: readonly { environment: string; defaultStrategy: unknown }[]) {
+function environmentsOf(links: readonly { environment: string; defaultStrategy: DefaultStrategyDoc | null }[]) {
   return links.map((link) =>
     link.defaultStrategy === null || link.defaultStrategy === undefined
       ? { environment: link.environment }
@@ -226,7 +227,8 @@ function overviewHead(parts: Awaited<ReturnType<typeof overviewParts>>, unleash8
 export async function projectOverview(db: Db, principal: Principal, projectId: string) {
   const parts = await overviewParts(db, principal, projectId);
   return {
-    ...overviewHead(parts, true),
+    // Unleash 8's keys are always there with `true` (the spread's type cannot say so).
+    ...(overviewHead(parts, true) as ReturnType<typeof overviewHead> & { linkTemplates: never[]; technicalDebt: number }),
     onboardingStatus: await onboardingStatus(db, projectId),
     environments: environmentsOf(parts.links),
     featureTypeCounts: parts.typeCounts,
@@ -325,7 +327,7 @@ export async function updateProject(db: Db, principal: Principal, id: string, bo
 }
 
 /** The project every instance has; it cannot be deleted. */
-export const DEFAULT_PROJECT = 'default';
+const DEFAULT_PROJECT = 'default';
 
 function invalidOperation(message: string): ApiError {
   return new ApiError(403, 'InvalidOperationError', message);

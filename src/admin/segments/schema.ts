@@ -68,7 +68,9 @@ const StrategyReference = v.object({
 /** What `GET /api/admin/segments/:id/strategies` answers with status 200. */
 export const SegmentStrategiesResponse = v.object({
   strategies: v.array(StrategyReference),
-  changeRequestStrategies: v.array(v.unknown()),
+  // Strategies in pending change requests: there are no change requests here, so always empty
+  // (Unleash's shape: no `id` for a strategy the request would add).
+  changeRequestStrategies: v.array(v.partial(StrategyReference, ['id'])),
 });
 
 /** What `POST /api/admin/segments/strategies` answers with status 201: what was asked. */

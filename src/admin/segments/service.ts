@@ -11,8 +11,14 @@ import { projectExists } from '../../db/lookups';
 
 type ShapedRow = Omit<store.SegmentRow, 'createdBy'> & { createdBy: string | null; usedInProjects?: number; usedInFeatures?: number };
 
+/** The usage counts, where the row has them (the list): typed as present for rows read with them. */
+type UsageOf<R> = R extends { usedInProjects: number } ? { usedInProjects: number; usedInFeatures: number } : object;
+function usageOf<R extends ShapedRow>(row: R): UsageOf<R> {
+  return (row.usedInProjects === undefined ? {} : { usedInProjects: row.usedInProjects, usedInFeatures: row.usedInFeatures }) as UsageOf<R>;
+}
+
 /** A segment as Unleash answers it: `project` only for a project's segment, usage only in the list. */
-export function segmentShape(row: ShapedRow) {
+export function segmentShape<R extends ShapedRow>(row: R) {
   return {
     id: row.id,
     name: row.name,
@@ -21,7 +27,7 @@ export function segmentShape(row: ShapedRow) {
     constraints: row.constraints,
     createdBy: row.createdBy,
     createdAt: row.createdAt,
-    ...(row.usedInProjects === undefined ? {} : { usedInProjects: row.usedInProjects, usedInFeatures: row.usedInFeatures }),
+    ...usageOf(row),
   };
 }
 
@@ -57,7 +63,7 @@ export async function strategiesOfSegment(db: Db, id: number) {
 }
 
 /** How many segments one strategy may use (Unleash's default limit). */
-export const STRATEGY_SEGMENTS_LIMIT = 5;
+const STRATEGY_SEGMENTS_LIMIT = 5;
 
 /**
  * Replaces the segments a strategy uses. The caller's permission was checked in the project
@@ -92,7 +98,7 @@ export async function setStrategySegments(db: Db, actor: Actor, body: StrategySe
 }
 
 /** How many constraint values one segment may hold, over all its constraints (6.10.1's default). */
-export const SEGMENT_VALUES_LIMIT = 1000;
+const SEGMENT_VALUES_LIMIT = 1000;
 
 function checkValuesLimit(body: SegmentInput): void {
   const total = body.constraints.reduce((sum, constraint) => sum + (constraint.values?.length ?? 0), 0);

@@ -44,6 +44,7 @@ export const ValidateTagTypeSchema = v.strictObject({
   icon: v.optional(v.nullable(coercedText(255))),
   color: v.optional(v.nullable(color)),
 });
+export type ValidateTagTypeInput = v.InferOutput<typeof ValidateTagTypeSchema>;
 
 export const UpdateTagTypeSchema = v.object({
   description: v.optional(coercedText(1000)),

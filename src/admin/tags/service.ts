@@ -2,7 +2,7 @@
 import { runBatch, type Db } from '../../db/client';
 import { auditEvent, auditEvents, type Actor, type AuditEvent } from '../../db/events';
 import { badRequest, conflict, notFound } from '../../http/errors';
-import type { BulkTagsInput, CreateTagTypeInput, TagInput, UpdateTagsInput, UpdateTagTypeInput } from './schema';
+import type { BulkTagsInput, CreateTagTypeInput, TagInput, UpdateTagsInput, UpdateTagTypeInput, ValidateTagTypeInput } from './schema';
 import * as store from './store';
 
 function tagTypeShape(row: store.TagTypeRow) {
@@ -152,7 +152,7 @@ export async function deleteTag(db: Db, actor: Actor, type: string, value: strin
 }
 
 /** Whether a tag type could be created: 409 when the name is taken; nothing is written. */
-export async function validateTagType(db: Db, body: CreateTagTypeInput) {
+export async function validateTagType(db: Db, body: ValidateTagTypeInput) {
   if (await store.findTagType(db, body.name)) throw conflict(`There already exists a tag-type with the name ${body.name}`);
   return { valid: true, tagType: body };
 }

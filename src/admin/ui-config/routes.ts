@@ -4,7 +4,7 @@ import { ADMIN } from '../../auth/permissions';
 import { getDb } from '../../db/client';
 import { notFound } from '../../http/errors';
 import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS } from '../../http/rate-limit';
-import { empty, json } from '../../http/responses';
+import { empty, json, untyped } from '../../http/responses';
 import { admin, authenticated, route, type Route } from '../../http/route';
 import { parseInput, text } from '../../http/validation';
 import {
@@ -102,7 +102,7 @@ export const routes: Route[] = [
     responses: { 204: { description: 'Logged, no content', schema: null } },
     errors: [400, 413, 415, 429],
     handler: async ({ request, env, principal, body }) => {
-      if (!(await withinLimit('ui-errors', request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS['ui-errors'].periodSeconds);
+      if (!(await withinLimit('ui-errors', request, env))) return untyped(tooManyRequests(RATE_LIMIT_BUCKETS['ui-errors'].periodSeconds));
       service.recordUiError(principal, body);
       return empty(204);
     },

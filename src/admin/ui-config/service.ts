@@ -92,7 +92,7 @@ const UI_FLAGS = {
 } as const;
 
 /** Unleash 6.10.1's default resource limits (the UI uses them to cap its forms). */
-export const RESOURCE_LIMITS = {
+const RESOURCE_LIMITS = {
   segmentValues: 1000,
   strategySegments: 5,
   signalEndpoints: 5,

@@ -9,7 +9,7 @@ import { badRequest } from '../../http/errors';
 import type { CreateFeedbackInput, Feedback, UpdateFeedbackInput } from './schema';
 import * as store from './store';
 
-export const MAX_FEEDBACK_PER_USER = 50;
+const MAX_FEEDBACK_PER_USER = 50;
 
 function shape(row: store.FeedbackRow): Feedback {
   return { neverShow: row.neverShow, feedbackId: row.feedbackId, given: row.given, userId: row.userId };

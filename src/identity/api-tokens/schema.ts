@@ -40,7 +40,7 @@ const ApiTokenAnswer = v.object({
   expiresAt: v.nullable(v.string()),
   createdAt: v.string(),
   seenAt: v.nullable(v.string()),
-  alias: v.null(),
+  alias: v.nullable(v.string()),
 });
 
 /** A token as its creation answers it: Unleash sends no `id` there. */

@@ -46,7 +46,7 @@ export interface NewApiToken {
 }
 
 /** Applies the seed's rules between fields and its defaults; reports every problem at once. */
-export function resolveCreateRequest(body: CreateApiTokenRequest): NewApiToken {
+function resolveCreateRequest(body: CreateApiTokenRequest): NewApiToken {
   const details: ErrorDetail[] = [];
   if (body.tokenName !== undefined && body.username !== undefined) {
     details.push({
@@ -115,7 +115,7 @@ function tokenBody(secret: string, token: TokenView) {
 }
 
 /** The created token: the only time its secret is shown. */
-export function createdTokenBody(secret: string, token: NewApiToken, createdAt: string) {
+function createdTokenBody(secret: string, token: NewApiToken, createdAt: string) {
   return tokenBody(secret, { ...token, createdAt, seenAt: null, alias: null });
 }
 
@@ -125,14 +125,14 @@ export function createdTokenBody(secret: string, token: NewApiToken, createdAt: 
  * listed token by this field, so it must name exactly one token: the id makes it unique, and
  * every route that takes a token accepts it.
  */
-export const HANDLE_SEPARATOR = '***';
+const HANDLE_SEPARATOR = '***';
 
-export function listedSecret(token: Pick<store.StoredApiToken, 'secretPrefix' | 'id'>): string {
+function listedSecret(token: Pick<store.StoredApiToken, 'secretPrefix' | 'id'>): string {
   return `${token.secretPrefix}${HANDLE_SEPARATOR}${token.id}`;
 }
 
 /** A listed token: never the secret, only its handle. */
-export function listedTokenBody(token: store.StoredApiToken) {
+function listedTokenBody(token: store.StoredApiToken) {
   const type = reportedTokenType(token.type as ApiTokenType);
   return { id: token.id, ...tokenBody(listedSecret(token), { ...token, type }) };
 }

@@ -3,7 +3,7 @@ import { chunkedInsert } from '../../db/chunk';
 import type { Db } from '../../db/client';
 import { apiTokenProject, apiTokens, projects } from '../../db/schema';
 
-export type ApiTokenRow = typeof apiTokens.$inferSelect;
+type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type StoredApiToken = ApiTokenRow & { projects: string[] };
 
 export function insertTokenStatements(db: Db, token: typeof apiTokens.$inferInsert, projectIds: readonly string[]) {

@@ -31,11 +31,11 @@ import { and, eq, gt, lt, ne, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import { loginFailures, users } from '../../db/schema';
 
-export const ADDRESS_LIMIT = 10;
-export const ADDRESS_WINDOW_MS = 15 * 60_000;
-export const PRESSURE_LIMIT = 10;
-export const PRESSURED_ADDRESS_LIMIT = 3;
-export const PRESSURE_WINDOW_MS = 60 * 60_000;
+const ADDRESS_LIMIT = 10;
+const ADDRESS_WINDOW_MS = 15 * 60_000;
+const PRESSURE_LIMIT = 10;
+const PRESSURED_ADDRESS_LIMIT = 3;
+const PRESSURE_WINDOW_MS = 60 * 60_000;
 
 function failuresSince(userId: number, address: string, since: string, sameAddress: boolean) {
   const at = sameAddress ? eq(loginFailures.address, address) : ne(loginFailures.address, address);

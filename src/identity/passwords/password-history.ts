@@ -10,10 +10,10 @@ import { ApiError } from '../../http/errors';
 import { verifyPassword } from './password';
 
 /** How many of a person's latest passwords may not be used again (Unleash's disallowNPreviousPasswords). */
-export const PASSWORD_HISTORY = 5;
+const PASSWORD_HISTORY = 5;
 
 /** Unleash's PasswordPreviouslyUsedError message, under the seed's error name. */
-export const PASSWORD_PREVIOUSLY_USED = "You've previously used this password. Please use a new password.";
+const PASSWORD_PREVIOUSLY_USED = "You've previously used this password. Please use a new password.";
 
 /**
  * Records `passwordHash` as the person's newest password and forgets all but the latest

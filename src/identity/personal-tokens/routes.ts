@@ -15,7 +15,7 @@ function requireUser(principal: AdminContext['principal']): UserPrincipal {
   return principal;
 }
 
-export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreatePersonalTokenSchema>>): Promise<Response> {
+async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof CreatePersonalTokenSchema>>) {
   const user = requireUser(principal);
   return json(await service.createToken(env, getDb(env), user, user.userId, body), 201);
 }

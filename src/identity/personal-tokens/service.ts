@@ -16,7 +16,7 @@ import type { CreatePersonalTokenRequest } from './schema';
 import * as store from './store';
 
 /** Unleash 6.10.1 refuses an eleventh token per user (service accounts included). */
-export const MAX_TOKENS_PER_USER = 10;
+const MAX_TOKENS_PER_USER = 10;
 
 const descriptionTaken = () => new ApiError(409, 'NameExistsError', 'PAT description already exists.');
 

@@ -34,9 +34,14 @@ export async function userAccessOverview(env: Env, userId: number | null, projec
     overview: {
       root: of('root').map((row) => ({ ...shape(row), hasPermission: access.may(row.permission) })),
       project: of('project').map((row) => ({ ...shape(row), hasPermission: access.may(row.permission, project) })),
-      environment: environmentKnown
-        ? of('environment').map((row) => ({ environment, ...shape(row), hasPermission: access.may(row.permission, project, environment) }))
-        : [],
+      environment:
+        environmentKnown && environment !== undefined
+          ? of('environment').map((row) => ({
+              environment,
+              ...shape(row),
+              hasPermission: access.may(row.permission, project, environment),
+            }))
+          : [],
     },
     user,
     rootRole: { id: rootRole.id, name: rootRole.name, type: rootRole.type, description: rootRole.description },

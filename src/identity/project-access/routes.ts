@@ -1,7 +1,6 @@
 /** Project access: `GET/POST /api/admin/projects/:projectId/access`, a user's roles in a project. */
 import * as v from 'valibot';
 import { getDb } from '../../db/client';
-import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { integerId, parseInput } from '../../http/validation';
 import { AddAccessSchema, RoleAccessSchema, SetRolesSchema } from './schema';
@@ -9,13 +8,13 @@ import { userAccessOverview } from './overview';
 import * as service from './service';
 import { listUsers } from '../users/service';
 import { ADMIN, PROJECT_USER_ACCESS_WRITE, UPDATE_PROJECT } from '../../auth/permissions';
-import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { admin, authenticated, route, type Route } from '../../http/route';
 import { GetBaseUsersAndGroupsResponse, GetUserPermissionsResponse, GetProjectAccessResponse } from './schema';
 
 const UserParams = v.object({ userId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) });
 
-function userId(request: AdminContext['request']): number {
-  return parseInput(UserParams, { userId: pathParam(request, 'userId') }, '/params').userId;
+function userId(params: { userId: string }): number {
+  return parseInput(UserParams, { userId: params.userId }, '/params').userId;
 }
 
 const OverviewQuery = v.object({
@@ -137,8 +136,8 @@ export const routes: Route[] = [
     body: SetRolesSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 413],
-    handler: async ({ request, env, principal, body, params }) => {
-      const id = userId(request);
+    handler: async ({ env, principal, body, params }) => {
+      const id = userId(params);
       await service.setUserRoles(getDb(env), principal, params.projectId, id, body.roles);
       return empty(200);
     },
@@ -152,8 +151,8 @@ export const routes: Route[] = [
     summary: 'Remove a user from a project',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400],
-    handler: async ({ request, env, principal, params }) => {
-      await service.removeUserAccess(getDb(env), principal, params.projectId, userId(request));
+    handler: async ({ env, principal, params }) => {
+      await service.removeUserAccess(getDb(env), principal, params.projectId, userId(params));
       return empty(200);
     },
   }),

@@ -8,7 +8,7 @@ import type { Db, Statement } from '../../db/client';
 import type { Actor, AuditEvent } from '../../db/events';
 import { events, rolePermission, roles, roleUser, users } from '../../db/schema';
 
-export const PROJECT_ROLE_TYPES = ['project', 'custom'] as const;
+const PROJECT_ROLE_TYPES = ['project', 'custom'] as const;
 
 export type ProjectRole = { id: number; name: string; type: string; description: string | null };
 
@@ -82,7 +82,7 @@ function idList(ids: readonly number[]): SQL {
 }
 
 /** True while every role in `roleIds` exists as a project role (re-evaluated by each statement). */
-export function rolesStillExist(roleIds: readonly number[]): SQL {
+function rolesStillExist(roleIds: readonly number[]): SQL {
   if (roleIds.length === 0) return sql`1`;
   return sql`(SELECT COUNT(*) FROM roles WHERE id IN (${idList(roleIds)}) AND type IN ('project', 'custom')) = ${roleIds.length}`;
 }

@@ -2,7 +2,7 @@ import type { IRequest } from 'itty-router';
 import * as v from 'valibot';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
-import { json, NO_STORE } from '../../http/responses';
+import { empty, json, NO_STORE } from '../../http/responses';
 import { text } from '../../http/validation';
 import { resetPassword, validateResetToken } from './service';
 import { open, route, type Route, type OpenContext } from '../../http/route';
@@ -14,15 +14,15 @@ const ResetPasswordSchema = v.object({
 });
 
 /** `GET /auth/reset/validate?token=<secret>` (public: the secret is the credential). */
-export async function validate(request: IRequest, env: Env): Promise<Response> {
+async function validate(request: IRequest, env: Env) {
   const token = new URL(request.url).searchParams.get('token') ?? '';
   return json(await validateResetToken(getDb(env), token), 200, NO_STORE);
 }
 
 /** `POST /auth/reset/password` `{token, password}` (public: the secret is the credential). */
-export async function setPassword({ env, body }: OpenContext<v.InferOutput<typeof ResetPasswordSchema>>): Promise<Response> {
+async function setPassword({ env, body }: OpenContext<v.InferOutput<typeof ResetPasswordSchema>>) {
   await resetPassword(env, getDb(env), body.token, body.password);
-  return new Response(null, { status: 200 });
+  return empty(200);
 }
 
 export const routes: Route[] = [

@@ -7,12 +7,15 @@ export const ValidateTokenResponse = v.object({
   email: v.nullable(v.string()),
   name: v.nullable(v.string()),
   id: v.number(),
-  role: v.object({
-    id: v.number(),
-    description: v.nullable(v.string()),
-    type: v.string(),
-    name: v.nullable(v.string()),
-  }),
+  // Only for a user with a root role (service.ts).
+  role: v.optional(
+    v.object({
+      id: v.number(),
+      description: v.nullable(v.string()),
+      type: v.string(),
+      name: v.nullable(v.string()),
+    }),
+  ),
 });
 
 /** `GET /auth/reset/validate?token=<secret>`: read by the handler (a missing token is an unknown one). */

@@ -19,7 +19,7 @@ import { clearFailuresStatement } from '../passwords/login-limits';
 import { requireStrongPassword } from '../passwords/password-policy';
 
 /** How long a new user's link works (Unleash's own default is not documented; a week fits an invite). */
-export const RESET_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const RESET_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface NewResetToken {
   secret: string;

@@ -1,38 +1,16 @@
-import type * as v from 'valibot';
 import { getDb } from '../../db/client';
-import { pathParam } from '../../http/params';
 import { empty, json } from '../../http/responses';
 import { parseInput } from '../../http/validation';
 import { IdParams } from '../users/schema';
 import { RoleDefinitionSchema } from './schema';
 import * as service from './service';
 import { ADMIN } from '../../auth/permissions';
-import { admin, authenticated, route, type Route, type AdminContext } from '../../http/route';
+import { admin, authenticated, route, type Route } from '../../http/route';
 import { GetRolesResponse, CreateRole201Response, GetRoleByIdResponse, UpdateRoleResponse } from './schema';
 
-function roleId(request: AdminContext['request']): number | null {
-  return parseInput(IdParams, { id: pathParam(request, 'id') }, '/params').id;
-}
-
-/** Seed operation 1: 200 with no body when the definition could be created; stores nothing. */
-export async function validate({ env, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
-  await service.validateDefinition(getDb(env), body);
-  return empty(200);
-}
-
-export async function create({ env, principal, body }: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
-  const role = await service.createRole(getDb(env), principal, body);
-  return json(role, 201, { location: `/api/admin/roles/${role.id}` });
-}
-
-export async function update({
-  request,
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof RoleDefinitionSchema>>): Promise<Response> {
-  const id = roleId(request);
-  return json(await service.updateRole(getDb(env), principal, id, body));
+/** The role a path names: a number, or null for one too large to exist (the service answers 404). */
+function roleId(params: { id: string }): number | null {
+  return parseInput(IdParams, { id: params.id }, '/params').id;
 }
 
 export const routes: Route[] = [
@@ -46,7 +24,11 @@ export const routes: Route[] = [
     body: RoleDefinitionSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 413, 415],
-    handler: validate,
+    /** Seed operation 1: 200 with no body when the definition could be created; stores nothing. */
+    handler: async ({ env, body }) => {
+      await service.validateDefinition(getDb(env), body);
+      return empty(200);
+    },
   }),
   route({
     method: 'GET',
@@ -69,7 +51,10 @@ export const routes: Route[] = [
     body: RoleDefinitionSchema,
     responses: { 201: { description: 'Created', schema: CreateRole201Response } },
     errors: [400, 403, 409, 413],
-    handler: create,
+    handler: async ({ env, principal, body }) => {
+      const role = await service.createRole(getDb(env), principal, body);
+      return json(role, 201, { location: `/api/admin/roles/${role.id}` });
+    },
   }),
   route({
     method: 'GET',
@@ -80,7 +65,7 @@ export const routes: Route[] = [
     summary: 'Get a role with its permissions',
     responses: { 200: { description: 'Success', schema: GetRoleByIdResponse } },
     errors: [400, 404],
-    handler: async ({ request, env }) => json(await service.getRole(getDb(env), roleId(request))),
+    handler: async ({ env, params }) => json(await service.getRole(getDb(env), roleId(params))),
   }),
   route({
     method: 'PUT',
@@ -92,7 +77,7 @@ export const routes: Route[] = [
     body: RoleDefinitionSchema,
     responses: { 200: { description: 'Success', schema: UpdateRoleResponse } },
     errors: [400, 403, 404, 409, 413],
-    handler: update,
+    handler: async ({ env, principal, params, body }) => json(await service.updateRole(getDb(env), principal, roleId(params), body)),
   }),
   route({
     method: 'DELETE',
@@ -103,8 +88,8 @@ export const routes: Route[] = [
     summary: 'Delete a custom role that nobody holds',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 403, 404],
-    handler: async ({ request, env, principal }) => {
-      await service.deleteRole(getDb(env), principal, roleId(request));
+    handler: async ({ env, principal, params }) => {
+      await service.deleteRole(getDb(env), principal, roleId(params));
       return empty(200);
     },
   }),

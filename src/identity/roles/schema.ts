@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { nonBlank, text } from '../../http/validation';
 
-export const CUSTOM_ROLE_TYPES = ['root-custom', 'custom'] as const;
+const CUSTOM_ROLE_TYPES = ['root-custom', 'custom'] as const;
 export type CustomRoleType = (typeof CUSTOM_ROLE_TYPES)[number];
 
 const PermissionItemSchema = v.object({

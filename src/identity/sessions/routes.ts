@@ -3,7 +3,7 @@ import { clearedSessionCookie, sessionCookie } from '../../auth/credentials';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
 import { clientKey } from '../../http/rate-limit';
-import { json } from '../../http/responses';
+import { json, untyped, type UntypedAnswer } from '../../http/responses';
 import { sessionUserBody, verifyLogin } from '../users/service';
 import { LoginSchema } from './schema';
 import { createSession } from '../../auth/user-sessions';
@@ -20,7 +20,7 @@ import { refuseSignInFromOtherSites } from '../../auth/same-origin';
  * `POST /auth/simple/login`: public (rate limited by address in front of it); refused when
  * another site's page posts it.
  */
-export async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>): Promise<Response> {
+async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>) {
   refuseSignInFromOtherSites(request, env);
   const db = getDb(env);
   // With single sign-on on, an admin may switch passwords off for everyone but the break-glass admin.
@@ -56,20 +56,22 @@ async function afterSignOut(request: Request, env: Env, db: Db, principal: Admin
  * the start page, as Unleash does. There is deliberately no GET: a link or image must not
  * sign anyone out (Unleash 6.10.1 serves its UI page on GET /logout).
  */
-export async function logout({ request, env, principal }: AdminContext): Promise<Response> {
+async function logout({ request, env, principal }: AdminContext): Promise<UntypedAnswer> {
   const db = getDb(env);
   // Signing out ends every session of the user, as Unleash 6.10.1 does.
   if (principal.kind === 'user') await endSessions(env, db, principal.userId);
   const location = await afterSignOut(request, env, db, principal);
-  return new Response(`Found. Redirecting to ${location}`, {
-    status: 302,
-    headers: {
-      location,
-      'set-cookie': clearedSessionCookie(request),
-      'clear-site-data': '"cookies", "storage"',
-      'content-type': 'text/plain; charset=utf-8',
-    },
-  });
+  return untyped(
+    new Response(`Found. Redirecting to ${location}`, {
+      status: 302,
+      headers: {
+        location,
+        'set-cookie': clearedSessionCookie(request),
+        'clear-site-data': '"cookies", "storage"',
+        'content-type': 'text/plain; charset=utf-8',
+      },
+    }),
+  );
 }
 
 export const routes: Route[] = [

@@ -1,7 +1,4 @@
-import type { IRequest } from 'itty-router';
 import { getDb } from '../../db/client';
-import type { Env } from '../../env';
-import { pathParam } from '../../http/params';
 import { empty, json, NO_STORE } from '../../http/responses';
 import { publicBaseUrl } from '../../http/base-url';
 import { CreateSignupTokenSchema, SignupSchema, UpdateSignupTokenSchema } from './schema';
@@ -17,13 +14,6 @@ import {
 } from './schema';
 
 // Every answer above carries invite secrets: NO_STORE keeps them out of caches.
-
-// The public side of invite links: no key, the secret in the path is the credential.
-
-export async function validateInvite(request: IRequest, env: Env): Promise<Response> {
-  await service.requireUsableToken(getDb(env), pathParam(request, 'token'));
-  return empty(200);
-}
 
 export const routes: Route[] = [
   route({
@@ -85,7 +75,11 @@ export const routes: Route[] = [
     summary: 'Check that an invite link can be used',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 429],
-    handler: ({ request, env }) => validateInvite(request, env),
+    // The public side of invite links: no key, the secret in the path is the credential.
+    handler: async ({ env, params }) => {
+      await service.requireUsableToken(getDb(env), params.token);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',

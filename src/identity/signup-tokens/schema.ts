@@ -41,7 +41,7 @@ export type SignupRequest = v.InferOutput<typeof SignupSchema>;
 const SignupTokenAnswer = v.object({
   secret: v.string(),
   name: v.nullable(v.string()),
-  url: v.string(),
+  url: v.nullable(v.string()),
   expiresAt: v.nullable(v.string()),
   enabled: v.boolean(),
   createdAt: v.string(),

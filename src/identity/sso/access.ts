@@ -11,20 +11,20 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Env } from '../../env';
 import { log } from '../../log';
 
-export const ACCESS_HEADER = 'cf-access-jwt-assertion';
+const ACCESS_HEADER = 'cf-access-jwt-assertion';
 /** Clock skew allowed on `exp` and `nbf`. */
-export const ACCESS_CLOCK_TOLERANCE_SECONDS = 30;
+const ACCESS_CLOCK_TOLERANCE_SECONDS = 30;
 /** Longest assertion looked at; Access tokens are around 1 KB. */
 const MAX_ASSERTION_LENGTH = 16_384;
 const KEY_SET_MAX_AGE_MS = 10 * 60_000;
 /** Least time between two fetches of the key set triggered by unknown key ids. */
-export const KEY_SET_COOLDOWN_MS = 2_000;
+const KEY_SET_COOLDOWN_MS = 2_000;
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
 const keySets = new Map<string, KeySet>();
 
 /** `https://team.cloudflareaccess.com/` -> `https://team.cloudflareaccess.com` (Access's `iss`). */
-export function teamOrigin(domain: string): string {
+function teamOrigin(domain: string): string {
   const trimmed = domain.trim().replace(/\/+$/, '');
   return /^[a-z]+:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`;
 }

@@ -31,7 +31,7 @@ const FETCH_TIMEOUT_MS = 5_000;
 /** A sign-in that cannot go on; its message is shown on the login page. */
 export class OidcFailure extends Error {}
 
-export interface Discovery {
+interface Discovery {
   issuer: string;
   authorization_endpoint: string;
   token_endpoint: string;
@@ -45,7 +45,7 @@ const discoveries = new Map<string, { discovery: Discovery; until: number }>();
 const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
 /** The well-known document's URL: the configured URL when it names it, else the issuer's. */
-export function discoveryUrl(discoverUrl: string): URL {
+function discoveryUrl(discoverUrl: string): URL {
   const url = allowedProviderUrl(discoverUrl);
   if (!url) throw new OidcFailure('The OpenID Connect discover URL is not allowed');
   if (!url.pathname.endsWith('/.well-known/openid-configuration')) {
@@ -88,7 +88,7 @@ function endpoint(document: Record<string, unknown>, name: string, required: boo
 }
 
 /** The provider's discovery document, cached 10 minutes per isolate. */
-export async function discover(settings: OidcSettings): Promise<Discovery> {
+async function discover(settings: OidcSettings): Promise<Discovery> {
   const url = discoveryUrl(settings.discoverUrl);
   const key = url.href;
   const known = discoveries.get(key);
@@ -135,11 +135,11 @@ function base64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-export function randomToken(): string {
+function randomToken(): string {
   return base64Url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-export async function pkceChallenge(verifier: string): Promise<string> {
+async function pkceChallenge(verifier: string): Promise<string> {
   return base64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
 }
 
@@ -148,7 +148,7 @@ async function bindingKey(binding: string): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', material, 'AES-GCM', false, ['encrypt', 'decrypt']);
 }
 
-export async function seal(value: string, binding: string): Promise<string> {
+async function seal(value: string, binding: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const sealed = new Uint8Array(
     await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, await bindingKey(binding), new TextEncoder().encode(value)),
@@ -159,14 +159,14 @@ export async function seal(value: string, binding: string): Promise<string> {
   return toBase64(out);
 }
 
-export async function unseal(sealed: string, binding: string): Promise<string> {
+async function unseal(sealed: string, binding: string): Promise<string> {
   const bytes = fromBase64(sealed);
   const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.slice(0, 12) }, await bindingKey(binding), bytes.slice(12));
   return new TextDecoder().decode(plain);
 }
 
 /** A path of ours to land on after signing in; anything else (another site, `//host`) is `/`. */
-export function safeRedirect(redirect: string | undefined): string {
+function safeRedirect(redirect: string | undefined): string {
   if (!redirect) return '/';
   let path: string;
   try {
@@ -184,7 +184,7 @@ export function safeRedirect(redirect: string | undefined): string {
 // ---------------------------------------------------------------------------------------
 // The two legs of the flow
 
-export function callbackUrl(base: string): string {
+function callbackUrl(base: string): string {
   return `${base}/auth/oidc/callback`;
 }
 

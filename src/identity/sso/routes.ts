@@ -3,7 +3,7 @@ import { ADMIN } from '../../auth/permissions';
 import { secureAttribute, sessionCookie } from '../../auth/credentials';
 import { getDb } from '../../db/client';
 import { publicBaseUrl } from '../../http/base-url';
-import { json } from '../../http/responses';
+import { json, untyped, type UntypedAnswer } from '../../http/responses';
 import { admin, open, route, type OpenContext, type Route } from '../../http/route';
 import { sha256Hex } from '../../lib/encoding';
 import { digestsEqual } from '../../auth/secrets';
@@ -23,10 +23,11 @@ const REDIRECT = {
   },
 };
 
-function redirect(location: string, cookies: string[] = []): Response {
+/** A redirect: the way out of the typed answers (a 302 is not JSON). */
+function redirect(location: string, cookies: string[] = []): UntypedAnswer {
   const headers = new Headers({ location, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
   for (const cookie of cookies) headers.append('set-cookie', cookie);
-  return new Response(`Found. Redirecting to ${location}`, { status: 302, headers });
+  return untyped(new Response(`Found. Redirecting to ${location}`, { status: 302, headers }));
 }
 
 function bindingCookie(request: Request, value: string, maxAge: number): string {
@@ -42,11 +43,11 @@ function bindingFrom(request: Request): string | null {
 }
 
 /** The login page with the reason shown (Unleash's UI reads `errorMsg`). */
-function toLoginPage(request: Request, message: string): Response {
+function toLoginPage(request: Request, message: string): UntypedAnswer {
   return redirect(`/login?errorMsg=${encodeURIComponent(message)}`, [bindingCookie(request, '', 0)]);
 }
 
-async function login({ request, env, query }: OpenContext<undefined, v.InferOutput<typeof OidcLoginQuery>>): Promise<Response> {
+async function login({ request, env, query }: OpenContext<undefined, v.InferOutput<typeof OidcLoginQuery>>): Promise<UntypedAnswer> {
   const db = getDb(env);
   const { oidc } = await service.signInSettings(db);
   if (!service.oidcUsable(oidc)) return toLoginPage(request, 'Single sign-on with OpenID Connect is not enabled');
@@ -60,7 +61,7 @@ async function login({ request, env, query }: OpenContext<undefined, v.InferOutp
   }
 }
 
-async function callback({ request, env, query }: OpenContext<undefined, v.InferOutput<typeof OidcCallbackQuery>>): Promise<Response> {
+async function callback({ request, env, query }: OpenContext<undefined, v.InferOutput<typeof OidcCallbackQuery>>): Promise<UntypedAnswer> {
   const db = getDb(env);
   const { oidc } = await service.signInSettings(db);
   if (!service.oidcUsable(oidc)) return toLoginPage(request, 'Single sign-on with OpenID Connect is not enabled');

@@ -47,7 +47,7 @@ export interface SignInSettings {
 let cached: { settings: SignInSettings; until: number } | undefined;
 
 /** Forgets this isolate's copy of the sign-in settings (after a change); others follow within 10 s. */
-export function forgetSignInSettings(): void {
+function forgetSignInSettings(): void {
   cached = undefined;
 }
 
@@ -73,7 +73,7 @@ export async function signInSettings(db: Db): Promise<SignInSettings> {
 }
 
 /** Whether Cloudflare Access is configured (both variables set). */
-export function accessConfigured(env: Pick<Env, 'ACCESS_TEAM_DOMAIN' | 'ACCESS_AUD'>): boolean {
+function accessConfigured(env: Pick<Env, 'ACCESS_TEAM_DOMAIN' | 'ACCESS_AUD'>): boolean {
   return Boolean(env.ACCESS_TEAM_DOMAIN?.trim() && env.ACCESS_AUD?.trim());
 }
 
@@ -86,7 +86,7 @@ export function oidcUsable(oidc: OidcSettings | undefined): oidc is OidcSettings
 // Settings routes
 
 /** The stored secret as GET shows it: never whole, the last 4 characters of a long one. */
-export function maskSecret(secret: string): string {
+function maskSecret(secret: string): string {
   if (secret === '') return '';
   return secret.length >= 16 ? `********${secret.slice(-4)}` : '********';
 }
@@ -116,7 +116,7 @@ export function allowedProviderUrl(text: string): URL | undefined {
 }
 
 /** `"@example.com, other.org"` -> `['example.com', 'other.org']`. */
-export function emailDomainList(text: string): string[] {
+function emailDomainList(text: string): string[] {
   return text
     .split(/[\s,;]+/)
     .map((domain) => domain.trim().toLowerCase().replace(/^@/, ''))

@@ -1,7 +1,6 @@
 import type * as v from 'valibot';
 import { publicBaseUrl } from '../../http/base-url';
 import { getDb } from '../../db/client';
-import { pathParam } from '../../http/params';
 import { empty, json, NO_STORE } from '../../http/responses';
 import { newResetToken } from '../reset-tokens/service';
 import { parseInput } from '../../http/validation';
@@ -9,7 +8,7 @@ import { noAccess } from '../../http/errors';
 import { ChangeOwnPasswordSchema, CreateUserSchema, IdParams, PasswordSchema, UpdateUserSchema } from './schema';
 import * as service from './service';
 import { ADMIN } from '../../auth/permissions';
-import { admin, authenticated, open, route, type Route, type AdminContext } from '../../http/route';
+import { admin, authenticated, open, route, type Route } from '../../http/route';
 import { GetUsersResponse, CreateUser201Response, GetUserResponse, UpdateUserResponse, GetMeResponse, GetProfileResponse } from './schema';
 import {
   IdsSchema,
@@ -26,56 +25,14 @@ import {
 import { badRequest } from '../../http/errors';
 import { runBatch } from '../../db/client';
 
-function userId(request: AdminContext['request']): number | null {
-  return parseInput(IdParams, { id: pathParam(request, 'id') }, '/params').id;
+/** The user a path names: a number, or null for one too large to exist (the service answers 404). */
+function userId(params: { id: string }): number | null {
+  return parseInput(IdParams, { id: params.id }, '/params').id;
 }
-
-export async function create({ request, env, principal, body }: AdminContext<v.InferOutput<typeof CreateUserSchema>>): Promise<Response> {
-  const db = getDb(env);
-  // As Unleash: the answer carries the new user's link to choose a password
-  // (`/new-user?token=<secret>`); the token row is written in the user's own batch.
-  let inviteSecret = '';
-  const user = await service.createUser(db, principal, body, async (id) => {
-    const token = await newResetToken(db, id, principal);
-    inviteSecret = token.secret;
-    return [token.statement];
-  });
-  const inviteLink = `${publicBaseUrl(env, request)}/new-user?token=${inviteSecret}`;
-  return json({ ...user, inviteLink, emailSent: false }, 201, {
-    location: `/api/admin/user-admin/${user.id}`,
-    ...NO_STORE,
-  });
-}
-
-export async function update({ request, env, principal, body }: AdminContext<v.InferOutput<typeof UpdateUserSchema>>): Promise<Response> {
-  const id = userId(request);
-  return json(await service.updateUser(getDb(env), principal, id, body));
-}
-
-// The caller and passwords
 
 /** `POST /api/admin/user-admin/validate-password` and the public `/auth/reset/validate-password`. */
-export async function validatePassword({ body }: { body: v.InferOutput<typeof PasswordSchema> }): Promise<Response> {
+function validatePassword({ body }: { body: v.InferOutput<typeof PasswordSchema> }) {
   service.validatePassword(body.password);
-  return empty(200);
-}
-
-/** `POST /api/admin/user-admin/:id/change-password`: an admin sets it; the user's sessions end. */
-export async function setPassword({ request, env, body }: AdminContext<v.InferOutput<typeof PasswordSchema>>): Promise<Response> {
-  const id = userId(request);
-  const { password } = body;
-  await service.setPassword(env, getDb(env), id, password);
-  return empty(200);
-}
-
-/** `POST /api/admin/user/change-password`: a signed-in user; all their sessions end, this one too. */
-export async function changeOwnPassword({
-  env,
-  principal,
-  body,
-}: AdminContext<v.InferOutput<typeof ChangeOwnPasswordSchema>>): Promise<Response> {
-  if (principal.kind !== 'user') throw noAccess('Only a signed-in user (session or personal access token) can change their own password.');
-  await service.changeOwnPassword(env, getDb(env), principal.userId, body);
   return empty(200);
 }
 
@@ -113,7 +70,11 @@ export const routes: Route[] = [
     body: PasswordSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 403, 404, 413],
-    handler: setPassword,
+    /** An admin sets it; the user's sessions end. */
+    handler: async ({ env, params, body }) => {
+      await service.setPassword(env, getDb(env), userId(params), body.password);
+      return empty(200);
+    },
   }),
   route({
     method: 'POST',
@@ -125,7 +86,19 @@ export const routes: Route[] = [
     body: CreateUserSchema,
     responses: { 201: { description: 'Created', schema: CreateUser201Response } },
     errors: [400, 401, 403, 413, 415],
-    handler: create,
+    handler: async ({ request, env, principal, body }) => {
+      const db = getDb(env);
+      // As Unleash: the answer carries the new user's link to choose a password
+      // (`/new-user?token=<secret>`); the token row is written in the user's own batch.
+      let inviteSecret = '';
+      const user = await service.createUser(db, principal, body, async (id) => {
+        const token = await newResetToken(db, id, principal);
+        inviteSecret = token.secret;
+        return [token.statement];
+      });
+      const inviteLink = `${publicBaseUrl(env, request)}/new-user?token=${inviteSecret}`;
+      return json({ ...user, inviteLink, emailSent: false }, 201, { location: `/api/admin/user-admin/${user.id}`, ...NO_STORE });
+    },
   }),
   route({
     method: 'GET',
@@ -136,7 +109,7 @@ export const routes: Route[] = [
     summary: 'Get a user',
     responses: { 200: { description: 'Success', schema: GetUserResponse } },
     errors: [400, 401, 403, 404],
-    handler: async ({ request, env }) => json(await service.getUser(getDb(env), userId(request))),
+    handler: async ({ env, params }) => json(await service.getUser(getDb(env), userId(params))),
   }),
   route({
     method: 'PUT',
@@ -148,7 +121,7 @@ export const routes: Route[] = [
     body: UpdateUserSchema,
     responses: { 200: { description: 'Success', schema: UpdateUserResponse } },
     errors: [400, 404, 413],
-    handler: update,
+    handler: async ({ env, principal, params, body }) => json(await service.updateUser(getDb(env), principal, userId(params), body)),
   }),
   route({
     method: 'DELETE',
@@ -159,8 +132,8 @@ export const routes: Route[] = [
     summary: 'Delete a user',
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 404],
-    handler: async ({ request, env, principal }) => {
-      await service.deleteUser(env, getDb(env), principal, userId(request));
+    handler: async ({ env, principal, params }) => {
+      await service.deleteUser(env, getDb(env), principal, userId(params));
       return empty(200);
     },
   }),
@@ -208,7 +181,13 @@ export const routes: Route[] = [
     body: ChangeOwnPasswordSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 401, 403, 413],
-    handler: changeOwnPassword,
+    /** A signed-in user; all their sessions end, this one too. */
+    handler: async ({ env, principal, body }) => {
+      if (principal.kind !== 'user')
+        throw noAccess('Only a signed-in user (session or personal access token) can change their own password.');
+      await service.changeOwnPassword(env, getDb(env), principal.userId, body);
+      return empty(200);
+    },
   }),
   route({
     method: 'GET',

@@ -21,7 +21,7 @@ const displayName = v.pipe(
 );
 
 /** A role id or the name of a root role, as Unleash's `rootRole` accepts both. */
-export const rootRole = v.union([
+const rootRole = v.union([
   v.pipe(v.number(), v.integer('must be integer'), v.minValue(0, 'must be >= 0'), v.maxValue(2147483647, 'must be <= 2147483647')),
   nonBlank(255),
 ]);
@@ -52,7 +52,7 @@ const ID_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
  * validator coerces it, else 400. Ids out of the 32-bit range come back as `null` (they name
  * nothing, so the caller answers 404 instead of letting them reach SQL).
  */
-export const pathId = v.pipe(
+const pathId = v.pipe(
   v.string(),
   v.check((input) => input.length <= 64 && ID_TEXT.test(input) && Number.isInteger(Number(input)), 'must be integer'),
   v.transform((input) => {
@@ -154,7 +154,8 @@ export const GetMeResponse = v.object({
 /** What `GET /api/admin/user/profile` answers with status 200. */
 export const GetProfileResponse = v.object({
   projects: v.array(v.string()),
-  rootRole: UserRoleAnswer,
+  // null for a caller that is not a user (an admin key).
+  rootRole: v.nullable(UserRoleAnswer),
   subscriptions: v.array(v.string()),
   features: v.array(v.unknown()),
 });

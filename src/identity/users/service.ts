@@ -31,7 +31,7 @@ export function userImageUrl(user: Pick<store.UserRow, 'id' | 'email' | 'usernam
 }
 
 /** The seed's User, keys in the order Unleash 6 emits them; name/username/email only when set. */
-export async function userBody(row: store.UserRow) {
+async function userBody(row: store.UserRow) {
   return {
     isAPI: false,
     accountType: 'User',
@@ -405,7 +405,7 @@ export async function adminCount(db: Db) {
 }
 
 /** Most users a search answers with. */
-export const SEARCH_LIMIT = 100;
+const SEARCH_LIMIT = 100;
 
 /** Users whose name contains `q` or whose username or email starts with it; nothing for fewer than 2 characters. */
 export async function searchUsers(db: Db, q: string | undefined) {
@@ -443,7 +443,7 @@ export async function rolesInProject(db: Db, principal: Principal, projectId: st
 }
 
 /** Unleash's threshold: a person unseen for this many days is inactive. */
-export const INACTIVE_AFTER_DAYS = 180;
+const INACTIVE_AFTER_DAYS = 180;
 
 function inactiveCutoff(now = Date.now()): string {
   return new Date(now - INACTIVE_AFTER_DAYS * 24 * 60 * 60 * 1000).toISOString();

@@ -26,7 +26,7 @@ export const INTEGRATIONS_QUEUE_NAME = 'unleash-integrations';
 export const INTEGRATIONS_DLQ_NAME = 'unleash-integrations-dlq';
 
 /** How long one send may take before it counts as a network error. */
-export const SEND_TIMEOUT_MS = 10_000;
+const SEND_TIMEOUT_MS = 10_000;
 /** A claim outlives the longest send: a consumer that died mid-send frees its row after this. */
 const LEASE_MS = 4 * SEND_TIMEOUT_MS;
 /** Rows handed to the Queue per `sendBatch` (its limit is 100 messages). */
@@ -128,11 +128,7 @@ async function slackAnswer(response: Response): Promise<string | null> {
 const unique = (values: string[]) => [...new Set(values)];
 
 /** The log's state and text for the results of every target, worded as Unleash words them per provider. */
-export function summarize(
-  provider: string,
-  results: TargetResult[],
-  warnings: string[],
-): { state: LogEntry['state']; stateDetails: string } {
+function summarize(provider: string, results: TargetResult[], warnings: string[]): { state: LogEntry['state']; stateDetails: string } {
   const failed = results.filter((result) => !result.ok);
   const n = results.length;
   let line: string;

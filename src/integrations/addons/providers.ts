@@ -4,7 +4,7 @@
  * `sensitive` are masked on every read.
  */
 
-export interface ProviderParameter {
+interface ProviderParameter {
   name: string;
   displayName: string;
   type: string;

@@ -23,7 +23,7 @@ export interface AddonEvent {
   environment: string | null;
 }
 
-export interface Outgoing {
+interface Outgoing {
   /** Which target this is (a Slack channel; `default` for a provider's one URL): what a retry skips once it answered 2xx. */
   target: string;
   url: string;
@@ -50,7 +50,7 @@ export interface Rendered {
  * formatter sets it globally), so `{{x}}` and `{{{x}}}` send the same characters. Partials are
  * not available (there is nowhere to define one).
  */
-export function renderTemplate(template: string, context: Record<string, unknown>): string {
+function renderTemplate(template: string, context: Record<string, unknown>): string {
   return Mustache.render(template, context, {}, NO_ESCAPE);
 }
 
@@ -102,7 +102,7 @@ function slackChannels(addon: AddonRow, event: AddonEvent, parameter: string): s
 
 /** Slack shows at most this many characters of a message section. */
 const SLACK_MAX_LENGTH = 3000;
-export const SLACK_POST_MESSAGE = 'https://slack.com/api/chat.postMessage';
+const SLACK_POST_MESSAGE = 'https://slack.com/api/chat.postMessage';
 
 async function gzip(body: string): Promise<Uint8Array> {
   const stream = new Blob([body]).stream().pipeThrough(new CompressionStream('gzip'));

@@ -63,7 +63,7 @@ export const AddonsAnswer = v.object({
 });
 
 /** One entry of an integration's delivery log (Unleash's integrationEventSchema). */
-export const IntegrationEventAnswer = v.object({
+const IntegrationEventAnswer = v.object({
   id: v.pipe(v.string(), v.regex(/^[0-9]+$/)),
   integrationId: v.number(),
   createdAt: v.string(),

@@ -10,12 +10,12 @@ import type { AddonCreateUpdate } from './schema';
 import * as store from './store';
 
 /** What Unleash shows instead of a secret, and accepts back as "unchanged". */
-export const MASKED_VALUE = '*****';
+const MASKED_VALUE = '*****';
 const NOT_FOUND = 'Could not find addon';
 
 const PROVIDER_BY_NAME = new Map(PROVIDERS.map((provider) => [provider.name, provider]));
 
-export function providerOf(name: string): ProviderDefinition | undefined {
+function providerOf(name: string): ProviderDefinition | undefined {
   return PROVIDER_BY_NAME.get(name);
 }
 
@@ -30,7 +30,7 @@ export function sensitiveParameters(provider: string): Set<string> {
  * caller sent them (as 6.10.1 answers the new configuration), which reveals nothing the caller
  * did not just send: a secret sent back masked stays masked.
  */
-export function addonBody(row: store.AddonRow, withCreatedAt = true, sent?: Record<string, unknown>) {
+function addonBody(row: store.AddonRow, withCreatedAt = true, sent?: Record<string, unknown>) {
   const sensitive = sensitiveParameters(row.provider);
   const parameters: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row.parameters))
@@ -81,7 +81,7 @@ function columns(
 }
 
 export async function listAddons(db: Db) {
-  return { addons: (await store.listAddons(db)).map((row) => addonBody(row)), providers: PROVIDERS };
+  return { addons: (await store.listAddons(db)).map((row) => addonBody(row)), providers: [...PROVIDERS] };
 }
 
 async function existing(db: Db, id: number): Promise<store.AddonRow> {

@@ -8,6 +8,7 @@ import { effectiveQuery } from './routes';
 import { environmentOf } from './token-environment';
 import { snapshotFor } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
+import { untyped, type UntypedAnswer } from '../../http/responses';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
 import { ClientFeaturesQuery, GetDeltaResponse } from './schema';
 
@@ -21,15 +22,18 @@ export function deltaQueryOf(context: SdkContext): { environment: string; query:
   };
 }
 
-export async function delta(context: SdkContext): Promise<Response> {
+/** The body is written as bytes (delta.ts) and a 304 has none: the answer is not typed. */
+async function delta(context: SdkContext): Promise<UntypedAnswer> {
   const { environment, query } = deltaQueryOf(context);
   const since = parseRevision(context.request.headers.get('if-none-match'));
   const snapshot = await snapshotFor(context.env, environment);
   const events = await deltaSince(context.env, snapshot, query, since);
-  if (events === null) return new Response(null, { status: 304, headers: { etag: `"${since}"` } });
-  return new Response(deltaBody(events), {
-    headers: { 'content-type': 'application/json; charset=utf-8', etag: `"${events.lastEventId}"`, 'cache-control': 'no-cache' },
-  });
+  if (events === null) return untyped(new Response(null, { status: 304, headers: { etag: `"${since}"` } }));
+  return untyped(
+    new Response(deltaBody(events), {
+      headers: { 'content-type': 'application/json; charset=utf-8', etag: `"${events.lastEventId}"`, 'cache-control': 'no-cache' },
+    }),
+  );
 }
 
 export const routes: Route[] = [

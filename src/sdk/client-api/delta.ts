@@ -17,7 +17,7 @@ import type { Env } from '../../env';
 import type { Snapshot, SnapshotFeature } from './snapshot';
 import { revisionQuery } from './store';
 
-export interface ChangeRow {
+interface ChangeRow {
   eventId: number;
   kind: 'feature' | 'segment' | 'all';
   featureName: string | null;
@@ -75,7 +75,7 @@ function indexAfter(eventId: number): number {
  * `'too-old'` when there are more than the isolate keeps (the client is hydrated instead), or
  * `'behind'` when the replica read cannot see `upTo` yet.
  */
-export async function changesSince(env: Env, after: number, upTo: number): Promise<ChangeRow[] | 'too-old' | 'behind'> {
+async function changesSince(env: Env, after: number, upTo: number): Promise<ChangeRow[] | 'too-old' | 'behind'> {
   if (after >= upTo) return [];
   if (coveredFrom < 0 || after < coveredFrom) {
     const rows = await readChanges(env, after, upTo, MAX_LOG_ROWS + 1);

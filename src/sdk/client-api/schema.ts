@@ -188,6 +188,50 @@ export const edgeInstanceBody = v.looseObject({
 });
 export type EdgeInstanceBody = v.InferOutput<typeof edgeInstanceBody>;
 
+/** A strategy's constraint as the client API serves it. */
+const ClientConstraint = v.object({
+  contextName: v.string(),
+  operator: v.string(),
+  values: v.optional(v.array(v.string())),
+  caseInsensitive: v.optional(v.boolean()),
+  inverted: v.optional(v.boolean()),
+  value: v.optional(v.string()),
+});
+
+/** A strategy's variant as the client API serves it. */
+const ClientStrategyVariant = v.object({
+  name: v.nullable(v.string()),
+  weight: v.number(),
+  weightType: v.optional(v.string()),
+  stickiness: v.optional(v.string()),
+  payload: v.object({
+    type: v.string(),
+    value: v.optional(v.string()),
+  }),
+});
+
+/** A flag's (environment's) variant as the client API serves it. */
+const ClientFlagVariant = v.object({
+  name: v.nullable(v.string()),
+  weight: v.number(),
+  weightType: v.optional(v.string()),
+  stickiness: v.optional(v.string()),
+  overrides: v.optional(
+    v.array(
+      v.object({
+        contextName: v.string(),
+        values: v.optional(v.array(v.string())),
+      }),
+    ),
+  ),
+  payload: v.optional(
+    v.object({
+      type: v.string(),
+      value: v.optional(v.string()),
+    }),
+  ),
+});
+
 /** What `GET /api/client/features` answers with status 200. */
 export const GetAllClientFeaturesResponse = v.object({
   version: v.number(),
@@ -201,16 +245,7 @@ export const GetAllClientFeaturesResponse = v.object({
       strategies: v.array(
         v.object({
           name: v.nullable(v.string()),
-          constraints: v.array(
-            v.object({
-              contextName: v.string(),
-              operator: v.string(),
-              values: v.optional(v.array(v.string())),
-              caseInsensitive: v.optional(v.boolean()),
-              inverted: v.optional(v.boolean()),
-              value: v.optional(v.string()),
-            }),
-          ),
+          constraints: v.array(ClientConstraint),
           parameters: v.object({
             rollout: v.optional(v.string()),
             stickiness: v.optional(v.string()),
@@ -220,43 +255,11 @@ export const GetAllClientFeaturesResponse = v.object({
             percentage: v.optional(v.string()),
             IPs: v.optional(v.string()),
           }),
-          variants: v.array(
-            v.object({
-              name: v.nullable(v.string()),
-              weight: v.number(),
-              weightType: v.optional(v.string()),
-              stickiness: v.optional(v.string()),
-              payload: v.object({
-                type: v.string(),
-                value: v.optional(v.string()),
-              }),
-            }),
-          ),
+          variants: v.array(ClientStrategyVariant),
           segments: v.optional(v.array(v.number())),
         }),
       ),
-      variants: v.array(
-        v.object({
-          name: v.nullable(v.string()),
-          weight: v.number(),
-          weightType: v.optional(v.string()),
-          stickiness: v.optional(v.string()),
-          overrides: v.optional(
-            v.array(
-              v.object({
-                contextName: v.string(),
-                values: v.optional(v.array(v.string())),
-              }),
-            ),
-          ),
-          payload: v.optional(
-            v.object({
-              type: v.string(),
-              value: v.optional(v.string()),
-            }),
-          ),
-        }),
-      ),
+      variants: v.array(ClientFlagVariant),
       description: v.nullable(v.string()),
       impressionData: v.boolean(),
       dependencies: v.optional(
@@ -328,13 +331,13 @@ const ClientFeatureAnswer = v.object({
   strategies: v.array(
     v.object({
       name: v.nullable(v.string()),
-      constraints: v.array(v.unknown()),
+      constraints: v.array(ClientConstraint),
       parameters: RolloutParameters,
-      variants: v.array(v.unknown()),
+      variants: v.array(ClientStrategyVariant),
       segments: v.optional(v.array(v.number())),
     }),
   ),
-  variants: v.array(v.unknown()),
+  variants: v.array(ClientFlagVariant),
   description: v.nullable(v.string()),
   impressionData: v.boolean(),
 });

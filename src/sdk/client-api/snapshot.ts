@@ -64,7 +64,7 @@ function stringParameters(parameters: Record<string, unknown> | null): Record<st
   return out;
 }
 
-export function buildSnapshot(environment: string, rows: EnvironmentRows): Snapshot {
+function buildSnapshot(environment: string, rows: EnvironmentRows): Snapshot {
   const segmentConstraints = new Map<number, ConstraintDoc[]>(rows.segmentRows.map((row) => [row.id, row.constraints ?? []]));
   const segmentsOfStrategy = new Map<string, number[]>();
   for (const row of rows.strategySegmentRows) {

@@ -33,6 +33,7 @@ import { findRecord, trustedUntil } from '../../auth/token-records';
 import { listenForChanges, stopListening } from '../push/listen';
 import { snapshotFor, type Snapshot } from './snapshot';
 import { BACKEND_TOKEN_TYPES } from '../../auth/principal';
+import { untyped, type UntypedAnswer } from '../../http/responses';
 import { route, sdk, type Route, type SdkContext } from '../../http/route';
 
 const KEEP_ALIVE_MS = 15_000;
@@ -266,7 +267,7 @@ async function keyStillValid(env: Env, ctx: ExecutionContext, keyHash: string, g
   return true;
 }
 
-export async function streaming(context: SdkContext): Promise<Response> {
+async function streaming(context: SdkContext): Promise<UntypedAnswer> {
   const { env, ctx, request, principal } = context;
   const { environment, query } = deltaQueryOf(context);
   const keyHash = principal.token.hash;
@@ -283,7 +284,7 @@ export async function streaming(context: SdkContext): Promise<Response> {
       if (stopListening(owner)) dataMayHaveMoved();
     },
   };
-  return openStream(ctx, source, parseRevision(request.headers.get('last-event-id')));
+  return untyped(await openStream(ctx, source, parseRevision(request.headers.get('last-event-id'))));
 }
 
 export const routes: Route[] = [

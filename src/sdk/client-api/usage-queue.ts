@@ -49,7 +49,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const UNKNOWN_PER_FRONTEND_POST = 50;
 const UNKNOWN_FLAGS_KEPT = 10_000;
 
-export function metricsRetryDelaySeconds(env: Pick<Env, 'METRICS_RETRY_DELAY_SECONDS'>, attempt: number): number {
+function metricsRetryDelaySeconds(env: Pick<Env, 'METRICS_RETRY_DELAY_SECONDS'>, attempt: number): number {
   const configured = Number(env.METRICS_RETRY_DELAY_SECONDS);
   const base = Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_RETRY_DELAY_SECONDS;
   return Math.min(MAX_RETRY_DELAY_SECONDS, Math.round(base * 2 ** Math.max(0, attempt - 1)));
@@ -396,7 +396,7 @@ function groupsOf<M extends { body: UsageMessage }>(messages: readonly M[]): M[]
   return groups;
 }
 
-export interface FlushOutcome<M> {
+interface FlushOutcome<M> {
   /** Counted now, or found counted before: acknowledge. */
   done: M[];
   /** Not written (nothing of theirs is): retry. */
@@ -405,7 +405,7 @@ export interface FlushOutcome<M> {
 }
 
 /** Applies a batch of messages; each is either done (counted once) or failed (nothing of it written). */
-export async function flushUsage<M extends { body: UsageMessage }>(env: Pick<Env, 'DB'>, messages: readonly M[]): Promise<FlushOutcome<M>> {
+async function flushUsage<M extends { body: UsageMessage }>(env: Pick<Env, 'DB'>, messages: readonly M[]): Promise<FlushOutcome<M>> {
   const db = getDb(env);
   const now = Date.now();
   // The Queue may hand the same message twice in a batch: it is applied once.

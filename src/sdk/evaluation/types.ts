@@ -16,7 +16,7 @@ export interface Payload {
   value: string;
 }
 
-export interface Override {
+interface Override {
   contextName: string;
   values: readonly string[];
 }
@@ -38,7 +38,7 @@ export interface Strategy {
   variants?: readonly VariantDefinition[] | null;
 }
 
-export interface Dependency {
+interface Dependency {
   feature: string;
   enabled?: boolean;
   variants?: readonly string[] | null;

@@ -17,7 +17,7 @@ function asText(value: unknown): string | undefined {
 }
 
 /** Context from already-split entries (query parameters or a JSON object). */
-export function buildContext(
+function buildContext(
   fields: Iterable<[string, unknown]>,
   explicitProperties: Iterable<[string, unknown]>,
   defaults: { remoteAddress: string | null },

@@ -25,6 +25,7 @@ import type { Context } from '../evaluation/types';
 import { planFor, type FrontendPlan } from './answer';
 import { answerKey, cachedAnswer, rememberAnswer, type FrontendAnswer } from './answer-cache';
 import { contextFromBody, contextFromPlainQuery, contextFromQuery, plainQueryOf } from './context';
+import { untyped, type UntypedAnswer } from '../../http/responses';
 import { open, route, sdk, type Route, type SdkContext } from '../../http/route';
 import { FrontendQuery, GetFrontendFeaturesResponse, GetFrontendApiFeaturesWithPostResponse } from './schema';
 import { ErrorBodySchema } from '../../openapi/responses';
@@ -136,20 +137,22 @@ function withEtag(template: Headers, etag: string): Headers {
  * path): the Response copies the headers made for its CORS case, then gets its ETag; a body
  * the plan keeps (`kept`) keeps its headers with the ETag in them.
  */
-function togglesResponse(env: Env, request: Request, answer: FrontendAnswer, conditional: boolean): Response {
+function togglesResponse(env: Env, request: Request, answer: FrontendAnswer, conditional: boolean): UntypedAnswer {
   const { body, etag } = answer;
   const cors = corsHeaders(env, request);
   const notModified = conditional && frontendEtagMatches(request.headers.get('if-none-match'), etag);
   if (answer.kept) {
     let own = keptHeaders.get(answer);
     if (own === undefined || own.cors !== cors) keptHeaders.set(answer, (own = { cors }));
-    return notModified
-      ? new Response(null, { status: 304, headers: (own.notModified ??= withEtag(cors.notModified, etag)) })
-      : new Response(body, { headers: (own.ok ??= withEtag(cors.ok, etag)) });
+    return untyped(
+      notModified
+        ? new Response(null, { status: 304, headers: (own.notModified ??= withEtag(cors.notModified, etag)) })
+        : new Response(body, { headers: (own.ok ??= withEtag(cors.ok, etag)) }),
+    );
   }
   const response = notModified ? new Response(null, { status: 304, headers: cors.notModified }) : new Response(body, { headers: cors.ok });
   response.headers.set('etag', etag);
-  return response;
+  return untyped(response);
 }
 
 /** The headers `withCors(getToggles)` answers a request with, CORS included, as a list. */
@@ -159,7 +162,8 @@ function headersFor(env: Env, request: Request, init: Record<string, string>): [
   return [...headers];
 }
 
-export async function getToggles({ request, env, principal }: SdkContext): Promise<Response> {
+// The frontend API's answers are bytes kept per revision with their ETag, or a 304: not typed.
+async function getToggles({ request, env, principal }: SdkContext): Promise<UntypedAnswer> {
   const token = principal.token;
   const snapshot = await snapshotFor(env, environmentOf(token));
   rememberFrontendKey(request, token, snapshot);
@@ -181,7 +185,7 @@ export function answerFrontendEarly(request: Request, env: Env, ctx: ExecutionCo
   });
 }
 
-async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, snapshot: Snapshot): Promise<Response> {
+async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, snapshot: Snapshot): Promise<UntypedAnswer> {
   const remoteAddress = clientIp(request);
   // A plain query (the frontend SDKs send one) is read from the raw URL without URL or
   // URLSearchParams objects; any other goes through them (context.ts).
@@ -219,18 +223,18 @@ async function togglesFor(request: Request, env: Env, token: ApiTokenRecord, sna
   return togglesResponse(env, request, answer, true);
 }
 
-export async function postToggles({ request, env, principal }: SdkContext): Promise<Response> {
+async function postToggles({ request, env, principal }: SdkContext): Promise<UntypedAnswer> {
   const evaluationContext = contextFromBody(await readJsonBody(request), clientIp(request));
   const snapshot = await snapshotFor(env, environmentOf(principal.token));
   return togglesResponse(env, request, (await answerFor(snapshot, principal.token, () => evaluationContext)).answer, false);
 }
 
 /** Express's `sendStatus(200)`, which is what Unleash answers here. */
-function ok(): Response {
-  return new Response('OK', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+function ok(): UntypedAnswer {
+  return untyped(new Response('OK', { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
 }
 
-export async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<Response> {
+async function metrics({ request, env, principal, body }: SdkContext<v.InferOutput<typeof metricsBody>>): Promise<UntypedAnswer> {
   const token = principal.token;
   // A frontend key ships inside web pages: what it may write is bounded (client-api/usage-queue.ts).
   const frontend = token.type === 'frontend' ? { tokenId: token.id ?? token.hash, projects: token.projects } : undefined;
@@ -239,11 +243,11 @@ export async function metrics({ request, env, principal, body }: SdkContext<v.In
 }
 
 /** Frontend SDKs may register; Unleash accepts and ignores it. */
-export function register(): Response {
+function register(): UntypedAnswer {
   return ok();
 }
 
-export function notImplemented(): Response {
+function notImplemented(): never {
   throw new ApiError(405, 'NotImplementedError', 'The frontend API does not support this endpoint.');
 }
 
@@ -264,7 +268,7 @@ export const routes: Route[] = [
     responses: { 204: { description: 'Done, no content', schema: null } },
     handler: async ({ request, env }) => {
       await refreshFrontendOrigins(env);
-      return preflight(request, env);
+      return untyped(preflight(request, env));
     },
   }),
   route({

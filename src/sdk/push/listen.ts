@@ -32,13 +32,6 @@ let opening = false;
 let failures = 0;
 let retryAt = 0;
 let pushesReceived = 0;
-const listeners = new Set<(change: ChangeAnnouncement) => void>();
-
-/** Calls `listener` with every announcement pushed to this isolate (Edge mode refreshes its scopes); answers the way to stop. */
-export function onChangeAnnounced(listener: (change: ChangeAnnouncement) => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
 
 /** Announcements pushed to this isolate so far (tests, bench). */
 export function pushCount(): number {
@@ -65,13 +58,6 @@ function hear(data: unknown): void {
   pushesReceived++;
   noteAnnounced(change.revision);
   notePushedRevision(change.revision);
-  for (const listener of listeners) {
-    try {
-      listener(change);
-    } catch (error) {
-      log.warn('change listener failed', { error });
-    }
-  }
 }
 
 function deaf(closing: Ear, failed: boolean): void {

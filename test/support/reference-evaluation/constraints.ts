@@ -49,21 +49,6 @@ function compiled(pattern: string, caseInsensitive: boolean): RE2JS | null {
   return regex;
 }
 
-/**
- * Why a REGEX constraint cannot be saved, as Unleash words it (RE2 syntax; an inverted REGEX
- * is refused), or null when it can.
- */
-export function regexProblem(pattern: string | undefined, inverted: boolean | undefined): string | null {
-  if (typeof pattern !== 'string') return 'the provided value is not a valid regex string.';
-  try {
-    RE2JS.compile(pattern);
-  } catch (error) {
-    return `the provided value is not a valid regex string. Error: ${error instanceof Error ? error.message : String(error)}`;
-  }
-  if (inverted === true) return 'REGEX operator cannot be inverted.';
-  return null;
-}
-
 function inOperator(constraint: Constraint, context: Context): boolean {
   const actual = contextValue(context, constraint.contextName);
   const found = actual !== undefined && cleanValues(constraint.values).includes(actual);
@@ -179,7 +164,7 @@ const OPERATORS: ReadonlyMap<string, Operator> = new Map<string, Operator>([
 ]);
 
 /** An unknown operator never matches (and `inverted` does not rescue it), as in the SDKs. */
-export function constraintMatches(constraint: Constraint | undefined, context: Context): boolean {
+function constraintMatches(constraint: Constraint | undefined, context: Context): boolean {
   if (!constraint) return false;
   const operator = OPERATORS.get(constraint.operator);
   if (!operator) return false;

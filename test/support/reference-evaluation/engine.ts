@@ -52,7 +52,7 @@ function overrideMatches(variant: VariantDefinition, context: Context): boolean 
 }
 
 /** Picks a variant by weight (an override wins outright); null when the weights sum to 0. */
-export function selectVariant(
+function selectVariant(
   variants: readonly VariantDefinition[],
   groupId: string,
   stickiness: string | null | undefined,
@@ -172,6 +172,6 @@ export class Evaluator {
   }
 }
 
-export function disabledVariant(featureEnabled: boolean): VariantResult {
+function disabledVariant(featureEnabled: boolean): VariantResult {
   return { name: 'disabled', enabled: false, feature_enabled: featureEnabled, featureEnabled };
 }

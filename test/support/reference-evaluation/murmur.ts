@@ -17,7 +17,7 @@ function scramble(k: number): number {
   return Math.imul(k1, C2);
 }
 
-export function murmur3(key: string, seed = 0): number {
+function murmur3(key: string, seed = 0): number {
   const tail = key.length & 3;
   const blockEnd = key.length - tail;
   let h1 = seed | 0;

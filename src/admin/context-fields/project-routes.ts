@@ -11,8 +11,9 @@ import {
   GetContextFieldsResponse,
   LegalValueSchema,
   UpdateContextFieldSchema,
-} from '../context-fields/schema';
-import * as service from './service';
+} from './schema';
+import * as service from './project-service';
+import { validateName } from './service';
 
 /**
  * Unleash 8's project permission for its context fields. No role of 6.10.1's holds it, so
@@ -62,8 +63,9 @@ export const routes: Route[] = [
     body: ContextNameSchema,
     responses: done,
     errors: [400, 409, 413, 415],
+    // One name, one field: a project's new field is checked against every field's name.
     handler: async ({ env, body }) => {
-      await service.validateName(getDb(env), body.name);
+      await validateName(getDb(env), body.name);
       return empty(200);
     },
   }),

@@ -6,11 +6,10 @@
 import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';
 import { conflict, notFound } from '../../http/errors';
-import { checkLegalValues, definition, fieldShape, legalValuesOf } from '../context-fields/service';
-import type { ContextFieldInput, ContextFieldUpdate } from '../context-fields/schema';
+import { projectExists } from '../../db/lookups';
+import { checkLegalValues, definition, fieldShape, legalValuesOf, NAME_TAKEN } from './service';
+import type { ContextFieldInput, ContextFieldUpdate } from './schema';
 import * as store from './store';
-
-const NAME_TAKEN = 'A context field with that name already exist';
 
 export async function listFields(db: Db, project: string) {
   return (await store.listWithUsage(db, project)).map(fieldShape);
@@ -37,13 +36,9 @@ async function changedMeanwhile(db: Db, project: string, name: string): Promise<
   throw conflict(`The context field ${name} changed while it was being written; try again.`);
 }
 
-export async function validateName(db: Db, name: string): Promise<void> {
-  if (await store.byName(db, name)) throw conflict(NAME_TAKEN);
-}
-
 export async function createField(db: Db, actor: Actor, project: string, body: ContextFieldInput) {
   checkLegalValues(body.legalValues);
-  if (!(await store.projectExists(db, project))) throw notFound(`Could not find project with id ${project}`);
+  if (!(await projectExists(db, project))) throw notFound(`Could not find project with id ${project}`);
   const values = {
     description: body.description ?? null,
     stickiness: body.stickiness ?? false,
@@ -57,9 +52,9 @@ export async function createField(db: Db, actor: Actor, project: string, body: C
     stickiness: values.stickiness,
     project,
   };
-  if (!(await store.insert(db, actor, body.name, project, values, { type: 'context-field-created', data }))) throw conflict(NAME_TAKEN);
-  const { usedInFeatures: _f, usedInProjects: _p, ...field } = fieldShape((await store.byName(db, body.name))!);
-  return field;
+  if (!(await store.insert(db, actor, body.name, values, { type: 'context-field-created', data }, project))) throw conflict(NAME_TAKEN);
+  // Read without usage counts: the answer has none.
+  return fieldShape((await store.byName(db, body.name))!);
 }
 
 /** Replaces the field's definition: what the body leaves out is reset (sort order included, as 8.2.0 does), the description kept. */
@@ -80,7 +75,7 @@ export async function updateField(db: Db, actor: Actor, project: string, name: s
     stickiness: values.stickiness,
   };
   const event = { type: 'context-field-updated', data, preData: definition(row) };
-  if (!(await store.update(db, actor, name, project, values, event))) await changedMeanwhile(db, project, name);
+  if (!(await store.update(db, actor, name, values, event, project))) await changedMeanwhile(db, project, name);
 }
 
 export async function putLegalValue(
@@ -95,19 +90,19 @@ export async function putLegalValue(
   const at = row.legalValues.findIndex((known) => known.value === added!.value);
   const legalValues = at === -1 ? [...row.legalValues, added!] : row.legalValues.map((known, index) => (index === at ? added! : known));
   const event = { type: 'context-field-updated', data: { ...definition(row), legalValues }, preData: definition(row) };
-  if (!(await store.update(db, actor, name, project, { legalValues }, event))) await changedMeanwhile(db, project, name);
+  if (!(await store.update(db, actor, name, { legalValues }, event, project))) await changedMeanwhile(db, project, name);
 }
 
 export async function deleteLegalValue(db: Db, actor: Actor, project: string, name: string, value: string): Promise<void> {
   const row = await ownField(db, project, name);
   const legalValues = row.legalValues.filter((known) => known.value !== value);
   const event = { type: 'context-field-updated', data: { ...definition(row), legalValues }, preData: definition(row) };
-  if (!(await store.update(db, actor, name, project, { legalValues }, event))) await changedMeanwhile(db, project, name);
+  if (!(await store.update(db, actor, name, { legalValues }, event, project))) await changedMeanwhile(db, project, name);
 }
 
 export async function deleteField(db: Db, actor: Actor, project: string, name: string): Promise<void> {
   const row = await ownField(db, project, name);
-  if (!(await store.remove(db, actor, name, project, { type: 'context-field-deleted', preData: definition(row) }))) {
+  if (!(await store.remove(db, actor, name, { type: 'context-field-deleted', preData: definition(row) }, project))) {
     throw notFound(`Could not find context field with name ${name}`);
   }
 }
