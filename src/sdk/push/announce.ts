@@ -8,8 +8,7 @@ import { dataMayHaveMoved } from '../../db/coherence';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
 import { log } from '../../log';
-import { CHANGE_FEED_NAME } from './change-feed';
-import type { ChangeAnnouncement } from './message';
+import { CHANGE_FEED_NAME, type ChangeAnnouncement } from './message';
 import { newestChanges } from './store';
 
 /** Past this, the announcer gives up: the other isolates see the change at their tick. */

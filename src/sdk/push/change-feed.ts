@@ -13,9 +13,6 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../../env';
 import { parseAnnouncement, type ChangeAnnouncement } from './message';
 
-/** The name of the one object (`idFromName`). */
-export const CHANGE_FEED_NAME = 'changes';
-
 export class ChangeFeed extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);

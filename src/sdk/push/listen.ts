@@ -10,8 +10,7 @@ import { notePushedRevision, notePushListening } from '../../db/coherence';
 import type { Env } from '../../env';
 import { log } from '../../log';
 import { noteAnnounced } from './announce';
-import { CHANGE_FEED_NAME } from './change-feed';
-import { parseAnnouncement, type ChangeAnnouncement } from './message';
+import { parseAnnouncement, type ChangeAnnouncement, CHANGE_FEED_NAME } from './message';
 
 /** How often the owner checks the socket is alive (the feed answers `ping` without waking). */
 const PING_MS = 30_000;

@@ -3,6 +3,12 @@
  * it as a hint to read D1 again (never as data): the revision says how new the data is, the rest
  * says what changed, for listeners that refresh only what is concerned (Edge mode's scopes).
  */
+/**
+ * The name of the change feed's one object (`idFromName`). Here, not in change-feed.ts, so that
+ * its announcers and listeners do not import `cloudflare:workers` (Node reads the route table).
+ */
+export const CHANGE_FEED_NAME = 'changes';
+
 export interface ChangeAnnouncement {
   /** The data revision the change produced; 0 when the announcer has none (Edge mode). */
   revision: number;
