@@ -2,9 +2,9 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOk, createFeature } from './support/admin';
 import { signedInUser, withSession } from './support/auth';
-import { CREATED_TOKEN_KEYS, TOKEN_EVENT_DATA_KEYS } from './support/api-tokens';
+import { CREATED_TOKEN_KEYS, TOKEN_EVENT_DATA_KEYS, tokenFootprint } from './support/api-tokens';
 import { sha256Hex } from './support/crypto';
-import { count, lastEvent } from './support/db';
+import { lastEvent } from './support/db';
 import { bodyOf, call, createToken, expectError, type CallOptions } from './support/http';
 import { unique } from './support/names';
 
@@ -18,15 +18,6 @@ function secretFor(scope: string, environment: string): string {
 
 function importToken(body: unknown, options: CallOptions = {}) {
   return call('POST', PATH, { ...options, body });
-}
-
-/** What a refusal must leave untouched: the tokens, their project links and the audit log. */
-async function footprint() {
-  return {
-    tokens: await count('SELECT count(*) AS n FROM api_tokens'),
-    links: await count('SELECT count(*) AS n FROM api_token_project'),
-    events: await count('SELECT count(*) AS n FROM events'),
-  };
 }
 
 beforeAll(async () => {
@@ -118,18 +109,18 @@ describe('POST /api/admin/api-tokens/import', () => {
 
   describe('refusals (nothing written)', () => {
     async function refused(body: unknown, status: number, name: string, options: CallOptions = {}) {
-      const before = await footprint();
+      const before = await tokenFootprint();
       const error = await expectError(await importToken(body, options), status, name);
-      expect(await footprint()).toEqual(before);
+      expect(await tokenFootprint()).toEqual(before);
       return error;
     }
     const valid = () => ({ secret: secretFor('*', 'development'), tokenName: unique('t'), type: 'client', environment: 'development' });
 
     it('401 without credentials', async () => {
-      const before = await footprint();
+      const before = await tokenFootprint();
       const response = await importToken(valid(), { token: null });
       expect(response.status).toBe(401);
-      expect(await footprint()).toEqual(before);
+      expect(await tokenFootprint()).toEqual(before);
     });
 
     it('403 for a client or frontend key', async () => {

@@ -7,8 +7,9 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOk, createFeature } from './support/admin';
+import { tokenFootprint } from './support/api-tokens';
 import { sha256Hex } from './support/crypto';
-import { count, lastEvent } from './support/db';
+import { lastEvent } from './support/db';
 import { bodyOf, call, expectError } from './support/http';
 import { unique } from './support/names';
 
@@ -30,14 +31,6 @@ function selectorOf(secret: string): string {
 
 async function importV2(secret: string, body: Record<string, unknown>) {
   return call('POST', '/api/admin/api-tokens/import', { body: { secret, tokenName: unique('v2'), ...body } });
-}
-
-async function footprint() {
-  return {
-    tokens: await count('SELECT count(*) AS n FROM api_tokens'),
-    links: await count('SELECT count(*) AS n FROM api_token_project'),
-    events: await count('SELECT count(*) AS n FROM events'),
-  };
 }
 
 beforeAll(async () => {
@@ -149,39 +142,39 @@ describe('v2 tokens (Unleash 8.1+)', () => {
   it('an unknown selector or v2 secret finds nothing: 404 for a secret, an empty list for a selector (it could be a name)', async () => {
     await expectError(await call('GET', `/api/admin/api-tokens/${encodeURIComponent(v2Secret('*', 'development'))}`), 404, 'NotFoundError');
     expect(await bodyOf(await call('GET', `/api/admin/api-tokens/${base64url(16)}`))).toEqual({ tokens: [] });
-    const before = await footprint();
+    const before = await tokenFootprint();
     expect((await call('DELETE', `/api/admin/api-tokens/${base64url(16)}`)).status).toBe(200);
     await expectError(
       await call('PUT', `/api/admin/api-tokens/${base64url(16)}`, { body: { expiresAt: '2031-01-01T00:00:00.000Z' } }),
       404,
       'NotFoundError',
     );
-    expect(await footprint()).toEqual(before);
+    expect(await tokenFootprint()).toEqual(before);
   });
 
   describe('import refusals (nothing written)', () => {
     it('409 for a v2 secret whose selector another token has', async () => {
       const secret = v2Secret('*', 'development');
       expect((await importV2(secret, { type: 'client', environment: 'development' })).status).toBe(201);
-      const before = await footprint();
+      const before = await tokenFootprint();
       const error = await expectError(
         await importV2(v2Secret('*', 'development', selectorOf(secret)), { type: 'client', environment: 'development' }),
         409,
         'NameExistsError',
       );
       expect(error.message).toContain('selector');
-      expect(await footprint()).toEqual(before);
+      expect(await tokenFootprint()).toEqual(before);
     });
 
     it("400 when a v2 secret's prefix names another scope than the token's", async () => {
-      const before = await footprint();
+      const before = await tokenFootprint();
       const error = await expectError(
         await importV2(v2Secret('*', 'production'), { type: 'client', environment: 'development' }),
         400,
         'ValidationError',
       );
       expect(error.details[0]).toMatchObject({ path: '/body/secret' });
-      expect(await footprint()).toEqual(before);
+      expect(await tokenFootprint()).toEqual(before);
     });
   });
 });

@@ -353,36 +353,43 @@ describe('unleash-client (Node SDK) in delta polling and streaming modes', () =>
   }, 60_000);
 });
 
+/** The three ways a backend SDK syncs: each must get its flags with the key under test. */
+const SYNC_MODES = [
+  { label: 'polling', experimentalMode: undefined },
+  { label: 'delta polling', experimentalMode: { type: 'polling', format: 'delta' } as const },
+  { label: 'streaming', experimentalMode: { type: 'streaming' } as const },
+];
+
+/** The Node SDK with `key` in one sync mode: synchronises without an error and evaluates the seeded flags. */
+async function expectSdkFlags(key: string, appName: string, experimentalMode: (typeof SYNC_MODES)[number]['experimentalMode']) {
+  const unleash = new Unleash({
+    url: `${worker.base}/api/`,
+    appName,
+    customHeaders: { Authorization: key },
+    refreshInterval: 500,
+    disableMetrics: true,
+    skipInstanceCountWarning: true,
+    ...(experimentalMode ? { experimentalMode } : {}),
+  });
+  const errors: Error[] = [];
+  events(unleash).on('error', (error: Error) => errors.push(error));
+  try {
+    await waitFor(unleash, 'synchronized');
+    expect(unleash.isEnabled('it.on')).toBe(true);
+    expect(unleash.isEnabled('it.users', { userId: '42' })).toBe(true);
+    expect(unleash.isEnabled('it.users', { userId: '1' })).toBe(false);
+    expect(errors).toEqual([]);
+  } finally {
+    unleash.destroy();
+  }
+}
+
 describe('unleash-client (Node SDK) with a backend key (Unleash 7+)', () => {
-  const modes = [
-    { label: 'polling', experimentalMode: undefined },
-    { label: 'delta polling', experimentalMode: { type: 'polling', format: 'delta' } as const },
-    { label: 'streaming', experimentalMode: { type: 'streaming' } as const },
-  ];
-  for (const { label, experimentalMode } of modes) {
+  for (const { label, experimentalMode } of SYNC_MODES) {
     it(`gets its flags in ${label} mode`, async () => {
       const backendKey = await createKey('backend');
       expect(backendKey).toMatch(/^\*:development\.[0-9a-f]+$/);
-      const unleash = new Unleash({
-        url: `${worker.base}/api/`,
-        appName: `sdk-integration-backend-${label.replace(' ', '-')}`,
-        customHeaders: { Authorization: backendKey },
-        refreshInterval: 500,
-        disableMetrics: true,
-        skipInstanceCountWarning: true,
-        ...(experimentalMode ? { experimentalMode } : {}),
-      });
-      const errors: Error[] = [];
-      events(unleash).on('error', (error: Error) => errors.push(error));
-      try {
-        await waitFor(unleash, 'synchronized');
-        expect(unleash.isEnabled('it.on')).toBe(true);
-        expect(unleash.isEnabled('it.users', { userId: '42' })).toBe(true);
-        expect(unleash.isEnabled('it.users', { userId: '1' })).toBe(false);
-        expect(errors).toEqual([]);
-      } finally {
-        unleash.destroy();
-      }
+      await expectSdkFlags(backendKey, `sdk-integration-backend-${label.replace(' ', '-')}`, experimentalMode);
     }, 60_000);
   }
 });
@@ -397,12 +404,7 @@ describe('unleash-client (Node SDK) with a v2 key brought from Unleash 8.1+', ()
         .replace(/=+$/, '');
     return `*:development.v2_${part(16)}_${part(32)}`;
   }
-  const modes = [
-    { label: 'polling', experimentalMode: undefined },
-    { label: 'delta polling', experimentalMode: { type: 'polling', format: 'delta' } as const },
-    { label: 'streaming', experimentalMode: { type: 'streaming' } as const },
-  ];
-  for (const { label, experimentalMode } of modes) {
+  for (const { label, experimentalMode } of SYNC_MODES) {
     it(`gets its flags in ${label} mode`, async () => {
       const secret = v2Secret();
       const imported = await admin('POST', '/api/admin/api-tokens/import', {
@@ -412,26 +414,7 @@ describe('unleash-client (Node SDK) with a v2 key brought from Unleash 8.1+', ()
         environment: 'development',
       });
       expect(imported.status).toBe(201);
-      const unleash = new Unleash({
-        url: `${worker.base}/api/`,
-        appName: `sdk-integration-v2-${label.replace(' ', '-')}`,
-        customHeaders: { Authorization: secret },
-        refreshInterval: 500,
-        disableMetrics: true,
-        skipInstanceCountWarning: true,
-        ...(experimentalMode ? { experimentalMode } : {}),
-      });
-      const errors: Error[] = [];
-      events(unleash).on('error', (error: Error) => errors.push(error));
-      try {
-        await waitFor(unleash, 'synchronized');
-        expect(unleash.isEnabled('it.on')).toBe(true);
-        expect(unleash.isEnabled('it.users', { userId: '42' })).toBe(true);
-        expect(unleash.isEnabled('it.users', { userId: '1' })).toBe(false);
-        expect(errors).toEqual([]);
-      } finally {
-        unleash.destroy();
-      }
+      await expectSdkFlags(secret, `sdk-integration-v2-${label.replace(' ', '-')}`, experimentalMode);
     }, 60_000);
   }
 });

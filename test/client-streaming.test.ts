@@ -2,8 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, createToken, expectError } from './support/http';
 import { adminOk } from './support/admin';
-import { sseReader } from './support/sse';
-import { streamingConnections } from '../src/sdk/client-api/streaming';
+import { expectHeadLeavesNoStream, sseReader } from './support/sse';
 
 let backend: string;
 
@@ -50,17 +49,7 @@ describe('GET /api/client/streaming', () => {
   });
 
   it('answers HEAD with the stream’s headers and no body, and leaves no stream running', async () => {
-    // The streams earlier tests cancelled end first, so any stream left counts against HEAD.
-    const settled = Date.now() + 5_000;
-    while (streamingConnections() > 0 && Date.now() < settled) await new Promise((resolve) => setTimeout(resolve, 50));
-    const before = streamingConnections();
-    const head = await call('HEAD', '/api/client/streaming', { token: backend });
-    expect(head.status).toBe(200);
-    expect(head.headers.get('content-type')).toBe('text/event-stream');
-    expect(await head.text()).toBe('');
-    const deadline = Date.now() + 5_000;
-    while (streamingConnections() > before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(streamingConnections()).toBe(before);
+    await expectHeadLeavesNoStream(() => call('HEAD', '/api/client/streaming', { token: backend }));
   });
 
   it('resumes from Last-Event-ID: only what changed since, or an empty list when nothing did', async () => {

@@ -32,7 +32,20 @@ import {
   summary,
   wrkRunner,
 } from '../lib.mjs';
-import { adminClient, cleanUnleash, LARGE_COUNT, must, PREFIX, PROJECT, seed, unleashSessionClient } from '../sdk/dataset.mjs';
+import {
+  adminClient,
+  cleanUnleash,
+  LARGE_COUNT,
+  must,
+  PREFIX,
+  PROJECT,
+  seed,
+  unleashSessionClient,
+  CLIENT_SPEC_HEADERS,
+  DISTINCT_ROWS,
+  FRONTEND_QUERY,
+  SCENARIOS,
+} from '../sdk/dataset.mjs';
 import { startProjectWorker, startTrivialWorker } from '../sdk/miniflare.mjs';
 
 if (spawnSync('wrk', ['--version']).error?.code === 'ENOENT') {
@@ -88,43 +101,10 @@ try {
     environment: 'edge',
     vars: { EDGE_UPSTREAM_URL: UPSTREAM, EDGE_CLIENT_TOKENS: `${keys.client},${clientSmall}` },
   });
-  const spec = { 'unleash-client-spec': '5.2.0' };
-  const frontendQuery = 'appName=bench&environment=default&userId=123&sessionId=417392&properties%5Bregion%5D=eu';
-  const scenarios = [
-    {
-      id: 'client-small',
-      label: 'client/features ~2 kB',
-      path: `/api/client/features?namePrefix=${PREFIX}small.`,
-      key: 'client',
-      headers: spec,
-    },
-    {
-      id: 'client-large',
-      label: 'client/features ~100 kB',
-      path: `/api/client/features?namePrefix=${PREFIX}large.`,
-      key: 'client',
-      headers: spec,
-    },
-    { id: 'frontend', label: `frontend, ${LARGE_COUNT} flags`, path: `/api/frontend?${frontendQuery}`, key: 'frontend', headers: {} },
-  ];
-  const distinctRows = [
-    {
-      id: 'frontend-distinct',
-      label: `frontend, ${LARGE_COUNT} flags, another userId and sessionId on every request`,
-      path: `/api/frontend?appName=bench&environment=default&userId={n}&sessionId={n}&properties%5Bregion%5D=eu`,
-      key: 'frontend',
-      floor: 'frontend',
-    },
-    {
-      id: 'frontend-small-distinct',
-      label: 'frontend, 5 flags, another userId on every request',
-      path: `/api/frontend?appName=bench&environment=default&sessionId=417392&properties%5Bregion%5D=eu&userId={n}`,
-      key: 'frontendSmall',
-      floor: 'frontend-small',
-    },
-  ];
+  const scenarios = SCENARIOS;
+  const distinctRows = DISTINCT_ROWS;
   // The Edge has the upstream's flags once its first poll of each scope came back.
-  const large = { url: `${ours.base}${scenarios[1].path}`, headers: { authorization: keys.client, ...spec } };
+  const large = { url: `${ours.base}${scenarios[1].path}`, headers: { authorization: keys.client, ...CLIENT_SPEC_HEADERS } };
   for (let tries = 0; ; tries++) {
     const answer = await expectStatus(large, 200).catch(() => undefined);
     if (answer && JSON.parse(answer.body).features.length === LARGE_COUNT) break;

@@ -156,3 +156,44 @@ export async function unleashSessionClient(base, user = 'admin', password = 'unl
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }
+
+// The SDK bench's requests (bench/sdk/run.mjs, and Edge's in bench/edge/cpu.mjs).
+export const CLIENT_SPEC_HEADERS = { 'unleash-client-spec': '5.2.0' };
+// As unleash-proxy-client sends its context (it keeps one sessionId per browser).
+export const FRONTEND_QUERY = 'appName=bench&environment=default&userId=123&sessionId=417392&properties%5Bregion%5D=eu';
+// What each scenario asks; the floor answers the same paths with ours' bytes.
+export const SCENARIOS = [
+  {
+    id: 'client-small',
+    label: 'client/features ~2 kB',
+    path: `/api/client/features?namePrefix=${PREFIX}small.`,
+    key: 'client',
+    headers: CLIENT_SPEC_HEADERS,
+  },
+  {
+    id: 'client-large',
+    label: 'client/features ~100 kB',
+    path: `/api/client/features?namePrefix=${PREFIX}large.`,
+    key: 'client',
+    headers: CLIENT_SPEC_HEADERS,
+  },
+  { id: 'frontend', label: `frontend, ${LARGE_COUNT} flags`, path: `/api/frontend?${FRONTEND_QUERY}`, key: 'frontend', headers: {} },
+];
+// Every request another browser (wrk puts a counter where the path says `{n}`): what a busy
+// site's browsers bring, a context never seen before. `floor` names the floor's body.
+export const DISTINCT_ROWS = [
+  {
+    id: 'frontend-distinct',
+    label: `frontend, ${LARGE_COUNT} flags, another userId and sessionId on every request`,
+    path: `/api/frontend?appName=bench&environment=default&userId={n}&sessionId={n}&properties%5Bregion%5D=eu`,
+    key: 'frontend',
+    floor: 'frontend',
+  },
+  {
+    id: 'frontend-small-distinct',
+    label: 'frontend, 5 flags, another userId on every request',
+    path: `/api/frontend?appName=bench&environment=default&sessionId=417392&properties%5Bregion%5D=eu&userId={n}`,
+    key: 'frontendSmall',
+    floor: 'frontend-small',
+  },
+];

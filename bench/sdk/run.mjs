@@ -51,6 +51,10 @@ import {
   seed,
   SMALL_ENVIRONMENT,
   unleashSessionClient,
+  CLIENT_SPEC_HEADERS,
+  DISTINCT_ROWS,
+  FRONTEND_QUERY,
+  SCENARIOS,
 } from './dataset.mjs';
 import { listenerPid, processCpuMs, startProjectWorker, startTrivialWorker } from './miniflare.mjs';
 import { connectProfiler, summariseProfiles } from './profile.mjs';
@@ -134,45 +138,8 @@ try {
   const unleashSystem = unleashUp ? { name: 'Unleash 6.10.1', pid: listenerPid(new URL(UNLEASH).port), base: UNLEASH } : undefined;
   if (unleashSystem) unleashSystem.cpuMs = () => processCpuMs(unleashSystem.pid);
 
-  const spec = { 'unleash-client-spec': '5.2.0' };
-  // As unleash-proxy-client sends its context (it keeps one sessionId per browser).
-  const frontendQuery = 'appName=bench&environment=default&userId=123&sessionId=417392&properties%5Bregion%5D=eu';
-  // What each scenario asks; the floor answers the same paths with ours' bytes.
-  const scenarios = [
-    {
-      id: 'client-small',
-      label: 'client/features ~2 kB',
-      path: `/api/client/features?namePrefix=${PREFIX}small.`,
-      key: 'client',
-      headers: spec,
-    },
-    {
-      id: 'client-large',
-      label: 'client/features ~100 kB',
-      path: `/api/client/features?namePrefix=${PREFIX}large.`,
-      key: 'client',
-      headers: spec,
-    },
-    { id: 'frontend', label: `frontend, ${LARGE_COUNT} flags`, path: `/api/frontend?${frontendQuery}`, key: 'frontend', headers: {} },
-  ];
-  // Every request another browser (wrk puts a counter where the path says `{n}`): what a busy
-  // site's browsers bring, a context never seen before. `floor` names the floor's body.
-  const distinctRows = [
-    {
-      id: 'frontend-distinct',
-      label: `frontend, ${LARGE_COUNT} flags, another userId and sessionId on every request`,
-      path: `/api/frontend?appName=bench&environment=default&userId={n}&sessionId={n}&properties%5Bregion%5D=eu`,
-      key: 'frontend',
-      floor: 'frontend',
-    },
-    {
-      id: 'frontend-small-distinct',
-      label: 'frontend, 5 flags, another userId on every request',
-      path: `/api/frontend?appName=bench&environment=default&sessionId=417392&properties%5Bregion%5D=eu&userId={n}`,
-      key: 'frontendSmall',
-      floor: 'frontend-small',
-    },
-  ];
+  const scenarios = SCENARIOS;
+  const distinctRows = DISTINCT_ROWS;
   const bodies = {};
   const requests = { ours: {}, floor: {}, unleash: {} };
   const sizes = {};
@@ -432,7 +399,7 @@ Run: \`npm run bench -- sdk\`. Our Worker (the bundle \`wrangler deploy --dry-ru
     .join(
       ', ',
     )} ms CPU per second (measured over 5 s before the rounds), so the per-request figures are the requests' own. "rps per CPU s" is requests per CPU second of the server process: what one core would serve if the server had it alone. This is the fair comparison on a shared machine.
-- Data: ${LARGE_COUNT} flags (200 strategies; some constraints and strategy variants) plus 5 small flags, in project \`${PROJECT}\`, environment \`${ENVIRONMENT}\`, imported through \`POST /api/admin/features-batch/import\` on both servers; the 5 small flags are imported into environment \`${SMALL_ENVIRONMENT}\` too, where the ${LARGE_COUNT} are disabled, and the 5-flag frontend row uses a frontend key of that environment. Client requests send \`Unleash-Client-Spec: 5.2.0\` and \`namePrefix\` to pick the set (so flags other agents put in the shared Unleash are not served). Frontend: \`GET /api/frontend?${frontendQuery.replace('%5B', '[').replace('%5D', ']')}\`.
+- Data: ${LARGE_COUNT} flags (200 strategies; some constraints and strategy variants) plus 5 small flags, in project \`${PROJECT}\`, environment \`${ENVIRONMENT}\`, imported through \`POST /api/admin/features-batch/import\` on both servers; the 5 small flags are imported into environment \`${SMALL_ENVIRONMENT}\` too, where the ${LARGE_COUNT} are disabled, and the 5-flag frontend row uses a frontend key of that environment. Client requests send \`Unleash-Client-Spec: 5.2.0\` and \`namePrefix\` to pick the set (so flags other agents put in the shared Unleash are not served). Frontend: \`GET /api/frontend?${FRONTEND_QUERY.replace('%5B', '[').replace('%5D', ']')}\`.
 - Payload sizes (ours / Unleash): client ~2 kB ${sizes['client-small'].ours} / ${fmt(sizes['client-small'].unleash, 0)} B, client ~100 kB ${sizes['client-large'].ours} / ${fmt(sizes['client-large'].unleash, 0)} B, frontend ${sizes.frontend.ours} / ${fmt(sizes.frontend.unleash, 0)} B, frontend 5 flags ~${sizes['frontend-small'].ours} B.
 
 | Scenario | ours rps | ours CPU ms/req | ours rps per CPU s | ours p99 ms | floor rps | floor CPU ms/req | floor CPU ÷ ours CPU | ours rps % of floor (target) | Unleash rps | Unleash CPU ms/req | Unleash rps per CPU s | ours ÷ Unleash (rps per CPU s) | targets met |

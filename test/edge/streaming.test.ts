@@ -6,7 +6,6 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forgetEdgeCaches, snapshotForToken, syncObject, tokenFor } from '../../src/edge/scope';
-import { streamingConnections } from '../../src/sdk/client-api/streaming';
 import type { Fixture } from '../support/edge-upstream';
 import {
   byName,
@@ -20,7 +19,7 @@ import {
   workerEnv,
   type Feature,
 } from '../support/edge-client';
-import { sseReader } from '../support/sse';
+import { expectHeadLeavesNoStream, sseReader } from '../support/sse';
 
 const WEBHOOK_SECRET = 'edge-test-webhook-secret';
 
@@ -153,14 +152,7 @@ describe('GET /api/client/streaming in Edge mode (recorded Unleash 8.2.0)', () =
   });
 
   it('answers HEAD with the stream’s headers and no body, and leaves no stream running', async () => {
-    const before = streamingConnections();
-    const head = await call('HEAD', '/api/client/streaming', f8.tokens.clientDev);
-    expect(head.status).toBe(200);
-    expect(head.headers.get('content-type')).toBe('text/event-stream');
-    expect(await head.text()).toBe('');
-    const deadline = Date.now() + 5_000;
-    while (streamingConnections() > before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(streamingConnections()).toBe(before);
+    await expectHeadLeavesNoStream(() => call('HEAD', '/api/client/streaming', f8.tokens.clientDev));
   });
 
   it('costs the upstream nothing per stream: open streams are answered from the sync object’s snapshot', async () => {

@@ -1,4 +1,6 @@
 /** Server-sent events read off a response body, for the streaming tests (main mode and Edge mode). */
+import { expect } from 'vitest';
+import { streamingConnections } from '../../src/sdk/client-api/streaming';
 export interface SseEvent {
   event?: string;
   id?: string;
@@ -44,4 +46,24 @@ export function sseReader(response: Response) {
       await reader.cancel();
     },
   };
+}
+
+/**
+ * A HEAD on the stream answers its headers with no body and leaves no stream loop running
+ * (the loop would otherwise write into a body nobody reads until `waitUntil` ends). The streams
+ * earlier tests cancelled end first, so any stream left counts against the HEAD.
+ */
+export async function expectHeadLeavesNoStream(head: () => Promise<Response>): Promise<void> {
+  const settle = async () => {
+    const deadline = Date.now() + 5_000;
+    while (streamingConnections() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+  await settle();
+  const before = streamingConnections();
+  const response = await head();
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe('text/event-stream');
+  expect(await response.text()).toBe('');
+  await settle();
+  expect(streamingConnections()).toBe(before);
 }
