@@ -37,13 +37,11 @@ import {
   cleanUnleash,
   LARGE_COUNT,
   must,
-  PREFIX,
   PROJECT,
   seed,
   unleashSessionClient,
   CLIENT_SPEC_HEADERS,
   DISTINCT_ROWS,
-  FRONTEND_QUERY,
   SCENARIOS,
 } from '../sdk/dataset.mjs';
 import { startProjectWorker, startTrivialWorker } from '../sdk/miniflare.mjs';
