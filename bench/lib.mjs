@@ -268,6 +268,18 @@ export async function floorEntry(oursRequest, answer, floorHeaders = 'ours') {
  * a round's result (a 304 row that got 200s); `afterRound(round)` runs between rounds.
  * Returns `{ samples: { 'system/id': [result per round] }, loadAverages }`.
  */
+/**
+ * What each server process burns with no requests, in CPU ms per second over 5 s: CPU per
+ * request is only the requests' own if this is small. `systems` maps a name to `{ cpuMs() }`.
+ */
+export async function idleCpuPerSecond(systems, seconds = 5) {
+  const before = Object.fromEntries(Object.entries(systems).map(([name, system]) => [name, system.cpuMs()]));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const idle = Object.fromEntries(Object.entries(systems).map(([name, system]) => [name, (system.cpuMs() - before[name]) / seconds]));
+  console.log(`idle CPU ms per second: ${JSON.stringify(idle)}`);
+  return idle;
+}
+
 export async function interleavedRounds({
   systems,
   requests,

@@ -31,6 +31,7 @@ import {
   perRound,
   summary,
   wrkRunner,
+  idleCpuPerSecond,
 } from '../lib.mjs';
 import {
   adminClient,
@@ -173,13 +174,7 @@ try {
   );
   for (const id of ids)
     for (const system of Object.keys(systems)) wrk(requests[system][id].url, requests[system][id].headers, requests[system][id].distinct);
-  const idle = {};
-  {
-    const before = Object.fromEntries(Object.entries(systems).map(([name, system]) => [name, system.cpuMs()]));
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-    for (const [name, system] of Object.entries(systems)) idle[name] = (system.cpuMs() - before[name]) / 5;
-    console.log(`idle CPU ms per second: ${JSON.stringify(idle)}`);
-  }
+  const idle = await idleCpuPerSecond(systems);
   const { samples, loadAverages } = await interleavedRounds({
     systems,
     requests,
