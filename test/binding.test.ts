@@ -116,6 +116,21 @@ describe('UnleashFlags.withKey', () => {
       project: other,
       environments: { development: { enabled: true, strategies: [{ name: 'default' }] } },
     });
+    await seedFlag({
+      name: `${project}.address`,
+      project,
+      environments: { development: { enabled: true, strategies: [{ name: 'remoteAddress', parameters: { IPs: '10.1.2.3' } }] } },
+    });
+    await seedFlag({
+      name: `${project}.no-address`,
+      project,
+      environments: {
+        development: {
+          enabled: true,
+          strategies: [{ name: 'default', constraints: [{ contextName: 'remoteAddress', operator: 'NOT_IN', values: ['10.1.2.3'] }] }],
+        },
+      },
+    });
     frontendKey = await createToken({ tokenName: unique('bind-fe'), type: 'frontend', environment: 'development', projects: [project] });
     clientKey = await createToken({ tokenName: unique('bind-client'), type: 'client', environment: 'development', projects: [project] });
   });
@@ -160,7 +175,7 @@ describe('UnleashFlags.withKey', () => {
     for (const key of [frontendKey, clientKey]) {
       const scoped = flags().withKey(key);
       const all = await scoped.getAll({ userId: '42' });
-      expect(all.toggles.map((toggle) => toggle.name).sort()).toEqual([`${project}.on`, `${project}.users`]);
+      expect(all.toggles.map((toggle) => toggle.name).sort()).toEqual([`${project}.no-address`, `${project}.on`, `${project}.users`]);
       expect(await scoped.isEnabled(`${other}.on`)).toBe(false);
       expect(await scoped.evaluate(`${other}.on`)).toMatchObject({ enabled: false, found: false, impressionData: false });
     }
@@ -200,6 +215,25 @@ describe('UnleashFlags.withKey', () => {
     expect(await refusal(flags().withKey('*:*.test-admin-token'))).toMatch(/UnleashBindingForbidden/);
     expect(await refusal(flags().isEnabled('*:*.test-admin-token', 'x'))).toMatch(/UnleashBindingForbidden/);
     expect(await refusal(flags().evaluate('default:development.not-a-key', 'x'))).toMatch(/UnleashBindingUnauthorized/);
+  });
+
+  it('evaluates a context without remoteAddress without one, where HTTP would take the caller address', async () => {
+    const scoped = flags().withKey(clientKey);
+    // No address: the remoteAddress strategy matches nothing; a NOT_IN constraint on it holds.
+    expect(await scoped.isEnabled(`${project}.address`, { userId: '1' })).toBe(false);
+    expect(await scoped.isEnabled(`${project}.no-address`, { userId: '1' })).toBe(true);
+    // Given, it is evaluated as given.
+    expect(await scoped.isEnabled(`${project}.address`, { userId: '1', remoteAddress: '10.1.2.3' })).toBe(true);
+    expect(await scoped.isEnabled(`${project}.no-address`, { userId: '1', remoteAddress: '10.1.2.3' })).toBe(false);
+    // HTTP from that address answers as the binding given it, not as the binding without it.
+    const overHttp = await call('POST', '/api/frontend', {
+      token: frontendKey,
+      body: { context: { userId: '1' } },
+      headers: { 'cf-connecting-ip': '10.1.2.3' },
+    });
+    const listed = ((await bodyOf(overHttp)) as UnleashToggles).toggles.map((toggle) => toggle.name);
+    expect(listed).toContain(`${project}.address`);
+    expect(listed).not.toContain(`${project}.no-address`);
   });
 
   it('refusals carry a stable kind over RPC, and the helper rethrows them typed', async () => {
