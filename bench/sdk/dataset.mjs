@@ -5,7 +5,9 @@ export const PROJECT = 'default';
 export const ENVIRONMENT = 'production';
 export const SMALL_ENVIRONMENT = 'development';
 export const LARGE_COUNT = 350;
-export const PREFIX = 'sdkbench.';
+/** What the bench names its flags and tokens after (SDK_BENCH_PREFIX): on the shared Unleash, each helper its own. */
+export const NAME = process.env.SDK_BENCH_PREFIX ?? 'sdkbench';
+export const PREFIX = `${NAME}.`;
 
 export function dataset() {
   const features = [];
@@ -111,7 +113,7 @@ export async function seed(admin, tokenPrefix, importer = admin) {
 }
 
 /** Removes what an earlier run left in the shared Unleash: bench flags (archived too) and tokens named `<tokenPrefix>-…`. */
-export async function cleanUnleash(admin, tokenPrefix = 'sdkbench') {
+export async function cleanUnleash(admin, tokenPrefix = NAME) {
   const search = await (await must(await admin('GET', `/api/admin/search/features?query=${PREFIX}&limit=1000`), 200)).json();
   const active = search.features.map((f) => f.name).filter((name) => name.startsWith(PREFIX));
   if (active.length > 0) await must(await admin('POST', `/api/admin/projects/${PROJECT}/archive`, { features: active }), 202, 200);
