@@ -415,7 +415,7 @@ try {
     ? `
 ## This build against ${previousBuild.label} (\`--against ${AGAINST}\`), same run
 
-${previousBuild.label} (\`${previousBuild.commit}\`) was checked out with \`git worktree add\` in a temporary directory (node_modules hard-linked from this checkout: same package-lock.json), built and served the same way on the port +3, seeded with the same data, and took its turn in every slice of every round with the other systems. Ratios are this build ÷ ${previousBuild.label}, the median of the round-by-round ratios, with their spread (lowest–highest round); above 1 this build is faster.
+${previousBuild.label} (\`${previousBuild.commit}\`) was checked out with \`git worktree add\` in a temporary directory (node_modules hard-linked from this checkout: the same runtime dependencies and wrangler), built and served the same way on the port +3, seeded with the same data, and took its turn in every slice of every round with the other systems. Ratios are this build ÷ ${previousBuild.label}, the median of the round-by-round ratios, with their spread (lowest–highest round); above 1 this build is faster.
 
 | Scenario | this rps per CPU s | ${previousBuild.label} rps per CPU s | this ÷ ${previousBuild.label} (rps per CPU s) | this rps | ${previousBuild.label} rps | this ÷ ${previousBuild.label} (rps) | % of floor, this / ${previousBuild.label} |
 |---|---|---|---|---|---|---|---|
