@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BENCH_ADMIN_TOKEN = '*:*.bench-admin-token';
+/** Where bench/binding/RESULTS.md's propagation section (bench/binding/propagation.mjs) starts: bench/binding/run.mjs keeps it. */
+export const BINDING_PROPAGATION_MARKER = '<!-- propagation: written by bench/binding/propagation.mjs -->';
 
 const wranglerBin = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
 

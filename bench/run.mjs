@@ -7,7 +7,11 @@ const available = readdirSync(path.join(ROOT, 'bench'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(path.join(ROOT, 'bench', entry.name, 'run.mjs')))
   .map((entry) => entry.name)
   .sort();
-const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : available;
+// Areas first; options from the first `--…` on are the areas' own (e.g. `sdk --against <commit>`).
+const args = process.argv.slice(2);
+const firstOption = args.findIndex((arg) => arg.startsWith('--'));
+const areas = firstOption < 0 ? args : args.slice(0, firstOption);
+const wanted = areas.length > 0 ? areas : available;
 for (const area of wanted) {
   if (!available.includes(area)) {
     console.error(`unknown bench area "${area}"; available: ${available.join(', ')}`);

@@ -8,7 +8,8 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { BINDING_INSTANCE_ID, BINDING_SDK_VERSION } from '../src/binding/usage';
 import type { UnleashContext, UnleashToggles } from '../src/binding/types';
 import { adminOk, createFeature } from './support/admin';
-import { flags, refusal } from './support/binding';
+import { flags, refusal, refusedWith } from './support/binding';
+import { bindingErrorKind, UnleashBindingError, unleashFlags } from '../src/binding/client';
 import { storeSpecState, unrepresentable } from './support/client-specification-store';
 import { rows } from './support/db';
 import { bodyOf, call, createToken } from './support/http';
@@ -115,6 +116,21 @@ describe('UnleashFlags.withKey', () => {
       project: other,
       environments: { development: { enabled: true, strategies: [{ name: 'default' }] } },
     });
+    await seedFlag({
+      name: `${project}.address`,
+      project,
+      environments: { development: { enabled: true, strategies: [{ name: 'remoteAddress', parameters: { IPs: '10.1.2.3' } }] } },
+    });
+    await seedFlag({
+      name: `${project}.no-address`,
+      project,
+      environments: {
+        development: {
+          enabled: true,
+          strategies: [{ name: 'default', constraints: [{ contextName: 'remoteAddress', operator: 'NOT_IN', values: ['10.1.2.3'] }] }],
+        },
+      },
+    });
     frontendKey = await createToken({ tokenName: unique('bind-fe'), type: 'frontend', environment: 'development', projects: [project] });
     clientKey = await createToken({ tokenName: unique('bind-client'), type: 'client', environment: 'development', projects: [project] });
   });
@@ -159,7 +175,7 @@ describe('UnleashFlags.withKey', () => {
     for (const key of [frontendKey, clientKey]) {
       const scoped = flags().withKey(key);
       const all = await scoped.getAll({ userId: '42' });
-      expect(all.toggles.map((toggle) => toggle.name).sort()).toEqual([`${project}.on`, `${project}.users`]);
+      expect(all.toggles.map((toggle) => toggle.name).sort()).toEqual([`${project}.no-address`, `${project}.on`, `${project}.users`]);
       expect(await scoped.isEnabled(`${other}.on`)).toBe(false);
       expect(await scoped.evaluate(`${other}.on`)).toMatchObject({ enabled: false, found: false, impressionData: false });
     }
@@ -199,6 +215,70 @@ describe('UnleashFlags.withKey', () => {
     expect(await refusal(flags().withKey('*:*.test-admin-token'))).toMatch(/UnleashBindingForbidden/);
     expect(await refusal(flags().isEnabled('*:*.test-admin-token', 'x'))).toMatch(/UnleashBindingForbidden/);
     expect(await refusal(flags().evaluate('default:development.not-a-key', 'x'))).toMatch(/UnleashBindingUnauthorized/);
+  });
+
+  it('evaluates a context without remoteAddress without one, where HTTP would take the caller address', async () => {
+    const scoped = flags().withKey(clientKey);
+    // No address: the remoteAddress strategy matches nothing; a NOT_IN constraint on it holds.
+    expect(await scoped.isEnabled(`${project}.address`, { userId: '1' })).toBe(false);
+    expect(await scoped.isEnabled(`${project}.no-address`, { userId: '1' })).toBe(true);
+    // Given, it is evaluated as given.
+    expect(await scoped.isEnabled(`${project}.address`, { userId: '1', remoteAddress: '10.1.2.3' })).toBe(true);
+    expect(await scoped.isEnabled(`${project}.no-address`, { userId: '1', remoteAddress: '10.1.2.3' })).toBe(false);
+    // HTTP from that address answers as the binding given it, not as the binding without it.
+    const overHttp = await call('POST', '/api/frontend', {
+      token: frontendKey,
+      body: { context: { userId: '1' } },
+      headers: { 'cf-connecting-ip': '10.1.2.3' },
+    });
+    const listed = ((await bodyOf(overHttp)) as UnleashToggles).toggles.map((toggle) => toggle.name);
+    expect(listed).toContain(`${project}.address`);
+    expect(listed).not.toContain(`${project}.no-address`);
+  });
+
+  it('refusals carry a stable kind over RPC, and the helper rethrows them typed', async () => {
+    // What crosses Workers RPC: a plain Error (the class does not), with its message and its own `kind`.
+    expect(await refusedWith(flags().isEnabled('default:development.not-a-key', 'x'))).toEqual({
+      name: 'Error',
+      kind: 'unauthorized',
+      message: 'UnleashBindingUnauthorized: the key is unknown, revoked or expired',
+    });
+    expect(await refusedWith(flags().withKey('*:*.test-admin-token'))).toEqual({
+      name: 'Error',
+      kind: 'forbidden',
+      message: 'UnleashBindingForbidden: admin keys cannot read flags through the binding',
+    });
+    expect(await refusedWith(flags().evaluate(clientKey, 42 as unknown as string))).toEqual({
+      name: 'Error',
+      kind: 'invalid',
+      message: 'UnleashBindingInvalid: a flag name is a string',
+    });
+    // The caller's helper: an UnleashBindingError whose kind the caller branches on.
+    for (const [key, kind] of [
+      ['default:development.not-a-key', 'unauthorized'],
+      ['*:*.test-admin-token', 'forbidden'],
+    ] as const) {
+      const helper = unleashFlags(flags(), key);
+      for (const attempt of [
+        () => helper.isEnabled('x'),
+        () => helper.getVariant('x'),
+        () => helper.getAll(),
+        () => helper.evaluate('x'),
+      ]) {
+        const error = await attempt().then(
+          () => null,
+          (thrown: unknown) => thrown,
+        );
+        expect(error).toBeInstanceOf(UnleashBindingError);
+        expect((error as UnleashBindingError).kind).toBe(kind);
+        expect(bindingErrorKind(error)).toBe(kind);
+      }
+    }
+    // A kind is read from the message too (a caller that gets the error through another hop).
+    expect(bindingErrorKind(new Error('UnleashBindingForbidden: no'))).toBe('forbidden');
+    expect(bindingErrorKind(new Error('something else'))).toBeNull();
+    // An answer is not a refusal.
+    expect(await unleashFlags(flags(), clientKey).isEnabled(`${project}.on`)).toBe(true);
   });
 
   it('counts usage into the SDK metrics under the context appName', async () => {

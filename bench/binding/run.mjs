@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, machine } from '../lib.mjs';
+import { BINDING_PROPAGATION_MARKER, ROOT, machine } from '../lib.mjs';
 
 const PORT = Number(process.env.BINDING_BENCH_PORT ?? 9630);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -215,5 +215,10 @@ binding (\`POST /api/frontend\` with the same context, the body parsed, the flag
 ${row('decision', 'one decision (`isEnabled`)')}
 ${row('all', 'all flags (`getAll`)')}
 `;
-writeFileSync(path.join(ROOT, 'bench', 'binding', 'RESULTS.md'), report);
+const resultsPath = path.join(ROOT, 'bench', 'binding', 'RESULTS.md');
+const previous = readFileSync(resultsPath, 'utf8');
+const propagation = previous.includes(BINDING_PROPAGATION_MARKER)
+  ? `\n${previous.slice(previous.indexOf(BINDING_PROPAGATION_MARKER))}`
+  : '';
+writeFileSync(resultsPath, report + propagation);
 console.log(report);

@@ -7,6 +7,7 @@ export function startPair(options: {
   token?: string;
   vars?: Record<string, string>;
   log?: boolean;
+  probe?: boolean;
 }): Promise<{ a: string; b: string; token: string; stop(): Promise<void> }>;
 export function d1Calls(base: string): Promise<number>;
 export interface StreamEvent {

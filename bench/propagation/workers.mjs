@@ -86,13 +86,38 @@ function secondConfig(config) {
     .replace(/^\[\[migrations\]\]\ntag = .*\nnew_sqlite_classes = .*$/m, '');
 }
 
+/**
+ * The probe Worker's configuration (bench/binding/probe.mjs): run first in B's process, it binds
+ * B's `UnleashFlags` entrypoint and B's HTTP side, as another Worker of the account would.
+ */
+function probeConfig(serviceName) {
+  return `name = "unleash-binding-probe"
+main = ${JSON.stringify(path.join(ROOT, 'bench', 'binding', 'probe.mjs'))}
+compatibility_date = "2026-10-01"
+
+[[services]]
+binding = "FLAGS"
+service = "${serviceName}"
+entrypoint = "UnleashFlags"
+
+[[services]]
+binding = "UNLEASH"
+service = "${serviceName}"
+`;
+}
+
+/** `--var` reaches only the first Worker of a multi-config wrangler dev: B's own go into its [vars]. */
+function withVars(config, vars) {
+  const lines = Object.entries(vars).map(([name, value]) => `${name} = ${JSON.stringify(value)}`);
+  return config.replace(/^\[vars\]$/m, ['[vars]', ...lines].join('\n'));
+}
+
 function spawnDev({ root, configPath, port, inspectorPort, persistTo, registry, token, vars, log }) {
   return spawn(
     path.join(root, 'node_modules', '.bin', 'wrangler'),
     [
       'dev',
-      '--config',
-      configPath,
+      ...[configPath].flat().flatMap((config) => ['--config', config]),
       '--ip',
       '127.0.0.1',
       '--port',
@@ -113,9 +138,10 @@ function spawnDev({ root, configPath, port, inspectorPort, persistTo, registry, 
 
 /**
  * Starts A on `ports[0]` and B on `ports[1]` (inspectors on `inspectorPorts`) from the checkout
- * at `root`. `vars`: extra variables for both.
+ * at `root`. `vars`: extra variables for both. `probe`: B's port serves the probe Worker
+ * (bench/binding/probe.mjs) in B's process, which hands every other request to B.
  */
-export async function startPair({ root = ROOT, ports, inspectorPorts, token = BENCH_ADMIN_TOKEN, vars = {}, log = false }) {
+export async function startPair({ root = ROOT, ports, inspectorPorts, token = BENCH_ADMIN_TOKEN, vars = {}, log = false, probe = false }) {
   for (const port of ports) {
     if (await answers(`http://127.0.0.1:${port}`)) throw new Error(`port ${port} is already in use; stop what is listening there first`);
   }
@@ -134,7 +160,14 @@ export async function startPair({ root = ROOT, ports, inspectorPorts, token = BE
   const configA = path.join(outdir, 'wrangler.toml');
   const configB = path.join(outdir, 'wrangler-b.toml');
   writeFileSync(configA, config);
-  writeFileSync(configB, secondConfig(config));
+  const second = secondConfig(config);
+  writeFileSync(configB, probe ? withVars(second, { INIT_ADMIN_API_TOKENS: token, ...vars }) : second);
+  const configsB = [configB];
+  if (probe) {
+    const configProbe = path.join(outdir, 'wrangler-probe.toml');
+    writeFileSync(configProbe, probeConfig(/^name = "(.*)"$/m.exec(second)[1]));
+    configsB.unshift(configProbe);
+  }
   const children = [];
   const stopAll = async () => {
     for (const child of children) {
@@ -153,7 +186,7 @@ export async function startPair({ root = ROOT, ports, inspectorPorts, token = BE
   };
   const started = [];
   try {
-    for (const [index, configPath] of [configA, configB].entries()) {
+    for (const [index, configPath] of [configA, configsB].entries()) {
       const child = spawnDev({
         root,
         configPath,

@@ -5,7 +5,9 @@ export const PROJECT = 'default';
 export const ENVIRONMENT = 'production';
 export const SMALL_ENVIRONMENT = 'development';
 export const LARGE_COUNT = 350;
-export const PREFIX = 'sdkbench.';
+/** What the bench names its flags and tokens after (SDK_BENCH_PREFIX): on the shared Unleash, each helper its own. */
+export const NAME = process.env.SDK_BENCH_PREFIX ?? 'sdkbench';
+export const PREFIX = `${NAME}.`;
 
 export function dataset() {
   const features = [];
@@ -111,15 +113,22 @@ export async function seed(admin, tokenPrefix, importer = admin) {
 }
 
 /** Removes what an earlier run left in the shared Unleash: bench flags (archived too) and tokens named `<tokenPrefix>-…`. */
-export async function cleanUnleash(admin, tokenPrefix = 'sdkbench') {
-  const search = await (await must(await admin('GET', `/api/admin/search/features?query=${PREFIX}&limit=1000`), 200)).json();
-  const active = search.features.map((f) => f.name).filter((name) => name.startsWith(PREFIX));
-  if (active.length > 0) await must(await admin('POST', `/api/admin/projects/${PROJECT}/archive`, { features: active }), 202, 200);
-  // 6.10.1 lists a project's archive; 7.x and later dropped that path for the search's filter.
-  let listed = await admin('GET', `/api/admin/archive/features/${PROJECT}`);
-  if (listed.status === 404) listed = await admin('GET', `/api/admin/search/features?query=${PREFIX}&archived=IS:true&limit=1000`);
-  const archived = (await (await must(listed, 200)).json()).features.map((f) => f.name).filter((name) => name.startsWith(PREFIX));
-  if (archived.length > 0) await must(await admin('POST', `/api/admin/projects/${PROJECT}/delete`, { features: archived }), 200);
+export async function cleanUnleash(admin, tokenPrefix = NAME) {
+  // Unleash's search answers at most 50 flags a page, whatever `limit` says: archive page by page.
+  for (let page = 0; page < 100; page++) {
+    const search = await (await must(await admin('GET', `/api/admin/search/features?query=${PREFIX}&limit=1000`), 200)).json();
+    const active = search.features.map((f) => f.name).filter((name) => name.startsWith(PREFIX));
+    if (active.length === 0) break;
+    await must(await admin('POST', `/api/admin/projects/${PROJECT}/archive`, { features: active }), 202, 200);
+  }
+  for (let page = 0; page < 100; page++) {
+    // 6.10.1 lists a project's archive; 7.x and later dropped that path for the search's filter.
+    let listed = await admin('GET', `/api/admin/archive/features/${PROJECT}`);
+    if (listed.status === 404) listed = await admin('GET', `/api/admin/search/features?query=${PREFIX}&archived=IS:true&limit=1000`);
+    const archived = (await (await must(listed, 200)).json()).features.map((f) => f.name).filter((name) => name.startsWith(PREFIX));
+    if (archived.length === 0) break;
+    await must(await admin('POST', `/api/admin/projects/${PROJECT}/delete`, { features: archived }), 200);
+  }
   const tokens = (await (await must(await admin('GET', '/api/admin/api-tokens'), 200)).json()).tokens;
   for (const t of tokens.filter((t) => t.tokenName?.startsWith(`${tokenPrefix}-`))) {
     await must(await admin('DELETE', `/api/admin/api-tokens/${encodeURIComponent(t.secret)}`), 200);

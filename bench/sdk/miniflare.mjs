@@ -14,7 +14,6 @@ import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { BENCH_ADMIN_TOKEN, ROOT } from '../lib.mjs';
 
-const wranglerBin = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
 const CLK_TCK = 100;
 
 /** The workerd process Miniflare started for this server: the one listening on `port`. */
@@ -53,7 +52,17 @@ async function serve(worker, port, instance = {}) {
 }
 
 /** `environment`: a wrangler environment of wrangler.toml (`edge`: Edge mode), as `--env` picks it. */
-export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log = false, vars = {}, instance = {}, environment }) {
+/** `root`: the checkout to build (another commit's, bench/against.mjs); this one by default. */
+export async function startProjectWorker({
+  port,
+  token = BENCH_ADMIN_TOKEN,
+  log = false,
+  vars = {},
+  instance = {},
+  environment,
+  root = ROOT,
+}) {
+  const wranglerBin = path.join(root, 'node_modules', '.bin', 'wrangler');
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-mf-state-'));
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-mf-bundle-'));
   // wrangler's launcher runs on the `node` found on PATH; make it this (>= 22) one.
@@ -64,9 +73,9 @@ export async function startProjectWorker({ port, token = BENCH_ADMIN_TOKEN, log 
     WRANGLER_SEND_METRICS: 'false',
     CI: '1',
   };
-  const quiet = { cwd: ROOT, env, stdio: log ? 'inherit' : 'ignore' };
+  const quiet = { cwd: root, env, stdio: log ? 'inherit' : 'ignore' };
   const envArgs = environment ? ['--env', environment] : [];
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(ROOT, 'wrangler.toml'), environment);
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'), environment);
   // Edge mode has no D1.
   if (Object.keys(workerOptions.d1Databases ?? {}).length > 0)
     execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, ...envArgs], quiet);

@@ -47,6 +47,7 @@ import {
   ENVIRONMENT,
   LARGE_COUNT,
   must,
+  NAME,
   PROJECT,
   seed,
   SMALL_ENVIRONMENT,
@@ -58,6 +59,7 @@ import {
 import { listenerPid, processCpuMs, startProjectWorker, startTrivialWorker } from './miniflare.mjs';
 import { connectProfiler, summariseProfiles } from './profile.mjs';
 import { startWorker as startWranglerDev } from './worker.mjs';
+import { againstArgument, checkoutAgainst } from '../against.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 if (spawnSync('wrk', ['--version']).error?.code === 'ENOENT') {
@@ -97,13 +99,19 @@ const floorEntry = (oursRequest, answer) => floorEntryOf(oursRequest, answer, FL
 const m = machine();
 console.log(`load average before: ${m.loadAvg}`);
 const ours = await startProjectWorker({ port: PORT, instance: PROFILE ? { inspectorPort: INSPECTOR_PORT } : {} });
+// `--against <commit>`: that commit built beside this checkout and measured in the same rounds.
+const AGAINST = againstArgument();
+const previousBuild = AGAINST ? checkoutAgainst(AGAINST) : undefined;
+let previous;
 const profilers = PROFILE ? { ours: await connectProfiler(INSPECTOR_PORT, 'unleash-worker') } : {};
 const profiles = { ours: [], floor: [] };
 const oursAdmin = adminClient(ours.base, ours.token);
 const unleashAdmin = adminClient(UNLEASH, UNLEASH_ADMIN);
 let floor;
 try {
-  const oursKeys = await seed(oursAdmin, 'sdkbench');
+  const oursKeys = await seed(oursAdmin, NAME);
+  if (previousBuild) previous = await startProjectWorker({ port: PORT + 3, root: previousBuild.root });
+  const previousKeys = previous ? await seed(adminClient(previous.base, previous.token), NAME) : undefined;
   // Made before any ETag is taken. Tokens are audit events SDKs cannot see, so they no longer
   // move our data revision (they did until 2026-11-24, and a 304 run was then sent a stale
   // If-None-Match); kept first so that no run depends on it.
@@ -132,7 +140,7 @@ try {
   const madeRegion = unleashUp && (await unleashAdmin('GET', '/api/admin/context/region')).status === 404;
   if (madeRegion) await must(await unleashAdmin('POST', '/api/admin/context', { name: 'region' }), 201, 200);
   const unleashKeys = unleashUp
-    ? await seed(unleashAdmin, 'sdkbench', await unleashSessionClient(UNLEASH, UNLEASH_USER, UNLEASH_PASSWORD))
+    ? await seed(unleashAdmin, NAME, await unleashSessionClient(UNLEASH, UNLEASH_USER, UNLEASH_PASSWORD))
     : undefined;
   const unleashSystem = unleashUp ? { name: 'Unleash 6.10.1', pid: listenerPid(new URL(UNLEASH).port), base: UNLEASH } : undefined;
   if (unleashSystem) unleashSystem.cpuMs = () => processCpuMs(unleashSystem.pid);
@@ -140,7 +148,7 @@ try {
   const scenarios = SCENARIOS;
   const distinctRows = DISTINCT_ROWS;
   const bodies = {};
-  const requests = { ours: {}, floor: {}, unleash: {} };
+  const requests = { ours: {}, floor: {}, unleash: {}, ...(previous ? { previous: {} } : {}) };
   const sizes = {};
   for (const scenario of scenarios) {
     const oursRequest = { url: `${ours.base}${scenario.path}`, headers: { authorization: oursKeys[scenario.key], ...scenario.headers } };
@@ -163,6 +171,15 @@ try {
     bodies[`/${scenario.id}`] = await floorEntry(oursRequest, o);
     requests.ours[scenario.id] = oursRequest;
     requests.ours[`${scenario.id}-304`] = { ...oursRequest, headers: { ...oursRequest.headers, 'if-none-match': o.etag } };
+    if (previous) {
+      const request = {
+        url: `${previous.base}${scenario.path}`,
+        headers: { authorization: previousKeys[scenario.key], ...scenario.headers },
+      };
+      const answer = await expectStatus(request, 200);
+      requests.previous[scenario.id] = request;
+      requests.previous[`${scenario.id}-304`] = { ...request, headers: { ...request.headers, 'if-none-match': answer.etag } };
+    }
     if (unleashUp) requests.unleash[scenario.id] = unleashRequest;
     if (unleashUp && u.etag)
       requests.unleash[`${scenario.id}-304`] = { ...unleashRequest, headers: { ...unleashRequest.headers, 'if-none-match': u.etag } };
@@ -197,6 +214,8 @@ try {
   }
   for (const row of distinctRows) {
     requests.ours[row.id] = { url: `${ours.base}${row.path}`, headers: { authorization: oursKeys[row.key] }, distinct: true };
+    if (previous)
+      requests.previous[row.id] = { url: `${previous.base}${row.path}`, headers: { authorization: previousKeys[row.key] }, distinct: true };
     if (unleashUp)
       requests.unleash[row.id] = { url: `${UNLEASH}${row.path}`, headers: { authorization: unleashKeys?.[row.key] }, distinct: true };
     requests.floor[row.id] = {
@@ -274,6 +293,7 @@ try {
     ours: { name: 'ours', ...ours },
     floor: { name: 'floor', ...floor },
     ...(unleashSystem ? { unleash: unleashSystem } : {}),
+    ...(previous ? { previous: { name: `previous (${previousBuild.label})`, ...previous } } : {}),
   };
   const ids = [...scenarios.flatMap((s) => [s.id, `${s.id}-304`]), ...distinctRows.map((row) => row.id)].filter(
     (id) => !ONLY || ONLY.has(id),
@@ -328,6 +348,8 @@ try {
   if (madeRegion) await must(await unleashAdmin('DELETE', '/api/admin/context/region'), 200);
   await floor.stop();
   floor = undefined;
+  await previous?.stop();
+  previous = undefined;
   await ours.stop();
 
   // Aside: the same requests through wrangler dev, whose local proxy dominates the figure.
@@ -336,7 +358,7 @@ try {
     const dev = await startWranglerDev({ port: PORT + 2 });
     try {
       const devAdmin = adminClient(dev.base, dev.token);
-      const devKeys = await seed(devAdmin, 'sdkbench');
+      const devKeys = await seed(devAdmin, NAME);
       const devPid = listenerPid(PORT + 2);
       const devSystem = { cpuMs: () => processCpuMs(devPid) };
       for (const scenario of scenarios.filter((s) => s.id !== 'client-large')) {
@@ -376,6 +398,30 @@ try {
         .map((ratio) => `${fmt(ratio * 100, 0)} %`)
         .join(' / ')}`,
   );
+  // This build against the other one, round by round (their slices took turns under the same load).
+  const spread = (values) => `${fmt(Math.min(...values), 2)}–${fmt(Math.max(...values), 2)}`;
+  const againstRows = previousBuild
+    ? ids.map((id) => {
+        const o = summary('ours', id);
+        const p = summary('previous', id);
+        const perCpu = perRound(id, 'ours', 'previous', (r) => r.rpsPerCpuSecond);
+        const rps = perRound(id, 'ours', 'previous', (r) => r.rps);
+        const oursFloor = median(perRound(id, 'ours', 'floor', (r) => r.rps));
+        const previousFloor = median(perRound(id, 'previous', 'floor', (r) => r.rps));
+        return `| ${labelOf(id)} | ${fmt(o.perCpu, 0)} | ${fmt(p.perCpu, 0)} | **${fmt(median(perCpu), 2)}x** (${spread(perCpu)}) | ${fmt(o.rps, 0)} | ${fmt(p.rps, 0)} | ${fmt(median(rps), 2)}x (${spread(rps)}) | ${fmt(oursFloor * 100, 0)} % / ${fmt(previousFloor * 100, 0)} % |`;
+      })
+    : [];
+  const againstText = previousBuild
+    ? `
+## This build against ${previousBuild.label} (\`--against ${AGAINST}\`), same run
+
+${previousBuild.label} (\`${previousBuild.commit}\`) was checked out with \`git worktree add\` in a temporary directory (node_modules hard-linked from this checkout: the same runtime dependencies and wrangler), built and served the same way on the port +3, seeded with the same data, and took its turn in every slice of every round with the other systems. Ratios are this build ÷ ${previousBuild.label}, the median of the round-by-round ratios, with their spread (lowest–highest round); above 1 this build is faster.
+
+| Scenario | this rps per CPU s | ${previousBuild.label} rps per CPU s | this ÷ ${previousBuild.label} (rps per CPU s) | this rps | ${previousBuild.label} rps | this ÷ ${previousBuild.label} (rps) | % of floor, this / ${previousBuild.label} |
+|---|---|---|---|---|---|---|---|
+${againstRows.join('\n')}
+`
+    : '';
   const asideRows = aside.map((r) => `| ${r.label} (200) | ${fmt(r.rps, 0)} | ${fmt(r.cpuMsPerRequest, 3)} | ${fmt(r.p99, 2)} |`);
   const text = `# SDK-side benchmark
 
@@ -412,6 +458,7 @@ ${asideRows.join('\n')}
 `
     : ''
 }
+${againstText}
 Reading it:
 - "ours rps % of floor" is the target's measure; "floor CPU ÷ ours CPU" says the same from CPU time, which the machine's other work disturbs less than rps (a run that loses the cores to someone else loses rps, not CPU per request). Where the two disagree by much, the rps figure is the noisy one.
 - The client API answers a 200 from a body built once per data revision and query and kept in the isolate, a 304 from the revision and query alone; the work left per request is routing (exact paths go straight to their handler, \`src/direct-routes.ts\`), the key check (the key's hash is remembered per isolate for 10 s) and the answer.
@@ -439,5 +486,7 @@ ${unleashUp ? '' : `- **Unleash was not answering on ${UNLEASH} during this run*
   }
 } finally {
   await floor?.stop().catch(() => {});
+  await previous?.stop().catch(() => {});
   await ours.stop().catch(() => {});
+  previousBuild?.remove();
 }

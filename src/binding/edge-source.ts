@@ -8,14 +8,12 @@
  */
 import type { ApiTokenRecord } from '../auth/principal';
 import type { Env } from '../env';
-import { ApiError } from '../http/errors';
 import { log } from '../log';
 import type { MetricsBody } from '../sdk/client-api/schema';
 import type { Snapshot } from '../sdk/client-api/snapshot';
 import { knownToken, snapshotForToken, syncObject, tokenFor, wellFormedToken } from '../edge/scope';
 import { metricRows } from '../edge/routes';
 import type { UpstreamToken } from '../edge/upstream';
-import { BINDING_ERRORS } from './types';
 
 interface EdgeKey {
   hash: string;
@@ -48,15 +46,9 @@ export async function edgeTrustedKey(env: Env, _ctx: ExecutionContext, key: Edge
   };
 }
 
+/** Refusals (revoked upstream since the key was checked: 401; no scope: 511; upstream out of reach: 503) become the binding's kinds in the entrypoint. */
 export async function edgeSnapshot(env: Env, token: ApiTokenRecord, key: EdgeKey): Promise<Snapshot> {
-  try {
-    return (await snapshotForToken(env, key.secret, upstreamToken(token, key))).snapshot;
-  } catch (error) {
-    // Revoked upstream since the key was checked: refused as an unknown key is.
-    if (error instanceof ApiError && error.status === 401)
-      throw new Error(`${BINDING_ERRORS.unauthorized}: the key is unknown, revoked or expired`, { cause: error });
-    throw error;
-  }
+  return (await snapshotForToken(env, key.secret, upstreamToken(token, key))).snapshot;
 }
 
 export async function edgeSendUsage(env: Env, token: ApiTokenRecord, key: EdgeKey, post: MetricsBody): Promise<void> {

@@ -23,23 +23,14 @@ import { disabledVariant } from '../sdk/evaluation/engine';
 import type { Context } from '../sdk/evaluation/types';
 import { contextFromBody } from '../sdk/frontend-api/context';
 import { frontendPlan } from '../sdk/frontend-api/routes';
+import { listenWhileServing } from '../sdk/push/listen';
 import { sourceFor, type BindingSource, type PresentedKey } from './source';
-import {
-  BINDING_ERRORS,
-  type ScopedFlagsApi,
-  type UnleashContext,
-  type UnleashEvaluation,
-  type UnleashToggles,
-  type UnleashVariant,
-} from './types';
+import { asRefusal, refused, UNKNOWN_KEY } from './refusal';
+import { type ScopedFlagsApi, type UnleashContext, type UnleashEvaluation, type UnleashToggles, type UnleashVariant } from './types';
 import { countUsage, flushDueUsage } from './usage';
 
 /** The key types the binding serves: those of the SDK APIs (the frontend API's and the client API's). */
 const SERVED_TYPES: readonly ApiTokenType[] = ['client', 'backend', 'frontend'];
-
-function refused(kind: keyof typeof BINDING_ERRORS, message: string): Error {
-  return new Error(`${BINDING_ERRORS[kind]}: ${message}`);
-}
 
 /** The context as `POST /api/frontend` reads `{ context }` (no caller address: the caller passes it). */
 function contextOf(context: unknown): Context {
@@ -47,8 +38,12 @@ function contextOf(context: unknown): Context {
 }
 
 function nameOf(name: unknown): string {
-  if (typeof name !== 'string') throw new TypeError('a flag name is a string');
+  if (typeof name !== 'string') throw refused('invalid', 'a flag name is a string');
   return name;
+}
+
+function rethrowRefusal(error: unknown): never {
+  throw asRefusal(error);
 }
 
 /** The answers for one key: what the scoped stub and the key-first methods both call. */
@@ -62,16 +57,19 @@ class KeyReader {
 
   /** The key's record, checked on every call (revocation and expiry apply to a stub already given out). */
   async token(): Promise<ApiTokenRecord> {
-    const token = await this.source.trustedKey(this.env, this.ctx, this.key);
-    if (token === null) throw refused('unauthorized', 'the key is unknown, revoked or expired');
-    if (!SERVED_TYPES.includes(token.type)) throw refused('forbidden', `a ${token.type} key cannot read flags through the binding`);
+    // The isolate hears changes made elsewhere through the change feed, as while a stream is open.
+    const listening = listenWhileServing(this.env, this.ctx);
+    const token = await this.source.trustedKey(this.env, this.ctx, this.key).catch(rethrowRefusal);
+    await listening;
+    if (token === null) throw refused('unauthorized', UNKNOWN_KEY);
+    if (!SERVED_TYPES.includes(token.type)) throw refused('forbidden', `${token.type} keys cannot read flags through the binding`);
     return token;
   }
 
   /** `POST /api/frontend`'s body for this key and context: the flags that are on, with their variants. */
   async getAll(context: unknown): Promise<UnleashToggles> {
     const token = await this.token();
-    const snapshot = await this.source.snapshot(this.env, token, this.key);
+    const snapshot = await this.source.snapshot(this.env, token, this.key).catch(rethrowRefusal);
     return { toggles: frontendPlan(snapshot, token.projects).toggles(contextOf(context)) };
   }
 
@@ -79,7 +77,7 @@ class KeyReader {
   async evaluate(name: unknown, context: unknown): Promise<UnleashEvaluation> {
     const flagName = nameOf(name);
     const token = await this.token();
-    const snapshot = await this.source.snapshot(this.env, token, this.key);
+    const snapshot = await this.source.snapshot(this.env, token, this.key).catch(rethrowRefusal);
     const evaluationContext = contextOf(context);
     const feature = snapshot.byName.get(flagName);
     const visible = feature !== undefined && inScope(token.projects, feature.project);
@@ -134,7 +132,7 @@ class ScopedFlags extends RpcTarget implements ScopedFlagsApi {
 export class UnleashFlags extends WorkerEntrypoint<Env> {
   async #reader(key: unknown): Promise<KeyReader> {
     if (typeof key !== 'string' || key === '' || key.length > MAX_KEY_LENGTH || !key.isWellFormed())
-      throw refused('unauthorized', 'the key is unknown, revoked or expired');
+      throw refused('unauthorized', UNKNOWN_KEY);
     const secret = key.trim();
     return new KeyReader(this.env, this.ctx, sourceFor(this.env), { hash: await hashOfKey(secret), secret });
   }

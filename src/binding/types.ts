@@ -85,10 +85,24 @@ export interface UnleashFlagsApi {
   evaluate(key: string, name: string, context?: UnleashContext): Promise<UnleashEvaluation>;
 }
 
-/** What a refused call rejects with: its message starts with one of these. */
+/**
+ * What a refused call rejects with, by kind: the rejection is an `Error` whose `kind` property is
+ * the key here and whose message starts with the value (`UnleashBindingUnauthorized: …`), both
+ * stable. Workers RPC keeps an error's message and own properties but not its class, so
+ * `unleashFlags` (./client.ts) rethrows it as an `UnleashBindingError` with that `kind`.
+ */
 export const BINDING_ERRORS = {
   /** Unknown, revoked or expired key (HTTP's 401). */
   unauthorized: 'UnleashBindingUnauthorized',
   /** A key of a type the binding does not serve (admin, personal tokens; HTTP's 403). */
   forbidden: 'UnleashBindingForbidden',
+  /** An argument that is not what the method takes (a flag name that is not a string; HTTP's 400). */
+  invalid: 'UnleashBindingInvalid',
+  /** Edge mode: a frontend key whose scope no backend key seen by the Edge covers (HTTP's 511). */
+  noScope: 'UnleashBindingNoScope',
+  /** Edge mode: the upstream could not be reached and nothing was kept for the key (HTTP's 503). */
+  unavailable: 'UnleashBindingUnavailable',
 } as const;
+
+/** The kind of a refusal: what a caller branches on (`error.kind`). */
+export type BindingErrorKind = keyof typeof BINDING_ERRORS;

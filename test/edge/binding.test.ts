@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { UnleashContext, UnleashToggles } from '../../src/binding/types';
 import { forgetEdgeCaches, syncObject } from '../../src/edge/scope';
-import { flags, refusal } from '../support/binding';
+import { flags, refusal, refusedWith } from '../support/binding';
 import { call, fixture, json, RECORDER_ADDRESS, resetEdge, upstreamReceived, workerEnv } from '../support/edge-client';
 import type { Fixture } from '../support/edge-upstream';
 
@@ -73,6 +73,26 @@ describe('the binding in Edge mode', () => {
     forgetEdgeCaches();
     expect(await refusal(flags().getAll(f8.tokens.unknown, {}))).toMatch(/^UnleashBindingUnauthorized/);
     expect(await validations()).toBe(before + 1);
+    // The kind crosses RPC as the error's own `kind` (its class does not).
+    for (const key of ['not-a-token', f8.tokens.unknown])
+      expect(await refusedWith(flags().isEnabled(key, 'edge-rec-users', {}))).toEqual({
+        name: 'Error',
+        kind: 'unauthorized',
+        message: 'UnleashBindingUnauthorized: the key is unknown, revoked or expired',
+      });
+  });
+
+  it('refuses a frontend key no backend scope covers yet with the kind noScope', async () => {
+    await resetEdge();
+    const refused = await refusedWith(flags().getAll(f8.tokens.frontendDev, {}));
+    expect(refused).toMatchObject({
+      name: 'Error',
+      kind: 'noScope',
+      message: expect.stringMatching(/^UnleashBindingNoScope: No backend token/),
+    });
+    // Once a backend key of that scope is seen, the same key is answered.
+    expect(await flags().isEnabled(f8.tokens.clientDev, 'edge-rec-variants', { userId: 'u1' })).toBe(true);
+    expect(await flags().getAll(f8.tokens.frontendDev, {})).toMatchObject({ toggles: expect.any(Array) });
   });
 
   it('forwards its usage upstream with the Edge’s metrics, to /api/client/metrics/bulk', async () => {

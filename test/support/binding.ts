@@ -17,3 +17,14 @@ export async function refusal(call: PromiseLike<unknown>): Promise<string> {
     return error instanceof Error ? error.message : String(error);
   }
 }
+
+/** What a call was refused with, as the caller sees it over RPC: its class name, `kind` and message. */
+export async function refusedWith(call: PromiseLike<unknown>): Promise<{ name: string; kind: unknown; message: string } | 'answered'> {
+  try {
+    await call;
+    return 'answered';
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    return { name: error.constructor.name, kind: (error as { kind?: unknown }).kind, message: error.message };
+  }
+}

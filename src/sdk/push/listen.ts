@@ -4,9 +4,10 @@
  * the request that opened it. When that stream ends, the socket is closed and another stream
  * opens a new one at its next look. A push makes the isolate read the revision again at once
  * and its streams look again (coherence.ts `notePushedRevision`); while the socket is up, the
- * revision tick slows to the fallback SDK_PUSH_FALLBACK_MS.
+ * revision tick slows to the fallback SDK_PUSH_FALLBACK_MS. Calls that are not streams (the
+ * binding's RPC calls) open one too and hold it for a while after answering (`listenWhileServing`).
  */
-import { notePushedRevision, notePushListening } from '../../db/coherence';
+import { dataMayHaveMoved, notePushedRevision, notePushListening } from '../../db/coherence';
 import type { Env } from '../../env';
 import { log } from '../../log';
 import { noteAnnounced } from './announce';
@@ -140,4 +141,34 @@ export function stopListening(owner: object): boolean {
     // already closed
   }
   return true;
+}
+
+/**
+ * How long a call that is not a stream keeps the socket it opened: under the 30 s a Worker may
+ * go on working after its answer (`waitUntil`), and under PING_MS, so it never needs a ping.
+ */
+const HOLD_MS = 20_000;
+/** How long such a call waits for the socket to open before answering (from the revision tick's data). */
+const OPEN_WAIT_MS = 500;
+
+/**
+ * For calls that are not streams (the binding's RPC calls, src/binding/entrypoint.ts): when this
+ * isolate does not listen, the call opens the socket, waits for it (at most OPEN_WAIT_MS: the
+ * opening reads the revision again, so this call already answers from the newest data), and
+ * owns it for HOLD_MS after that through `waitUntil`; then it is closed, streams look again
+ * (one of them takes it over) and the next call opens another. While an isolate serves such
+ * calls, it hears every change at once, as one with an open stream does.
+ */
+export async function listenWhileServing(env: Env, ctx: ExecutionContext): Promise<void> {
+  const owner = {};
+  const opening = listenForChanges(env, owner);
+  if (opening === null) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const held = opening.then(async () => {
+    await new Promise((resolve) => setTimeout(resolve, HOLD_MS));
+    if (stopListening(owner)) dataMayHaveMoved();
+  });
+  ctx.waitUntil(held);
+  await Promise.race([opening, new Promise((resolve) => (timer = setTimeout(resolve, OPEN_WAIT_MS)))]);
+  if (timer !== undefined) clearTimeout(timer);
 }
