@@ -63,7 +63,7 @@ function moduleOf(file) {
 
 const isModule = (module) => WAYS_IN.has(module) || (WINGS.has(module.split('/')[0]) && module.includes('/'));
 /** The entry points: they list the modules, so they import them all. */
-const ENTRIES = new Set(['src/app.ts', 'src/index.ts', 'src/scheduled.ts', 'src/direct-routes.ts']);
+const ENTRIES = new Set(['src/app.ts', 'src/routes.ts', 'src/index.ts', 'src/scheduled.ts', 'src/direct-routes.ts']);
 /** A module's store: its `store.ts`, or any file under a `store/` folder. */
 const isStore = (file) => /\/store(\.ts|\/)/.test(rel(file));
 const isRouteFile = (file) => /\/routes\.ts$|\/routes\//.test(rel(file));

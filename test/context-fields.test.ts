@@ -258,12 +258,19 @@ describe('GET /api/admin/context/:name/strategies', () => {
 });
 
 describe('DELETE /api/admin/context/:name', () => {
-  it('deletes the field, answers 200 with no body and records the event; constraints naming it stay', async () => {
+  it('refuses a field that an active flag uses (409, as 8.2.0), writing nothing; once the flag is archived, its usage is empty and the field is deleted (200, no body, its event); the constraints stay', async () => {
     await createField({ name: 'device', description: 'Kind', legalValues: [{ value: 'phone' }] });
     expect((await call('POST', '/api/admin/projects/default/features', { body: { name: 'by-device' } })).status).toBe(201);
     await call('POST', '/api/admin/projects/default/features/by-device/environments/development/strategies', {
       body: { name: 'default', constraints: [{ contextName: 'device', operator: 'IN', values: ['phone'] }] },
     });
+    const before = await stored();
+    const inUse = await expectError(await call('DELETE', `${BASE}/device`), 409, 'ConflictError');
+    expect(inUse.message).toBe('This context field is in use by existing flags. To delete it, first remove its usage from all flags.');
+    expect(inUse.details).toEqual([{ message: inUse.message }]);
+    expect(await stored()).toBe(before);
+    expect((await call('DELETE', '/api/admin/projects/default/features/by-device')).status).toBe(202);
+    expect(await bodyOf(await call('GET', `${BASE}/device/strategies`))).toEqual({ strategies: [] });
     const response = await call('DELETE', `${BASE}/device`);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('');

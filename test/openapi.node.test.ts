@@ -5,7 +5,7 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../src/app';
+import { ROUTES } from '../src/routes';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import * as v from 'valibot';
 import { admin, route } from '../src/http/route';

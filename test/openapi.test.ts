@@ -7,7 +7,7 @@
 import { Validator } from '@cfworker/json-schema';
 import { describe, expect, it } from 'vitest';
 import { router } from '../src/app';
-import { ROUTES } from '../src/app';
+import { ROUTES } from '../src/routes';
 import { bodyOf, call, expectError } from './support/http';
 
 type Json = Record<string, any>;

@@ -174,7 +174,7 @@ describe('POST /api/admin/segments/strategies', () => {
         body: { projectId: 'default', environmentId: 'development', strategyId, segmentIds: [], ...body },
         ...(token ? { token } : {}),
       });
-    const tooMany = await expectError(await post({ segmentIds: ids }), 400, 'ValidationError');
+    const tooMany = await expectError(await post({ segmentIds: ids }), 400, 'BadDataError');
     expect(tooMany.details).toEqual([{ message: 'Strategies may not have more than 5 segments' }]);
     await expectError(await post({ segmentIds: [99999] }), 400, 'ValidationError');
     await expectError(await post({ segmentIds: undefined }), 400, 'ValidationError');

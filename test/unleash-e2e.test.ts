@@ -82,7 +82,7 @@ describe('segments (admin-segment.e2e, client-segment.e2e)', () => {
           },
         }),
         400,
-        'ValidationError',
+        'BadDataError',
       );
       expect(several.message).toBe(`Request validation failed: your request body or params contain invalid data: ${limit}`);
       expect(several.details).toEqual([{ message: limit }]);
@@ -110,7 +110,7 @@ describe('segments (admin-segment.e2e, client-segment.e2e)', () => {
           },
         }),
         400,
-        'ValidationError',
+        'BadDataError',
       );
       expect(update.details).toEqual([{ message: limit }]);
     });

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../src/app';
+import { ROUTES } from '../src/routes';
 
 /** The top-level `run_worker_first` list of wrangler.toml (Edge mode's is `true`). */
 function workerFirst(): string[] {

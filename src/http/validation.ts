@@ -150,6 +150,28 @@ export const dateTime = v.pipe(
   v.transform((input) => parseDateTime(input)!.toISOString()),
 );
 
+/** Epoch milliseconds as a date, when they name one (0 to year 275760), else undefined. */
+export function epochMillis(input: unknown): Date | undefined {
+  if (typeof input !== 'number' || !Number.isInteger(input) || input < 0 || input > 8.64e15) return undefined;
+  return new Date(input);
+}
+
+/**
+ * Unleash's `dateSchema`: a date-time string or a number, which Unleash reads as epoch
+ * milliseconds (what SDKs that send `Date.now()` mean); output as ISO-8601 UTC.
+ */
+export const dateTimeOrEpochMs = v.union(
+  [
+    dateTime,
+    v.pipe(
+      v.number(),
+      v.check((input) => epochMillis(input) !== undefined, 'must be epoch milliseconds'),
+      v.transform((input) => epochMillis(input)!.toISOString()),
+    ),
+  ],
+  'must be a date-time or epoch milliseconds',
+);
+
 /** A positive integer that fits SQLite and JavaScript safely (ids in paths). */
 export const integerId = v.pipe(
   v.string(),

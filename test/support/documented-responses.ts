@@ -6,7 +6,7 @@
  */
 import { Validator } from '@cfworker/json-schema';
 import { afterEach, expect } from 'vitest';
-import { ROUTES } from '../../src/app';
+import { ROUTES } from '../../src/routes';
 import { observeResponses, type Route } from '../../src/http/route';
 import { buildOpenApiDocument, openApiPath } from '../../src/openapi/document';
 

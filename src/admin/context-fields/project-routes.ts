@@ -106,7 +106,7 @@ export const routes: Route[] = [
     operationId: 'deleteContextFieldForProject',
     summary: "Delete one of the project's context fields",
     responses: done,
-    errors: [400, 404],
+    errors: [400, 404, 409],
     handler: async ({ env, principal, params }) => {
       await service.deleteField(getDb(env), principal, params.projectId, params.name);
       return empty(200);

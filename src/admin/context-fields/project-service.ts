@@ -7,7 +7,7 @@ import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';
 import { conflict, notFound } from '../../http/errors';
 import { projectExists } from '../../db/lookups';
-import { checkLegalValues, definition, fieldShape, legalValuesOf, NAME_TAKEN } from './service';
+import { checkLegalValues, definition, fieldShape, fieldInUse, legalValuesOf, NAME_TAKEN } from './service';
 import type { ContextFieldInput, ContextFieldUpdate } from './schema';
 import * as store from './store';
 
@@ -102,7 +102,9 @@ export async function deleteLegalValue(db: Db, actor: Actor, project: string, na
 
 export async function deleteField(db: Db, actor: Actor, project: string, name: string): Promise<void> {
   const row = await ownField(db, project, name);
+  if (await store.inUse(db, name)) throw fieldInUse();
   if (!(await store.remove(db, actor, name, { type: 'context-field-deleted', preData: definition(row) }, project))) {
+    if (await store.inUse(db, name)) throw fieldInUse();
     throw notFound(`Could not find context field with name ${name}`);
   }
 }

@@ -92,7 +92,7 @@ export const routes: Route[] = [
     operationId: 'deleteContextField',
     summary: 'Delete a context field',
     responses: done,
-    errors: [400, 404],
+    errors: [400, 404, 409],
     handler: async ({ env, principal, params }) => {
       await service.deleteField(getDb(env), principal, params.name);
       return empty(200);

@@ -1,7 +1,7 @@
 /** Context fields: what constraints and stickiness can refer to, with how often they are used. */
 import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';
-import { badRequest, conflict, notFound, validationError } from '../../http/errors';
+import { ApiError, badRequest, conflict, notFound, validationError } from '../../http/errors';
 import type * as v from 'valibot';
 import type { ConstraintSchema } from '../features/schema';
 import { constraintProblem } from '../features/rules';
@@ -144,13 +144,27 @@ export async function deleteLegalValue(db: Db, actor: Actor, name: string, value
   if (!(await store.update(db, actor, name, { legalValues }, event))) throw missing(name);
 }
 
+/** 8.2.0's refusal to delete a field that strategies of active flags use. */
+export function fieldInUse(): ApiError {
+  return new ApiError(
+    409,
+    'ConflictError',
+    'This context field is in use by existing flags. To delete it, first remove its usage from all flags.',
+  );
+}
+
 /**
- * Deletes the field. As in Unleash, strategies whose constraints name it keep those
- * constraints (they evaluate against whatever the SDK context holds under that name).
+ * Deletes the field, unless a strategy of an active flag constrains on it (409, as 8.2.0;
+ * 6.10.1 deletes it and leaves the constraints dangling). Archived flags' strategies keep
+ * their constraints (they evaluate against whatever the SDK context holds under that name).
  */
 export async function deleteField(db: Db, actor: Actor, name: string): Promise<void> {
   const row = await existing(db, name);
-  if (!(await store.remove(db, actor, name, { type: 'context-field-deleted', preData: definition(row) }))) throw missing(name);
+  if (await store.inUse(db, name)) throw fieldInUse();
+  if (!(await store.remove(db, actor, name, { type: 'context-field-deleted', preData: definition(row) }))) {
+    if (await store.inUse(db, name)) throw fieldInUse();
+    throw missing(name);
+  }
 }
 
 export async function strategiesUsing(db: Db, name: string) {

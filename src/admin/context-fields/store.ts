@@ -3,10 +3,10 @@
  * function takes a `project`, that project's own (Unleash 8). One name, one field: a name is
  * unique across both.
  */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, not, sql } from 'drizzle-orm';
 import { d1Statement, runD1Batch, type Db } from '../../db/client';
 import { auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
-import { contextFields, featureStrategies } from '../../db/schema';
+import { contextFields, features, featureStrategies } from '../../db/schema';
 
 export type ContextFieldRow = typeof contextFields.$inferSelect;
 
@@ -100,12 +100,29 @@ export function update(
   );
 }
 
-/** Deletes the field; false when it does not exist (any more), or is no longer the project's. */
-export function remove(db: Db, actor: Actor, name: string, event: AuditEvent, project?: string): Promise<boolean> {
-  return writeWithEvent(db, db.delete(contextFields).where(named(name, project)), actor, event);
+/** Whether a strategy of an active flag constrains on the field (Unleash 8 then refuses its deletion). */
+const usedByActiveFlags = (name: string) =>
+  sql`EXISTS (SELECT 1 FROM feature_strategies fs JOIN features f ON f.name = fs.feature_name
+    WHERE f.archived_at IS NULL AND EXISTS (SELECT 1 FROM json_each(fs.constraints) c WHERE json_extract(c.value, '$.contextName') = ${name}))`;
+
+export async function inUse(db: Db, name: string): Promise<boolean> {
+  const [row] = await db
+    .select({ used: usedByActiveFlags(name) })
+    .from(contextFields)
+    .where(eq(contextFields.name, name))
+    .limit(1);
+  return Boolean(row?.used);
 }
 
-/** Every strategy (archived flags' too, as Unleash lists them), or the project's, with a constraint on the field. */
+/**
+ * Deletes the field unless a strategy of an active flag uses it (re-checked in the delete);
+ * false when it does not exist (any more), is no longer the project's, or is in use.
+ */
+export function remove(db: Db, actor: Actor, name: string, event: AuditEvent, project?: string): Promise<boolean> {
+  return writeWithEvent(db, db.delete(contextFields).where(and(named(name, project), not(usedByActiveFlags(name)))), actor, event);
+}
+
+/** Every strategy of an active flag (in `project`, when given) with a constraint on the field, as 8.2.0 lists them. */
 export function strategiesUsing(db: Db, name: string, project?: string) {
   return db
     .select({
@@ -116,8 +133,10 @@ export function strategiesUsing(db: Db, name: string, project?: string) {
       environment: featureStrategies.environment,
     })
     .from(featureStrategies)
+    .innerJoin(features, eq(features.name, featureStrategies.featureName))
     .where(
       and(
+        isNull(features.archivedAt),
         project === undefined ? undefined : eq(featureStrategies.projectName, project),
         sql`EXISTS (SELECT 1 FROM json_each(${featureStrategies.constraints}) c WHERE json_extract(c.value, '$.contextName') = ${name})`,
       ),

@@ -8,6 +8,7 @@ import { runBatch } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import type { StrategyVariantDoc } from '../../db/schema';
 import { badRequest, notFound } from '../../http/errors';
+import { checkConstraintValues, checkSegmentCount } from '../features/rules';
 import { applyJsonPatch, type JsonPatch } from '../../http/json-patch';
 import { parseInput } from '../../http/validation';
 import { findFeature, invalidOperation, requireFeatureEnvironment } from '../features/service';
@@ -17,6 +18,8 @@ import { StrategySchema, type StrategyRequest } from './schema';
 import * as store from './store';
 
 async function validateStrategyReferences(db: Db, body: StrategyRequest) {
+  checkConstraintValues(body.constraints);
+  checkSegmentCount(body.segments);
   if (!(await store.strategyExists(db, body.name))) throw badRequest(`Could not find strategy type with name ${body.name}`);
   const wanted = [...new Set(body.segments)];
   const found = await store.existingSegmentIds(db, wanted);

@@ -150,7 +150,7 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 404],
     handler: async ({ env, principal, params }) => {
-      await service.reviveFeatures(getDb(env), principal, [params.featureName]);
+      await service.reviveFeature(getDb(env), principal, params.featureName);
       return empty(200);
     },
   }),

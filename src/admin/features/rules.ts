@@ -3,6 +3,7 @@
  * API, context fields, import): a constraint's value(s) against its operator and the legal
  * values of its context field, and a project's naming pattern. Variant weights: weights.ts.
  */
+import { badData, renamedBadRequest, validationError, type ApiError } from '../../http/errors';
 import { parseDateTime } from '../../http/validation';
 import { RE2JS } from 're2js';
 import { regexProblem } from '../../sdk/evaluation/constraints';
@@ -54,6 +55,40 @@ export function constraintProblem(constraint: ConstrainedValues, legal: Set<stri
     if (illegal !== undefined) return `${illegal} is not a legal value`;
   }
   return null;
+}
+
+const STRICT_SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
+
+/** A refusal worded as Unleash's second validator words it: one detail, no path, BadDataError. */
+function wholeBadData(message: string): ApiError {
+  return renamedBadRequest(validationError([{ message }]), 'BadDataError') as ApiError;
+}
+
+/**
+ * Refuses a strategy's or segment's constraint whose single value its operator cannot read,
+ * in Unleash's words (6.10.1 and 8.2.0 alike on strategies, 8.2.0 on segments too): a number
+ * for `NUM_*`, a date for `DATE_*`, a strict semver version for `SEMVER_*`. An operator the
+ * schema did not know never gets here.
+ */
+export function checkConstraintValues(constraints: readonly ConstrainedValues[]): void {
+  for (const { operator, value } of constraints) {
+    if (value === undefined) continue;
+    if (operator.startsWith('NUM_') && (value.trim() === '' || !Number.isFinite(Number(value))))
+      throw wholeBadData(`"value" must be a number. You provided "${value}".`);
+    if (operator.startsWith('DATE_') && parseDateTime(value) === undefined)
+      throw wholeBadData(`"value" must be a valid date. You provided "${value}".`);
+    if (operator.startsWith('SEMVER_') && !STRICT_SEMVER.test(value))
+      throw badData(`the provided value is not a valid semver format. The value provided was: ${value}`);
+  }
+}
+
+/** How many segments one strategy may use (Unleash's default limit). */
+const STRATEGY_SEGMENTS_LIMIT = 5;
+
+/** Refuses more segments on one strategy than Unleash allows, in its words (6.10.1 and 8.2.0). */
+export function checkSegmentCount(segmentIds: readonly number[]): void {
+  if (new Set(segmentIds).size > STRATEGY_SEGMENTS_LIMIT)
+    throw badData(`Strategies may not have more than ${STRATEGY_SEGMENTS_LIMIT} segments`);
 }
 
 /**

@@ -21,6 +21,11 @@ import { linksOf } from '../feature-links/service';
 
 export const FLAG_EXISTS = 'A flag with that name already exists';
 
+/** 409 for a name a flag holds, in Unleash's words, which say when that flag is archived (6.10.1 and 8.2.0). */
+function nameTaken(existing: Pick<FeatureRow, 'archivedAt'>): ApiError {
+  return conflict(existing.archivedAt !== null ? 'An archived flag with that name already exists' : FLAG_EXISTS);
+}
+
 function nowIso(): string {
   return new Date().toISOString();
 }
@@ -132,7 +137,8 @@ export function createFeatureStatements(
 
 export async function createFeature(db: Db, actor: Actor, projectId: string, body: CreateFeatureRequest) {
   await requireActiveProject(db, projectId);
-  if (await store.findFeature(db, body.name)) throw conflict(FLAG_EXISTS);
+  const existing = await store.findFeature(db, body.name);
+  if (existing) throw nameTaken(existing);
   const environmentNames = await store.projectEnvironmentNames(db, projectId);
   const createdAt = nowIso();
   try {
@@ -173,7 +179,7 @@ function featureSummaryForCreate(row: FeatureRow) {
  */
 export async function validateNewName(db: Db, body: ValidateFeatureNameRequest): Promise<void> {
   const existing = await store.findFeature(db, body.name);
-  if (existing) throw conflict(existing.archivedAt !== null ? 'An archived flag with that name already exists' : FLAG_EXISTS);
+  if (existing) throw nameTaken(existing);
   if (!body.projectId) return;
   const project = await store.namingPattern(db, body.projectId);
   if (!project?.pattern || safePattern(project.pattern)?.test(body.name) !== false) return;
@@ -388,19 +394,30 @@ export async function archiveFeature(db: Db, actor: Actor, projectId: string, na
   }
 }
 
+/**
+ * Revives the archived flags among `names` (in `projectId`, when given), each with all its
+ * environments disabled, as Unleash does. A name that is not an archived flag is left alone:
+ * 8.2.0's bulk revive answers 200 and leaves it as it is (6.10.1 disables a live flag's
+ * environments; decisions.md, Archive).
+ */
 export async function reviveFeatures(db: Db, actor: Actor, names: readonly string[], projectId?: string) {
-  const unique = [...new Set(names)];
-  const rows = await store.featuresByName(db, unique);
-  const archived = new Map(
-    rows.filter((row) => row.archivedAt !== null && (projectId === undefined || row.project === projectId)).map((row) => [row.name, row]),
+  const rows = await store.featuresByName(db, [...new Set(names)]);
+  const archived = rows.filter((row) => row.archivedAt !== null && (projectId === undefined || row.project === projectId));
+  if (archived.length === 0) return;
+  const statements = store.revive(
+    db,
+    archived.map((row) => row.name),
   );
-  const missing = unique.filter((name) => !archived.has(name));
-  if (missing.length > 0) throw notFound(`Could not find archived feature flag ${missing[0]}`);
-  const statements = store.revive(db, unique);
-  for (const row of archived.values()) {
+  for (const row of archived) {
     statements.push(auditEvent(db, actor, { type: 'feature-revived', project: row.project, featureName: row.name }));
   }
   await runBatch(db, statements);
+}
+
+/** Revives one flag: 404 in Unleash's words when there is no such flag, 200 and no change when it is live. */
+export async function reviveFeature(db: Db, actor: Actor, name: string) {
+  if (!(await findFeature(db, name))) throw notFound('No feature flag found');
+  await reviveFeatures(db, actor, [name]);
 }
 
 /**

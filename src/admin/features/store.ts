@@ -253,10 +253,14 @@ export async function archiveIfUnused(db: Db, actor: Actor, name: string, archiv
   return archived!.meta.changes > 0;
 }
 
-/** Brings the named archived flags back: active again, out of the `archived` stage. */
+/** Brings the named archived flags back: active again, disabled everywhere, out of the `archived` stage. */
 export function revive(db: Db, names: readonly string[]): Statement[] {
   const list = JSON.stringify(names);
   return [
+    db
+      .update(featureEnvironments)
+      .set({ enabled: false })
+      .where(sql`${featureEnvironments.featureName} IN (SELECT value FROM json_each(${list}))`),
     db
       .update(features)
       .set({ archivedAt: null })

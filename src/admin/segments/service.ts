@@ -3,7 +3,8 @@ import { CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT, requireAnyPermi
 import type { Principal } from '../../auth/principal';
 import type { Db } from '../../db/client';
 import type { Actor } from '../../db/events';
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
+import { ApiError, badData, badRequest, conflict, notFound } from '../../http/errors';
+import { checkConstraintValues, checkSegmentCount } from '../features/rules';
 import { strategyShape } from '../features/shapes';
 import type { SegmentInput, StrategySegmentsInput } from './schema';
 import * as store from './store';
@@ -62,16 +63,13 @@ export async function strategiesOfSegment(db: Db, id: number) {
   return { strategies: await store.strategiesUsing(db, id), changeRequestStrategies: [] };
 }
 
-/** How many segments one strategy may use (Unleash's default limit). */
-const STRATEGY_SEGMENTS_LIMIT = 5;
-
 /**
  * Replaces the segments a strategy uses. The caller's permission was checked in the project
  * and environment the body names, so the strategy must be in them; the segments must exist.
  */
 export async function setStrategySegments(db: Db, actor: Actor, body: StrategySegmentsInput): Promise<void> {
   const wanted = [...new Set(body.segmentIds)];
-  if (wanted.length > STRATEGY_SEGMENTS_LIMIT) throw badRequest(`Strategies may not have more than ${STRATEGY_SEGMENTS_LIMIT} segments`);
+  checkSegmentCount(wanted);
   const strategy = await store.strategyById(db, body.strategyId);
   if (!strategy || strategy.projectName !== body.projectId || strategy.environment !== body.environmentId)
     throw notFound(`Could not find strategy with id ${body.strategyId}`);
@@ -102,7 +100,8 @@ const SEGMENT_VALUES_LIMIT = 1000;
 
 function checkValuesLimit(body: SegmentInput): void {
   const total = body.constraints.reduce((sum, constraint) => sum + (constraint.values?.length ?? 0), 0);
-  if (total > SEGMENT_VALUES_LIMIT) throw badRequest(`Segments may not have more than ${SEGMENT_VALUES_LIMIT} values`);
+  if (total > SEGMENT_VALUES_LIMIT) throw badData(`Segments may not have more than ${SEGMENT_VALUES_LIMIT} values`);
+  checkConstraintValues(body.constraints);
 }
 
 async function checkProjectAndName(db: Db, body: SegmentInput, exceptId?: number): Promise<void> {

@@ -1,6 +1,6 @@
 /** Bodies the SDKs send: registration, usage metrics, and Edge's token validation. */
 import * as v from 'valibot';
-import { dateTime, parseDateTime, text } from '../../http/validation';
+import { dateTime, dateTimeOrEpochMs, epochMillis, parseDateTime, text } from '../../http/validation';
 
 const MAX_COUNT = 2 ** 31 - 1;
 
@@ -59,8 +59,8 @@ export const metricsBodySchema = v.looseObject({
   bucket: v.optional(
     v.nullable(
       v.looseObject({
-        start: dateTime,
-        stop: dateTime,
+        start: dateTimeOrEpochMs,
+        stop: dateTimeOrEpochMs,
         toggles: v.record(v.string(), toggleCounts),
       }),
     ),
@@ -95,6 +95,7 @@ function isCount(value: unknown): boolean {
 }
 
 function isoDateTime(value: unknown): string | undefined {
+  if (typeof value === 'number') return epochMillis(value)?.toISOString();
   if (typeof value !== 'string' || value.length > 64) return undefined;
   return parseDateTime(value)?.toISOString();
 }
@@ -162,7 +163,7 @@ export const bulkMetricsBody = v.looseObject({
         featureName: v.pipe(v.string(), v.maxLength(255, 'must be at most 255 characters long')),
         appName: v.pipe(text(255), v.minLength(1, 'must not be empty')),
         environment: v.pipe(text(255), v.minLength(1, 'must not be empty')),
-        timestamp: dateTime,
+        timestamp: dateTimeOrEpochMs,
         yes: count,
         no: count,
         variants: v.optional(v.nullable(v.record(v.string(), count))),
