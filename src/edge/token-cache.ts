@@ -5,6 +5,7 @@
  * client token arms its scope, an invalid one stops speaking for it).
  */
 import { scopeKey } from './snapshot-source';
+import type { TokenStore } from './token-store';
 import { validateTokens, type UpstreamToken } from './upstream';
 
 const NEGATIVE_TTL_MS = 5 * 60_000;
@@ -36,12 +37,15 @@ function redact(secret: string): string {
 
 export class TokenCache {
   private readonly known = new Map<string, { info: UpstreamToken | null; checkedAt: number }>();
+  /** Tokens answered from the token store since the upstream last confirmed them (served offline). */
+  private readonly offline = new Set<string>();
   private readonly inflight = new Map<string, Promise<ValidateAnswer>>();
   private validationWindow = { second: 0, count: 0 };
 
   constructor(
     private readonly upstream: () => string,
     private readonly listener: TokenListener,
+    private readonly store: TokenStore | null = null,
   ) {}
 
   async validate(secret: string): Promise<ValidateAnswer> {
@@ -51,6 +55,14 @@ export class TokenCache {
     if (known && now - known.checkedAt < NEGATIVE_TTL_MS) return { status: 'invalid' };
     const running = this.inflight.get(secret);
     if (running) return running;
+    // Seen valid before this object started (a restart, an eviction): served at once from the
+    // store, and revalidated with every other valid token at the next alarm (within an interval).
+    const stored = await this.store?.find(secret, now);
+    if (stored) {
+      this.remember(secret, stored, now);
+      this.offline.add(secret);
+      return { status: 'valid', token: stored };
+    }
     const second = Math.floor(now / 1000);
     if (this.validationWindow.second !== second) this.validationWindow = { second, count: 0 };
     if (this.validationWindow.count >= VALIDATIONS_PER_SECOND) {
@@ -79,16 +91,29 @@ export class TokenCache {
     }
     for (const secret of secrets) {
       const info = valid.get(secret) ?? null;
-      this.known.set(secret, { info, checkedAt: now });
-      if (info?.type === 'client') this.listener.adopt(info);
-      if (!info) this.listener.forget(secret);
+      this.offline.delete(secret);
+      this.remember(secret, info, now);
     }
+    await this.store?.record(found, secrets.filter((secret) => !valid.has(secret)), now);
     return secrets.flatMap((secret) => valid.get(secret) ?? []);
+  }
+
+  private remember(secret: string, info: UpstreamToken | null, now: number): void {
+    this.known.set(secret, { info, checkedAt: now });
+    if (info?.type === 'client') this.listener.adopt(info);
+    if (!info) this.listener.forget(secret);
+  }
+
+  /** How many valid tokens are held, and how many of them only the store vouches for (upstream not asked since). */
+  counts(): { valid: number; offline: number } {
+    return { valid: this.validSecrets().length, offline: this.offline.size };
   }
 
   /** The upstream refused this token elsewhere (a 401/403 on its client API): invalid from now on. */
   refuse(secret: string): void {
     this.known.set(secret, { info: null, checkedAt: Date.now() });
+    this.offline.delete(secret);
+    void this.store?.record([], [secret]);
   }
 
   isValid(secret: string): boolean {
@@ -129,5 +154,6 @@ export class TokenCache {
 
   clear(): void {
     this.known.clear();
+    this.offline.clear();
   }
 }
