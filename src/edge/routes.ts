@@ -73,7 +73,13 @@ async function caller(request: Request, env: Env, kind: SdkTokenType): Promise<{
   if (token === undefined) {
     const blockedUntil = overLimit.get(address);
     if (blockedUntil !== undefined && blockedUntil > Date.now() && !seenValid(secret)) throw tooMany();
-    token = wellFormedToken(secret) ? await tokenFor(env, secret) : null;
+    try {
+      token = wellFormedToken(secret) ? await tokenFor(env, secret) : null;
+    } catch (error) {
+      // Not known valid and not checkable now (upstream down, or too many new keys at once): unknown.
+      await countRefused(env, address);
+      throw error;
+    }
   }
   if (token === null) {
     await countRefused(env, address);
@@ -272,7 +278,9 @@ async function edgeValidate(request: IRequest, env: Env): Promise<Response> {
   const candidates = [...new Set(body.tokens)].filter(wellFormedToken);
   const answers = await Promise.all(candidates.map((secret) => tokenFor(env, secret)));
   const tokens = answers.flatMap((token) =>
-    token && token.type !== 'admin' ? [{ token: token.token, type: token.type, projects: token.projects, environment: token.environment }] : [],
+    token && token.type !== 'admin'
+      ? [{ token: token.token, type: token.type, projects: token.projects, environment: token.environment }]
+      : [],
   );
   return json({ tokens });
 }

@@ -94,7 +94,11 @@ export class TokenCache {
       this.offline.delete(secret);
       this.remember(secret, info, now);
     }
-    await this.store?.record(found, secrets.filter((secret) => !valid.has(secret)), now);
+    await this.store?.record(
+      found,
+      secrets.filter((secret) => !valid.has(secret)),
+      now,
+    );
     return secrets.flatMap((secret) => valid.get(secret) ?? []);
   }
 
