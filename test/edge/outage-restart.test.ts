@@ -152,3 +152,36 @@ describe('Edge mode: rate limits never refuse a valid key', () => {
     expect([401, 503]).toContain((await call('GET', '/api/client/features', '*:development.made-up-x', {})).status);
   });
 });
+
+describe('Edge mode: the backstage as Unleash Edge', () => {
+  it('serves Prometheus metrics: requests per route and status with latency, upstream calls and failures, snapshot age, tokens', async () => {
+    expect((await call('GET', '/api/client/features', f8.tokens.clientDev)).status).toBe(200);
+    const response = await call('GET', '/internal-backstage/metrics', null);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    expect(text).toMatch(
+      /^http_server_duration_milliseconds_count\{http_request_method="GET",http_route="\/api\/client\/features",http_response_status_code="200"\} [1-9]\d*$/m,
+    );
+    expect(text).toMatch(/^http_server_duration_milliseconds_bucket\{.*le="\+Inf"\} \d+$/m);
+    expect(text).toMatch(/^upstream_requests_total\{kind="features"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^upstream_failures_total\{kind="validate"\} \d+$/m);
+    expect(text).toMatch(/^features_snapshot_age_seconds\{environment="development",projects="default"\} \d+$/m);
+    expect(text).toMatch(/^token_cache_valid_tokens\{source="upstream"\} [1-9]\d*$/m);
+    // Route patterns, never paths: a flag name never becomes a label.
+    expect((await call('GET', '/api/client/features/some-flag-name', f8.tokens.clientDev)).status).toBe(404);
+    expect(await (await call('GET', '/internal-backstage/metrics', null)).text()).not.toContain('some-flag-name');
+  });
+
+  it('serves the flag definitions per scope at /internal-backstage/features, as the upstream sent them, to the webhook secret holder only', async () => {
+    expect((await call('GET', '/internal-backstage/features', null)).status).toBe(401);
+    const held = await json<Record<string, { features: Feature[] }>>(
+      await call('GET', '/internal-backstage/features', 'edge-test-webhook-secret'),
+    );
+    const recorded = f8.exchanges.find(
+      (e) =>
+        e.name === 'features' && e.request.phase === 'seeded' && e.request.token === f8.tokens.clientDev && e.request.ifNoneMatch === null,
+    )!.response.body as { features: Feature[] };
+    expect(byName(held['development:default']!.features)).toEqual(byName(recorded.features));
+  });
+});
