@@ -13,7 +13,7 @@ const PREFIX = 'token:';
 /** A week by default: outages of a day or two are survived, a token revoked meanwhile is not kept for ever. */
 const DEFAULT_TRUST_HOURS = 168;
 
-export interface PersistedToken {
+interface PersistedToken {
   type: UpstreamToken['type'];
   environment: string;
   projects: string[];
