@@ -70,11 +70,11 @@ async function admin(method: string, route: string, body?: unknown): Promise<any
   return response.status === 204 ? null : response.json().catch(() => null);
 }
 
-async function flagEnabled(base: string, token: string): Promise<boolean | undefined> {
+async function flagState(base: string, token: string): Promise<{ status: number; enabled?: boolean }> {
   const response = await fetch(`${base}/api/client/features`, { headers: { authorization: token } });
-  if (response.status !== 200) return undefined;
+  if (response.status !== 200) return { status: response.status, enabled: (await response.body?.cancel(), undefined) };
   const body = (await response.json()) as { features: { name: string; enabled: boolean }[] };
-  return body.features.find((feature) => feature.name === FLAG)?.enabled;
+  return { status: 200, enabled: body.features.find((feature) => feature.name === FLAG)?.enabled };
 }
 
 let tokens: string[] = [];
@@ -83,6 +83,8 @@ const port = testWorkerPort(9200) + 20;
 const persistTo = mkdtempSync(path.join(os.tmpdir(), 'edge-restart-state-'));
 const vars = { EDGE_SYNC_INTERVAL_SECONDS: '60', EDGE_METRICS_INTERVAL_SECONDS: '60' };
 const figures: Record<string, unknown> = {};
+/** When the webhook was saved: Unleash reads its integrations at most once a minute, so it fires from a minute later on. */
+let webhookSavedAt = 0;
 
 beforeAll(async () => {
   if (!existsSync(COPY)) execFileSync('cp', ['-a', SOURCE, COPY]);
@@ -112,6 +114,7 @@ beforeAll(async () => {
     projects: ['*'],
     environments: ['*'],
   });
+  webhookSavedAt = Date.now();
 }, 600_000);
 
 afterAll(() => {
@@ -125,25 +128,25 @@ afterAll(() => {
 });
 
 describe('Edge mode in front of a private Unleash 8.2.0', () => {
-  it('20 valid tokens polling from one address every second for a minute: 0 × 429; a toggle reaches the Edge by the real webhook in < 2 s', async () => {
+  it('20 valid tokens polling from one address every second for a minute or more: 0 × 429; a toggle reaches the Edge by the real webhook in < 2 s', async () => {
     const statuses: number[] = [];
     let toggledAt = 0;
     let seenAfter: number | null = null;
     const started = Date.now();
-    for (let second = 0; second < 60; second++) {
+    for (let second = 0; second < 60 || !toggledAt; second++) {
       const tick = Date.now();
       const answers = await Promise.all(
         tokens.map((token) => fetch(`${edge!.base}/api/client/features`, { headers: { authorization: token } })),
       );
       statuses.push(...answers.map((answer) => answer.status));
       await Promise.all(answers.map((answer) => answer.body?.cancel()));
-      if (second === 10) {
+      if (!toggledAt && second >= 10 && Date.now() - webhookSavedAt > 62_000) {
         toggledAt = Date.now();
         await admin('POST', `/api/admin/projects/default/features/${FLAG}/environments/development/on`);
         // Watched closely (every 50 ms) until the Edge shows it.
         seenAfter = await until(
           'the toggle at the Edge',
-          async () => ((await flagEnabled(edge!.base, tokens[0]!)) === true ? Date.now() - toggledAt : undefined),
+          async () => ((await flagState(edge!.base, tokens[0]!)).enabled === true ? Date.now() - toggledAt : undefined),
           10_000,
         );
       }
@@ -169,9 +172,10 @@ describe('Edge mode in front of a private Unleash 8.2.0', () => {
     const during: number[] = [];
     for (let round = 0; round < 4; round++) {
       for (const token of tokens) {
-        const enabled = await flagEnabled(edge.base, token);
-        during.push(enabled === true ? 200 : 0);
-        if (enabled === true) firstServed ??= Date.now() - restartAt;
+        // The last flags: the toggle of the first test, served from the persisted snapshot.
+        const { status, enabled } = await flagState(edge.base, token);
+        during.push(status === 200 && enabled === true ? 200 : status === 200 ? -1 : status);
+        if (status === 200) firstServed ??= Date.now() - restartAt;
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
