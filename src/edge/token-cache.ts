@@ -10,8 +10,10 @@ import { validateTokens, type UpstreamToken } from './upstream';
 
 const NEGATIVE_TTL_MS = 5 * 60_000;
 const MAX_NEGATIVE = 10_000;
-/** New tokens validated upstream per second at most; beyond, an unknown token is refused unchecked. */
+/** Upstream validations of new tokens per second; beyond, they wait for one batched call (deferred). */
 const VALIDATIONS_PER_SECOND = 10;
+/** Tokens asked about in the one deferred call per second beyond that (`/edge/validate` takes 100). */
+const MAX_DEFERRED = 100;
 
 export type ValidateAnswer = { status: 'valid'; token: UpstreamToken } | { status: 'invalid' } | { status: 'unavailable'; reason: string };
 
@@ -41,6 +43,7 @@ export class TokenCache {
   private readonly offline = new Set<string>();
   private readonly inflight = new Map<string, Promise<ValidateAnswer>>();
   private validationWindow = { second: 0, count: 0 };
+  private deferredBatch: { secrets: string[]; promise: Promise<UpstreamToken[]> } | null = null;
 
   constructor(
     private readonly upstream: () => string,
@@ -65,9 +68,7 @@ export class TokenCache {
     }
     const second = Math.floor(now / 1000);
     if (this.validationWindow.second !== second) this.validationWindow = { second, count: 0 };
-    if (this.validationWindow.count >= VALIDATIONS_PER_SECOND) {
-      return { status: 'unavailable', reason: 'too many unknown tokens at once; try again' };
-    }
+    if (this.validationWindow.count >= VALIDATIONS_PER_SECOND) return this.deferred(secret);
     this.validationWindow.count++;
     const promise = this.validateUpstream([secret]).then(
       (found) => (found[0] ? ({ status: 'valid', token: found[0] } as const) : ({ status: 'invalid' } as const)),
@@ -79,6 +80,37 @@ export class TokenCache {
     } finally {
       this.inflight.delete(secret);
     }
+  }
+
+  /**
+   * Beyond the per-second budget, new tokens wait for the next second and go upstream together in
+   * one call (up to MAX_DEFERRED): 20 SDKs starting at once are all answered, a flood of made-up
+   * tokens costs the upstream one call a second, and only what does not fit is refused (503).
+   */
+  private deferred(secret: string): Promise<ValidateAnswer> {
+    if (!this.deferredBatch) {
+      const secrets: string[] = [];
+      const wait = 1000 - (Date.now() % 1000);
+      const promise = new Promise((resolve) => setTimeout(resolve, wait)).then(() => {
+        this.deferredBatch = null;
+        return this.validateUpstream(secrets);
+      });
+      this.deferredBatch = { secrets, promise };
+    }
+    const batch = this.deferredBatch;
+    if (!batch.secrets.includes(secret)) {
+      if (batch.secrets.length >= MAX_DEFERRED) {
+        return Promise.resolve({ status: 'unavailable', reason: 'too many unknown tokens at once; try again' });
+      }
+      batch.secrets.push(secret);
+    }
+    return batch.promise.then(
+      (found): ValidateAnswer => {
+        const token = found.find((entry) => entry.token === secret);
+        return token ? { status: 'valid', token } : { status: 'invalid' };
+      },
+      (error: unknown): ValidateAnswer => ({ status: 'unavailable', reason: error instanceof Error ? error.message : String(error) }),
+    );
   }
 
   /** Asks upstream about `secrets` and records every answer (valid and invalid). */

@@ -144,7 +144,7 @@ describe('Edge mode: rate limits never refuse a valid key', () => {
       refused.push(response.status);
       await response.body?.cancel();
     }
-    // 401, or 503 once more than 10 new keys a second reach the sync object (it asks upstream about no more).
+    // 401 (or 503 should more than 100 new keys a second beyond the first 10 reach the sync object).
     expect(refused.slice(0, 60).filter((status) => status !== 401 && status !== 503)).toEqual([]);
     expect(refused.slice(60).every((status) => status === 429)).toBe(true);
     expect((await call('GET', '/api/client/features', f8.tokens.clientDev, nat)).status).toBe(200);
