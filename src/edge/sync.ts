@@ -175,6 +175,8 @@ export class EdgeSync extends DurableObject<Env> {
       const refresh = this.scopes.refresh(state);
       await (state.snapshot ? Promise.race([refresh, new Promise((resolve) => setTimeout(resolve, COLD_REFRESH_WAIT_MS))]) : refresh);
     }
+    // Another caller's first poll of this scope is under way (20 SDKs starting at once): wait for it.
+    if (!state.snapshot && state.pending) await state.pending;
     if (!state.snapshot) return { status: 'unavailable', reason: state.lastError ?? 'no snapshot yet' };
     this.arm();
     const { version, confirmedAt, text } = state.snapshot;
