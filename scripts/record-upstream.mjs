@@ -187,6 +187,8 @@ async function main() {
     : `${PROJECT}:${DEV}.edge0000000000000000000000000000000000000000000000000000`;
   const all = Object.values(tokens);
   keep('validate', { phase: 'seeded', tokens: all }, await call('POST', '/edge/validate', { auth: null, body: { tokens: all } }));
+  // An admin key, as the upstream lists it (an Edge refuses it on the SDK API with Unleash's 403).
+  keep('validate', { phase: 'admin', tokens: [ADMIN] }, await call('POST', '/edge/validate', { auth: null, body: { tokens: [ADMIN] } }));
   await recordFeatures('seeded', tokens.revoked);
   // Unleash reads new tokens into its cache at once, and drops deleted ones at its next refresh.
   // By its whole secret, which names a classic and a v2 token alike (a v2 one is listed by selector).

@@ -64,4 +64,6 @@ export interface Env extends GeneratedEnv {
   EDGE_CLIENT_TOKENS?: string;
   /** Edge mode: how often (ms) an isolate asks the sync object whether its snapshot moved; default 1000. */
   EDGE_CHECK_MS?: string;
+  /** Edge mode: hours a token confirmed upstream is still served, after a restart, while the upstream cannot be asked; default 168. */
+  EDGE_OFFLINE_TOKEN_HOURS?: string;
 }

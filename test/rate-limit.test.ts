@@ -83,34 +83,65 @@ describe('POST /edge/validate: 30 a minute per client address and per key', () =
   });
 });
 
-describe('frontend writes: 300 a minute per client address (and 10,000 per key)', () => {
-  it('register and metrics share the count; the 429 carries CORS headers so the browser can read it', async () => {
+describe('SDK routes: a valid key never counts toward its address, a refused one does (300 a minute)', () => {
+  const register = (instanceId: string) => ({
+    appName: 'web',
+    instanceId,
+    sdkVersion: 'unleash-client-js:3.8.2',
+    strategies: [],
+    started: new Date().toISOString(),
+    interval: 30000,
+  });
+  const metrics = (instanceId: string) => ({
+    appName: 'web',
+    instanceId,
+    bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} },
+  });
+
+  it('serves 20 browsers and 20 backend SDKs behind one address (one NAT) on every SDK route: 0 × 429 over 1,000 requests', async () => {
     const frontend = await createToken({ tokenName: `fe-rl-${crypto.randomUUID()}`, type: 'frontend', environment: 'development' });
-    const ip = address();
-    const register = {
-      appName: 'web',
-      instanceId: 'browser-1',
-      sdkVersion: 'unleash-client-js:3.8.2',
-      strategies: [],
-      started: new Date().toISOString(),
-      interval: 30000,
-    };
-    const metrics = {
-      appName: 'web',
-      instanceId: 'browser-1',
-      bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} },
-    };
-    const headers = { 'cf-connecting-ip': ip, origin: 'https://app.example.com' };
-    await withinOneWindow(20);
-    // 299 registrations (cheap: nothing is stored) and one metrics report use up the 300.
-    const sent = await Promise.all(
-      Array.from({ length: 299 }, () => call('POST', '/api/frontend/client/register', { token: frontend, headers, body: register })),
+    const backends = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        createToken({ tokenName: `be-rl-${i}-${crypto.randomUUID()}`, type: 'client', environment: 'development' }),
+      ),
     );
-    sent.push(await call('POST', '/api/frontend/client/metrics', { token: frontend, headers, body: metrics }));
-    expect(sent.filter((response) => response.status !== 200).map((response) => response.status)).toEqual([]);
-    const refused = await call('POST', '/api/frontend/client/metrics', { token: frontend, headers, body: metrics });
+    const headers = { 'cf-connecting-ip': address(), origin: 'https://app.example.com' };
+    await withinOneWindow(30);
+    const statuses: number[] = [];
+    // 10 rounds of: each of 20 browsers registers, posts metrics and polls; each of 20 backend SDKs polls and posts metrics.
+    for (let round = 0; round < 10; round++) {
+      const sent = await Promise.all([
+        ...Array.from({ length: 20 }, (_, i) =>
+          call('POST', '/api/frontend/client/register', { token: frontend, headers, body: register(`b${i}`) }),
+        ),
+        ...Array.from({ length: 20 }, (_, i) =>
+          call('POST', '/api/frontend/client/metrics', { token: frontend, headers, body: metrics(`b${i}`) }),
+        ),
+        ...Array.from({ length: 20 }, () => call('GET', '/api/frontend?userId=1', { token: frontend, headers })),
+        ...backends.map((token) => call('GET', '/api/client/features', { token, headers })),
+        ...backends.map((token) => call('POST', '/api/client/metrics', { token, headers, body: metrics('sdk') })),
+      ]);
+      statuses.push(...sent.map((response) => response.status));
+    }
+    expect(statuses.length).toBe(1000);
+    expect(statuses.filter((status) => status === 429)).toEqual([]);
+    expect(statuses.filter((status) => status >= 400)).toEqual([]);
+  });
+
+  it('counts unknown keys per address on the frontend writes: 300 are answered 401, then 429 with CORS; valid keys of that address stay served', async () => {
+    const frontend = await createToken({ tokenName: `fe-rl-${crypto.randomUUID()}`, type: 'frontend', environment: 'development' });
+    const headers = { 'cf-connecting-ip': address(), origin: 'https://app.example.com' };
+    await withinOneWindow(20);
+    const sent = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        call('POST', '/api/frontend/client/register', { token: `*:development.unknown-${i}`, headers, body: register('x') }),
+      ),
+    );
+    expect(sent.filter((response) => response.status !== 401).map((response) => response.status)).toEqual([]);
+    const refused = await call('POST', '/api/frontend/client/metrics', { token: '*:development.unknown-x', headers, body: metrics('x') });
     expect(refused.headers.get('access-control-allow-origin')).toBe('*');
     await expectTooMany(refused);
+    expect((await call('POST', '/api/frontend/client/metrics', { token: frontend, headers, body: metrics('x') })).status).toBe(200);
   });
 });
 

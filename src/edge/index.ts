@@ -4,7 +4,9 @@
  * service's router, D1 and admin UI are never reached.
  */
 import type { Env } from '../env';
+import type { IRequest } from 'itty-router';
 import { edgeRouter } from './routes';
+import { recordRequest } from './request-metrics';
 
 export { EdgeSync } from './sync';
 export { snapshotForToken, tokenFor } from './scope';
@@ -16,11 +18,15 @@ export function isEdgeMode(env: Env): boolean {
 }
 
 export async function handleEdge(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const started = Date.now();
+  const routed = (request.method === 'HEAD' ? new Request(request, { method: 'GET' }) : request) as Request & Partial<IRequest>;
+  let response = await router.fetch(routed, env, ctx);
   if (request.method === 'HEAD') {
-    const response = await router.fetch(new Request(request, { method: 'GET' }), env, ctx);
     // Nobody reads it: cancelled, an event stream's loop ends at once instead of writing into it.
     await response.body?.cancel();
-    return new Response(null, response);
+    response = new Response(null, response);
   }
-  return router.fetch(request, env, ctx);
+  // The route's pattern (itty-router sets it on the request), never the path: flag names stay out of the labels.
+  recordRequest(request.method, typeof routed.route === 'string' ? routed.route : 'unmatched', response.status, Date.now() - started);
+  return response;
 }

@@ -7,16 +7,15 @@
 import { Router, type IRequest } from 'itty-router';
 import * as v from 'valibot';
 import { keyFromHeader } from '../auth/authenticate';
-import { digestsEqual } from '../auth/secrets';
 import type { Env } from '../env';
 import { readJsonBody } from '../http/body';
 import { clientIp } from '../http/client-ip';
 import { preflight, setCorsHeaders } from '../http/cors';
-import { ApiError, authenticationRequired, noAccess, notFound, toErrorResponse } from '../http/errors';
+import { ApiError, authenticationRequired, BareMessageError, notFound, toErrorResponse } from '../http/errors';
+import { BoundedMap } from '../lib/bounded-map';
 import { clientKey, tooManyRequests } from '../http/rate-limit';
 import { json } from '../http/responses';
 import { parseInput } from '../http/validation';
-import { sha256Hex } from '../lib/encoding';
 import { log } from '../log';
 import { effectiveQuery, featuresAnswer, matches, wantsGlobalSegments } from '../sdk/client-api/routes';
 import { featuresResponse, frontendEtagMatches } from '../sdk/client-api/memo';
@@ -27,33 +26,73 @@ import type { Context } from '../sdk/evaluation/types';
 import { weakEtag } from '../sdk/frontend-api/answer';
 import { contextFromBody, contextFromQuery } from '../sdk/frontend-api/context';
 import { frontendPlan } from '../sdk/frontend-api/routes';
-import { knownToken, snapshotForToken, syncObject, tokenFor, wellFormedToken } from './scope';
+import { knownToken, seenValid, snapshotForToken, syncObject, tokenFor, wellFormedToken } from './scope';
 import { streamForToken } from './streaming';
+import { backstageFeatures, backstageMetrics, backstageTokens, health, holdsWebhookSecret, ready } from './backstage';
 import type { ApplicationRow, MetricRow } from './metrics-forwarder';
 import type { UpstreamToken } from './upstream';
+
+type SdkTokenType = Exclude<UpstreamToken['type'], 'admin'>;
 
 type EdgeRouter = ReturnType<typeof Router<IRequest, [Env, ExecutionContext], Response>>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** Addresses over the refused-key limit, until when (ms): their keys not seen valid here are refused unasked. */
+const overLimit = new BoundedMap<string, number>({ entries: 10_000 });
+
+function tooMany(): ApiError {
+  return new ApiError(429, 'TooManyRequestsError', 'Too many requests, please try again later.');
+}
+
+/**
+ * A key the upstream refused (unknown, revoked, or of the wrong kind) counts toward its address's
+ * limit (RL_EDGE_UNKNOWN_TOKEN_CLIENT); over it, the address's keys not seen valid here are
+ * refused with 429 without asking the sync object, for the limit's period. A valid key is never
+ * counted, however often its cache entry here expires (docs/rate-limits.md).
+ */
+async function countRefused(env: Env, address: string): Promise<void> {
+  const limit = await env.RL_EDGE_UNKNOWN_TOKEN_CLIENT?.limit({ key: `edge-unknown:${address}` });
+  if (limit && !limit.success) {
+    overLimit.set(address, Date.now() + 60_000);
+    throw tooMany();
+  }
+}
+
+/** Unleash's answer to a key of another type (an admin key on the SDK API): 403 with only a message. */
+function wrongTokenType(): never {
+  throw new BareMessageError(403, 'invalid token: expected a different token type for this endpoint');
+}
+
 /** The caller's token, validated upstream (through the caches), of the kind the path serves. */
-async function caller(request: Request, env: Env, kind: UpstreamToken['type']): Promise<{ secret: string; token: UpstreamToken }> {
+async function caller(request: Request, env: Env, kind: SdkTokenType): Promise<{ secret: string; token: UpstreamToken }> {
   const secret = keyFromHeader(request);
   if (secret === null) throw authenticationRequired(false);
+  const address = clientKey(request);
   let token = knownToken(secret);
   if (token === undefined) {
-    // A token this isolate has not seen valid: counted per address, so made-up tokens cannot
-    // drive the sync object (and through it the upstream) as fast as they are sent.
-    const limit = await env.RL_EDGE_UNKNOWN_TOKEN_CLIENT?.limit({ key: `edge-unknown:${clientKey(request)}` });
-    if (limit && !limit.success) throw new ApiError(429, 'TooManyRequestsError', 'Too many requests, please try again later.');
-    token = wellFormedToken(secret) ? await tokenFor(env, secret) : null;
+    const blockedUntil = overLimit.get(address);
+    if (blockedUntil !== undefined && blockedUntil > Date.now() && !seenValid(secret)) throw tooMany();
+    try {
+      token = wellFormedToken(secret) ? await tokenFor(env, secret) : null;
+    } catch (error) {
+      // Not known valid and not checkable now (upstream down, or too many new keys at once): unknown.
+      await countRefused(env, address);
+      throw error;
+    }
   }
-  if (token === null) throw authenticationRequired(true);
-  if (token.type !== kind) throw noAccess('invalid token: expected a different token type for this endpoint');
+  if (token === null) {
+    await countRefused(env, address);
+    throw authenticationRequired(true);
+  }
+  if (token.type !== kind) {
+    await countRefused(env, address);
+    wrongTokenType();
+  }
   return { secret, token };
 }
 
-async function scoped(request: Request, env: Env, kind: UpstreamToken['type']) {
+async function scoped(request: Request, env: Env, kind: SdkTokenType) {
   const { secret, token } = await caller(request, env, kind);
   const { snapshot } = await snapshotForToken(env, secret, token);
   return { secret, token, snapshot };
@@ -142,7 +181,7 @@ async function forward(
   return new Response(null, { status: 202 });
 }
 
-function metricsHandler(kind: UpstreamToken['type']) {
+function metricsHandler(kind: SdkTokenType) {
   return async (request: IRequest, env: Env): Promise<Response> => {
     const { secret, token } = await caller(request, env, kind);
     const body = parseInput(metricsBody, await readJsonBody(request), '/body');
@@ -150,7 +189,7 @@ function metricsHandler(kind: UpstreamToken['type']) {
   };
 }
 
-function registerHandler(kind: UpstreamToken['type']) {
+function registerHandler(kind: SdkTokenType) {
   return async (request: IRequest, env: Env): Promise<Response> => {
     const { secret, token } = await caller(request, env, kind);
     const input = await readJsonBody(request);
@@ -239,17 +278,11 @@ async function edgeValidate(request: IRequest, env: Env): Promise<Response> {
   const candidates = [...new Set(body.tokens)].filter(wellFormedToken);
   const answers = await Promise.all(candidates.map((secret) => tokenFor(env, secret)));
   const tokens = answers.flatMap((token) =>
-    token ? [{ token: token.token, type: token.type, projects: token.projects, environment: token.environment }] : [],
+    token && token.type !== 'admin'
+      ? [{ token: token.token, type: token.type, projects: token.projects, environment: token.environment }]
+      : [],
   );
   return json({ tokens });
-}
-
-/** Whether the request carries the webhook's shared secret (compared as digests: no length or prefix shows in time). */
-async function holdsWebhookSecret(request: Request, env: Env): Promise<boolean> {
-  const expected = env.EDGE_WEBHOOK_SECRET;
-  const given = keyFromHeader(request);
-  if (!expected || given === null) return false;
-  return digestsEqual(await sha256Hex(given), await sha256Hex(expected));
 }
 
 /** The upstream's webhook integration calls this on every flag change: every scope is polled now. */
@@ -261,53 +294,6 @@ async function webhook(request: IRequest, env: Env): Promise<Response> {
   await request.body?.cancel();
   return json(await syncObject(env).refreshAll());
 }
-
-async function health(_request: IRequest, env: Env): Promise<Response> {
-  const status = await syncObject(env).status();
-  const now = Date.now();
-  const ages = status.scopes.map((scope) => (scope.confirmedAt ? (now - Date.parse(scope.confirmedAt)) / 1000 : null));
-  const known = ages.filter((age): age is number => age !== null);
-  const oldest = known.length > 0 ? Math.round(Math.max(...known)) : null;
-  // Stale: a scope not confirmed by upstream for two intervals (it is still answered, from the last good copy).
-  const stale = ages.some((age) => age === null || age > status.intervalSeconds * 2 + 5);
-  return json({
-    status: 'OK',
-    upstream: { url: status.upstream, intervalSeconds: status.intervalSeconds, stale },
-    scopes: status.scopes.map((scope, index) => ({
-      scope: scope.key,
-      features: scope.features,
-      confirmedAt: scope.confirmedAt,
-      secondsSinceConfirmed: ages[index] === null ? null : Math.round(ages[index]!),
-      changedAt: scope.changedAt,
-      lastError: scope.lastError,
-    })),
-    oldestSnapshotSeconds: oldest,
-  });
-}
-
-async function ready(_request: IRequest, env: Env): Promise<Response> {
-  const status = await syncObject(env).status();
-  const ok = status.scopes.some((scope) => scope.features !== null);
-  return json({ status: ok ? 'READY' : 'NOT_READY' }, ok ? 200 : 503);
-}
-
-/** Backstage views that name tokens and flags: only for whoever holds the webhook secret. */
-function operatorOnly(handler: (env: Env) => Promise<Response>) {
-  return async (request: IRequest, env: Env): Promise<Response> => {
-    if (!(await holdsWebhookSecret(request, env))) throw authenticationRequired(request.headers.has('authorization'));
-    return handler(env);
-  };
-}
-
-const backstageTokens = operatorOnly(async (env) => {
-  const status = await syncObject(env).status();
-  return json({ tokens: status.tokens });
-});
-
-const backstageFeatures = operatorOnly(async (env) => {
-  const status = await syncObject(env).status();
-  return json({ scopes: status.scopes });
-});
 
 /** Everything the service has that this mode does not: Unleash's 404 body, saying why. */
 function adminOff(request: IRequest, env: Env): never {
@@ -345,7 +331,8 @@ export function edgeRouter(): EdgeRouter {
     .get('/internal-backstage/health', health)
     .get('/internal-backstage/ready', ready)
     .get('/internal-backstage/tokens', backstageTokens)
-    .get('/internal-backstage/features', backstageFeatures);
+    .get('/internal-backstage/features', backstageFeatures)
+    .get('/internal-backstage/metrics', backstageMetrics);
   for (const base of ['/api/frontend', '/api/proxy']) {
     router
       .options(`${base}`, (request: IRequest, env: Env) => preflight(request, env))

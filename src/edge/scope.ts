@@ -57,6 +57,11 @@ export function knownToken(secret: string): UpstreamToken | null | undefined {
   return entry.token;
 }
 
+/** Whether this isolate has seen `secret` valid, even if that entry has expired since (rate limits never count it). */
+export function seenValid(secret: string): boolean {
+  return Boolean(tokens.get(secret)?.token);
+}
+
 function unavailable(reason: string): ApiError {
   return new ApiError(503, 'ServiceUnavailableError', `The upstream Unleash could not be reached: ${reason}`);
 }

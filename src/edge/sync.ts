@@ -20,6 +20,12 @@ import { log } from '../log';
 import { MetricsForwarder, type ApplicationRow, type MetricRow } from './metrics-forwarder';
 import { ScopePoller, type ScopeState } from './scope-poller';
 import { TokenCache, type ValidateAnswer, type ValidatedToken } from './token-cache';
+import { TokenStore, trustMs } from './token-store';
+import { upstreamStats } from './upstream';
+
+/** A cold scope with a persisted snapshot waits this long for the upstream before answering from that snapshot. */
+const COLD_REFRESH_WAIT_MS = 500;
+const LAST_SUCCESS_KEY = 'upstream:lastSuccessAt';
 
 /**
  * After a webhook, scopes whose answer has not moved yet are asked again this often, for this
@@ -35,9 +41,21 @@ export type SnapshotAnswer =
   | { status: 'no-scope' }
   | { status: 'unavailable'; reason: string };
 
+export interface UpstreamHealth {
+  stale: boolean;
+  staleSince: string | null;
+  lastSuccessAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  calls: Record<string, number>;
+  failures: Record<string, number>;
+}
+
 export interface SyncStatus {
   upstream: string;
   intervalSeconds: number;
+  health: UpstreamHealth;
+  tokenCounts: { valid: number; offline: number };
   scopes: {
     key: string;
     environment: string;
@@ -47,15 +65,24 @@ export interface SyncStatus {
     changedAt: string | null;
     lastError: string | null;
     armed: boolean;
+    /** The upstream's answer for the scope (only when asked for: /internal-backstage/features). */
+    text?: string;
   }[];
   tokens: ValidatedToken[];
 }
 
 export class EdgeSync extends DurableObject<Env> {
-  private readonly tokens: TokenCache = new TokenCache(() => this.upstream, {
-    adopt: (token) => this.scopes.adopt(token),
-    forget: (secret) => this.scopes.forget(secret),
-  });
+  private readonly tokens: TokenCache = new TokenCache(
+    () => this.upstream,
+    {
+      adopt: (token) => this.scopes.adopt(token),
+      forget: (secret) => this.scopes.forget(secret),
+    },
+    new TokenStore(this.ctx.storage, trustMs(this.env.EDGE_OFFLINE_TOKEN_HOURS)),
+  );
+  /** When the upstream last answered, as stored before this object started (health after a restart). */
+  private storedLastSuccessAt = 0;
+  private readonly startedAt = Date.now();
   private readonly scopes: ScopePoller = new ScopePoller(this.env, () => this.upstream, this.tokens);
   private readonly metrics = new MetricsForwarder(
     this.env,
@@ -68,6 +95,13 @@ export class EdgeSync extends DurableObject<Env> {
   private regularAt = 0;
   /** After a webhook: catch-up polls left, and each scope's version when it came. */
   private catchUp: { stepsLeft: number; versions: Map<string, string | undefined> } | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      this.storedLastSuccessAt = (await ctx.storage.get<number>(LAST_SUCCESS_KEY)) ?? 0;
+    });
+  }
 
   private get upstream(): string {
     const url = this.env.EDGE_UPSTREAM_URL;
@@ -89,7 +123,11 @@ export class EdgeSync extends DurableObject<Env> {
   /** A token's validity; a valid one goes upstream as one of the `seenTokens` of the next forward. */
   private async validated(secret: string): Promise<ValidateAnswer> {
     const answer = await this.tokens.validate(secret);
-    if (answer.status === 'valid') this.metrics.noteSeen(secret);
+    if (answer.status === 'valid' && answer.token.type !== 'admin') {
+      this.metrics.noteSeen(secret);
+      // A token served from the store is revalidated at the next alarm: make sure there is one.
+      this.arm();
+    }
     return answer;
   }
 
@@ -131,8 +169,14 @@ export class EdgeSync extends DurableObject<Env> {
       if (!state) return { status: 'no-scope' };
     }
     if (!state.snapshot) await this.scopes.load(state);
-    // Never confirmed since this object started: ask upstream now (a cold start, or a new scope).
-    if (state.lastAttemptAt === 0) await this.scopes.refresh(state);
+    // Never confirmed since this object started: ask upstream now (a cold start, or a new scope);
+    // with a persisted snapshot, only briefly: an upstream that is down must not hold SDKs up.
+    if (state.lastAttemptAt === 0) {
+      const refresh = this.scopes.refresh(state);
+      await (state.snapshot ? Promise.race([refresh, new Promise((resolve) => setTimeout(resolve, COLD_REFRESH_WAIT_MS))]) : refresh);
+    }
+    // Another caller's first poll of this scope is under way (20 SDKs starting at once): wait for it.
+    if (!state.snapshot && state.pending) await state.pending;
     if (!state.snapshot) return { status: 'unavailable', reason: state.lastError ?? 'no snapshot yet' };
     this.arm();
     const { version, confirmedAt, text } = state.snapshot;
@@ -249,6 +293,7 @@ export class EdgeSync extends DurableObject<Env> {
     await Promise.all(states.filter((state) => state.token).map((state) => this.scopes.refresh(state)));
     await this.scopes.probeClientTokens();
     await this.metrics.flush();
+    await this.storeLastSuccess();
     if ([...this.scopes.states.values()].some((state) => state.token) || this.metrics.waiting()) {
       this.regularAt = Date.now() + this.intervalMs;
       // A webhook may have asked for an earlier one meanwhile (refreshAll): keep the earlier.
@@ -264,13 +309,38 @@ export class EdgeSync extends DurableObject<Env> {
     this.configuredTokensTried = false;
   }
 
+  private async storeLastSuccess(): Promise<void> {
+    if (upstreamStats.lastSuccessAt <= this.storedLastSuccessAt) return;
+    this.storedLastSuccessAt = upstreamStats.lastSuccessAt;
+    await this.ctx.storage.put(LAST_SUCCESS_KEY, this.storedLastSuccessAt);
+  }
+
   // ---- what /internal-backstage shows --------------------------------------------------------
 
-  async status(): Promise<SyncStatus> {
-    const iso = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : null);
+  /** The upstream's side of health: when it last answered (here or before a restart), the last failure. */
+  private upstreamHealth(): UpstreamHealth {
+    const lastSuccessAt = Math.max(upstreamStats.lastSuccessAt, this.storedLastSuccessAt) || null;
+    const failingNow = upstreamStats.lastErrorAt > upstreamStats.lastSuccessAt;
+    const silentFor = Date.now() - (lastSuccessAt ?? this.startedAt);
+    // Stale: the last call failed, or nothing has answered for two intervals (+5 s) while scopes are served.
+    const stale = failingNow || (silentFor > this.intervalMs * 2 + 5000 && (lastSuccessAt !== null || this.scopes.states.size > 0));
+    return {
+      stale,
+      staleSince: stale ? iso(lastSuccessAt ?? this.startedAt) : null,
+      lastSuccessAt: iso(lastSuccessAt),
+      lastError: upstreamStats.lastError,
+      lastErrorAt: iso(upstreamStats.lastErrorAt),
+      calls: { ...upstreamStats.calls },
+      failures: { ...upstreamStats.failures },
+    };
+  }
+
+  async status(withText = false): Promise<SyncStatus> {
     return {
       upstream: this.upstream,
       intervalSeconds: this.intervalMs / 1000,
+      health: this.upstreamHealth(),
+      tokenCounts: this.tokens.counts(),
       scopes: [...this.scopes.states.values()].map((state) => ({
         key: state.key,
         environment: state.scope.environment,
@@ -280,10 +350,15 @@ export class EdgeSync extends DurableObject<Env> {
         changedAt: iso(state.changedAt),
         lastError: state.lastError,
         armed: state.token !== null,
+        ...(withText && state.snapshot ? { text: state.snapshot.text } : {}),
       })),
       tokens: this.tokens.validated(),
     };
   }
+}
+
+function iso(ms: number | null | undefined): string | null {
+  return ms ? new Date(ms).toISOString() : null;
 }
 
 function countFeatures(text: string): number | null {

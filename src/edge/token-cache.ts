@@ -5,12 +5,15 @@
  * client token arms its scope, an invalid one stops speaking for it).
  */
 import { scopeKey } from './snapshot-source';
+import type { TokenStore } from './token-store';
 import { validateTokens, type UpstreamToken } from './upstream';
 
 const NEGATIVE_TTL_MS = 5 * 60_000;
 const MAX_NEGATIVE = 10_000;
-/** New tokens validated upstream per second at most; beyond, an unknown token is refused unchecked. */
+/** Upstream validations of new tokens per second; beyond, they wait for one batched call (deferred). */
 const VALIDATIONS_PER_SECOND = 10;
+/** Tokens asked about in the one deferred call per second beyond that (`/edge/validate` takes 100). */
+const MAX_DEFERRED = 100;
 
 export type ValidateAnswer = { status: 'valid'; token: UpstreamToken } | { status: 'invalid' } | { status: 'unavailable'; reason: string };
 
@@ -36,12 +39,16 @@ function redact(secret: string): string {
 
 export class TokenCache {
   private readonly known = new Map<string, { info: UpstreamToken | null; checkedAt: number }>();
+  /** Tokens answered from the token store since the upstream last confirmed them (served offline). */
+  private readonly offline = new Set<string>();
   private readonly inflight = new Map<string, Promise<ValidateAnswer>>();
   private validationWindow = { second: 0, count: 0 };
+  private deferredBatch: { secrets: string[]; promise: Promise<UpstreamToken[]> } | null = null;
 
   constructor(
     private readonly upstream: () => string,
     private readonly listener: TokenListener,
+    private readonly store: TokenStore | null = null,
   ) {}
 
   async validate(secret: string): Promise<ValidateAnswer> {
@@ -51,11 +58,17 @@ export class TokenCache {
     if (known && now - known.checkedAt < NEGATIVE_TTL_MS) return { status: 'invalid' };
     const running = this.inflight.get(secret);
     if (running) return running;
+    // Seen valid before this object started (a restart, an eviction): served at once from the
+    // store, and revalidated with every other valid token at the next alarm (within an interval).
+    const stored = await this.store?.find(secret, now);
+    if (stored) {
+      this.remember(secret, stored, now);
+      this.offline.add(secret);
+      return { status: 'valid', token: stored };
+    }
     const second = Math.floor(now / 1000);
     if (this.validationWindow.second !== second) this.validationWindow = { second, count: 0 };
-    if (this.validationWindow.count >= VALIDATIONS_PER_SECOND) {
-      return { status: 'unavailable', reason: 'too many unknown tokens at once; try again' };
-    }
+    if (this.validationWindow.count >= VALIDATIONS_PER_SECOND) return this.deferred(secret);
     this.validationWindow.count++;
     const promise = this.validateUpstream([secret]).then(
       (found) => (found[0] ? ({ status: 'valid', token: found[0] } as const) : ({ status: 'invalid' } as const)),
@@ -69,6 +82,37 @@ export class TokenCache {
     }
   }
 
+  /**
+   * Beyond the per-second budget, new tokens wait for the next second and go upstream together in
+   * one call (up to MAX_DEFERRED): 20 SDKs starting at once are all answered, a flood of made-up
+   * tokens costs the upstream one call a second, and only what does not fit is refused (503).
+   */
+  private deferred(secret: string): Promise<ValidateAnswer> {
+    if (!this.deferredBatch) {
+      const secrets: string[] = [];
+      const wait = 1000 - (Date.now() % 1000);
+      const promise = new Promise((resolve) => setTimeout(resolve, wait)).then(() => {
+        this.deferredBatch = null;
+        return this.validateUpstream(secrets);
+      });
+      this.deferredBatch = { secrets, promise };
+    }
+    const batch = this.deferredBatch;
+    if (!batch.secrets.includes(secret)) {
+      if (batch.secrets.length >= MAX_DEFERRED) {
+        return Promise.resolve({ status: 'unavailable', reason: 'too many unknown tokens at once; try again' });
+      }
+      batch.secrets.push(secret);
+    }
+    return batch.promise.then(
+      (found): ValidateAnswer => {
+        const token = found.find((entry) => entry.token === secret);
+        return token ? { status: 'valid', token } : { status: 'invalid' };
+      },
+      (error: unknown): ValidateAnswer => ({ status: 'unavailable', reason: error instanceof Error ? error.message : String(error) }),
+    );
+  }
+
   /** Asks upstream about `secrets` and records every answer (valid and invalid). */
   async validateUpstream(secrets: readonly string[]): Promise<UpstreamToken[]> {
     const found = await validateTokens(this.upstream(), secrets);
@@ -79,16 +123,33 @@ export class TokenCache {
     }
     for (const secret of secrets) {
       const info = valid.get(secret) ?? null;
-      this.known.set(secret, { info, checkedAt: now });
-      if (info?.type === 'client') this.listener.adopt(info);
-      if (!info) this.listener.forget(secret);
+      this.offline.delete(secret);
+      this.remember(secret, info, now);
     }
+    await this.store?.record(
+      found,
+      secrets.filter((secret) => !valid.has(secret)),
+      now,
+    );
     return secrets.flatMap((secret) => valid.get(secret) ?? []);
+  }
+
+  private remember(secret: string, info: UpstreamToken | null, now: number): void {
+    this.known.set(secret, { info, checkedAt: now });
+    if (info?.type === 'client') this.listener.adopt(info);
+    if (!info) this.listener.forget(secret);
+  }
+
+  /** How many valid tokens are held, and how many of them only the store vouches for (upstream not asked since). */
+  counts(): { valid: number; offline: number } {
+    return { valid: this.validSecrets().length, offline: this.offline.size };
   }
 
   /** The upstream refused this token elsewhere (a 401/403 on its client API): invalid from now on. */
   refuse(secret: string): void {
     this.known.set(secret, { info: null, checkedAt: Date.now() });
+    this.offline.delete(secret);
+    void this.store?.record([], [secret]);
   }
 
   isValid(secret: string): boolean {
@@ -129,5 +190,6 @@ export class TokenCache {
 
   clear(): void {
     this.known.clear();
+    this.offline.clear();
   }
 }

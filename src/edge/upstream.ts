@@ -11,7 +11,23 @@ const UPSTREAM_CLIENT_SPEC = '4.2.0';
 const TIMEOUT_MS = 10_000;
 const USER_AGENT = 'unleash-worker-edge';
 
-type TokenType = 'client' | 'frontend';
+/** `admin` tokens are listed so that SDK routes can refuse them as Unleash does (403), never to serve flags. */
+type TokenType = 'client' | 'frontend' | 'admin';
+
+type CallKind = 'validate' | 'features' | 'metrics';
+
+/**
+ * What this isolate's calls to the upstream did, for /internal-backstage/health and /metrics:
+ * calls and failures per kind (a failure: no answer, or an answer other than 2xx/304), the last
+ * success and the last failure.
+ */
+export const upstreamStats = {
+  calls: { validate: 0, features: 0, metrics: 0 } as Record<CallKind, number>,
+  failures: { validate: 0, features: 0, metrics: 0 } as Record<CallKind, number>,
+  lastSuccessAt: 0,
+  lastError: null as string | null,
+  lastErrorAt: 0,
+};
 
 export interface UpstreamToken {
   token: string;
@@ -29,18 +45,32 @@ export class UpstreamError extends Error {
   }
 }
 
-async function call(url: string, init: RequestInit): Promise<Response> {
+function failed(kind: CallKind, message: string): void {
+  upstreamStats.failures[kind]++;
+  upstreamStats.lastError = message;
+  upstreamStats.lastErrorAt = Date.now();
+}
+
+async function call(kind: CallKind, url: string, init: RequestInit): Promise<Response> {
+  upstreamStats.calls[kind]++;
+  let response: Response;
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (error) {
-    throw new UpstreamError(`upstream unreachable: ${error instanceof Error ? error.message : String(error)}`, null);
+    const message = `upstream unreachable: ${error instanceof Error ? error.message : String(error)}`;
+    failed(kind, message);
+    throw new UpstreamError(message, null);
   }
+  if (response.status < 300 || response.status === 304) upstreamStats.lastSuccessAt = Date.now();
+  else failed(kind, `upstream ${new URL(url).pathname} answered ${response.status}`);
+  return response;
 }
 
 /** `backend` is 7.x+'s name for `client`; `admin` and anything else never serve SDKs here. */
 function sdkType(type: unknown): TokenType | null {
   if (type === 'client' || type === 'backend') return 'client';
   if (type === 'frontend') return 'frontend';
+  if (type === 'admin') return 'admin';
   return null;
 }
 
@@ -52,7 +82,7 @@ function environmentInSecret(secret: string): string | null {
 
 /** The valid ones among `tokens`, as the upstream scopes them; invalid ones are simply absent. */
 export async function validateTokens(base: string, tokens: readonly string[]): Promise<UpstreamToken[]> {
-  const response = await call(`${base}/edge/validate`, {
+  const response = await call('validate', `${base}/edge/validate`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
     body: JSON.stringify({ tokens }),
@@ -69,10 +99,11 @@ export async function validateTokens(base: string, tokens: readonly string[]): P
     // 6.10.1 leaves `environment` out (recorded: test/fixtures/edge-upstream-6.json); Unleash
     // Edge reads it from the secret then, `<projects>:<environment>.<…>`, as we do.
     const scopeEnvironment = typeof environment === 'string' ? environment : environmentInSecret(token);
-    // Only tokens bound to one environment serve SDKs (SDK tokens always are).
-    if (scopeEnvironment === null || scopeEnvironment === '*') return [];
+    // Only tokens bound to one environment serve SDKs (SDK tokens always are); admin tokens are
+    // kept only to be refused with Unleash's 403.
+    if (kind !== 'admin' && (scopeEnvironment === null || scopeEnvironment === '*')) return [];
     if (!Array.isArray(projects) || !projects.every((p): p is string => typeof p === 'string')) return [];
-    return [{ token, type: kind, projects: [...projects], environment: scopeEnvironment }];
+    return [{ token, type: kind, projects: [...projects], environment: scopeEnvironment ?? '*' }];
   });
 }
 
@@ -80,7 +111,7 @@ export type FeaturesAnswer = { status: 'unchanged' } | { status: 'changed'; etag
 
 /** A scope's flags; `unchanged` when the upstream answers 304 to `etag`. */
 export async function fetchFeatures(base: string, token: string, etag: string | null): Promise<FeaturesAnswer> {
-  const response = await call(`${base}/api/client/features`, {
+  const response = await call('features', `${base}/api/client/features`, {
     headers: {
       authorization: token,
       'unleash-client-spec': UPSTREAM_CLIENT_SPEC,
@@ -99,7 +130,7 @@ export async function fetchFeatures(base: string, token: string, etag: string | 
 
 /** Posts one chunk of metrics; a 4xx is logged and dropped (retrying cannot help), a 5xx or no answer thrown. */
 export async function postBulkMetrics(base: string, token: string, body: string): Promise<void> {
-  const response = await call(`${base}/api/client/metrics/bulk`, {
+  const response = await call('metrics', `${base}/api/client/metrics/bulk`, {
     method: 'POST',
     headers: { authorization: token, 'content-type': 'application/json', 'user-agent': USER_AGENT },
     body,

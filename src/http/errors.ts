@@ -29,6 +29,17 @@ export class ApiError extends Error {
   }
 }
 
+/** An error Unleash answers with `{ message }` only (its SDK API's refusal of a key of another type). */
+export class BareMessageError extends ApiError {
+  constructor(status: number, message: string) {
+    super(status, 'NoAccessError', message);
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { message: this.message };
+  }
+}
+
 const VALIDATION_PREFIX = 'Request validation failed: your request body or params contain invalid data';
 
 /** 400 for a list of problems, each named in `details`. */

@@ -63,12 +63,19 @@ export function tooManyRequests(periodSeconds: number): Response {
 /**
  * Whether the caller is within `bucket`'s limits; counts this request. Both counts are taken
  * (a refused client still spends its key's budget), so the answer does not depend on order.
+ * `counts` takes only one: the SDK routes count a key's own volume first and its address only
+ * once the key was refused (route.ts).
  */
-export async function withinLimit(bucketName: RateLimitBucket, request: Request, env: Env): Promise<boolean> {
+export async function withinLimit(
+  bucketName: RateLimitBucket,
+  request: Request,
+  env: Env,
+  counts: 'both' | 'client' | 'key' = 'both',
+): Promise<boolean> {
   const bucket: Bucket = RATE_LIMIT_BUCKETS[bucketName];
-  const checks = [env[bucket.perClient].limit({ key: `${bucketName}:ip:${clientKey(request)}` })];
+  const checks = counts === 'key' ? [] : [env[bucket.perClient].limit({ key: `${bucketName}:ip:${clientKey(request)}` })];
   const authorization = request.headers.get('authorization');
-  if (bucket.perKey && authorization) {
+  if (bucket.perKey && authorization && counts !== 'client') {
     checks.push(env[bucket.perKey].limit({ key: `${bucketName}:key:${await sha256Hex(authorization)}` }));
   }
   const outcomes = await Promise.all(checks);

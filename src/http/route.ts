@@ -23,7 +23,7 @@ import type { Env } from '../env';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import type { EmptyAnswer, JsonAnswer, UntypedAnswer } from './responses';
 import { withCors } from './cors';
-import { noAccess, renamedBadRequest, toErrorResponse } from './errors';
+import { ApiError, noAccess, renamedBadRequest, toErrorResponse } from './errors';
 import { decodePathParams } from './params';
 import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS, type RateLimitBucket } from './rate-limit';
 import { urlOf } from './request-url';
@@ -316,10 +316,25 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
   const limited: Handler =
     bucket === undefined
       ? run
-      : async (request, env, ctx) => {
-          if (!(await withinLimit(bucket, request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucket].periodSeconds);
-          return run(request, env, ctx);
-        };
+      : access.kind === 'sdk'
+        ? async (request, env, ctx) => {
+            // SDK routes: a valid key never counts toward its address's limit (many SDKs share
+            // one address behind a NAT); a refused key does (docs/rate-limits.md).
+            if (!(await withinLimit(bucket, request, env, 'key'))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucket].periodSeconds);
+            try {
+              return await run(request, env, ctx);
+            } catch (error) {
+              const refusedKey = error instanceof ApiError && (error.status === 401 || error.status === 403);
+              if (refusedKey && !(await withinLimit(bucket, request, env, 'client'))) {
+                return tooManyRequests(RATE_LIMIT_BUCKETS[bucket].periodSeconds);
+              }
+              throw error;
+            }
+          }
+        : async (request, env, ctx) => {
+            if (!(await withinLimit(bucket, request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucket].periodSeconds);
+            return run(request, env, ctx);
+          };
   const served = route.cors ? withCors(limited, hooks.refreshCorsOrigins) : limited;
   // Writes of the admin API and of the public routes (sign-up, sign-in) write audit events;
   // the SDK routes' writes (metrics, registrations) do not.

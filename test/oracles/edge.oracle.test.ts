@@ -5,34 +5,20 @@
  * its upstream, through a small proxy this test can stop (the upstream "going down" without
  * stopping a shared oracle). Everything made on the oracles is named `edge-or-<run>-…`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Unleash } from 'unleash-client';
 import { UnleashClient } from 'unleash-proxy-client';
 import { testWorkerPort } from '../support/node-env';
+import { startEdge as startEdgeWith, until } from '../support/edge-oracle';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const WEBHOOK_SECRET = 'edge-oracle-webhook-secret';
 const RUN = Date.now().toString(36);
 const ORACLES = [
   { version: '8.2.0', url: 'http://127.0.0.1:4242', admin: '*:*.unleash-insecure-admin-api-token', offset: 0 },
   { version: '6.10.1', url: 'http://127.0.0.1:4243', admin: '*:*.unleash6-admin-token', offset: 10 },
 ];
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** A pass-through proxy to the oracle that can be taken down (connections refused) and up again. */
 function startProxy(
@@ -67,53 +53,6 @@ function startProxy(
       server.close(() => resolve());
     });
   return listen().then(() => ({ down: stop, up: listen, close: stop }));
-}
-
-async function startEdge(port: number, upstream: string): Promise<{ base: string; stop: () => void }> {
-  const persistTo = mkdtempSync(path.join(os.tmpdir(), 'edge-oracle-state-'));
-  const wrangler = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
-  const vars = {
-    EDGE_UPSTREAM_URL: upstream,
-    EDGE_SYNC_INTERVAL_SECONDS: '2',
-    EDGE_METRICS_INTERVAL_SECONDS: '2',
-    EDGE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  };
-  const child: ChildProcess = spawn(
-    wrangler,
-    [
-      'dev',
-      '--env',
-      'edge',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--persist-to',
-      persistTo,
-      ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
-      '--log-level',
-      'warn',
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' },
-      stdio: 'ignore',
-      detached: true,
-    },
-  );
-  const base = `http://127.0.0.1:${port}`;
-  await until('wrangler dev --env edge', async () => (await fetch(`${base}/internal-backstage/health`)).ok, 90_000);
-  return {
-    base,
-    stop: () => {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      rmSync(persistTo, { recursive: true, force: true });
-    },
-  };
 }
 
 /** A small seeded generator: the same 200 contexts each run. */
@@ -173,7 +112,7 @@ describe.each(ORACLES)('Edge mode in front of the live Unleash $version', (oracl
     tokens.clientProd = await make('client', 'production');
     tokens.frontendDev = await make('frontend', 'development');
     proxy = await startProxy(proxyPort, oracle.url);
-    edge = await startEdge(port, `http://127.0.0.1:${proxyPort}`);
+    edge = await startEdgeWith(port, `http://127.0.0.1:${proxyPort}`, { webhookSecret: WEBHOOK_SECRET });
   }, 180_000);
 
   afterAll(async () => {
