@@ -6,6 +6,7 @@
  * removal takes effect on their next request).
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { SYSTEM_USER_ID } from '../auth/principal';
 import { forgetUser } from '../auth/user-principal';
 import { chunkedInsert, chunksOf, D1_MAX_BOUND_PARAMETERS } from './chunk';
 import { runBatch, type Db, type Statement } from './client';
@@ -15,10 +16,10 @@ import { groups, groupUser } from './schema';
 /** `group_user.created_by` of memberships sign-in sync made: the only ones sync removes (as Unleash). */
 export const SSO_SYNC_USER = 'SSO';
 
-export const GROUP_USER_ADDED = 'group-user-added';
-export const GROUP_USER_REMOVED = 'group-user-removed';
+const GROUP_USER_ADDED = 'group-user-added';
+const GROUP_USER_REMOVED = 'group-user-removed';
 
-export interface GroupRef {
+interface GroupRef {
   id: number;
   name: string;
   mappingsSSO: string[];
@@ -78,7 +79,7 @@ export interface MembershipChange {
  * them in the caller's batch; `createdBy` is written on each row (`SSO_SYNC_USER` for sync).
  * Call `forgetMembers` after the batch ran.
  */
-export function addMembersStatements(db: Db, actor: Actor, added: readonly MembershipChange[], createdBy: string): Statement[] {
+function addMembersStatements(db: Db, actor: Actor, added: readonly MembershipChange[], createdBy: string): Statement[] {
   const inserts = chunkedInsert(added, 3, (run) =>
     db
       .insert(groupUser)
@@ -138,3 +139,28 @@ function dedupe(list: readonly MembershipChange[]): MembershipChange[] {
   for (const m of list) seen.set(`${m.groupId}:${m.userId}`, { groupId: m.groupId, userId: m.userId });
   return [...seen.values()];
 }
+
+/**
+ * Sign-in sync (Unleash's `syncExternalGroups`): the person joins every group one of whose
+ * `mappingsSSO` is among the identity provider's `externalGroups`, and leaves the groups sync
+ * put them in (`created_by = 'SSO'`) whose mappings no longer match. Memberships an admin or
+ * SCIM made are never removed by sync; groups without mappings are left alone.
+ */
+export async function syncSsoMemberships(db: Db, userId: number, externalGroups: readonly string[]) {
+  const claimed = new Set(externalGroups);
+  const [mapped, mine] = await Promise.all([
+    db.select({ id: groups.id, mappingsSSO: groups.mappingsSso }).from(groups),
+    db.select({ groupId: groupUser.groupId, createdBy: groupUser.createdBy }).from(groupUser).where(eq(groupUser.userId, userId)),
+  ]);
+  const matching = new Set(mapped.filter((g) => g.mappingsSSO.some((m) => claimed.has(m))).map((g) => g.id));
+  const withMappings = new Set(mapped.filter((g) => g.mappingsSSO.length > 0).map((g) => g.id));
+  const memberOf = new Set(mine.map((m) => m.groupId));
+  const add = [...matching].filter((id) => !memberOf.has(id)).map((groupId) => ({ groupId, userId }));
+  const remove = mine
+    .filter((m) => m.createdBy === SSO_SYNC_USER && withMappings.has(m.groupId) && !matching.has(m.groupId))
+    .map((m) => ({ groupId: m.groupId, userId }));
+  if (add.length === 0 && remove.length === 0) return { added: [], removed: [] };
+  return changeMemberships(db, SSO_SYNC_ACTOR, { add, remove, createdBy: SSO_SYNC_USER });
+}
+
+const SSO_SYNC_ACTOR: Actor = { actorName: SSO_SYNC_USER, userId: SYSTEM_USER_ID };
