@@ -39,6 +39,7 @@ import { routes as projects } from './admin/projects/routes';
 import { routes as projectInsights } from './admin/project-insights/routes';
 import { routes as resetTokens } from './identity/reset-tokens/routes';
 import { routes as roles } from './identity/roles/routes';
+import { routes as groups } from './identity/groups/routes';
 import { routes as segments } from './admin/segments/routes';
 import { routes as serviceAccounts } from './identity/service-accounts/routes';
 import { routes as sessions } from './identity/sessions/routes';
@@ -57,6 +58,7 @@ export const ROUTES: readonly Route[] = [
   ...apiTokens,
   ...addons,
   ...roles,
+  ...groups,
   ...users,
   ...projectAccess,
   ...signupTokens,

@@ -14,7 +14,8 @@ import { captureLogs } from './support/logs';
 import { unique } from './support/names';
 import { signInAs } from './support/users';
 import { serveJson, serveKeys, signToken, testKey, type TestKey } from './support/sso';
-import { count } from './support/db';
+import { count, lastEvent, parsedEvent } from './support/db';
+import { SSO_SYNC_USER } from '../src/db/groups';
 
 const host = `idp-${crypto.randomUUID().slice(0, 8)}.idp.test`;
 const ISSUER = `https://${host}`;
@@ -423,5 +424,81 @@ describe('Password sign-in switched off (SSO on)', () => {
       'NoAccessError',
     );
     expect(await bodyOf(await call('GET', '/api/admin/auth/simple/settings'))).toEqual({ disabled: false });
+  });
+});
+
+describe('SSO group sync on every OIDC sign-in', () => {
+  async function signIn(email: string, groups: unknown): Promise<number> {
+    const started = await startLogin();
+    await provideIdToken(await signToken(key, idTokenClaims(started, email, { groups })));
+    const response = await callback(started);
+    expect(sessionFrom(response)).not.toBeNull();
+    const row = await env.DB.prepare('SELECT id FROM users WHERE email = ?').bind(email).first<{ id: number }>();
+    return row!.id;
+  }
+  const memberships = (userId: number) =>
+    env.DB.prepare(
+      'SELECT g.name AS name, gu.created_by AS createdBy FROM group_user gu JOIN groups g ON g.id = gu.group_id WHERE gu.user_id = ? ORDER BY g.name',
+    )
+      .bind(userId)
+      .all<{ name: string; createdBy: string }>()
+      .then((result) => result.results);
+  async function group(name: string, mappingsSSO: string[], users: number[] = []) {
+    const response = await call('POST', '/api/admin/groups', { body: { name, mappingsSSO, users: users.map((id) => ({ user: { id } })) } });
+    expect(response.status).toBe(201);
+    return bodyOf(response);
+  }
+
+  it('adds the person to the groups their claim maps to, and removes only the memberships sync made', async () => {
+    await saveSettings({ ...SETTINGS, enableGroupSyncing: true, groupJsonPath: 'groups' });
+    const email = `${unique('sync')}@example.com`;
+    const first = await signIn(email, []);
+    const prefix = unique('g');
+    await group(`${prefix}-dev`, ['okta-dev', 'entra-dev']);
+    await group(`${prefix}-ops`, ['okta-ops']);
+    await group(`${prefix}-manual`, ['okta-manual'], [first]);
+    await group(`${prefix}-unmapped`, []);
+
+    const userId = await signIn(email, ['entra-dev', 'okta-ops', 'not-mapped']);
+    expect(userId).toBe(first);
+    expect(await memberships(userId)).toEqual([
+      { name: `${prefix}-dev`, createdBy: SSO_SYNC_USER },
+      { name: `${prefix}-manual`, createdBy: expect.not.stringMatching(/^SSO$/) },
+      { name: `${prefix}-ops`, createdBy: SSO_SYNC_USER },
+    ]);
+    expect(parsedEvent(await lastEvent('group-user-added'))).toMatchObject({ createdBy: 'SSO', data: { userId } });
+
+    // The person left ops in the identity provider: sync removes that one; the admin's membership stays.
+    await signIn(email, ['entra-dev']);
+    expect((await memberships(userId)).map((m) => m.name)).toEqual([`${prefix}-dev`, `${prefix}-manual`]);
+    expect(parsedEvent(await lastEvent('group-user-removed'))).toMatchObject({ createdBy: 'SSO', preData: { userId } });
+    await saveSettings(SETTINGS);
+  });
+
+  it('leaves memberships alone while group syncing is off', async () => {
+    await saveSettings({ ...SETTINGS, enableGroupSyncing: true, groupJsonPath: 'groups' });
+    const email = `${unique('nosync')}@example.com`;
+    const mapping = unique('okta-team');
+    await group(unique('g-sync'), [mapping]);
+    const userId = await signIn(email, [mapping]);
+    expect(await memberships(userId)).toHaveLength(1);
+    await saveSettings(SETTINGS);
+    await signIn(email, []);
+    expect(await memberships(userId)).toHaveLength(1);
+  });
+
+  it("gives the person the group's project roles on their next request after signing in", async () => {
+    await saveSettings({ ...SETTINGS, enableGroupSyncing: true, groupJsonPath: 'realm_access.roles' });
+    const project = (await bodyOf(await call('POST', '/api/admin/projects', { body: { id: unique('gsp'), name: 'sync' } }))).id;
+    const mapping = unique('kc-role');
+    const team = await group(unique('g-kc'), [mapping]);
+    expect((await call('PUT', `/api/admin/projects/${project}/groups/${team.id}/roles`, { body: { roles: [5] } })).status).toBe(200);
+    const email = `${unique('kc')}@example.com`;
+    const started = await startLogin();
+    await provideIdToken(await signToken(key, idTokenClaims(started, email, { realm_access: { roles: [mapping] } })));
+    const session = sessionFrom(await callback(started))!;
+    const created = await call('POST', `/api/admin/projects/${project}/features`, withSession(session, { body: { name: unique('f') } }));
+    expect(created.status).toBe(201);
+    await saveSettings(SETTINGS);
   });
 });

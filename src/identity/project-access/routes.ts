@@ -7,6 +7,7 @@ import { AddAccessSchema, RoleAccessSchema, SetRolesSchema } from './schema';
 import { userAccessOverview } from './overview';
 import * as service from './service';
 import { listUsers } from '../users/service';
+import { groupsForPicker } from '../groups/service';
 import { ADMIN, PROJECT_USER_ACCESS_WRITE, UPDATE_PROJECT } from '../../auth/permissions';
 import { admin, authenticated, route, type Route } from '../../http/route';
 import { GetBaseUsersAndGroupsResponse, GetUserPermissionsResponse, GetProjectAccessResponse } from './schema';
@@ -15,6 +16,12 @@ const UserParams = v.object({ userId: v.pipe(integerId, v.integer(), v.minValue(
 
 function userId(params: { userId: string }): number {
   return parseInput(UserParams, { userId: params.userId }, '/params').userId;
+}
+
+const GroupParams = v.object({ groupId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) });
+
+function groupId(params: { groupId: string }): number {
+  return parseInput(GroupParams, { groupId: params.groupId }, '/params').groupId;
 }
 
 const OverviewQuery = v.object({
@@ -33,10 +40,11 @@ export const routes: Route[] = [
     responses: { 200: { description: 'Success', schema: GetBaseUsersAndGroupsResponse } },
     /**
      * `GET /api/admin/user-admin/access`: everyone who can be given access (the UI's project-access
-     * picker), open to every signed-in user as in Unleash. Groups do not exist here.
+     * picker) and the groups, open to every signed-in user as in Unleash.
      */
     handler: async ({ env }) => {
-      const { users } = await listUsers(getDb(env));
+      const db = getDb(env);
+      const { users } = await listUsers(db);
       return json({
         users: users.map((user) => ({
           id: user.id,
@@ -45,7 +53,7 @@ export const routes: Route[] = [
           ...('email' in user ? { email: user.email } : {}),
           accountType: user.accountType,
         })),
-        groups: [],
+        groups: await groupsForPicker(db),
       });
     },
   }),
@@ -111,7 +119,7 @@ export const routes: Route[] = [
     body: RoleAccessSchema,
     responses: { 200: { description: 'Success', schema: null } },
     errors: [400, 413],
-    /** The older form: one role for the listed users (and groups, which this service does not have). */
+    /** The older form: one role for the listed users and groups. */
     handler: async ({ env, principal, body, params }) => {
       const roleId = parseInput(
         v.object({ roleId: v.pipe(integerId, v.integer(), v.minValue(1), v.maxValue(2_147_483_647)) }),
@@ -153,6 +161,35 @@ export const routes: Route[] = [
     errors: [400],
     handler: async ({ env, principal, params }) => {
       await service.removeUserAccess(getDb(env), principal, params.projectId, userId(params));
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/admin/projects/:projectId/groups/:groupId/roles',
+    access: admin([UPDATE_PROJECT, PROJECT_USER_ACCESS_WRITE], ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'setGroupRoles',
+    summary: "Set a group's roles in a project",
+    body: SetRolesSchema,
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 403, 413],
+    handler: async ({ env, principal, body, params }) => {
+      await service.setGroupRoles(getDb(env), principal, params.projectId, groupId(params), body.roles);
+      return empty(200);
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/admin/projects/:projectId/groups/:groupId/roles',
+    access: admin([UPDATE_PROJECT, PROJECT_USER_ACCESS_WRITE], ({ params }) => ({ project: params.projectId })),
+    tag: 'Projects',
+    operationId: 'removeGroupAccess',
+    summary: 'Remove a group from a project',
+    responses: { 200: { description: 'Success', schema: null } },
+    errors: [400, 403],
+    handler: async ({ env, principal, params }) => {
+      await service.removeGroupAccess(getDb(env), principal, params.projectId, groupId(params));
       return empty(200);
     },
   }),

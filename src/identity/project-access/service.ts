@@ -10,6 +10,7 @@ import { runBatch, type Db, type Statement } from '../../db/client';
 import { badRequest, noAccess } from '../../http/errors';
 import { roleBody } from '../roles/service';
 import { usersByIds } from '../users/service';
+import * as groups from '../groups/service';
 import * as store from './store';
 import { requireProject } from '../../db/lookups';
 
@@ -18,7 +19,11 @@ const noSuchProject = (projectId: string) => `Could not find project with id ${p
 
 export async function projectAccess(db: Db, projectId: string) {
   await requireProject(db, projectId, noSuchProject(projectId));
-  const [roles, rows] = await Promise.all([store.projectRoles(db), store.assignments(db, projectId)]);
+  const [roles, rows, projectGroups] = await Promise.all([
+    store.projectRoles(db),
+    store.assignments(db, projectId),
+    groups.projectGroups(db, projectId),
+  ]);
   const byUser = new Map<number, { addedAt: string; roleId: number; roles: number[] }>();
   for (const row of rows) {
     const entry = byUser.get(row.userId);
@@ -28,7 +33,7 @@ export async function projectAccess(db: Db, projectId: string) {
   const people = await usersByIds(db, [...byUser.keys()]);
   return {
     roles: roles.map(roleBody),
-    groups: [],
+    groups: projectGroups,
     users: people.map((person) => ({ ...person, ...byUser.get(person.id)! })),
   };
 }
@@ -65,11 +70,6 @@ async function checkedUsers(db: Db, userIds: readonly number[]): Promise<number[
   return unique;
 }
 
-function noGroups(groups: readonly unknown[]): void {
-  // Groups are an Enterprise feature this service does not have.
-  if (groups.length > 0) throw badRequest('Groups are not supported: grant roles to users');
-}
-
 async function refuseUnlessMayGrant(db: Db, principal: Principal, projectId: string, roleIds: readonly number[], message: string) {
   if (!(await mayGrant(db, principal, projectId, roleIds))) throw noAccess(message);
 }
@@ -81,24 +81,26 @@ export async function addAccess(
   input: { roles: number[]; users: number[]; groups: number[] },
 ) {
   await requireProject(db, projectId, noSuchProject(projectId));
-  noGroups(input.groups);
   const roleIds = await checkedRoles(db, input.roles);
   const userIds = await checkedUsers(db, input.users);
+  const groupIds = await groups.checkedGroups(db, input.groups);
   await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to grant role they did not have access to');
   const statements: Statement[] = [];
   for (const roleId of roleIds)
     for (const userId of userIds) statements.push(store.grantStatement(db, projectId, roleId, userId, roleIds, principal));
+  statements.push(...groups.grantGroupStatements(db, principal, projectId, roleIds, groupIds));
   statements.push(
     store.guardedEvent(
       db,
       principal,
-      { type: 'project-access-added', project: projectId, data: { roles: roleIds.map((roleId) => ({ roleId, groupIds: [], userIds })) } },
+      { type: 'project-access-added', project: projectId, data: { roles: roleIds.map((roleId) => ({ roleId, groupIds, userIds })) } },
       roleIds,
     ),
   );
   await runBatch(db, statements);
   // This isolate sees the new grants at once; others within the credential cache's bound.
   for (const userId of userIds) forgetUser(userId);
+  await groups.forgetGroupMembers(db, groupIds);
 }
 
 export async function setUserRoles(db: Db, principal: Principal, projectId: string, userId: number, roles: number[]) {
@@ -138,4 +140,45 @@ export async function removeUserAccess(db: Db, principal: Principal, projectId: 
     ),
   ]);
   forgetUser(userId);
+}
+
+/** `PUT /projects/:projectId/groups/:groupId/roles`: the group's project roles, replaced. */
+export async function setGroupRoles(db: Db, principal: Principal, projectId: string, groupId: number, roles: number[]) {
+  await requireProject(db, projectId, noSuchProject(projectId));
+  const roleIds = await checkedRoles(db, roles);
+  await groups.checkedGroups(db, [groupId]);
+  await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to assign a role they did not have access to');
+  const before = await groups.rolesOfGroupInProject(db, projectId, groupId);
+  await runBatch(db, [
+    groups.revokeGroupStatement(db, projectId, groupId),
+    ...groups.grantGroupStatements(db, principal, projectId, roleIds, [groupId]),
+    store.guardedEvent(
+      db,
+      principal,
+      {
+        type: 'project-access-group-roles-updated',
+        project: projectId,
+        data: { roles: roleIds, groupId },
+        preData: { roles: before, groupId },
+      },
+      roleIds,
+    ),
+  ]);
+  await groups.forgetGroupMembers(db, [groupId]);
+}
+
+/** `DELETE /projects/:projectId/groups/:groupId/roles`: the group leaves the project. */
+export async function removeGroupAccess(db: Db, principal: Principal, projectId: string, groupId: number) {
+  await requireProject(db, projectId, noSuchProject(projectId));
+  const before = await groups.rolesOfGroupInProject(db, projectId, groupId);
+  await runBatch(db, [
+    groups.revokeGroupStatement(db, projectId, groupId),
+    store.guardedEvent(
+      db,
+      principal,
+      { type: 'project-access-group-roles-deleted', project: projectId, preData: { roles: before, groupId } },
+      [],
+    ),
+  ]);
+  await groups.forgetGroupMembers(db, [groupId]);
 }

@@ -10,6 +10,7 @@ import { ApiError, badRequest, noAccess } from '../../http/errors';
 import { SYSTEM_USER_ID } from '../../auth/principal';
 import { VIEWER_ROLE_ID } from '../../auth/roles';
 import { createUser, findUserByEmail, recordSignIn } from '../users/service';
+import { syncSsoMemberships } from '../../db/groups';
 import { ID_TOKEN_ALGORITHMS, type OidcSettings, type OidcSettingsInput, type SimpleSettings } from './schema';
 import * as store from './store';
 import { findRootRole } from '../../db/lookups';
@@ -254,17 +255,25 @@ export function groupPath(oidc: OidcSettings | undefined): string {
  * The person an identity signs in: the live user with that email (linked, never duplicated),
  * else a new one when the settings allow (auto-create on; the email's domain on the allow
  * list when there is one), with the root role the group claim maps to or the default. Without
- * saved OIDC settings (Cloudflare Access alone), new people are created as Viewers.
+ * saved OIDC settings (Cloudflare Access alone), new people are created as Viewers. With group
+ * syncing on, the person's group memberships then follow the group claim (src/db/groups.ts).
  */
 export async function provisionUser(db: Db, identity: VerifiedIdentity): Promise<number> {
   const email = identity.email.trim().toLowerCase();
   if (!EMAIL.test(email)) throw new SignInRefused('the identity provider gave no usable email address');
+  const { oidc } = await signInSettings(db);
+  const id = await findOrCreateUser(db, email, identity, oidc);
+  // Unleash syncs groups on every sign-in while group syncing is on (an empty claim leaves every synced group).
+  if (oidc?.enableGroupSyncing) await syncSsoMemberships(db, id, identity.groups);
+  return id;
+}
+
+async function findOrCreateUser(db: Db, email: string, identity: VerifiedIdentity, oidc: OidcSettings | undefined): Promise<number> {
   const existing = await findUserByEmail(db, email);
   if (existing) {
     await recordSignIn(db, existing.id);
     return existing.id;
   }
-  const { oidc } = await signInSettings(db);
   const autoCreate = oidc === undefined ? true : oidc.autoCreate;
   if (!autoCreate) throw new SignInRefused(`there is no account for ${email}, and new accounts are not created on sign-in`);
   const domains = emailDomainList(oidc?.emailDomains ?? '');
