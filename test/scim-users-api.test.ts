@@ -70,7 +70,7 @@ describe('POST /scim/v2/Users', () => {
     );
     // A person made by hand holds their identity too, unless SCIM may take over existing people.
     const local = await createUser('Viewer', { email: address('local') });
-    const [{ email }] = await rows<{ email: string }>('SELECT email FROM users WHERE id = ?', local.id);
+    const { email } = (await rows<{ email: string }>('SELECT email FROM users WHERE id = ?', local.id))[0]!;
     const after = await footprint();
     await expectScimError(await scim(token, 'POST', '/Users', oktaUser(email)), 409, 'uniqueness');
     expect(await footprint()).toEqual(after);
@@ -79,7 +79,7 @@ describe('POST /scim/v2/Users', () => {
 
   it('takes over an existing person when assumeControlOfExisting is on', async () => {
     const local = await createUser('Editor', { email: address('existing') });
-    const [{ email }] = await rows<{ email: string }>('SELECT email FROM users WHERE id = ?', local.id);
+    const { email } = (await rows<{ email: string }>('SELECT email FROM users WHERE id = ?', local.id))[0]!;
     await call('POST', '/api/admin/scim-settings', { body: { enabled: true, assumeControlOfExisting: true } });
     try {
       const response = await scim(token, 'POST', '/Users', oktaUser(email));

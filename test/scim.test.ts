@@ -109,7 +109,7 @@ describe('hand edits of SCIM-managed people', () => {
     const token = await enableScim();
     const userName = `${unique('managed')}@example.com`;
     const provisioned = await bodyOf(await scim(token, 'POST', '/Users', oktaUser(userName)));
-    const [{ id }] = await rows<{ id: number }>('SELECT id FROM users WHERE scim_id = ?', provisioned.id);
+    const { id } = (await rows<{ id: number }>('SELECT id FROM users WHERE scim_id = ?', provisioned.id))[0]!;
     const listed = (await bodyOf(await call('GET', '/api/admin/user-admin'))).users.find((user: { id: number }) => user.id === id);
     expect(listed.scimId).toBe(provisioned.id);
     const events = await count('SELECT count(*) AS n FROM events');
