@@ -29,7 +29,7 @@ export async function readScimSettings(db: Db): Promise<ScimSettings> {
 }
 
 /** Unleash's 403 for a hand edit of a directory-managed person. */
-export function scimManagedUser(): ApiError {
+function scimManagedUser(): ApiError {
   return new ApiError(403, 'ForbiddenError', 'This user is managed by your SCIM provider and cannot be changed manually');
 }
 

@@ -6,7 +6,7 @@ import { ScimError } from './errors';
 import { USER_SCHEMA } from './user-resource';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 /** Most resources one list page holds. */
 export const MAX_RESULTS = 200;
 

@@ -8,7 +8,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { invalidFilter } from './errors';
 import { holdsFor, type Filter, type FilterValue } from './filter';
 
-export interface FilterColumn {
+interface FilterColumn {
   /** The column (or expression) holding the attribute. */
   expr: SQL;
   type: 'string' | 'boolean';

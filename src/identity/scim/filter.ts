@@ -6,7 +6,7 @@
  */
 import { invalidFilter } from './errors';
 
-export type CompareOp = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
+type CompareOp = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
 export type FilterValue = string | number | boolean | null;
 
 export type Filter =

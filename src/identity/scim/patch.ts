@@ -10,7 +10,6 @@ import { holdsFor, normalisePath, parseFilter } from './filter';
 import type { UserFields } from './store';
 import { attributeOf, booleanAttribute, emailOf, isObject, joinName, normaliseEmail, textAttribute } from './user-resource';
 
-export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const MAX_OPERATIONS = 1000;
 const WORK_EMAIL = { type: 'work', primary: true } as const;
 

@@ -62,7 +62,7 @@ export function emailOf(emails: unknown): string | null {
 }
 
 /** A userName that is an email address doubles as the email when no `emails` are given. */
-export function emailLike(userName: string): string | null {
+function emailLike(userName: string): string | null {
   return EMAIL.test(userName) ? userName.toLowerCase() : null;
 }
 
