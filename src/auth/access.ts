@@ -5,7 +5,8 @@
  * the project of the role assignment (`role_user.project`, which is `default` for a root
  * role: an Editor's project permissions hold in project `default`, and elsewhere only
  * through a project role such as the Owner role a project's creator gets); an `environment`
- * permission only in its row's environment. The check is Unleash's: a row matches when its
+ * permission only in its row's environment. A member of a group also holds the group's roles
+ * (tables `group_user`, `groups.root_role_id`, `group_role`). The check is Unleash's: a row matches when its
  * project is unset or equal, and its environment is unset or equal; ADMIN matches anything.
  */
 import { sql } from 'drizzle-orm';
@@ -53,14 +54,32 @@ interface GrantRow {
   permission_type: string;
 }
 
-/** Reads a user's grants from D1 (one query). */
+/**
+ * Reads a user's grants from D1 (one query): their own roles' and, as Unleash does, those of
+ * every group they belong to (a group's root role holds where a root role does, its project
+ * roles in their projects).
+ */
 export async function loadUserGrants(env: Env, userId: number): Promise<Grant[]> {
   const rows = await getDb(env).all<GrantRow>(sql`
     SELECT DISTINCT rp.permission AS permission, ru.project AS project, rp.environment AS environment, p.type AS permission_type
     FROM role_user ru
     JOIN role_permission rp ON rp.role_id = ru.role_id
     JOIN permissions p ON p.permission = rp.permission
-    WHERE ru.user_id = ${userId}`);
+    WHERE ru.user_id = ${userId}
+    UNION
+    SELECT rp.permission, 'default', rp.environment, p.type
+    FROM group_user gu
+    JOIN groups g ON g.id = gu.group_id
+    JOIN role_permission rp ON rp.role_id = g.root_role_id
+    JOIN permissions p ON p.permission = rp.permission
+    WHERE gu.user_id = ${userId}
+    UNION
+    SELECT rp.permission, gr.project, rp.environment, p.type
+    FROM group_user gu
+    JOIN group_role gr ON gr.group_id = gu.group_id
+    JOIN role_permission rp ON rp.role_id = gr.role_id
+    JOIN permissions p ON p.permission = rp.permission
+    WHERE gu.user_id = ${userId}`);
   return rows.map((row) => ({
     permission: row.permission,
     project: row.permission_type === 'root' ? null : row.project,

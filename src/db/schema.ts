@@ -629,6 +629,64 @@ export const rolePermission = sqliteTable(
   (t) => [primaryKey({ columns: [t.roleId, t.permission, t.environment] })],
 );
 
+// ---------------------------------------------------------------------------------------
+// Groups (Unleash Enterprise's groups, group_user and group_role tables)
+
+export const groups = sqliteTable(
+  'groups',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    description: text('description'),
+    /** The SSO group names (JSON list) whose members sign-in sync puts into this group. */
+    mappingsSso: text('mappings_sso', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    /** A root role every member gets on top of their own; null for none. */
+    rootRoleId: integer('root_role_id').references(() => roles.id, { onDelete: 'set null' }),
+    /** Set when a SCIM client provisioned the group: the UI then does not edit it by hand. */
+    scimId: text('scim_id'),
+    scimExternalId: text('scim_external_id'),
+    createdAt: createdAt(),
+    /** Who created it: a username or email, `SSO`/`SCIM` for synced ones. */
+    createdBy: text('created_by'),
+  },
+  (t) => [index('groups_name_idx').on(t.name), uniqueIndex('groups_scim_id_unique').on(t.scimId)],
+);
+
+export const groupUser = sqliteTable(
+  'group_user',
+  {
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Who added the member; `SSO` marks a membership sign-in sync made (and may remove). */
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('group_user_user_idx').on(t.userId)],
+);
+
+export const groupRole = sqliteTable(
+  'group_role',
+  {
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    project: text('project').notNull(),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.roleId, t.project] }), index('group_role_project_idx').on(t.project)],
+);
+
 export const publicSignupTokens = sqliteTable('public_signup_tokens', {
   secret: text('secret').primaryKey(),
   name: text('name').notNull(),
