@@ -113,16 +113,14 @@ export function insertUserStatements(
   actor: Actor,
 ) {
   return [
-    db
-      .insert(users)
-      .values({
-        id: user.id,
-        scimId: user.scimId,
-        createdAt: user.createdAt,
-        createdByUserId: actor.userId,
-        ...columnsOf(fields, user.createdAt),
-        updatedAt: null,
-      }),
+    db.insert(users).values({
+      id: user.id,
+      scimId: user.scimId,
+      createdAt: user.createdAt,
+      createdByUserId: actor.userId,
+      ...columnsOf(fields, user.createdAt),
+      updatedAt: null,
+    }),
     db
       .insert(roleUser)
       .values({ roleId: rootRoleId, userId: user.id, project: 'default', createdAt: user.createdAt, createdByUserId: actor.userId }),
