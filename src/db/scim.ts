@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import { ApiError } from '../http/errors';
 import type { Db } from './client';
-import { settings, users } from './schema';
+import { groups, groupUser, settings, users } from './schema';
 
 export const SCIM_SETTINGS_NAME = 'scim';
 
@@ -39,4 +39,43 @@ export async function refuseHandEditOfScimUser(db: Db, userId: number | null): P
   const [row] = await db.select({ scimId: users.scimId }).from(users).where(eq(users.id, userId)).limit(1);
   if (!row?.scimId) return;
   if ((await readScimSettings(db)).enabled) throw scimManagedUser();
+}
+
+/** What a hand edit of a group changes (the groups API's update). */
+export interface GroupHandEdit {
+  name?: string | undefined;
+  /** The member user ids after the edit. */
+  userIds?: readonly number[] | undefined;
+  mappingsSSO?: readonly string[] | undefined;
+}
+
+/**
+ * Throws 403 when SCIM is enabled, the group was provisioned by it, and the edit changes what
+ * the directory owns: its name, its members or its SSO mappings. The root role, the description
+ * and project access stay the admin's (the UI: "only the role and description can be changed
+ * manually"). For the groups API's update.
+ */
+export async function refuseHandEditOfScimGroup(db: Db, groupId: number, edit: GroupHandEdit): Promise<void> {
+  const [group] = await db
+    .select({ scimId: groups.scimId, name: groups.name, mappingsSSO: groups.mappingsSso })
+    .from(groups)
+    .where(eq(groups.id, groupId))
+    .limit(1);
+  if (!group?.scimId || !(await readScimSettings(db)).enabled) return;
+  const renamed = edit.name !== undefined && edit.name !== group.name;
+  const remapped = edit.mappingsSSO !== undefined && JSON.stringify([...edit.mappingsSSO]) !== JSON.stringify(group.mappingsSSO);
+  let regrouped = false;
+  if (edit.userIds !== undefined) {
+    const members = await db.select({ userId: groupUser.userId }).from(groupUser).where(eq(groupUser.groupId, groupId));
+    const current = new Set(members.map((member) => member.userId));
+    const wanted = new Set(edit.userIds);
+    regrouped = current.size !== wanted.size || [...wanted].some((userId) => !current.has(userId));
+  }
+  if (renamed || remapped || regrouped) {
+    throw new ApiError(
+      403,
+      'ForbiddenError',
+      'This group is managed by your SCIM provider, only the role and description can be changed manually',
+    );
+  }
 }
