@@ -121,16 +121,14 @@ export function insertGroupStatement(
   db: Db,
   group: { id: number; scimId: string; name: string; externalId: string | null; createdAt: string },
 ) {
-  return db
-    .insert(groups)
-    .values({
-      id: group.id,
-      scimId: group.scimId,
-      name: group.name,
-      scimExternalId: group.externalId,
-      createdAt: group.createdAt,
-      createdBy: 'SCIM',
-    });
+  return db.insert(groups).values({
+    id: group.id,
+    scimId: group.scimId,
+    name: group.name,
+    scimExternalId: group.externalId,
+    createdAt: group.createdAt,
+    createdBy: 'SCIM',
+  });
 }
 
 export function updateGroupStatement(db: Db, id: number, change: { name: string; externalId: string | null; scimId?: string }): Statement {
