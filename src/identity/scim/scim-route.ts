@@ -38,4 +38,4 @@ export function readScimBody(request: Request): Promise<unknown> {
 }
 
 /** What every SCIM route shares: its tag, public access with the SCIM rate limit, SCIM errors. */
-export const SCIM_ROUTE = { access: open('scim'), tag: 'SCIM', renderError: renderScimError } as const;
+export const SCIM_ROUTE = { access: open('scim'), tag: 'Auth', renderError: renderScimError } as const;
