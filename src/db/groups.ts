@@ -79,7 +79,7 @@ export interface MembershipChange {
  * them in the caller's batch; `createdBy` is written on each row (`SSO_SYNC_USER` for sync).
  * Call `forgetMembers` after the batch ran.
  */
-function addMembersStatements(db: Db, actor: Actor, added: readonly MembershipChange[], createdBy: string): Statement[] {
+export function addMembersStatements(db: Db, actor: Actor, added: readonly MembershipChange[], createdBy: string): Statement[] {
   const inserts = chunkedInsert(added, 3, (run) =>
     db
       .insert(groupUser)
