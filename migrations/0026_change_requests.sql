@@ -56,6 +56,8 @@ CREATE TABLE `change_requests` (
 	`scheduled_at` text,
 	`schedule_status` text,
 	`schedule_failure` text,
+	`scheduled_by_user_id` integer,
+	`scheduled_by_name` text,
 	FOREIGN KEY (`project`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint

@@ -1051,6 +1051,9 @@ export const changeRequests = sqliteTable(
     /** `pending` or `failed` while Scheduled (or after a scheduled run failed). */
     scheduleStatus: text('schedule_status'),
     scheduleFailure: text('schedule_failure'),
+    /** Who scheduled it: the scheduled run applies it in their name. */
+    scheduledByUserId: integer('scheduled_by_user_id'),
+    scheduledByName: text('scheduled_by_name'),
   },
   (t) => [
     index('change_requests_project_state_idx').on(t.project, t.state),
