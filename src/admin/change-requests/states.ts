@@ -63,6 +63,7 @@ export async function changeState(db: Db, caller: Caller, project: string, id: n
       const approvers = new Set(
         (await store.reviewsOf(db, [row.id])).filter((review) => review.verdict === 'approved').map((review) => review.userId),
       );
+      if (approvers.has(caller.userId)) throw badRequest('You have already approved this change request');
       approvers.add(caller.userId);
       const review = [
         store.addReview(db, row.id, caller.userId, 'approved'),
