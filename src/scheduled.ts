@@ -177,7 +177,7 @@ export const expireUnknownFlags: ScheduledJob = {
 };
 
 /** Scheduled change requests whose time has come are applied; SDK streams hear of it at once. */
-export const applyScheduledChangeRequests: ScheduledJob = {
+const applyScheduledChangeRequests: ScheduledJob = {
   name: 'apply-scheduled-change-requests',
   async run(env, now) {
     const outcome = await applyDueRequests(getDb(env), now);

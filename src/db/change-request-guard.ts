@@ -11,7 +11,7 @@ import { changeRequestSettings } from './schema';
 import { requireAnyPermission, SKIP_CHANGE_REQUEST, type PermissionHolder } from '../auth/permissions';
 
 /** Whether change requests are on in the project's environment. */
-export async function changeRequestsEnabled(db: Db, project: string, environment: string): Promise<boolean> {
+async function changeRequestsEnabled(db: Db, project: string, environment: string): Promise<boolean> {
   const [row] = await db
     .select({ enabled: changeRequestSettings.enabled })
     .from(changeRequestSettings)

@@ -2,17 +2,10 @@
 import * as v from 'valibot';
 import { nonBlank, text } from '../../http/validation';
 
-export const CHANGE_ACTIONS = [
-  'updateEnabled',
-  'addStrategy',
-  'updateStrategy',
-  'deleteStrategy',
-  'reorderStrategy',
-  'patchVariant',
-] as const;
+const CHANGE_ACTIONS = ['updateEnabled', 'addStrategy', 'updateStrategy', 'deleteStrategy', 'reorderStrategy', 'patchVariant'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 
-export const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] as const;
+const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] as const;
 export type ChangeRequestState = (typeof STATES)[number];
 
 const count = v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(10, 'must be <= 10'));

@@ -13,7 +13,6 @@ import {
 } from '../../db/schema';
 
 export type ChangeRequestRow = typeof changeRequests.$inferSelect;
-export type ChangeRow = typeof changeRequestChanges.$inferSelect;
 
 /** The project's environments with their change-request settings, in the environments' order. */
 export function projectSettings(db: Db, project: string) {
