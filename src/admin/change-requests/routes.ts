@@ -94,7 +94,7 @@ export const routes: Route[] = [
     access: authenticated(),
     tag: TAG,
     operationId: 'getPendingChangeRequests',
-    summary: "The project's open change requests",
+    summary: "The caller's open change requests in the project",
     responses: { 200: { description: 'Success', schema: ChangeRequestList } },
     errors: [401, 404],
     handler: async ({ env, principal, params }) => json(await service.pendingRequests(getDb(env), principal, params.projectId)),

@@ -193,9 +193,15 @@ export async function listRequests(db: Db, caller: Actor, project: string, state
   );
 }
 
+/**
+ * Open requests: without a flag, the caller's own (the UI's "review your changes" sidebar lists
+ * each as theirs to send or discard); with one, everyone's that change it (drafts only their author's).
+ */
 export async function pendingRequests(db: Db, caller: Actor, project: string, feature?: string) {
   const open = await listRequests(db, caller, project, OPEN);
-  return feature === undefined ? open : open.filter((request) => request.features.some((candidate) => candidate.name === feature));
+  return feature === undefined
+    ? open.filter((request) => request.createdBy.id === caller.userId)
+    : open.filter((request) => request.features.some((candidate) => candidate.name === feature));
 }
 
 export async function countRequests(db: Db, project: string) {
