@@ -18,6 +18,12 @@ const PROD = 'production';
 const who = {} as Record<'author' | 'approver1' | 'approver2' | 'outsider', string>;
 let project: string;
 let clientKey: string;
+let frontendKey: string;
+
+async function frontendNames(): Promise<string[]> {
+  const answer = await bodyOf(await call('GET', '/api/frontend', { token: frontendKey }));
+  return answer.toggles.map((toggle: { name: string }) => toggle.name);
+}
 
 const base = () => `/api/admin/projects/${project}/change-requests`;
 const draftPath = () => `/api/admin/projects/${project}/environments/${PROD}/change-requests`;
@@ -102,6 +108,7 @@ beforeAll(async () => {
     requiredApprovals: 2,
   });
   clientKey = await createToken({ tokenName: unique('cr-sdk'), type: 'client', environment: PROD, projects: [project] });
+  frontendKey = await createToken({ tokenName: unique('cr-fe'), type: 'frontend', environment: PROD, projects: [project] });
 });
 
 describe('PUT/GET change-requests/config', () => {
@@ -293,6 +300,7 @@ describe('PUT change-requests/:id/state', () => {
     expect(approved.state).toBe('Approved');
     const sdkBefore = await bodyOf(await call('GET', '/api/client/features', { token: clientKey }));
     expect(sdkBefore.features.find((feature: { name: string }) => feature.name === name)?.enabled).toBe(false);
+    expect(await frontendNames()).not.toContain(name);
     expect(await enabledIn(name)).toBe(false);
 
     await expectError(await state(who.outsider, draft.id, { state: 'Applied' }), 403, 'NoAccessError');
@@ -305,6 +313,7 @@ describe('PUT change-requests/:id/state', () => {
     expect(enabledEvent).toMatchObject({ feature_name: name, environment: PROD });
     const sdkAfter = await bodyOf(await call('GET', '/api/client/features', { token: clientKey }));
     expect(sdkAfter.features.find((feature: { name: string }) => feature.name === name)?.enabled).toBe(true);
+    expect(await frontendNames()).toContain(name);
 
     const types = await rows<{ type: string }>(
       `SELECT type FROM events WHERE json_extract(data, '$.changeRequestId') = ? ORDER BY id`,
