@@ -331,6 +331,22 @@ describe('PUT change-requests/:id/state', () => {
     await expectError(await state(who.author, draft.id, { state: 'Cancelled' }), 400, 'ValidationError');
   });
 
+  it('applies once when two people apply at the same moment', async () => {
+    const name = await flag();
+    const id = await approvedRequest(name, 'updateEnabled', { enabled: true });
+    const answers = await Promise.all([state(who.author, id, { state: 'Applied' }), state(who.approver1, id, { state: 'Applied' })]);
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses[0]).toBe(200);
+    expect([400, 409]).toContain(statuses[1]);
+    expect(
+      await count(
+        `SELECT count(*) AS n FROM events WHERE type = 'change-request-applied' AND json_extract(data, '$.changeRequestId') = ?`,
+        id,
+      ),
+    ).toBe(1);
+    expect(await count(`SELECT count(*) AS n FROM events WHERE type = 'feature-environment-enabled' AND feature_name = ?`, name)).toBe(1);
+  });
+
   it('rejects (not by the author) and cancels (by the author), with their events', async () => {
     const rejected = await addChange(who.author, await flag(), 'updateEnabled', { enabled: true });
     await stateOk(who.author, rejected.id, { state: 'In review' });

@@ -31,11 +31,18 @@ function wrongState(row: store.ChangeRequestRow, wanted: string): ApiError {
 /** The change of state, unless another request moved it first (then nothing is written). */
 async function move(db: Db, row: store.ChangeRequestRow, state: string, extra: Statement[], fields: Partial<store.ChangeRequestRow> = {}) {
   const stateTimestamps = { ...row.stateTimestamps, [state]: nowIso() };
-  await runBatch(db, [
-    store.moveRequest(db, row.id, row.state, { state, stateTimestamps, ...fields }),
-    store.failUnlessMoved(db),
-    ...extra,
-  ]);
+  try {
+    await runBatch(db, [
+      store.moveRequest(db, row.id, row.state, { state, stateTimestamps, ...fields }),
+      store.failUnlessMoved(db),
+      ...extra,
+    ]);
+  } catch (error) {
+    if (/malformed JSON/i.test(`${String(error)} ${String((error as Error).cause ?? '')}`)) {
+      throw new ApiError(409, 'ConflictError', `Change request ${row.id} was changed by someone else meanwhile; reload it`);
+    }
+    throw error;
+  }
 }
 
 function commentStatements(db: Db, caller: Caller, row: store.ChangeRequestRow, comment: string | undefined): Statement[] {
