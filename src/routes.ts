@@ -11,6 +11,7 @@ import { routes as clientApi } from './sdk/client-api/routes';
 import { routes as clientDelta } from './sdk/client-api/delta-routes';
 import { routes as clientStreaming } from './sdk/client-api/streaming';
 import { routes as clientMetrics } from './sdk/client-metrics/routes';
+import { routes as changeRequests } from './admin/change-requests/routes';
 import { routes as contextFields } from './admin/context-fields/routes';
 import { routes as environments } from './admin/environments/routes';
 import { routes as events } from './admin/events/routes';
@@ -70,6 +71,7 @@ export const ROUTES: readonly Route[] = [
   ...personalTokens,
   ...serviceAccounts,
   ...featureSearch,
+  ...changeRequests,
   ...events,
   ...environments,
   ...projects,
