@@ -49,6 +49,7 @@ import { routes as resetTokens } from './identity/reset-tokens/routes';
 import { routes as roles } from './identity/roles/routes';
 import { routes as segments } from './admin/segments/routes';
 import { routes as serviceAccounts } from './identity/service-accounts/routes';
+import { routes as scim } from './identity/scim/routes';
 import { routes as sessions } from './identity/sessions/routes';
 import { routes as signupTokens } from './identity/signup-tokens/routes';
 import { routes as sso } from './identity/sso/routes';
@@ -74,6 +75,7 @@ export const ROUTES: readonly Route[] = [
   ...signupTokens,
   ...sessions,
   ...sso,
+  ...scim,
   ...resetTokens,
   ...personalTokens,
   ...serviceAccounts,

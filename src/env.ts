@@ -23,6 +23,8 @@ export interface Env extends GeneratedEnv {
   RL_PASSWORD_CLIENT: RateLimit;
   RL_UI_ERROR_CLIENT: RateLimit;
   RL_SSO_CLIENT: RateLimit;
+  RL_SCIM_CLIENT: RateLimit;
+  RL_SCIM_KEY: RateLimit;
   IMPORT_QUEUE: Queue<ImportChunkMessage>;
   INTEGRATIONS_QUEUE: Queue<DeliveryMessage>;
   METRICS_QUEUE: Queue<UsageMessage>;

@@ -43,7 +43,7 @@ function normalise(request: Request): Request {
 }
 
 /** The paths wrangler.toml's `run_worker_first` gives the Worker (besides `//*`). */
-const WORKER_PATHS = /^\/(?:api|auth|invite|edge|docs)\/|^\/(?:logout|health|ready)$/;
+const WORKER_PATHS = /^\/(?:api|auth|invite|edge|scim|docs)\/|^\/(?:logout|health|ready)$/;
 
 function isWorkerPath(pathname: string): boolean {
   return WORKER_PATHS.test(pathname);

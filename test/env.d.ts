@@ -19,6 +19,8 @@ declare global {
       RL_PASSWORD_CLIENT: WorkerEnv['RL_PASSWORD_CLIENT'];
       RL_UI_ERROR_CLIENT: WorkerEnv['RL_UI_ERROR_CLIENT'];
       RL_SSO_CLIENT: WorkerEnv['RL_SSO_CLIENT'];
+      RL_SCIM_CLIENT: WorkerEnv['RL_SCIM_CLIENT'];
+      RL_SCIM_KEY: WorkerEnv['RL_SCIM_KEY'];
       INTEGRATIONS_QUEUE: WorkerEnv['INTEGRATIONS_QUEUE'];
       TEST_MIGRATIONS: D1Migration[];
       /** The integrations' local receiver (test/support/receiver.ts). */

@@ -556,11 +556,21 @@ export const users = sqliteTable(
     deletedAt: text('deleted_at'),
     isService: bool('is_service').notNull().default(false),
     isSystem: bool('is_system').notNull().default(false),
+    /**
+     * Set when a SCIM directory provisioned the person: their SCIM resource id (a UUID). While
+     * SCIM is enabled the admin API refuses hand edits of such people (as Unleash does).
+     */
     scimId: text('scim_id'),
+    /** The directory's own id for the person (SCIM `externalId`), as the client sent it. */
+    scimExternalId: text('scim_external_id'),
     createdByUserId: integer('created_by_user_id'),
     updatedAt: text('updated_at'),
   },
-  (t) => [uniqueIndex('users_email_unique').on(t.email), uniqueIndex('users_username_unique').on(t.username)],
+  (t) => [
+    uniqueIndex('users_email_unique').on(t.email),
+    uniqueIndex('users_username_unique').on(t.username),
+    uniqueIndex('users_scim_id_unique').on(t.scimId),
+  ],
 );
 
 export const roles = sqliteTable(

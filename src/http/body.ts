@@ -3,16 +3,18 @@ import { ApiError, unsupportedContentType, validationError } from './errors';
 /** Unleash's default request-body limit; import raises it for itself. */
 export const DEFAULT_MAX_BODY_BYTES = 100_000;
 
-function isJsonContentType(contentType: string | null): boolean {
+const JSON_MEDIA_TYPES = ['application/json'] as const;
+
+function isJsonContentType(contentType: string | null, mediaTypes: readonly string[]): boolean {
   if (!contentType) return false;
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return mediaType === 'application/json';
+  return mediaTypes.includes(mediaType);
 }
 
 /** 415 unless the request says its body is JSON (for handlers that read the body themselves). */
-export function requireJsonContentType(request: Request): void {
+export function requireJsonContentType(request: Request, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): void {
   const contentType = request.headers.get('content-type');
-  if (!isJsonContentType(contentType)) throw unsupportedContentType(contentType);
+  if (!isJsonContentType(contentType, mediaTypes)) throw unsupportedContentType(contentType);
 }
 
 export function tooLarge(maxBytes: number): ApiError {
@@ -53,8 +55,13 @@ async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Arra
  * 400 when the text is not JSON. Call it after authentication, so that a caller without
  * access learns nothing about the body rules.
  */
-export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<unknown> {
-  requireJsonContentType(request);
+export async function readJsonBody(
+  request: Request,
+  maxBytes = DEFAULT_MAX_BODY_BYTES,
+  /** The JSON media types accepted (SCIM's `application/scim+json` besides plain JSON). */
+  mediaTypes: readonly string[] = JSON_MEDIA_TYPES,
+): Promise<unknown> {
+  requireJsonContentType(request, mediaTypes);
 
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) throw tooLarge(maxBytes);

@@ -34,6 +34,8 @@ export const RATE_LIMIT_BUCKETS = {
   login: { perClient: 'RL_LOGIN_CLIENT', periodSeconds: 60 },
   /** `/auth/oidc/login` and `/auth/oidc/callback` (single sign-on; no password is checked there). */
   sso: { perClient: 'RL_SSO_CLIENT', periodSeconds: 60 },
+  /** `/scim/v2/...`: an identity provider's provisioning calls, with its SCIM token. */
+  scim: { perClient: 'RL_SCIM_CLIENT', perKey: 'RL_SCIM_KEY', periodSeconds: 60 },
   /** `/auth/reset/validate-password` and the other password-reset routes. */
   'password-reset': { perClient: 'RL_PASSWORD_CLIENT', periodSeconds: 60 },
   /** `POST /api/admin/record-ui-error`: reports are only logged, and only so many. */

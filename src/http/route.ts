@@ -23,7 +23,7 @@ import type { Env } from '../env';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from './body';
 import type { EmptyAnswer, JsonAnswer, UntypedAnswer } from './responses';
 import { withCors } from './cors';
-import { noAccess, renamedBadRequest, toErrorResponse } from './errors';
+import { ApiError, noAccess, renamedBadRequest, toErrorResponse } from './errors';
 import { decodePathParams } from './params';
 import { tooManyRequests, withinLimit, RATE_LIMIT_BUCKETS, type RateLimitBucket } from './rate-limit';
 import { urlOf } from './request-url';
@@ -181,6 +181,11 @@ export interface RouteSpec<
    * seed's operations and Unleash 6.10.1 names them `BadDataError` there.
    */
   badRequestName?: 'BadDataError';
+  /**
+   * Renders the route's errors (thrown, and the 429 of its rate limit) in a protocol's own
+   * shape instead of Unleash's: SCIM answers RFC 7644's error body.
+   */
+  renderError?: (error: unknown, request: Request) => Response;
   handler: (context: RouteContext<A, PathParams<Path>, Output<QuerySchema>, Output<BodySchema>>) => AnswerTo<R> | Promise<AnswerTo<R>>;
 }
 
@@ -256,6 +261,14 @@ function readQuery(route: Route, request: IRequest): unknown {
   return parseInput(route.query, queryObject(urlOf(request).searchParams), '/query');
 }
 
+/** The 429 of a rate limit, in the route's error shape, with `retry-after`. */
+function refuseOverLimit(route: Route, request: Request, periodSeconds: number): Response {
+  if (route.renderError === undefined) return tooManyRequests(periodSeconds);
+  const response = route.renderError(new ApiError(429, 'TooManyRequestsError', 'Too many requests, please try again later.'), request);
+  response.headers.set('retry-after', String(periodSeconds));
+  return response;
+}
+
 /** The one handler a route object becomes. */
 function handlerFor(route: Route, hooks: RouteHooks): Handler {
   const access = route.access;
@@ -317,7 +330,7 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
     bucket === undefined
       ? run
       : async (request, env, ctx) => {
-          if (!(await withinLimit(bucket, request, env))) return tooManyRequests(RATE_LIMIT_BUCKETS[bucket].periodSeconds);
+          if (!(await withinLimit(bucket, request, env))) return refuseOverLimit(route, request, RATE_LIMIT_BUCKETS[bucket].periodSeconds);
           return run(request, env, ctx);
         };
   const served = route.cors ? withCors(limited, hooks.refreshCorsOrigins) : limited;
@@ -329,7 +342,10 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
     try {
       response = await served(request, env, ctx);
     } catch (error) {
-      response = toErrorResponse(route.badRequestName === undefined ? error : renamedBadRequest(error, route.badRequestName), request);
+      response =
+        route.renderError !== undefined
+          ? route.renderError(error, request)
+          : toErrorResponse(route.badRequestName === undefined ? error : renamedBadRequest(error, route.badRequestName), request);
     }
     if (afterWrite !== undefined && response.status < 400) afterWrite(env, ctx);
     return observer === undefined ? response : observer(route, request, response);

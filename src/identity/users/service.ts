@@ -18,6 +18,7 @@ import type { UpdateUserRequest } from './schema';
 import * as store from './store';
 import { isUniqueViolation } from '../../db/lookups';
 import { findRootRole, type RootRole } from '../../db/lookups';
+import { refuseHandEditOfScimUser } from '../../db/scim';
 
 /** Unleash reports Viewer when a user has no root role row. */
 const VIEWER_ROLE_ID = 3;
@@ -164,6 +165,7 @@ export async function usersByIds(db: Db, ids: readonly number[]): Promise<UserBo
 
 export async function updateUser(db: Db, actor: Actor, id: number | null, input: UpdateUserRequest): Promise<UserBody> {
   const before = await requireUser(db, id);
+  await refuseHandEditOfScimUser(db, before.id);
   const details: ErrorDetail[] = [];
   const role = input.rootRole === undefined ? undefined : await resolveRootRole(db, input.rootRole, details);
   if (input.email !== undefined && input.email !== before.email) {
@@ -300,6 +302,7 @@ async function replacePassword(env: Env, db: Db, userId: number, password: strin
 /** An admin sets a user's password (no check against earlier ones, as in Unleash). */
 export async function setPassword(env: Env, db: Db, id: number | null, password: string): Promise<void> {
   const user = await requireUser(db, id);
+  await refuseHandEditOfScimUser(db, user.id);
   requireStrongPassword(password);
   await replacePassword(env, db, user.id, password);
 }
@@ -423,6 +426,8 @@ export async function searchUsers(db: Db, q: string | undefined) {
 export async function userByEmail(db: Db, email: string): Promise<store.UserRow> {
   const row = await store.findByEmail(db, email.trim().toLowerCase());
   if (!row) throw notFound('No user found');
+  // A directory-managed person's password is the directory's business (Unleash refuses too).
+  await refuseHandEditOfScimUser(db, row.id);
   return row;
 }
 

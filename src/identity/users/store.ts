@@ -163,12 +163,16 @@ export function setRootRoleStatements(db: Db, userId: number, roleId: number, cr
  * Unleash's soft delete: the row stays (its id is never reused) but loses name, username and
  * email, so the address can sign up again; its role assignments go.
  */
-/** The people a SCIM directory provisioned (they carry its id), not yet deleted. */
+/**
+ * The people a SCIM directory provisioned (they carry its id), not yet deleted: those it
+ * deactivated too (`deleted_at` set, identity kept, src/identity/scim), whose identity a
+ * deletion scrubs.
+ */
 export async function liveScimUserIds(db: Db): Promise<number[]> {
   const rows = await db
     .select({ id: users.id })
     .from(users)
-    .where(and(isNull(users.deletedAt), isNotNull(users.scimId)));
+    .where(and(isNotNull(users.username), isNotNull(users.scimId)));
   return rows.map((row) => row.id);
 }
 
