@@ -10,6 +10,8 @@ import { parseInput, text } from '../../http/validation';
 import {
   GetTelemetrySettingsResponse,
   GetUiConfigResponse,
+  LicenseCheckResponse,
+  ListBannersResponse,
   RecordUiErrorSchema,
   SetCorsSchema,
   SetUiConfigSchema,
@@ -34,6 +36,28 @@ export const routes: Route[] = [
     errors: [401, 403],
     handler: async ({ request, env, principal }) =>
       json(await service.uiConfig(getDb(env), env, request, principal.kind === 'user' ? principal.userId : undefined)),
+  }),
+  // Asked on every page once the UI's Enterprise panels are on (LicenseBanner, InternalBanners):
+  // the honest answers of an instance without licence and without banners.
+  route({
+    method: 'GET',
+    path: '/api/admin/license/check',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'checkLicense',
+    summary: 'Whether the licence is valid: no licence is needed here, so always',
+    responses: { 200: { description: 'Success', schema: LicenseCheckResponse } },
+    handler: () => json({ isValid: true }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/banners',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'getBanners',
+    summary: 'The message banners shown to everyone: none (banners are not built here)',
+    responses: { 200: { description: 'Success', schema: ListBannersResponse } },
+    handler: () => json({ banners: [] }),
   }),
   route({
     method: 'POST',

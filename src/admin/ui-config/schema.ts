@@ -146,3 +146,9 @@ export const RecordUiErrorSchema = v.object({
   errorMessage: v.string(),
   errorStack: v.optional(v.string()),
 });
+
+/** What `GET /api/admin/license/check` answers: no licence is needed, so it is always valid (no banner). */
+export const LicenseCheckResponse = v.object({ isValid: v.boolean() });
+
+/** What `GET /api/admin/banners` answers: the message banners an admin made (none: not built here). */
+export const ListBannersResponse = v.object({ banners: v.array(v.never()) });
