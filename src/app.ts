@@ -19,6 +19,7 @@ import { routes as clientDelta } from './sdk/client-api/delta-routes';
 import { routes as clientStreaming } from './sdk/client-api/streaming';
 import { announceWrite } from './sdk/push/announce';
 import { routes as clientMetrics } from './sdk/client-metrics/routes';
+import { routes as changeRequests } from './admin/change-requests/routes';
 import { routes as contextFields } from './admin/context-fields/routes';
 import { routes as environments } from './admin/environments/routes';
 import { routes as events } from './admin/events/routes';
@@ -80,6 +81,7 @@ export const ROUTES: readonly Route[] = [
   ...personalTokens,
   ...serviceAccounts,
   ...featureSearch,
+  ...changeRequests,
   ...events,
   ...environments,
   ...projects,

@@ -21,6 +21,8 @@ import { flushOutbox } from './integrations/addons/delivery';
 import { failStuckImportJobs } from './admin/import-export/jobs';
 import { expireUnknownFlagReports } from './admin/unknown-flags/service';
 import { staleFailures } from './identity/passwords/login-limits';
+import { applyDueRequests } from './admin/change-requests/schedule';
+import { announceWrite } from './sdk/push/announce';
 
 export interface ScheduledJob {
   name: string;
@@ -174,7 +176,18 @@ export const expireUnknownFlags: ScheduledJob = {
   run: (env, now) => expireUnknownFlagReports(getDb(env), now),
 };
 
+/** Scheduled change requests whose time has come are applied; SDK streams hear of it at once. */
+export const applyScheduledChangeRequests: ScheduledJob = {
+  name: 'apply-scheduled-change-requests',
+  async run(env, now) {
+    const outcome = await applyDueRequests(getDb(env), now);
+    if (outcome.applied > 0) await announceWrite(env);
+    return outcome;
+  },
+};
+
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
+  applyScheduledChangeRequests,
   expireMetrics,
   expireUnknownFlags,
   expireInstances,

@@ -1019,3 +1019,102 @@ export const integrationEvents = sqliteTable(
   },
   (t) => [index('integration_events_integration_idx').on(t.integrationId, t.id)],
 );
+
+// ---------------------------------------------------------------------------------------
+// Change requests (docs/change-requests.md)
+
+/** Whether a project's environment needs change requests, and how many approvals one needs. */
+export const changeRequestSettings = sqliteTable(
+  'change_request_settings',
+  {
+    project: text('project')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    environment: text('environment')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    enabled: bool('enabled').notNull().default(false),
+    requiredApprovals: integer('required_approvals').notNull().default(1),
+  },
+  (t) => [primaryKey({ columns: [t.project, t.environment] })],
+);
+
+/** Draft, In review, Approved, Scheduled, Applied, Rejected or Cancelled. */
+export const changeRequests = sqliteTable(
+  'change_requests',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    project: text('project')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    environment: text('environment').notNull(),
+    title: text('title'),
+    state: text('state').notNull().default('Draft'),
+    /** The approvals it needed when it was sent to review (later settings do not move it). */
+    minApprovals: integer('min_approvals').notNull().default(1),
+    createdByUserId: integer('created_by_user_id').notNull(),
+    createdByName: text('created_by_name').notNull(),
+    createdAt: createdAt(),
+    /** When it entered each state, by state. */
+    stateTimestamps: text('state_timestamps', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    scheduledAt: text('scheduled_at'),
+    /** `pending` or `failed` while Scheduled (or after a scheduled run failed). */
+    scheduleStatus: text('schedule_status'),
+    scheduleFailure: text('schedule_failure'),
+    /** Who scheduled it: the scheduled run applies it in their name. */
+    scheduledByUserId: integer('scheduled_by_user_id'),
+    scheduledByName: text('scheduled_by_name'),
+  },
+  (t) => [
+    index('change_requests_project_state_idx').on(t.project, t.state),
+    index('change_requests_scheduled_idx').on(t.state, t.scheduledAt),
+  ],
+);
+
+/** One change of a change request: what the direct write would have been, and what it saw. */
+export const changeRequestChanges = sqliteTable(
+  'change_request_changes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    changeRequestId: integer('change_request_id')
+      .notNull()
+      .references(() => changeRequests.id, { onDelete: 'cascade' }),
+    feature: text('feature').notNull(),
+    action: text('action').notNull(),
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /** The state of what the change touches when it was drafted; a different state now is a conflict. */
+    base: text('base'),
+    createdByUserId: integer('created_by_user_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('change_request_changes_request_idx').on(t.changeRequestId), index('change_request_changes_feature_idx').on(t.feature)],
+);
+
+/** Approvals (`verdict` approved) and rejections, one per person and request. */
+export const changeRequestReviews = sqliteTable(
+  'change_request_reviews',
+  {
+    changeRequestId: integer('change_request_id')
+      .notNull()
+      .references(() => changeRequests.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').notNull(),
+    verdict: text('verdict').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.changeRequestId, t.userId] })],
+);
+
+export const changeRequestComments = sqliteTable(
+  'change_request_comments',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    changeRequestId: integer('change_request_id')
+      .notNull()
+      .references(() => changeRequests.id, { onDelete: 'cascade' }),
+    text: text('text').notNull(),
+    createdByUserId: integer('created_by_user_id').notNull(),
+    createdByName: text('created_by_name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('change_request_comments_request_idx').on(t.changeRequestId)],
+);

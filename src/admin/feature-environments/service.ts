@@ -4,6 +4,7 @@
  */
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
+import { refuseUnlessMaySkipChangeRequests } from '../../db/change-request-guard';
 import { auditEvent, type Actor } from '../../db/events';
 import { CREATE_FEATURE_STRATEGY, requireAnyPermission, type PermissionHolder } from '../../auth/permissions';
 import { requireFeatureEnvironment } from '../features/service';
@@ -46,6 +47,7 @@ export async function setEnvironmentEnabled(
   environment: string,
   enabled: boolean,
 ) {
+  await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
   await runBatch(db, await environmentToggleStatements(db, actor, projectId, name, environment, enabled));
 }
 
@@ -58,6 +60,7 @@ export async function bulkToggle(
   names: readonly string[],
   enabled: boolean,
 ) {
+  await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
   const statements: Statement[] = [];
   for (const name of new Set(names)) {
     statements.push(...(await environmentToggleStatements(db, actor, projectId, name, environment, enabled)));
@@ -68,9 +71,10 @@ export async function bulkToggle(
 /**
  * The statements that turn one flag on or off in one environment, after Unleash's checks (the
  * flag in the project, the environment on the flag, and, when turning on a flag with no
- * strategies, the right to add its default strategy): for one call's batch or a bulk one.
+ * strategies, the right to add its default strategy): for one call's batch, a bulk one, or an
+ * applied change request's.
  */
-async function environmentToggleStatements(
+export async function environmentToggleStatements(
   db: Db,
   actor: Actor & PermissionHolder,
   projectId: string,

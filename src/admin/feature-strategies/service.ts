@@ -5,7 +5,9 @@
  */
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
+import { refuseUnlessMaySkipChangeRequests } from '../../db/change-request-guard';
 import { auditEvent, type Actor } from '../../db/events';
+import type { PermissionHolder } from '../../auth/permissions';
 import type { StrategyVariantDoc } from '../../db/schema';
 import { badRequest, notFound } from '../../http/errors';
 import { applyJsonPatch, type JsonPatch } from '../../http/json-patch';
@@ -88,7 +90,25 @@ async function refuseOtherProject(db: Db, projectId: string, name: string, envir
     throw invalidOperation('You can not change the projectId for an activation strategy.');
 }
 
-export async function addStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, body: StrategyRequest) {
+/** A direct strategy write's actor: who writes, with their permissions (for the change-request rule). */
+type Writer = Actor & PermissionHolder;
+
+export async function addStrategy(db: Db, actor: Writer, projectId: string, name: string, environment: string, body: StrategyRequest) {
+  await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
+  const { statements, shape } = await addStrategyStatements(db, actor, projectId, name, environment, body);
+  await writeStrategy(db, body, statements);
+  return shape;
+}
+
+/** The checks and statements of adding a strategy, for a direct write's batch or an applied change request's. */
+export async function addStrategyStatements(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  body: StrategyRequest,
+) {
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment, environmentNotInProject());
   await validateStrategyReferences(db, body);
   const strategyVariants = balanceWeights(body.variants) as StrategyVariantDoc[];
@@ -108,7 +128,7 @@ export async function addStrategy(db: Db, actor: Actor, projectId: string, name:
     createdByUserId: actor.userId,
   };
   const shape = strategyShape({ ...row, createdAt: new Date().toISOString() }, [...new Set(body.segments)]);
-  await writeStrategy(db, body, [
+  const statements: Statement[] = [
     store.insertStrategy(db, row),
     ...store.linkSegments(db, id, body.segments),
     auditEvent(db, actor, {
@@ -118,11 +138,27 @@ export async function addStrategy(db: Db, actor: Actor, projectId: string, name:
       featureName: name,
       data: strategyEventData(row, [...new Set(body.segments)]),
     }),
-  ]);
-  return shape;
+  ];
+  return { statements, shape };
 }
 
 export async function updateStrategy(
+  db: Db,
+  actor: Writer,
+  projectId: string,
+  name: string,
+  environment: string,
+  strategyId: string,
+  body: StrategyRequest,
+) {
+  await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
+  const { statements, shape } = await updateStrategyStatements(db, actor, projectId, name, environment, strategyId, body);
+  await writeStrategy(db, body, statements);
+  return shape;
+}
+
+/** The checks and statements of replacing a strategy, for a direct write's batch or an applied change request's. */
+export async function updateStrategyStatements(
   db: Db,
   actor: Actor,
   projectId: string,
@@ -146,7 +182,7 @@ export async function updateStrategy(
     disabled: body.disabled ?? false,
   };
   const shape = strategyShape({ ...existing.row, ...changes }, [...new Set(body.segments)]);
-  await writeStrategy(db, body, [
+  const statements: Statement[] = [
     store.updateStrategy(db, strategyId, changes),
     store.unlinkSegments(db, strategyId),
     ...store.linkSegments(db, strategyId, body.segments),
@@ -158,16 +194,29 @@ export async function updateStrategy(
       data: strategyEventData({ ...existing.row, ...changes }, [...new Set(body.segments)]),
       preData: strategyEventData(existing.row, existing.segmentIds),
     }),
-  ]);
-  return shape;
+  ];
+  return { statements, shape };
 }
 
-export async function deleteStrategy(db: Db, actor: Actor, projectId: string, name: string, environment: string, strategyId: string) {
+export async function deleteStrategy(db: Db, actor: Writer, projectId: string, name: string, environment: string, strategyId: string) {
+  await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
+  await runBatch(db, await deleteStrategyStatements(db, actor, projectId, name, environment, strategyId));
+}
+
+/** The checks and statements of removing a strategy, for a direct write's batch or an applied change request's. */
+export async function deleteStrategyStatements(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  strategyId: string,
+): Promise<Statement[]> {
   await refuseOtherProject(db, projectId, name, environment, strategyId);
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
   const existing = await store.strategyWithSegments(db, name, environment, strategyId);
   if (!existing) throw notFound(`Could not find strategy with id ${strategyId}`);
-  await runBatch(db, [
+  return [
     store.deleteStrategy(db, strategyId),
     auditEvent(db, actor, {
       type: 'feature-strategy-remove',
@@ -177,13 +226,13 @@ export async function deleteStrategy(db: Db, actor: Actor, projectId: string, na
       // 6.10.1 records the removed strategy without its segments.
       preData: strategyEventData(existing.row, []),
     }),
-  ]);
+  ];
 }
 
 /** Applies a JSON Patch to the strategy as GET shows it; the result must be a valid strategy. */
 export async function patchStrategy(
   db: Db,
-  actor: Actor,
+  actor: Writer,
   projectId: string,
   name: string,
   environment: string,
@@ -198,12 +247,25 @@ export async function patchStrategy(
 /** Sets the sort order of some of a flag's strategies in one environment (the UI's drag and drop). */
 export async function setStrategySortOrder(
   db: Db,
-  actor: Actor,
+  actor: Writer,
   projectId: string,
   name: string,
   environment: string,
   orders: { id: string; sortOrder: number }[],
 ) {
+  await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
+  await runBatch(db, await strategySortOrderStatements(db, actor, projectId, name, environment, orders));
+}
+
+/** The checks and statements of reordering strategies, for a direct write's batch or an applied change request's. */
+export async function strategySortOrderStatements(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  name: string,
+  environment: string,
+  orders: { id: string; sortOrder: number }[],
+): Promise<Statement[]> {
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
   const { rows } = await store.strategiesWithSegments(db, name, environment);
   const known = new Set(rows.map((row) => row.id));
@@ -215,7 +277,7 @@ export async function setStrategySortOrder(
     .map((row, index) => ({ id: row.id, sortOrder: wanted.get(row.id) ?? row.sortOrder, index }))
     .sort((a, b) => a.sortOrder - b.sortOrder || a.index - b.index)
     .map((row) => row.id);
-  await runBatch(db, [
+  return [
     ...orders.map((order) => store.setStrategySortOrder(db, name, environment, order.id, order.sortOrder)),
     auditEvent(db, actor, {
       type: 'strategy-order-changed',
@@ -225,7 +287,7 @@ export async function setStrategySortOrder(
       data: { strategyIds: after },
       preData: { strategyIds: before },
     }),
-  ]);
+  ];
 }
 
 /** The project's default strategy for an environment, as its settings name it (or none). */

@@ -5,6 +5,7 @@
  */
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
+import { refuseUnlessMaySkipChangeRequests } from '../../db/change-request-guard';
 import { auditEvent, auditEvents, type Actor } from '../../db/events';
 import type { VariantDoc } from '../../db/schema';
 import { UPDATE_FEATURE_ENVIRONMENT_VARIANTS, requireAnyPermission, type PermissionHolder } from '../../auth/permissions';
@@ -72,6 +73,21 @@ function environmentVariantsEvent(feature: FeatureRow, environment: string, befo
 
 export async function setEnvironmentVariants(
   db: Db,
+  actor: Actor & PermissionHolder,
+  projectId: string,
+  name: string,
+  environment: string,
+  variants: VariantDoc[],
+) {
+  await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
+  const { statements, balanced } = await environmentVariantsStatements(db, actor, projectId, name, environment, variants);
+  await runBatch(db, statements);
+  return { version: 1, variants: balanced };
+}
+
+/** The checks and statements of setting a flag's variants in an environment, for a direct write or an applied change request. */
+export async function environmentVariantsStatements(
+  db: Db,
   actor: Actor,
   projectId: string,
   name: string,
@@ -81,11 +97,11 @@ export async function setEnvironmentVariants(
   const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
   await requireLegacyVariants(db, name);
   const balanced = checkedVariants(variants);
-  await runBatch(db, [
+  const statements: Statement[] = [
     store.setEnvironmentVariants(db, name, balanced, [environment]),
     auditEvent(db, actor, environmentVariantsEvent(feature, environment, featureEnvironment.variants, balanced)),
-  ]);
-  return { version: 1, variants: balanced };
+  ];
+  return { statements, balanced };
 }
 
 /** The patched document, validated as a variant list (400 when the patch leaves something else). */
@@ -95,12 +111,13 @@ function patchedVariants(variants: VariantDoc[], patch: JsonPatch): VariantDoc[]
 
 export async function patchEnvironmentVariants(
   db: Db,
-  actor: Actor,
+  actor: Actor & PermissionHolder,
   projectId: string,
   name: string,
   environment: string,
   patch: JsonPatch,
 ) {
+  await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
   const { feature, featureEnvironment } = await requireFeatureEnvironment(db, projectId, name, environment);
   await requireLegacyVariants(db, name);
   const balanced = patchedVariants(featureEnvironment.variants, patch);
@@ -169,6 +186,7 @@ export async function setVariantsOnEnvironments(
   if (body.environments.length === 0) throw badRequest('No environments provided');
   for (const environment of body.environments) {
     requireAnyPermission(principal, [UPDATE_FEATURE_ENVIRONMENT_VARIANTS], projectId, environment);
+    await refuseUnlessMaySkipChangeRequests(db, principal, projectId, environment);
   }
   const feature = await requireFeature(db, projectId, name);
   const rows = await store.featureEnvironmentVariants(db, name);
