@@ -18,11 +18,16 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** `vars`: more variables (and secrets) for the Worker. */
-export async function startServer(vars: Record<string, string> = {}): Promise<Server> {
+/** `vars`: more variables (and secrets) for the Worker; `testScheduled`: `GET /__scheduled` runs the cron trigger. */
+export async function startServer(vars: Record<string, string> = {}, { testScheduled = false } = {}): Promise<Server> {
   const port = Number(process.env.TEST_UI_PORT ?? 8810);
   // Integrations deliver to a receiver the flow runs on loopback, as in local development.
-  const worker = await startWorker({ port, token: ADMIN_KEY, vars: { INTEGRATIONS_ALLOW_PRIVATE_TARGETS: 'true', ...vars } });
+  const worker = await startWorker({
+    port,
+    token: ADMIN_KEY,
+    vars: { INTEGRATIONS_ALLOW_PRIVATE_TARGETS: 'true', ...vars },
+    testScheduled,
+  });
   return { base: worker.base, stop: () => worker.stop() };
 }
 
