@@ -112,6 +112,18 @@ describe('what the Enterprise UI asks on every page: licence check and banners',
     expect(await bodyOf(banners)).toEqual({ banners: [] });
   });
 
+  it('the Enterprise admin menu pages without a flag: login history (JSON and CSV) and SAML settings, empty', async () => {
+    expect(await bodyOf(await call('GET', '/api/admin/logins'))).toEqual({ events: [] });
+    const csv = await call('GET', '/api/admin/logins', { headers: { accept: 'text/csv' } });
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    expect(await csv.text()).toBe('id,username,auth_type,created_at,successful,ip,failure_reason\n');
+    expect(await bodyOf(await call('GET', '/api/admin/auth/saml/settings'))).toEqual({});
+    // Admin pages: a Viewer is refused.
+    const viewer = await signedInUser(3);
+    await expectError(await call('GET', '/api/admin/logins', withSession(viewer.cookie)), 403, 'NoAccessError');
+    await expectError(await call('GET', '/api/admin/auth/saml/settings', withSession(viewer.cookie)), 403, 'NoAccessError');
+  });
+
   it('401 when nobody is signed in; 403 for a client key', async () => {
     const clientKey = await createToken({ tokenName: 'ui-client-banners', type: 'client' });
     for (const path of ['/api/admin/license/check', '/api/admin/banners']) {
