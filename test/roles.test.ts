@@ -358,3 +358,36 @@ describe('DELETE /api/admin/roles/:id', () => {
     expect(inUse.message).toContain('Role is in use by users(1)');
   });
 });
+
+describe('GET /api/admin/permissions', () => {
+  it("the role editor's catalogue: root and project permissions, and the environment ones for every environment", async () => {
+    const response = await call('GET', '/api/admin/permissions');
+    expect(response.status).toBe(200);
+    const { permissions, version } = await bodyOf(response);
+    expect(version).toBe(1);
+    expect(permissions.root).toContainEqual({
+      id: expect.any(Number),
+      name: 'CREATE_PROJECT',
+      displayName: expect.any(String),
+      type: 'root',
+    });
+    expect(permissions.project.map((p: { name: string }) => p.name)).toContain('CREATE_FEATURE');
+    const production = permissions.environments.find((e: { name: string }) => e.name === 'production');
+    expect(production.permissions.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['UPDATE_FEATURE_ENVIRONMENT', 'APPROVE_CHANGE_REQUEST', 'SKIP_CHANGE_REQUEST']),
+    );
+    expect(
+      production.permissions.every(
+        (p: { environment: string; type: string }) => p.environment === 'production' && p.type === 'environment',
+      ),
+    ).toBe(true);
+  });
+
+  it('403 for a client key', async () => {
+    await expectError(
+      await call('GET', '/api/admin/permissions', { token: await createToken({ tokenName: 'perm-client', type: 'client' }) }),
+      403,
+      'NoAccessError',
+    );
+  });
+});

@@ -65,13 +65,23 @@ describe('GET /api/admin/ui-config', () => {
       authenticationType: 'open-source',
     });
     expect(body.versionInfo).toEqual({
-      current: { oss: '6.10.1', enterprise: '' },
+      // The UI's one switch for its governance panels (isEnterprise()); the edition stays open source.
+      current: { oss: '6.10.1', enterprise: '6.10.1' },
       latest: {},
       isLatest: true,
       instanceId: expect.stringMatching(UUID),
     });
-    // No Enterprise-only UI: licence, change requests, release plans stay off.
-    expect(body.flags).toMatchObject({ enableLicense: false, enableLicenseChecker: false, releasePlans: false, 'enterprise-payg': false });
+    // Enterprise panels we do not build stay off by their flags: licence, release plans, actions, signals.
+    expect(body.flags).toMatchObject({
+      enableLicense: false,
+      enableLicenseChecker: false,
+      releasePlans: false,
+      'enterprise-payg': false,
+      automatedActions: false,
+      signals: false,
+      edgeObservability: false,
+      consumptionModel: false,
+    });
     expect(body.flags.messageBanner).toEqual({ name: 'disabled', enabled: false, feature_enabled: false });
   });
 
@@ -88,6 +98,38 @@ describe('GET /api/admin/ui-config', () => {
     expect(denied).toMatchObject({ path: '/auth/simple/login', type: 'password' });
     const clientKey = await createToken({ tokenName: 'ui-client', type: 'client' });
     await expectError(await call('GET', '/api/admin/ui-config', { token: clientKey }), 403, 'NoAccessError');
+  });
+});
+
+describe('what the Enterprise UI asks on every page: licence check and banners', () => {
+  it('a signed-in person gets no licence banner and no message banners', async () => {
+    const user = await signedInUser();
+    const check = await call('GET', '/api/admin/license/check', withSession(user.cookie));
+    expect(check.status).toBe(200);
+    expect(await bodyOf(check)).toEqual({ isValid: true });
+    const banners = await call('GET', '/api/admin/banners', withSession(user.cookie));
+    expect(banners.status).toBe(200);
+    expect(await bodyOf(banners)).toEqual({ banners: [] });
+  });
+
+  it('the Enterprise admin menu pages without a flag: login history (JSON and CSV) and SAML settings, empty', async () => {
+    expect(await bodyOf(await call('GET', '/api/admin/logins'))).toEqual({ events: [] });
+    const csv = await call('GET', '/api/admin/logins', { headers: { accept: 'text/csv' } });
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    expect(await csv.text()).toBe('id,username,auth_type,created_at,successful,ip,failure_reason\n');
+    expect(await bodyOf(await call('GET', '/api/admin/auth/saml/settings'))).toEqual({});
+    // Admin pages: a Viewer is refused.
+    const viewer = await signedInUser(3);
+    await expectError(await call('GET', '/api/admin/logins', withSession(viewer.cookie)), 403, 'NoAccessError');
+    await expectError(await call('GET', '/api/admin/auth/saml/settings', withSession(viewer.cookie)), 403, 'NoAccessError');
+  });
+
+  it('401 when nobody is signed in; 403 for a client key', async () => {
+    const clientKey = await createToken({ tokenName: 'ui-client-banners', type: 'client' });
+    for (const path of ['/api/admin/license/check', '/api/admin/banners']) {
+      await expectError(await call('GET', path, { token: null }), 401, 'AuthenticationRequired');
+      await expectError(await call('GET', path, { token: clientKey }), 403, 'NoAccessError');
+    }
   });
 });
 

@@ -22,8 +22,11 @@ async function answers(base) {
   }
 }
 
-/** `vars`: extra variables for the Worker (`--var NAME:value`). */
-export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false, vars = {} } = {}) {
+/**
+ * `vars`: extra variables for the Worker (`--var NAME:value`); `testScheduled`: let a test run
+ * the cron trigger on demand (wrangler's `--test-scheduled`: `GET /__scheduled`).
+ */
+export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false, vars = {}, testScheduled = false } = {}) {
   // A server left on the port would answer the health check below and be taken for the fresh one.
   if (await answers(`http://127.0.0.1:${port}`)) throw new Error(`port ${port} is already in use; stop what is listening there first`);
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-sdk-state-'));
@@ -58,6 +61,7 @@ export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false
       '--var',
       `INIT_ADMIN_API_TOKENS:${token}`,
       ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
+      ...(testScheduled ? ['--test-scheduled'] : []),
       '--log-level',
       'warn',
     ],

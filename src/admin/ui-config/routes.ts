@@ -10,6 +10,10 @@ import { parseInput, text } from '../../http/validation';
 import {
   GetTelemetrySettingsResponse,
   GetUiConfigResponse,
+  LicenseCheckResponse,
+  ListBannersResponse,
+  ListLoginsResponse,
+  SamlSettingsResponse,
   RecordUiErrorSchema,
   SetCorsSchema,
   SetUiConfigSchema,
@@ -19,6 +23,11 @@ import * as service from './service';
 
 /** Unleash's permission for the CORS settings (held through ADMIN, or a custom root role). */
 const UPDATE_CORS = 'UPDATE_CORS';
+/** Unleash's permissions for the login history and the SSO settings pages. */
+const READ_LOGS = 'READ_LOGS';
+const UPDATE_AUTH_CONFIGURATION = 'UPDATE_AUTH_CONFIGURATION';
+/** The columns of Unleash's login history download. */
+const LOGIN_CSV_HEADER = 'id,username,auth_type,created_at,successful,ip,failure_reason';
 
 const SplashParamsSchema = v.object({ id: text(255) });
 
@@ -34,6 +43,54 @@ export const routes: Route[] = [
     errors: [401, 403],
     handler: async ({ request, env, principal }) =>
       json(await service.uiConfig(getDb(env), env, request, principal.kind === 'user' ? principal.userId : undefined)),
+  }),
+  // Asked on every page once the UI's Enterprise panels are on (LicenseBanner, InternalBanners):
+  // the honest answers of an instance without licence and without banners.
+  route({
+    method: 'GET',
+    path: '/api/admin/license/check',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'checkLicense',
+    summary: 'Whether the licence is valid: no licence is needed here, so always',
+    responses: { 200: { description: 'Success', schema: LicenseCheckResponse } },
+    handler: () => json({ isValid: true }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/banners',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'getBanners',
+    summary: 'The message banners shown to everyone: none (banners are not built here)',
+    responses: { 200: { description: 'Success', schema: ListBannersResponse } },
+    handler: () => json({ banners: [] }),
+  }),
+  // Pages in the Enterprise admin menu that have no flag to hide them: the honest empty answers.
+  route({
+    method: 'GET',
+    path: '/api/admin/logins',
+    access: admin([ADMIN, READ_LOGS]),
+    tag: 'Admin UI',
+    operationId: 'getLoginHistory',
+    summary: 'The sign-in history: not recorded here, so empty (JSON, or CSV for Accept: text/csv)',
+    responses: { 200: { description: 'Success', schema: ListLoginsResponse } },
+    errors: [401, 403],
+    handler: ({ request }) =>
+      request.headers.get('accept')?.includes('text/csv')
+        ? untyped(new Response(`${LOGIN_CSV_HEADER}\n`, { headers: { 'content-type': 'text/csv; charset=utf-8' } }))
+        : json({ events: [] }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/auth/saml/settings',
+    access: admin([ADMIN, UPDATE_AUTH_CONFIGURATION]),
+    tag: 'Admin UI',
+    operationId: 'getSamlSettings',
+    summary: 'SAML sign-in settings: SAML is not offered (use OIDC), so none are set',
+    responses: { 200: { description: 'Success', schema: SamlSettingsResponse } },
+    errors: [401, 403],
+    handler: () => json({}),
   }),
   route({
     method: 'POST',

@@ -1,8 +1,10 @@
 /**
  * What Unleash's admin UI asks for about the instance itself: its configuration (version,
- * URL, feature flags of the UI) and splash screens seen. We present ourselves as the
- * open-source Unleash 6.10.1 the UI was built for, never as Enterprise: Enterprise-only
- * panels stay hidden.
+ * URL, feature flags of the UI) and splash screens seen. We present the open-source edition
+ * (`environment`), with the one switch the UI has for its governance panels set: an Enterprise
+ * version in `versionInfo.current`, which makes the UI's `isEnterprise()` true (change
+ * requests, groups, SCIM, project access). Every other Enterprise panel stays hidden by its
+ * flag, or its calls get the honest empty answer (src/admin/edition); docs/ui.md has the map.
  */
 import { getDb, type Db } from '../../db/client';
 import type { Actor } from '../../db/events';
@@ -213,7 +215,12 @@ export async function uiConfig(db: Db, env: Env, request: Request, userId?: numb
     segmentValuesLimit: RESOURCE_LIMITS.segmentValues,
     strategySegmentsLimit: RESOURCE_LIMITS.strategySegments,
     frontendApiOrigins: await frontendApiOrigins(db, env),
-    versionInfo: { current: { oss: UNLEASH_VERSION, enterprise: '' }, latest: {}, isLatest: true, instanceId: await instanceId(db) },
+    versionInfo: {
+      current: { oss: UNLEASH_VERSION, enterprise: UNLEASH_VERSION },
+      latest: {},
+      isLatest: true,
+      instanceId: await instanceId(db),
+    },
     prometheusAPIAvailable: false,
     resourceLimits: RESOURCE_LIMITS,
     disablePasswordAuth: false,

@@ -6,7 +6,7 @@ import { RoleDefinitionSchema } from './schema';
 import * as service from './service';
 import { ADMIN } from '../../auth/permissions';
 import { admin, authenticated, route, type Route } from '../../http/route';
-import { GetRolesResponse, CreateRole201Response, GetRoleByIdResponse, UpdateRoleResponse } from './schema';
+import { GetRolesResponse, CreateRole201Response, GetRoleByIdResponse, UpdateRoleResponse, GetPermissionsResponse } from './schema';
 
 /** The role a path names: a number, or null for one too large to exist (the service answers 404). */
 function roleId(params: { id: string }): number | null {
@@ -29,6 +29,17 @@ export const routes: Route[] = [
       await service.validateDefinition(getDb(env), body);
       return empty(200);
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/permissions',
+    access: authenticated(),
+    tag: 'Users',
+    operationId: 'getPermissions',
+    summary: 'Every permission a role can hold: root, project, and per environment (the role editor lists them)',
+    responses: { 200: { description: 'Success', schema: GetPermissionsResponse } },
+    errors: [403],
+    handler: async ({ env }) => json(await service.permissionCatalogue(getDb(env))),
   }),
   route({
     method: 'GET',

@@ -71,3 +71,17 @@ export const GetRoleByIdResponse = RoleAnswer;
 
 /** What `PUT /api/admin/roles/:id` answers with status 200. */
 export const UpdateRoleResponse = RoleAnswer;
+
+const CataloguePermission = v.object({ id: v.number(), name: v.string(), displayName: v.string(), type: v.string() });
+
+/** What `GET /api/admin/permissions` answers: the catalogue, environment permissions once per environment. */
+export const GetPermissionsResponse = v.object({
+  permissions: v.object({
+    root: v.array(CataloguePermission),
+    project: v.array(CataloguePermission),
+    environments: v.array(
+      v.object({ name: v.string(), permissions: v.array(v.object({ ...CataloguePermission.entries, environment: v.string() })) }),
+    ),
+  }),
+  version: v.number(),
+});

@@ -235,3 +235,21 @@ export async function deleteRole(db: Db, actor: Actor, id: number | null): Promi
     auditEvent(db, actor, { type: 'role-deleted', preData: { ...roleBody(role), permissions: auditPermissions(grants) } }),
   ]);
 }
+
+/** The permission catalogue the role editor shows, as Unleash Enterprise lists it. */
+export async function permissionCatalogue(db: Db) {
+  const [all, environmentNames] = await Promise.all([store.allPermissions(db), store.environmentNames(db)]);
+  const entry = (row: store.PermissionRow) => ({ id: row.id, name: row.permission, displayName: row.displayName, type: row.type });
+  const ofType = (type: string) => all.filter((row) => row.type === type).map(entry);
+  return {
+    permissions: {
+      root: ofType('root'),
+      project: ofType('project'),
+      environments: environmentNames.map((name) => ({
+        name,
+        permissions: ofType('environment').map((permission) => ({ ...permission, environment: name })),
+      })),
+    },
+    version: 1,
+  };
+}
