@@ -333,7 +333,8 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
         ? async (request, env, ctx) => {
             // SDK routes: a valid key never counts toward its address's limit (many SDKs share
             // one address behind a NAT); a refused key does (docs/rate-limits.md).
-            if (!(await withinLimit(bucket, request, env, 'key'))) return refuseOverLimit(route, request, RATE_LIMIT_BUCKETS[bucket].periodSeconds);
+            if (!(await withinLimit(bucket, request, env, 'key')))
+              return refuseOverLimit(route, request, RATE_LIMIT_BUCKETS[bucket].periodSeconds);
             try {
               return await run(request, env, ctx);
             } catch (error) {
@@ -345,7 +346,8 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
             }
           }
         : async (request, env, ctx) => {
-            if (!(await withinLimit(bucket, request, env))) return refuseOverLimit(route, request, RATE_LIMIT_BUCKETS[bucket].periodSeconds);
+            if (!(await withinLimit(bucket, request, env)))
+              return refuseOverLimit(route, request, RATE_LIMIT_BUCKETS[bucket].periodSeconds);
             return run(request, env, ctx);
           };
   const served = route.cors ? withCors(limited, hooks.refreshCorsOrigins) : limited;
