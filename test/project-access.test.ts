@@ -213,6 +213,25 @@ describe('GET /api/admin/user-admin/:id/permissions', () => {
     ]);
   });
 
+  it("counts a group's project role in hasPermission but lists only the person's own roles in projectRoles, as Unleash", async () => {
+    // Unleash 6.10.1 and 8.2.0: getAccessOverviewForUser reads getPermissionsForUser (own and
+    // group roles), while projectRoles comes from getProjectRolesForUser (role_user only).
+    const project = await createProject();
+    const user = (await createUser('Viewer')).id;
+    const own = await createProjectRole([{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }]);
+    const viaGroup = await createProjectRole([{ name: 'CREATE_FEATURE' }]);
+    const group = await bodyOf(
+      await call('POST', '/api/admin/groups', { body: { name: unique('overview'), users: [{ user: { id: user } }] } }),
+    );
+    expect((await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [own], users: [user] } })).status).toBe(200);
+    expect((await call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [viaGroup], groups: [group.id] } })).status).toBe(
+      200,
+    );
+    const body = await bodyOf(await call('GET', `/api/admin/user-admin/${user}/permissions?project=${project}`));
+    expect(body.overview.project.find((entry: { name: string }) => entry.name === 'CREATE_FEATURE').hasPermission).toBe(true);
+    expect(body.projectRoles.map((entry: { id: number }) => entry.id)).toEqual([own]);
+  });
+
   it('has an empty environment list without an environment', async () => {
     const body = await bodyOf(await call('GET', '/api/admin/user-admin/1/permissions'));
     expect(body.overview.environment).toEqual([]);

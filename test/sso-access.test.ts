@@ -307,3 +307,48 @@ describe('Cloudflare Access provisioning rules (from the OIDC settings)', () => 
     }
   });
 });
+
+describe('Cloudflare Access sign-in and SSO group sync', () => {
+  it('joins the groups the Access claim maps to once the OIDC group-sync settings are saved, and not before', async () => {
+    const mapping = unique('access-team');
+    const created = await fetchWith(
+      env,
+      'POST',
+      '/api/admin/groups',
+      { authorization: ADMIN_TOKEN },
+      { name: unique('access-g'), mappingsSSO: [mapping] },
+    );
+    expect(created.status).toBe(201);
+    const group = await bodyOf(created);
+    const memberships = (userId: number) =>
+      env.DB.prepare('SELECT created_by AS createdBy FROM group_user WHERE group_id = ? AND user_id = ?').bind(group.id, userId).all();
+
+    // Without saved group-sync settings, the claim is not read.
+    const before = await accessRequest(await signToken(key, claimsFor(email(), { groups: [mapping] })));
+    expect(before.status).toBe(200);
+    expect((await memberships((await bodyOf(before)).user.id)).results).toEqual([]);
+
+    const saved = await fetchWith(
+      env,
+      'POST',
+      '/api/admin/auth/oidc/settings',
+      { authorization: ADMIN_TOKEN },
+      // Saved OIDC settings also rule Access sign-ins' account creation: keep creating people.
+      { enabled: false, autoCreate: true, enableGroupSyncing: true, groupJsonPath: 'groups' },
+    );
+    expect(saved.status).toBe(200);
+    try {
+      const after = await accessRequest(await signToken(key, claimsFor(email(), { groups: [mapping, 'unmapped'] })));
+      expect(after.status).toBe(200);
+      expect((await memberships((await bodyOf(after)).user.id)).results).toEqual([{ createdBy: 'SSO' }]);
+    } finally {
+      await fetchWith(
+        env,
+        'POST',
+        '/api/admin/auth/oidc/settings',
+        { authorization: ADMIN_TOKEN },
+        { enabled: false, autoCreate: true, enableGroupSyncing: false },
+      );
+    }
+  });
+});

@@ -41,6 +41,20 @@ export const routes: Route[] = [
     },
   }),
   route({
+    // Before `/groups/:id`, which would take `scim-groups` for a group id.
+    method: 'DELETE',
+    path: '/api/admin/groups/scim-groups',
+    access: admin(ADMIN),
+    tag: 'Users',
+    operationId: 'deleteScimGroups',
+    summary: 'Delete every group a SCIM directory provisioned',
+    responses: { 200: { description: 'Done, no body', schema: null } },
+    handler: async ({ env, principal }) => {
+      await service.deleteScimGroups(getDb(env), principal);
+      return empty(200);
+    },
+  }),
+  route({
     method: 'GET',
     path: '/api/admin/groups/:id',
     access: authenticated(),

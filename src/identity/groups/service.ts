@@ -11,6 +11,7 @@ import { runBatch, type Db, type Statement } from '../../db/client';
 import { auditEvent, type Actor } from '../../db/events';
 import { forgetMembers, membershipsOf, removeMembersStatements, type Membership } from '../../db/groups';
 import { groupUser } from '../../db/schema';
+import { refuseHandEditOfScimGroup } from '../../db/scim';
 import { badData, badRequest, conflict, notFound } from '../../http/errors';
 import { usersByIds, type UserBody } from '../users/service';
 import type { GroupInput } from './schema';
@@ -81,6 +82,11 @@ async function validate(db: Db, input: GroupInput, existing?: store.GroupRow): P
   return { name, userIds };
 }
 
+/** The SSO group names a group maps to: unique, none empty. */
+function ssoMappings(input: GroupInput): string[] {
+  return [...new Set(input.mappingsSSO.filter((m) => m !== ''))];
+}
+
 /** Adds members to the group the batch names by `groupSql` (a sub-select of its id). */
 function addByGroupSql(db: Db, groupSql: SQL, userIds: readonly number[], createdBy: string): Statement[] {
   return chunksOf(userIds, 90).map((run) =>
@@ -99,7 +105,7 @@ function addByGroupSql(db: Db, groupSql: SQL, userIds: readonly number[], create
 
 export async function createGroup(db: Db, actor: Actor, input: GroupInput) {
   const { name, userIds } = await validate(db, input);
-  const mappingsSSO = [...new Set(input.mappingsSSO.filter((m) => m !== ''))];
+  const mappingsSSO = ssoMappings(input);
   const rootRole = input.rootRole ?? null;
   const insert = store.insertGroup(db, {
     name,
@@ -123,6 +129,12 @@ export async function createGroup(db: Db, actor: Actor, input: GroupInput) {
 
 export async function updateGroup(db: Db, actor: Actor, id: number | null, input: GroupInput) {
   const existing = await requireGroup(db, id);
+  // While SCIM is on, the directory owns a provisioned group's name, members and SSO mappings.
+  await refuseHandEditOfScimGroup(db, existing.id, {
+    name: input.name.trim(),
+    userIds: input.users.map((entry) => entry.user.id),
+    mappingsSSO: ssoMappings(input),
+  });
   const { name, userIds } = await validate(db, input, existing);
   const before = await membershipsOf(db, [existing.id]);
   const beforeIds = before.map((m) => m.userId);
@@ -131,7 +143,7 @@ export async function updateGroup(db: Db, actor: Actor, id: number | null, input
   const changes = {
     name,
     description: input.description === undefined ? existing.description : input.description,
-    mappingsSso: [...new Set(input.mappingsSSO.filter((m) => m !== ''))],
+    mappingsSso: ssoMappings(input),
     rootRoleId: input.rootRole === undefined ? existing.rootRoleId : input.rootRole,
   };
   const after = { ...existing, ...changes };
@@ -162,6 +174,18 @@ export async function deleteGroup(db: Db, actor: Actor, id: number | null) {
     store.deleteGroup(db, existing.id),
     auditEvent(db, actor, { type: 'group-deleted', preData: { ...groupBody(existing), users: members } }),
   ]);
+  forgetMembers(members);
+}
+
+/**
+ * Deletes every group a SCIM directory provisioned (`DELETE /api/admin/groups/scim-groups`),
+ * as its people counterpart does: one `scim-groups-deleted` event, none per group. Their
+ * memberships and project roles go with them (cascade), so their members' rights shrink.
+ */
+export async function deleteScimGroups(db: Db, actor: Actor) {
+  const ids = await store.scimGroupIds(db);
+  const members = (await membershipsOf(db, ids)).map((m) => m.userId);
+  await runBatch(db, [store.deleteScimGroups(db), auditEvent(db, actor, { type: 'scim-groups-deleted', data: null })]);
   forgetMembers(members);
 }
 

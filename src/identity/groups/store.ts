@@ -1,5 +1,5 @@
 /** The `groups` and `group_role` tables (membership rows go through src/db/groups.ts). */
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import { groupRole, groups, roles } from '../../db/schema';
 
@@ -74,6 +74,14 @@ export function updateGroup(db: Db, id: number, row: Partial<typeof groups.$infe
 
 export function deleteGroup(db: Db, id: number): Statement {
   return db.delete(groups).where(eq(groups.id, id));
+}
+
+export async function scimGroupIds(db: Db): Promise<number[]> {
+  return (await db.select({ id: groups.id }).from(groups).where(isNotNull(groups.scimId))).map((row) => row.id);
+}
+
+export function deleteScimGroups(db: Db): Statement {
+  return db.delete(groups).where(isNotNull(groups.scimId));
 }
 
 /** Gives `groupId` the role in the project, if the role and the group still exist. */
