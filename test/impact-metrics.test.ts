@@ -99,8 +99,8 @@ describe('impact metrics (Unleash 8)', () => {
         body: { applications: [{ appName: app, environment: 'development' }], metrics: [], impactMetrics },
       });
       const error = await expectError(response, 400, 'ValidationError');
-      expect(error.details[0].path).toBe(path);
-      if (message !== '') expect(error.details[0].message).toBe(message);
+      expect(error.details[0]?.path).toBe(path);
+      if (message !== '') expect(error.details[0]?.message).toBe(message);
       await settleMetrics();
       expect(await footprint()).toEqual(before);
     }
