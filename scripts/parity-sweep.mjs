@@ -48,7 +48,7 @@ const servers = {
   },
 };
 
-const PREFIX = `parity${V8 ? '8' : ''}-${Date.now().toString(36)}`;
+const PREFIX = `${process.env.SWEEP_PREFIX ?? 'parity'}${V8 ? '8' : ''}-${Date.now().toString(36)}`;
 const ENV = 'development';
 const PROJECT = 'default'; // open-source Unleash cannot create projects
 

@@ -447,7 +447,10 @@ describe('/api/frontend/client/*', () => {
   });
 
   it('accepts registration (200) and refuses the endpoints Unleash does not implement (405)', async () => {
-    const register = await call('POST', '/api/frontend/client/register', { token: frontendToken, body: { appName: 'web' } });
+    const register = await call('POST', '/api/frontend/client/register', {
+      token: frontendToken,
+      body: { appName: 'web', interval: 30000, started: Date.now(), strategies: [] },
+    });
     expect(register.status).toBe(200);
     for (const path of ['/api/frontend/client/features', '/api/frontend/health', '/api/frontend/internal-backstage/prometheus']) {
       const body = await expectError(await call('GET', path, { token: frontendToken }), 405, 'NotImplementedError');

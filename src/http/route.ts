@@ -350,7 +350,19 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
               return refuseOverLimit(route, request, RATE_LIMIT_BUCKETS[bucket].periodSeconds);
             return run(request, env, ctx);
           };
-  const served = route.cors ? withCors(limited, hooks.refreshCorsOrigins) : limited;
+  // Renamed inside the CORS wrapper, which answers errors itself.
+  const name = route.badRequestName;
+  const renamed: Handler =
+    name === undefined
+      ? limited
+      : async (request, env, ctx) => {
+          try {
+            return await limited(request, env, ctx);
+          } catch (error) {
+            throw renamedBadRequest(error, name);
+          }
+        };
+  const served = route.cors ? withCors(renamed, hooks.refreshCorsOrigins) : renamed;
   // Writes of the admin API and of the public routes (sign-up, sign-in) write audit events;
   // the SDK routes' writes (metrics, registrations) do not.
   const afterWrite = writes && access.kind !== 'sdk' ? hooks.afterWrite : undefined;
@@ -359,10 +371,7 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
     try {
       response = await served(request, env, ctx);
     } catch (error) {
-      response =
-        route.renderError !== undefined
-          ? route.renderError(error, request)
-          : toErrorResponse(route.badRequestName === undefined ? error : renamedBadRequest(error, route.badRequestName), request);
+      response = route.renderError !== undefined ? route.renderError(error, request) : toErrorResponse(error, request);
     }
     if (afterWrite !== undefined && response.status < 400) afterWrite(env, ctx);
     return observer === undefined ? response : observer(route, request, response);

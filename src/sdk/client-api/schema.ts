@@ -142,6 +142,35 @@ export const edgeValidateBody = v.looseObject({
   tokens: v.pipe(v.array(v.string()), v.maxLength(100, 'must have at most 100 items')),
 });
 
+const impactLabels = v.optional(v.record(v.string(), v.union([v.string(), v.number()], 'must be a string or a number')));
+
+/**
+ * Unleash 8's impact metrics (counters, gauges and histograms an SDK or Edge defines), with
+ * 8.2.0's bulk-metrics schema: `type` picks the sample shape. They are checked and not kept
+ * (docs/decisions.md).
+ */
+const impactMetric = v.variant('type', [
+  v.looseObject({
+    name: v.string(),
+    help: v.string(),
+    type: v.picklist(['counter', 'gauge']),
+    samples: v.array(v.looseObject({ value: v.number(), labels: impactLabels })),
+  }),
+  v.looseObject({
+    name: v.string(),
+    help: v.string(),
+    type: v.literal('histogram'),
+    samples: v.array(
+      v.looseObject({
+        count: v.number(),
+        sum: v.number(),
+        buckets: v.array(v.looseObject({ le: v.union([v.number(), v.literal('+Inf')], 'must be a number or "+Inf"'), count: v.number() })),
+        labels: impactLabels,
+      }),
+    ),
+  }),
+]);
+
 /** What Unleash Edge forwards to `/api/client/metrics/bulk`: many apps' counts at once. */
 export const bulkMetricsBody = v.looseObject({
   applications: v.pipe(
@@ -173,6 +202,7 @@ export const bulkMetricsBody = v.looseObject({
   ),
   /** Unleash 8: the keys Edge's SDKs used, so that their last use shows (markKeysSeen). */
   seenTokens: v.optional(v.pipe(v.array(v.string()), v.maxLength(1000, 'must have at most 1000 items'))),
+  impactMetrics: v.optional(v.pipe(v.array(impactMetric), v.maxLength(1000, 'must have at most 1000 items'))),
 });
 export type BulkMetricsBody = v.InferOutput<typeof bulkMetricsBody>;
 

@@ -17,7 +17,7 @@ import { urlOf } from '../../http/request-url';
 import { clientIp } from '../../http/client-ip';
 import { callerOf } from '../client-api/routes';
 import { frontendEtagMatches, rememberAnswer as rememberPoll } from '../client-api/memo';
-import { metricsBody } from '../client-api/schema';
+import { metricsBody, registerBody } from '../client-api/schema';
 import { evaluatorFor, snapshotFor, type Snapshot } from '../client-api/snapshot';
 import { impureReadCount } from '../evaluation/purity';
 import { queueMetrics } from '../client-api/usage';
@@ -242,7 +242,7 @@ async function metrics({ request, env, principal, body }: SdkContext<v.InferOutp
   return ok();
 }
 
-/** Frontend SDKs may register; Unleash accepts and ignores it. */
+/** Frontend SDKs may register; Unleash checks the body as an SDK registration and keeps nothing. */
 function register(): UntypedAnswer {
   return ok();
 }
@@ -321,6 +321,9 @@ export const routes: Route[] = [
     operationId: 'registerFrontendClient',
     summary: 'Register a browser SDK instance',
     cors: true,
+    body: registerBody,
+    badRequestName: 'BadDataError',
+    errors: [400],
     responses: { 200: { description: 'Success', schema: null, contentType: 'text/plain' } },
     handler: register,
   }),
