@@ -11,6 +11,7 @@ import type { Actor } from '../../db/events';
 import type { VariantDoc } from '../../db/schema';
 import {
   CREATE_FEATURE_STRATEGY,
+  DELETE_FEATURE,
   DELETE_FEATURE_STRATEGY,
   UPDATE_FEATURE_ENVIRONMENT,
   UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
@@ -32,7 +33,7 @@ import {
 import { StrategySchema, StrategySortOrderSchema } from '../feature-strategies/schema';
 import { environmentVariantsStatements, getEnvironmentVariants } from '../feature-variants/service';
 import { VariantsSchema } from '../feature-variants/schema';
-import { requireFeatureEnvironment } from '../features/service';
+import { archiveFeatureStatements, requireFeatureEnvironment, requireNoActiveChildren } from '../features/service';
 import type { ChangeAction } from './schema';
 
 /** Where a change applies. */
@@ -50,6 +51,7 @@ export const ACTION_PERMISSION: Record<ChangeAction, Permission> = {
   deleteStrategy: DELETE_FEATURE_STRATEGY,
   reorderStrategy: UPDATE_FEATURE_STRATEGY,
   patchVariant: UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
+  archiveFeature: DELETE_FEATURE,
 };
 
 const EnabledPayload = v.object({ enabled: v.boolean() });
@@ -99,6 +101,9 @@ export async function draftPayload(db: Db, target: Target, action: ChangeAction,
       const { variants: snapshot } = await getEnvironmentVariants(db, project, feature, environment);
       return { payload: { variants, snapshot }, base: JSON.stringify(snapshot) };
     }
+    case 'archiveFeature':
+      await requireNoActiveChildren(db, feature);
+      return { payload: {} };
   }
 }
 
@@ -122,6 +127,7 @@ async function currentBase(db: Db, target: Target, action: string, payload: Reco
 export async function conflictOf(db: Db, target: Target, action: string, payload: Record<string, unknown>, base: string | null) {
   try {
     await requireFeatureEnvironment(db, target.project, target.feature, target.environment);
+    if (action === 'archiveFeature') await requireNoActiveChildren(db, target.feature);
     const now = await currentBase(db, target, action, payload);
     if (base !== null && now !== base)
       return `The ${action === 'patchVariant' ? 'variants' : 'strategy'} of ${target.feature} changed since this change was drafted`;
@@ -131,6 +137,7 @@ export async function conflictOf(db: Db, target: Target, action: string, payload
         ? 'The strategy this change edits no longer exists'
         : `The flag ${target.feature} no longer exists or was archived`;
     }
+    if (error instanceof ApiError && error.name === 'InvalidOperationError') return error.message;
     throw error;
   }
   return undefined;
@@ -161,6 +168,8 @@ export async function applyStatements(
       return strategySortOrderStatements(db, actor, project, feature, environment, orders(payload));
     case 'patchVariant':
       return (await environmentVariantsStatements(db, actor, project, feature, environment, payload.variants as VariantDoc[])).statements;
+    case 'archiveFeature':
+      return archiveFeatureStatements(db, actor, project, feature);
     default:
       throw new ApiError(400, 'ValidationError', `Unknown change action ${action}`);
   }

@@ -1,0 +1,138 @@
+/**
+ * Archiving flags through change requests: the UI's bulk draft (one change per flag), the
+ * archive applied in the request's batch with the direct archive's event, the refusal of
+ * direct archives (single and bulk) where change requests are on in any environment of the
+ * project, and a dependency added meanwhile stopping the apply with nothing written.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminOk, createProject } from './support/admin';
+import { count, lastEvent, parsedEvent, rows } from './support/db';
+import { bodyOf, call, createToken, expectError } from './support/http';
+import { unique } from './support/names';
+import { signInAs } from './support/users';
+
+const PROD = 'production';
+let project: string;
+let author: string;
+let approver: string;
+let clientKey: string;
+
+const draftPath = () => `/api/admin/projects/${project}/environments/${PROD}/change-requests`;
+const requestPath = (id: number) => `/api/admin/projects/${project}/change-requests/${id}`;
+
+async function flag(): Promise<string> {
+  const name = unique('cra');
+  await adminOk('POST', `/api/admin/projects/${project}/features`, { name });
+  return name;
+}
+
+const archived = (name: string) => count('SELECT count(*) AS n FROM features WHERE name = ? AND archived_at IS NOT NULL', name);
+
+async function ok(token: string, method: string, path: string, body?: unknown) {
+  const response = await call(method, path, { token, body });
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return bodyOf(response);
+}
+
+/** The author's draft of the changes, sent to review and approved. */
+async function approved(changes: unknown): Promise<number> {
+  const draft = await ok(author, 'POST', draftPath(), changes);
+  await ok(author, 'PUT', `${requestPath(draft.id)}/state`, { state: 'In review' });
+  expect((await ok(approver, 'PUT', `${requestPath(draft.id)}/state`, { state: 'Approved' })).state).toBe('Approved');
+  return draft.id;
+}
+
+async function clientNames(): Promise<string[]> {
+  const answer = await bodyOf(await call('GET', '/api/client/features', { token: clientKey }));
+  return answer.features.map((feature: { name: string }) => feature.name);
+}
+
+beforeAll(async () => {
+  project = await createProject(unique('cra'), ['development', PROD]);
+  const role = await bodyOf(
+    await adminOk('POST', '/api/admin/roles', {
+      name: unique('cra-role'),
+      description: 'archives through change requests',
+      type: 'custom',
+      permissions: [
+        { name: 'DELETE_FEATURE' },
+        { name: 'UPDATE_FEATURE_DEPENDENCY' },
+        { name: 'APPROVE_CHANGE_REQUEST', environment: PROD },
+        { name: 'APPLY_CHANGE_REQUEST', environment: PROD },
+      ],
+    }),
+  );
+  const member = async (userId: number) => {
+    await adminOk('POST', `/api/admin/projects/${project}/access`, { roles: [role.id], users: [userId] });
+  };
+  author = await signInAs('Viewer', member);
+  approver = await signInAs('Viewer', member);
+  await adminOk('PUT', `/api/admin/projects/${project}/environments/${PROD}/change-requests/config`, {
+    changeRequestsEnabled: true,
+    requiredApprovals: 1,
+  });
+  clientKey = await createToken({ tokenName: unique('cra-sdk'), type: 'client', environment: PROD, projects: [project] });
+});
+
+describe('archiveFeature through a change request', () => {
+  it('drafts the UI bulk body, archives nothing until applied, then archives both with their events', async () => {
+    const [one, two] = [await flag(), await flag()];
+    const id = await approved([one, two].map((feature) => ({ action: 'archiveFeature', feature })));
+    const request = await ok(author, 'GET', requestPath(id));
+    expect(request.features.map((feature: { name: string }) => feature.name).sort()).toEqual([one, two].sort());
+    expect(await archived(one)).toBe(0);
+    expect(await clientNames()).toEqual(expect.arrayContaining([one, two]));
+
+    await ok(approver, 'PUT', `${requestPath(id)}/state`, { state: 'Applied' });
+    expect(await archived(one)).toBe(1);
+    expect(await archived(two)).toBe(1);
+    expect(await clientNames()).not.toContain(one);
+    const events = await rows<{ feature_name: string; project: string; created_by_user_id: number }>(
+      "SELECT feature_name, project, created_by_user_id FROM events WHERE type = 'feature-archived' AND feature_name IN (?, ?)",
+      one,
+      two,
+    );
+    expect(events).toHaveLength(2);
+    expect(events.every((event) => event.project === project)).toBe(true);
+    expect(parsedEvent(await lastEvent('change-request-applied'))?.data).toMatchObject({ changeRequestId: id });
+  });
+
+  it('refuses to draft the archive of a flag others depend on (as the direct archive does)', async () => {
+    const [parent, child] = [await flag(), await flag()];
+    await adminOk('POST', `/api/admin/projects/${project}/features/${child}/dependencies`, { feature: parent });
+    const response = await call('POST', draftPath(), { token: author, body: { action: 'archiveFeature', feature: parent } });
+    await expectError(response, 403, 'InvalidOperationError');
+  });
+
+  it('answers 409 and archives nothing when a dependency was added after approval', async () => {
+    const [parent, child] = [await flag(), await flag()];
+    const id = await approved({ action: 'archiveFeature', feature: parent });
+    await adminOk('POST', `/api/admin/projects/${project}/features/${child}/dependencies`, { feature: parent });
+    await expectError(await call('PUT', `${requestPath(id)}/state`, { token: approver, body: { state: 'Applied' } }), 409, 'ConflictError');
+    expect(await archived(parent)).toBe(0);
+    expect((await ok(author, 'GET', requestPath(id))).state).toBe('Approved');
+  });
+});
+
+describe('direct archive where change requests are on in an environment of the project', () => {
+  it('refuses a single archive with 403 naming SKIP_CHANGE_REQUEST, and writes nothing', async () => {
+    const name = await flag();
+    const response = await call('DELETE', `/api/admin/projects/${project}/features/${name}`, { token: author });
+    const body = await expectError(response, 403, 'NoAccessError');
+    expect(body.message).toContain('SKIP_CHANGE_REQUEST');
+    expect(await archived(name)).toBe(0);
+  });
+
+  it('refuses a bulk archive too, and writes nothing', async () => {
+    const name = await flag();
+    const response = await call('POST', `/api/admin/projects/${project}/archive`, { token: author, body: { features: [name] } });
+    await expectError(response, 403, 'NoAccessError');
+    expect(await archived(name)).toBe(0);
+  });
+
+  it('lets an admin token archive directly', async () => {
+    const name = await flag();
+    await adminOk('DELETE', `/api/admin/projects/${project}/features/${name}`);
+    expect(await archived(name)).toBe(1);
+  });
+});
