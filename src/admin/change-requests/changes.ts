@@ -7,12 +7,13 @@
  */
 import * as v from 'valibot';
 import type { Db, Statement } from '../../db/client';
-import type { Actor } from '../../db/events';
+import { SYSTEM_ACTOR, type Actor } from '../../db/events';
 import type { VariantDoc } from '../../db/schema';
 import {
   CREATE_FEATURE_STRATEGY,
   DELETE_FEATURE,
   DELETE_FEATURE_STRATEGY,
+  UPDATE_FEATURE_DEPENDENCY,
   UPDATE_FEATURE_ENVIRONMENT,
   UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
   UPDATE_FEATURE_STRATEGY,
@@ -30,6 +31,8 @@ import {
   strategySortOrderStatements,
   updateStrategyStatements,
 } from '../feature-strategies/service';
+import { addDependencyStatements, removeDependencyStatements } from '../feature-dependencies/service';
+import { DependencySchema } from '../feature-dependencies/schema';
 import { StrategySchema, StrategySortOrderSchema } from '../feature-strategies/schema';
 import { environmentVariantsStatements, getEnvironmentVariants } from '../feature-variants/service';
 import { VariantsSchema } from '../feature-variants/schema';
@@ -52,6 +55,8 @@ export const ACTION_PERMISSION: Record<ChangeAction, Permission> = {
   reorderStrategy: UPDATE_FEATURE_STRATEGY,
   patchVariant: UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
   archiveFeature: DELETE_FEATURE,
+  addDependency: UPDATE_FEATURE_DEPENDENCY,
+  deleteDependency: UPDATE_FEATURE_DEPENDENCY,
 };
 
 const EnabledPayload = v.object({ enabled: v.boolean() });
@@ -104,6 +109,13 @@ export async function draftPayload(db: Db, target: Target, action: ChangeAction,
     case 'archiveFeature':
       await requireNoActiveChildren(db, feature);
       return { payload: {} };
+    case 'addDependency': {
+      const dependency = parseInput(DependencySchema, payload, '/body');
+      await addDependencyStatements(db, SYSTEM_ACTOR, project, feature, dependency);
+      return { payload: dependency };
+    }
+    case 'deleteDependency':
+      return { payload: {} };
   }
 }
 
@@ -128,6 +140,8 @@ export async function conflictOf(db: Db, target: Target, action: string, payload
   try {
     await requireFeatureEnvironment(db, target.project, target.feature, target.environment);
     if (action === 'archiveFeature') await requireNoActiveChildren(db, target.feature);
+    if (action === 'addDependency')
+      await addDependencyStatements(db, SYSTEM_ACTOR, target.project, target.feature, parseInput(DependencySchema, payload, '/body'));
     const now = await currentBase(db, target, action, payload);
     if (base !== null && now !== base)
       return `The ${action === 'patchVariant' ? 'variants' : 'strategy'} of ${target.feature} changed since this change was drafted`;
@@ -170,6 +184,10 @@ export async function applyStatements(
       return (await environmentVariantsStatements(db, actor, project, feature, environment, payload.variants as VariantDoc[])).statements;
     case 'archiveFeature':
       return archiveFeatureStatements(db, actor, project, feature);
+    case 'addDependency':
+      return addDependencyStatements(db, actor, project, feature, parseInput(DependencySchema, payload, '/body'));
+    case 'deleteDependency':
+      return removeDependencyStatements(db, actor, project, feature);
     default:
       throw new ApiError(400, 'ValidationError', `Unknown change action ${action}`);
   }

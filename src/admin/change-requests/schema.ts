@@ -10,6 +10,8 @@ const CHANGE_ACTIONS = [
   'reorderStrategy',
   'patchVariant',
   'archiveFeature',
+  'addDependency',
+  'deleteDependency',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 

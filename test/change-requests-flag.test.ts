@@ -1,8 +1,8 @@
 /**
- * Archiving flags through change requests: the UI's bulk draft (one change per flag), the
- * archive applied in the request's batch with the direct archive's event, the refusal of
- * direct archives (single and bulk) where change requests are on in any environment of the
- * project, and a dependency added meanwhile stopping the apply with nothing written.
+ * Flag-level changes through change requests (archive, dependencies): the UI's bulk draft (one
+ * change per flag), each applied in the request's batch with the direct write's checks and
+ * event, the refusal of the direct writes where change requests are on in any environment of
+ * the project, and a change made meanwhile stopping the apply with nothing written.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOk, createProject } from './support/admin';
@@ -26,6 +26,7 @@ async function flag(): Promise<string> {
   return name;
 }
 
+const links = (child: string) => count('SELECT count(*) AS n FROM dependent_features WHERE child = ?', child);
 const archived = (name: string) => count('SELECT count(*) AS n FROM features WHERE name = ? AND archived_at IS NOT NULL', name);
 
 async function ok(token: string, method: string, path: string, body?: unknown) {
@@ -134,5 +135,52 @@ describe('direct archive where change requests are on in an environment of the p
     const name = await flag();
     await adminOk('DELETE', `/api/admin/projects/${project}/features/${name}`);
     expect(await archived(name)).toBe(1);
+  });
+});
+
+describe('addDependency and deleteDependency through a change request', () => {
+  it('links nothing until applied, then links with the direct write event; removal likewise', async () => {
+    const [parent, child] = [await flag(), await flag()];
+    const payload = { feature: parent, enabled: true, variants: [] };
+    const id = await approved([{ action: 'addDependency', feature: child, payload }]);
+    expect(await links(child)).toBe(0);
+    await ok(approver, 'PUT', `${requestPath(id)}/state`, { state: 'Applied' });
+    expect(await rows('SELECT parent, enabled FROM dependent_features WHERE child = ?', child)).toEqual([{ parent, enabled: 1 }]);
+    const added = await lastEvent('feature-dependency-added');
+    expect(added?.feature_name).toBe(child);
+    expect(parsedEvent(added)?.data).toEqual({ feature: parent, enabled: true, variants: [] });
+
+    const removal = await approved([{ action: 'deleteDependency', feature: child }]);
+    expect(await links(child)).toBe(1);
+    await ok(approver, 'PUT', `${requestPath(removal)}/state`, { state: 'Applied' });
+    expect(await links(child)).toBe(0);
+    expect((await lastEvent('feature-dependencies-removed'))?.feature_name).toBe(child);
+  });
+
+  it('checks the payload when drafting: an archived parent is refused as the direct write refuses it', async () => {
+    const [parent, child] = [await flag(), await flag()];
+    await adminOk('DELETE', `/api/admin/projects/${project}/features/${parent}`);
+    const body = { action: 'addDependency', feature: child, payload: { feature: parent } };
+    await expectError(await call('POST', draftPath(), { token: author, body }), 403, 'InvalidOperationError');
+  });
+
+  it('answers 409 and links nothing when the parent became a child meanwhile', async () => {
+    const [grand, parent, child] = [await flag(), await flag(), await flag()];
+    const id = await approved({ action: 'addDependency', feature: child, payload: { feature: parent } });
+    await adminOk('POST', `/api/admin/projects/${project}/features/${parent}/dependencies`, { feature: grand });
+    await expectError(await call('PUT', `${requestPath(id)}/state`, { token: approver, body: { state: 'Applied' } }), 409, 'ConflictError');
+    expect(await links(child)).toBe(0);
+  });
+
+  it('refuses direct dependency writes with 403 naming SKIP_CHANGE_REQUEST, writing nothing', async () => {
+    const [parent, child] = [await flag(), await flag()];
+    const path = `/api/admin/projects/${project}/features/${child}/dependencies`;
+    const refused = await expectError(await call('POST', path, { token: author, body: { feature: parent } }), 403, 'NoAccessError');
+    expect(refused.message).toContain('SKIP_CHANGE_REQUEST');
+    expect(await links(child)).toBe(0);
+    await adminOk('POST', path, { feature: parent });
+    await expectError(await call('DELETE', path, { token: author }), 403, 'NoAccessError');
+    await expectError(await call('DELETE', `${path}/${parent}`, { token: author }), 403, 'NoAccessError');
+    expect(await links(child)).toBe(1);
   });
 });
