@@ -58,6 +58,7 @@ beforeAll(async () => {
       permissions: [
         { name: 'DELETE_FEATURE' },
         { name: 'UPDATE_FEATURE_DEPENDENCY' },
+        { name: 'UPDATE_FEATURE_VARIANTS' },
         { name: 'APPROVE_CHANGE_REQUEST', environment: PROD },
         { name: 'APPLY_CHANGE_REQUEST', environment: PROD },
       ],
@@ -182,5 +183,21 @@ describe('addDependency and deleteDependency through a change request', () => {
     await expectError(await call('DELETE', path, { token: author }), 403, 'NoAccessError');
     await expectError(await call('DELETE', `${path}/${parent}`, { token: author }), 403, 'NoAccessError');
     expect(await links(child)).toBe(1);
+  });
+});
+
+describe('flag-level variant writes (every environment at once)', () => {
+  it('are refused with 403 where change requests are on in the project, writing nothing; an admin token may', async () => {
+    const name = await flag();
+    const path = `/api/admin/projects/${project}/features/${name}/variants`;
+    const variants = [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }];
+    const stored = () => count("SELECT count(*) AS n FROM feature_environments WHERE feature_name = ? AND variants <> '[]'", name);
+    const refused = await expectError(await call('PUT', path, { token: author, body: variants }), 403, 'NoAccessError');
+    expect(refused.message).toContain('SKIP_CHANGE_REQUEST');
+    const patch = [{ op: 'add', path: '/0', value: variants[0] }];
+    await expectError(await call('PATCH', path, { token: author, body: patch }), 403, 'NoAccessError');
+    expect(await stored()).toBe(0);
+    await adminOk('PUT', path, variants);
+    expect(await stored()).toBe(2);
   });
 });
