@@ -235,3 +235,21 @@ describe('the membership read-model (src/db/groups.ts) that SSO sync and SCIM sh
     expect(await groupsOfUser(db, person.id)).toEqual([]);
   });
 });
+
+describe('what SDKs see of groups', () => {
+  it('moves no SDK revision: group and membership events change no flag an SDK is answered', async () => {
+    const changes = () => count('SELECT count(*) AS n FROM sdk_changes');
+    const person = await createUser();
+    const before = await changes();
+    const group = await createGroup({ name: unique('groups-sdk'), users: [{ user: { id: person.id } }] });
+    const renamed = await call('PUT', `/api/admin/groups/${group.id}`, { body: { name: unique('groups-sdk'), users: [] } });
+    expect(renamed.status).toBe(200);
+    expect((await call('DELETE', `/api/admin/groups/${group.id}`)).status).toBe(200);
+    expect(
+      await count(
+        "SELECT count(*) AS n FROM events WHERE type LIKE 'group-%' AND id > (SELECT coalesce(max(event_id), 0) FROM sdk_changes)",
+      ),
+    ).toBeGreaterThan(0);
+    expect(await changes()).toBe(before);
+  });
+});

@@ -25,3 +25,16 @@ export async function refuseUnlessMaySkipChangeRequests(db: Db, holder: Permissi
   if (!(await changeRequestsEnabled(db, project, environment))) return;
   requireAnyPermission(holder, [SKIP_CHANGE_REQUEST], project, environment);
 }
+
+/**
+ * Refuses a direct write that touches a flag in every environment of the project (its archive)
+ * where change requests are on in any of them, unless the caller may skip them in each, as
+ * Unleash Enterprise's bypass check for the whole project does.
+ */
+export async function refuseUnlessMaySkipChangeRequestsInProject(db: Db, holder: PermissionHolder, project: string) {
+  const rows = await db
+    .select({ environment: changeRequestSettings.environment })
+    .from(changeRequestSettings)
+    .where(and(eq(changeRequestSettings.project, project), eq(changeRequestSettings.enabled, true)));
+  for (const { environment } of rows) requireAnyPermission(holder, [SKIP_CHANGE_REQUEST], project, environment);
+}

@@ -7,11 +7,13 @@
  */
 import * as v from 'valibot';
 import type { Db, Statement } from '../../db/client';
-import type { Actor } from '../../db/events';
+import { SYSTEM_ACTOR, type Actor } from '../../db/events';
 import type { VariantDoc } from '../../db/schema';
 import {
   CREATE_FEATURE_STRATEGY,
+  DELETE_FEATURE,
   DELETE_FEATURE_STRATEGY,
+  UPDATE_FEATURE_DEPENDENCY,
   UPDATE_FEATURE_ENVIRONMENT,
   UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
   UPDATE_FEATURE_STRATEGY,
@@ -29,10 +31,12 @@ import {
   strategySortOrderStatements,
   updateStrategyStatements,
 } from '../feature-strategies/service';
+import { addDependencyStatements, removeDependencyStatements } from '../feature-dependencies/service';
+import { DependencySchema } from '../feature-dependencies/schema';
 import { StrategySchema, StrategySortOrderSchema } from '../feature-strategies/schema';
 import { environmentVariantsStatements, getEnvironmentVariants } from '../feature-variants/service';
 import { VariantsSchema } from '../feature-variants/schema';
-import { requireFeatureEnvironment } from '../features/service';
+import { archiveFeatureStatements, requireFeatureEnvironment, requireNoActiveChildren } from '../features/service';
 import type { ChangeAction } from './schema';
 
 /** Where a change applies. */
@@ -50,6 +54,9 @@ export const ACTION_PERMISSION: Record<ChangeAction, Permission> = {
   deleteStrategy: DELETE_FEATURE_STRATEGY,
   reorderStrategy: UPDATE_FEATURE_STRATEGY,
   patchVariant: UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
+  archiveFeature: DELETE_FEATURE,
+  addDependency: UPDATE_FEATURE_DEPENDENCY,
+  deleteDependency: UPDATE_FEATURE_DEPENDENCY,
 };
 
 const EnabledPayload = v.object({ enabled: v.boolean() });
@@ -99,6 +106,16 @@ export async function draftPayload(db: Db, target: Target, action: ChangeAction,
       const { variants: snapshot } = await getEnvironmentVariants(db, project, feature, environment);
       return { payload: { variants, snapshot }, base: JSON.stringify(snapshot) };
     }
+    case 'archiveFeature':
+      await requireNoActiveChildren(db, feature);
+      return { payload: {} };
+    case 'addDependency': {
+      const dependency = parseInput(DependencySchema, payload, '/body');
+      await addDependencyStatements(db, SYSTEM_ACTOR, project, feature, dependency);
+      return { payload: dependency };
+    }
+    case 'deleteDependency':
+      return { payload: {} };
   }
 }
 
@@ -122,6 +139,9 @@ async function currentBase(db: Db, target: Target, action: string, payload: Reco
 export async function conflictOf(db: Db, target: Target, action: string, payload: Record<string, unknown>, base: string | null) {
   try {
     await requireFeatureEnvironment(db, target.project, target.feature, target.environment);
+    if (action === 'archiveFeature') await requireNoActiveChildren(db, target.feature);
+    if (action === 'addDependency')
+      await addDependencyStatements(db, SYSTEM_ACTOR, target.project, target.feature, parseInput(DependencySchema, payload, '/body'));
     const now = await currentBase(db, target, action, payload);
     if (base !== null && now !== base)
       return `The ${action === 'patchVariant' ? 'variants' : 'strategy'} of ${target.feature} changed since this change was drafted`;
@@ -131,6 +151,7 @@ export async function conflictOf(db: Db, target: Target, action: string, payload
         ? 'The strategy this change edits no longer exists'
         : `The flag ${target.feature} no longer exists or was archived`;
     }
+    if (error instanceof ApiError && error.name === 'InvalidOperationError') return error.message;
     throw error;
   }
   return undefined;
@@ -161,6 +182,12 @@ export async function applyStatements(
       return strategySortOrderStatements(db, actor, project, feature, environment, orders(payload));
     case 'patchVariant':
       return (await environmentVariantsStatements(db, actor, project, feature, environment, payload.variants as VariantDoc[])).statements;
+    case 'archiveFeature':
+      return archiveFeatureStatements(db, actor, project, feature);
+    case 'addDependency':
+      return addDependencyStatements(db, actor, project, feature, parseInput(DependencySchema, payload, '/body'));
+    case 'deleteDependency':
+      return removeDependencyStatements(db, actor, project, feature);
     default:
       throw new ApiError(400, 'ValidationError', `Unknown change action ${action}`);
   }

@@ -2,7 +2,17 @@
 import * as v from 'valibot';
 import { nonBlank, text } from '../../http/validation';
 
-const CHANGE_ACTIONS = ['updateEnabled', 'addStrategy', 'updateStrategy', 'deleteStrategy', 'reorderStrategy', 'patchVariant'] as const;
+const CHANGE_ACTIONS = [
+  'updateEnabled',
+  'addStrategy',
+  'updateStrategy',
+  'deleteStrategy',
+  'reorderStrategy',
+  'patchVariant',
+  'archiveFeature',
+  'addDependency',
+  'deleteDependency',
+] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 
 const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] as const;
@@ -24,11 +34,14 @@ export const EnvironmentConfigList = v.array(
   }),
 );
 
-export const AddChangeBody = v.object({
+const OneChange = v.object({
   feature: nonBlank(255),
   action: v.picklist(CHANGE_ACTIONS, `must be one of ${CHANGE_ACTIONS.join(', ')}`),
   payload: v.optional(v.record(v.string(), v.unknown()), {}),
 });
+
+/** One change, or several at once (the UI's bulk archive sends one per flag). */
+export const AddChangeBody = v.union([OneChange, v.pipe(v.array(OneChange), v.minLength(1), v.maxLength(100))]);
 
 export const EditChangeBody = v.object({
   action: v.optional(v.picklist(CHANGE_ACTIONS, `must be one of ${CHANGE_ACTIONS.join(', ')}`)),

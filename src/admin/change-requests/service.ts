@@ -66,18 +66,22 @@ async function requireEnabled(db: Db, project: string, environment: string) {
   return settings;
 }
 
-/** Adds a change to the caller's draft in the environment (made on the first change). Answers the draft. */
-export async function addChange(
-  db: Db,
-  caller: Caller,
-  project: string,
-  environment: string,
-  body: { feature: string; action: ChangeAction; payload: Record<string, unknown> },
-) {
-  requireAnyPermission(caller, [ACTION_PERMISSION[body.action]], project, environment);
+interface NewChange {
+  feature: string;
+  action: ChangeAction;
+  payload: Record<string, unknown>;
+}
+
+/** Adds changes to the caller's draft in the environment (made on the first change). Answers the draft. */
+export async function addChange(db: Db, caller: Caller, project: string, environment: string, body: NewChange | NewChange[]) {
+  const list = Array.isArray(body) ? body : [body];
+  for (const change of list) requireAnyPermission(caller, [ACTION_PERMISSION[change.action]], project, environment);
   const settings = await requireEnabled(db, project, environment);
-  const target = { project, environment, feature: body.feature };
-  const { payload, base } = await draftPayload(db, target, body.action, body.payload);
+  const drafted = [];
+  for (const change of list) {
+    const target = { project, environment, feature: change.feature };
+    drafted.push({ change, ...(await draftPayload(db, target, change.action, change.payload)) });
+  }
   let draft = await store.findDraft(db, project, environment, caller.userId);
   const statements: Statement[] = [];
   if (!draft) {
@@ -92,17 +96,19 @@ export async function addChange(
     });
     statements.push(requestEvent(db, caller, draft, 'change-request-created'));
   }
-  statements.push(
-    store.insertChange(db, {
-      changeRequestId: draft.id,
-      feature: body.feature,
-      action: body.action,
-      payload,
-      base: base ?? null,
-      createdByUserId: caller.userId,
-    }),
-    requestEvent(db, caller, draft, 'change-added', { feature: body.feature, action: body.action }),
-  );
+  for (const { change, payload, base } of drafted) {
+    statements.push(
+      store.insertChange(db, {
+        changeRequestId: draft.id,
+        feature: change.feature,
+        action: change.action,
+        payload,
+        base: base ?? null,
+        createdByUserId: caller.userId,
+      }),
+      requestEvent(db, caller, draft, 'change-added', { feature: change.feature, action: change.action }),
+    );
+  }
   await runBatch(db, statements);
   return describeOne(db, draft);
 }

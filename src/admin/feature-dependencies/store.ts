@@ -5,7 +5,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import { d1Statement, runD1Batch } from '../../db/client';
-import { auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
+import { auditEvent, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import { dependentFeatures, features } from '../../db/schema';
 
 export async function dependencyLinks(db: Db, name: string) {
@@ -49,16 +49,37 @@ export interface Link {
  * re-checks that, so a parent archived (or a child made a parent) since the caller's checks
  * leaves nothing written. Returns whether it wrote.
  */
+/** Whether the link may still be written: both flags active, neither link transitive. */
+function stillAllowed(parent: string, child: string) {
+  return sql`(SELECT count(*) FROM ${features} WHERE ${features.name} IN (${parent}, ${child}) AND ${features.archivedAt} IS NULL) = 2
+    AND NOT EXISTS (SELECT 1 FROM ${dependentFeatures} WHERE ${dependentFeatures.parent} = ${child} OR ${dependentFeatures.child} = ${parent})`;
+}
+
+/**
+ * The same link as statements of a larger batch (a change request's), which it aborts unless
+ * the link was written (a parent archived or a child made a parent meanwhile).
+ */
+export function linkStatements(db: Db, actor: Actor, link: Link, event: AuditEvent): Statement[] {
+  const { parent, child, enabled, variants } = link;
+  return [
+    db.delete(dependentFeatures).where(and(eq(dependentFeatures.child, child), stillAllowed(parent, child))),
+    db
+      .insert(dependentFeatures)
+      .select(sql`SELECT ${parent}, ${child}, ${enabled ? 1 : 0}, ${JSON.stringify(variants)} WHERE ${stillAllowed(parent, child)}`),
+    db.run(sql`SELECT CASE WHEN changes() = 1 THEN 1 ELSE json('dependency not written: it changed meanwhile') END`),
+    auditEvent(db, actor, event),
+  ];
+}
+
 export async function linkIfAllowed(db: Db, actor: Actor, link: Link, event: AuditEvent): Promise<boolean> {
   const { parent, child, enabled, variants } = link;
-  const stillAllowed = sql`(SELECT count(*) FROM ${features} WHERE ${features.name} IN (${parent}, ${child}) AND ${features.archivedAt} IS NULL) = 2
-    AND NOT EXISTS (SELECT 1 FROM ${dependentFeatures} WHERE ${dependentFeatures.parent} = ${child} OR ${dependentFeatures.child} = ${parent})`;
+  const allowed = stillAllowed(parent, child);
   const [, added] = await runD1Batch(db, [
-    d1Statement(db, db.delete(dependentFeatures).where(and(eq(dependentFeatures.child, child), stillAllowed))),
+    d1Statement(db, db.delete(dependentFeatures).where(and(eq(dependentFeatures.child, child), allowed))),
     d1Statement(
       db,
       sql`INSERT INTO ${dependentFeatures} (parent, child, enabled, variants)
-        SELECT ${parent}, ${child}, ${enabled ? 1 : 0}, ${JSON.stringify(variants)} WHERE ${stillAllowed}`,
+        SELECT ${parent}, ${child}, ${enabled ? 1 : 0}, ${JSON.stringify(variants)} WHERE ${allowed}`,
     ),
     // changes(): the rows the insert just above wrote, in this same batch.
     d1Statement(db, auditEventWhere(actor, event, sql`changes() = 1`)),

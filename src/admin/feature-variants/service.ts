@@ -5,7 +5,7 @@
  */
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
-import { refuseUnlessMaySkipChangeRequests } from '../../db/change-request-guard';
+import { refuseUnlessMaySkipChangeRequests, refuseUnlessMaySkipChangeRequestsInProject } from '../../db/change-request-guard';
 import { auditEvent, auditEvents, type Actor } from '../../db/events';
 import type { VariantDoc } from '../../db/schema';
 import { UPDATE_FEATURE_ENVIRONMENT_VARIANTS, requireAnyPermission, type PermissionHolder } from '../../auth/permissions';
@@ -138,8 +138,10 @@ export async function getFeatureVariants(db: Db, projectId: string, name: string
 }
 
 /** Sets the same variants in every environment of the flag (allowed even where environment variants are refused, as in Unleash). */
-export async function setFeatureVariants(db: Db, actor: Actor, projectId: string, name: string, variants: VariantDoc[]) {
+export async function setFeatureVariants(db: Db, actor: Actor & PermissionHolder, projectId: string, name: string, variants: VariantDoc[]) {
   const feature = await requireFeature(db, projectId, name);
+  // Every environment's variants at once: governed wherever change requests are on in the project.
+  await refuseUnlessMaySkipChangeRequestsInProject(db, actor, projectId);
   const rows = await store.featureEnvironmentVariants(db, name);
   const balanced = checkedVariants(variants);
   await runBatch(db, [
@@ -156,8 +158,10 @@ export async function setFeatureVariants(db: Db, actor: Actor, projectId: string
 }
 
 /** Applies the patch to each environment's variants; answers the first environment's. */
-export async function patchFeatureVariants(db: Db, actor: Actor, projectId: string, name: string, patch: JsonPatch) {
+export async function patchFeatureVariants(db: Db, actor: Actor & PermissionHolder, projectId: string, name: string, patch: JsonPatch) {
   const feature = await requireFeature(db, projectId, name);
+  // Every environment's variants at once: governed wherever change requests are on in the project.
+  await refuseUnlessMaySkipChangeRequestsInProject(db, actor, projectId);
   const rows = await requireLegacyVariants(db, name);
   const results = rows.map((row) => ({ ...row, after: patchedVariants(row.variants, patch) }));
   await runBatch(db, [

@@ -8,6 +8,8 @@
 import * as v from 'valibot';
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
+import { refuseUnlessMaySkipChangeRequestsInProject } from '../../db/change-request-guard';
+import type { PermissionHolder } from '../../auth/permissions';
 import { auditEvent, type Actor } from '../../db/events';
 import { isConstraintViolation, requireProject } from '../../db/lookups';
 import type { VariantDoc } from '../../db/schema';
@@ -296,7 +298,7 @@ async function applyMetadata(db: Db, actor: Actor, feature: FeatureRow, changes:
   return featureSummaryForCreate(after);
 }
 
-export async function updateFeature(db: Db, actor: Actor, projectId: string, name: string, body: UpdateFeatureRequest) {
+export async function updateFeature(db: Db, actor: Actor & PermissionHolder, projectId: string, name: string, body: UpdateFeatureRequest) {
   const feature = await requireFeature(db, projectId, name);
   if (body.name !== undefined && body.name !== name) throw badRequest('Cannot change name of feature flag');
   if (body.archived === true) {
@@ -364,7 +366,7 @@ export async function setStale(db: Db, actor: Actor, projectId: string, names: r
 // ---------------------------------------------------------------------------------------
 // Archive and revive
 
-async function requireNoActiveChildren(db: Db, name: string): Promise<void> {
+export async function requireNoActiveChildren(db: Db, name: string): Promise<void> {
   const children = await store.activeChildren(db, name);
   if (children.length > 0) throw invalidOperation('You can not archive/delete this feature since other features depend on it.');
 }
@@ -383,8 +385,16 @@ export async function archiveIfUnused(db: Db, actor: Actor, feature: Pick<Featur
   });
 }
 
-export async function archiveFeature(db: Db, actor: Actor, projectId: string, name: string) {
+/** A change request's archive of the flag: the same checks and statements as the direct one. */
+export async function archiveFeatureStatements(db: Db, actor: Actor, projectId: string, name: string): Promise<Statement[]> {
+  await requireFeature(db, projectId, name);
+  await requireNoActiveChildren(db, name);
+  return store.archiveStatements(db, actor, name, nowIso(), { type: 'feature-archived', project: projectId, featureName: name });
+}
+
+export async function archiveFeature(db: Db, actor: Actor & PermissionHolder, projectId: string, name: string) {
   const feature = await requireFeature(db, projectId, name);
+  await refuseUnlessMaySkipChangeRequestsInProject(db, actor, projectId);
   await requireNoActiveChildren(db, name);
   if (!(await archiveIfUnused(db, actor, feature))) {
     // Something changed since the checks: they now say what.

@@ -10,11 +10,11 @@
  * The writes are statements for the caller's batch, or, where they re-check in SQL what the
  * service checked before, batches of their own that say whether they wrote.
  */
-import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { chunkedInsert } from '../../db/chunk';
 import type { Db, Statement } from '../../db/client';
 import { d1Statement, runD1Batch } from '../../db/client';
-import { auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
+import { auditEvent, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import {
   clientMetricsEnv,
   dependentFeatures,
@@ -225,32 +225,59 @@ export function setStale(db: Db, names: readonly string[], stale: boolean): Stat
  * stage and records `event`, each only if this batch's stamp is the one stored. Returns
  * whether it archived.
  */
-export async function archiveIfUnused(db: Db, actor: Actor, name: string, archivedAt: string, event: AuditEvent): Promise<boolean> {
+/** The archive of `name` unless it is archived already or an active flag depends on it. */
+function archiveUnlessDepended(db: Db, name: string, archivedAt: string) {
+  return db
+    .update(features)
+    .set({ archivedAt })
+    .where(
+      and(
+        eq(features.name, name),
+        isNull(features.archivedAt),
+        sql`NOT EXISTS (SELECT 1 FROM ${dependentFeatures} JOIN ${features} AS child ON child.name = ${dependentFeatures.child}
+          WHERE ${dependentFeatures.parent} = ${name} AND child.archived_at IS NULL)`,
+      ),
+    );
+}
+
+/** What follows an archive that took place (`archivedNow`): its own dependencies go, its lifecycle moves, its event. */
+function afterArchive(name: string, archivedAt: string, actor: Actor, event: AuditEvent): SQL[] {
   const archivedNow = sql`EXISTS (SELECT 1 FROM ${features} WHERE ${features.name} = ${name} AND ${features.archivedAt} = ${archivedAt})`;
-  const [archived] = await runD1Batch(db, [
-    d1Statement(
-      db,
-      db
-        .update(features)
-        .set({ archivedAt })
-        .where(
-          and(
-            eq(features.name, name),
-            isNull(features.archivedAt),
-            sql`NOT EXISTS (SELECT 1 FROM ${dependentFeatures} JOIN ${features} AS child ON child.name = ${dependentFeatures.child}
-              WHERE ${dependentFeatures.parent} = ${name} AND child.archived_at IS NULL)`,
-          ),
-        ),
-    ),
-    d1Statement(db, db.delete(dependentFeatures).where(and(eq(dependentFeatures.child, name), archivedNow))),
-    d1Statement(
-      db,
-      sql`INSERT INTO ${featureLifecycles} (feature, stage, created_at) SELECT ${name}, 'archived', ${archivedAt} WHERE ${archivedNow}
+  return [
+    sql`DELETE FROM ${dependentFeatures} WHERE ${dependentFeatures.child} = ${name} AND ${archivedNow}`,
+    sql`INSERT INTO ${featureLifecycles} (feature, stage, created_at) SELECT ${name}, 'archived', ${archivedAt} WHERE ${archivedNow}
         ON CONFLICT (feature, stage) DO UPDATE SET created_at = excluded.created_at, status = NULL, status_value = NULL`,
-    ),
-    d1Statement(db, auditEventWhere(actor, event, archivedNow)),
+    auditEventWhere(actor, event, archivedNow),
+  ];
+}
+
+export async function archiveIfUnused(db: Db, actor: Actor, name: string, archivedAt: string, event: AuditEvent): Promise<boolean> {
+  const [archived] = await runD1Batch(db, [
+    d1Statement(db, archiveUnlessDepended(db, name, archivedAt)),
+    ...afterArchive(name, archivedAt, actor, event).map((query) => d1Statement(db, query)),
   ]);
   return archived!.meta.changes > 0;
+}
+
+/**
+ * The same archive as statements of a larger batch (a change request's), which it aborts
+ * unless the flag was archived (a dependency added meanwhile, an archive already done); what
+ * follows then needs no condition of its own.
+ */
+export function archiveStatements(db: Db, actor: Actor, name: string, archivedAt: string, event: AuditEvent): Statement[] {
+  return [
+    archiveUnlessDepended(db, name, archivedAt),
+    db.run(sql`SELECT CASE WHEN changes() = 1 THEN 1 ELSE json('flag not archived: it changed meanwhile') END`),
+    db.delete(dependentFeatures).where(eq(dependentFeatures.child, name)),
+    db
+      .insert(featureLifecycles)
+      .values({ feature: name, stage: 'archived', createdAt: archivedAt })
+      .onConflictDoUpdate({
+        target: [featureLifecycles.feature, featureLifecycles.stage],
+        set: { createdAt: archivedAt, status: null, statusValue: null },
+      }),
+    auditEvent(db, actor, event),
+  ];
 }
 
 /** Brings the named archived flags back: active again, disabled everywhere, out of the `archived` stage. */

@@ -7,6 +7,8 @@
  */
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
+import { refuseUnlessMaySkipChangeRequestsInProject } from '../../db/change-request-guard';
+import type { PermissionHolder } from '../../auth/permissions';
 import { auditEvent, type Actor } from '../../db/events';
 import { isConstraintViolation } from '../../db/lookups';
 import { conflict, notFound, validationError } from '../../http/errors';
@@ -231,10 +233,11 @@ export async function validateArchive(db: Db, names: readonly string[]) {
  * ignored, as in Unleash. The batch re-checks in SQL that no flag outside the list depends on
  * one inside it, so a dependency added meanwhile leaves nothing archived.
  */
-export async function archiveFeatures(db: Db, actor: Actor, projectId: string, names: readonly string[]) {
+export async function archiveFeatures(db: Db, actor: Actor & PermissionHolder, projectId: string, names: readonly string[]) {
   const rows = await checkBatch(db, projectId, names);
   const active = rows.filter((row) => row.archivedAt === null).map((row) => row.name);
   if (active.length === 0) return;
+  await refuseUnlessMaySkipChangeRequestsInProject(db, actor, projectId);
   if (!(await store.archiveUnlessOrphaning(db, actor, projectId, active, new Date().toISOString()))) {
     // Nothing archived: the checks now say why (or someone else archived them first).
     await checkBatch(db, projectId, names);
