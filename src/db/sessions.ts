@@ -19,7 +19,8 @@ import { demandRevisionCheck, noteLocalWrite } from './coherence';
 export const BOOKMARK_HEADER = 'x-d1-bookmark';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const REPLICA_PATHS = ['/api/client/', '/api/frontend', '/api/admin/search/'];
+const SDK_PATHS = ['/api/client/', '/api/frontend'];
+const REPLICA_PATHS = [...SDK_PATHS, '/api/admin/search/'];
 // D1 bookmarks are dash-separated hex; anything else is ignored rather than sent to D1.
 const BOOKMARK = /^[0-9a-f]{1,32}(?:-[0-9a-f]{1,64}){0,8}$/i;
 
@@ -89,8 +90,9 @@ export function withD1Session(env: Env, request: Request): RequestDatabase {
       if (bookmark === null) return response;
       latestLocalBookmark = newest(latestLocalBookmark, bookmark);
       // An SDK read between the write and this point started before the bookmark was known:
-      // count the write again so the next SDK request re-checks from the new bookmark.
-      noteLocalWrite();
+      // count the write again so the next SDK request re-checks from the new bookmark. SDK
+      // posts (metrics, registration, frontend evaluation) change no flag, so they do not.
+      if (!SDK_PATHS.some((prefix) => path.startsWith(prefix))) noteLocalWrite();
       const headers = new Headers(response.headers);
       headers.set(BOOKMARK_HEADER, bookmark);
       return new Response(response.body, { status: response.status, statusText: response.statusText, headers });

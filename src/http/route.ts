@@ -276,6 +276,8 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
     context: RouteContext<Access, unknown, unknown, unknown> & { principal: Principal | undefined },
   ) => Response | Promise<Response>;
   const writes = !READ_METHODS.has(route.method);
+  // SDK posts (frontend evaluation, metrics, registration) change no flag: the SDK APIs need not re-read.
+  const changesFlags = writes && access.kind !== 'sdk';
   const guardWrite = writes && access.kind === 'admin' ? hooks.guardAdminWrite : undefined;
 
   const run: Handler = async (request, env, ctx) => {
@@ -316,7 +318,7 @@ function handlerFor(route: Route, hooks: RouteHooks): Handler {
       const scope = access.whereBody(body);
       requireAnyPermission(principal, anyOf, scope.project, scope.environment);
     }
-    if (!writes) return call({ request, env, ctx, principal, params, query, body });
+    if (!changesFlags) return call({ request, env, ctx, principal, params, query, body });
     try {
       return await call({ request, env, ctx, principal, params, query, body });
     } finally {
