@@ -30,6 +30,15 @@ describe('run_worker_first', () => {
     expect(missed).toEqual([]);
   });
 
+  it("gives wrangler dev's /__scheduled to the Worker, where --test-scheduled runs the cron on it", () => {
+    // Outside the list the asset layer answered it with index.html (200) and the cron never ran.
+    expect(
+      workerFirst()
+        .map(patternOf)
+        .some((pattern) => pattern.test('/__scheduled')),
+    ).toBe(true);
+  });
+
   it('would notice a route outside it', () => {
     const patterns = workerFirst().map(patternOf);
     expect(patterns.some((pattern) => pattern.test('/ready-not-routed'))).toBe(false);

@@ -41,7 +41,8 @@ export async function startWorker({ port, token = BENCH_ADMIN_TOKEN, log = false
   // The copy lives elsewhere: the UI's assets folder is made absolute, and the build step
   // (fetching the UI) has already run in the dry-run deploy above.
   const config = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8')
-    .replace(/^main = .*$/m, `main = ${JSON.stringify(path.join(outdir, 'index.js'))}\nno_bundle = true`)
+    // wrangler adds `--test-scheduled`'s `/__scheduled` as middleware when it bundles, never under no_bundle.
+    .replace(/^main = .*$/m, `main = ${JSON.stringify(path.join(outdir, 'index.js'))}${testScheduled ? '' : '\nno_bundle = true'}`)
     .replace(/^\[build\]\ncommand = .*$/m, '')
     .replace(/^directory = "\.\/(.*)"$/m, (_, dir) => `directory = ${JSON.stringify(path.join(ROOT, dir))}`);
   const configPath = path.join(outdir, 'wrangler.toml');
