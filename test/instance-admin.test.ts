@@ -32,3 +32,19 @@ describe('GET /api/admin/instance-admin/statistics/csv', () => {
     await expectError(await call('GET', '/api/admin/instance-admin/statistics/csv', { token: null }), 401, 'AuthenticationRequired');
   });
 });
+
+describe('GET /api/admin/licensed-users', () => {
+  it("answers the Users page's seats box: every account a seat, the current figure those active in 30 days", async () => {
+    const stats = await bodyOf(await call('GET', '/api/admin/instance-admin/statistics'));
+    const response = await call('GET', '/api/admin/licensed-users');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      seatCount: stats.users,
+      licensedUsers: { current: stats.activeUsers.last30, history: [] },
+    });
+  });
+
+  it('needs a signed-in caller', async () => {
+    await expectError(await call('GET', '/api/admin/licensed-users', { token: null }), 401, 'AuthenticationRequired');
+  });
+});

@@ -124,9 +124,21 @@ describe('what the Enterprise UI asks on every page: licence check and banners',
     await expectError(await call('GET', '/api/admin/auth/saml/settings', withSession(viewer.cookie)), 403, 'NoAccessError');
   });
 
+  it('the Insights page (main menu, no switch hides it): no weekly trends recorded, so every series empty', async () => {
+    const response = await call('GET', '/api/admin/insights?from=2026-01-01&to=2026-11-29');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      userTrends: [],
+      flagTrends: [],
+      projectFlagTrends: [],
+      metricsSummaryTrends: [],
+      environmentTypeTrends: [],
+    });
+  });
+
   it('401 when nobody is signed in; 403 for a client key', async () => {
     const clientKey = await createToken({ tokenName: 'ui-client-banners', type: 'client' });
-    for (const path of ['/api/admin/license/check', '/api/admin/banners']) {
+    for (const path of ['/api/admin/license/check', '/api/admin/banners', '/api/admin/insights']) {
       await expectError(await call('GET', path, { token: null }), 401, 'AuthenticationRequired');
       await expectError(await call('GET', path, { token: clientKey }), 403, 'NoAccessError');
     }

@@ -2,10 +2,21 @@
 import { getDb } from '../../db/client';
 import { json, untyped } from '../../http/responses';
 import { authenticated, route, type Route } from '../../http/route';
-import { GetInstanceAdminStatsResponse } from './schema';
+import { GetInstanceAdminStatsResponse, LicensedUsersResponse } from './schema';
 import * as service from './service';
 
 export const routes: Route[] = [
+  // The seats box of the Users page (shown once the UI's Enterprise panels are on; no switch hides it).
+  route({
+    method: 'GET',
+    path: '/api/admin/licensed-users',
+    access: authenticated(),
+    tag: 'Instance Admin',
+    operationId: 'getLicensedUsers',
+    summary: 'Seats used: people signed in over the last 30 days, of all accounts (no licence caps them here)',
+    responses: { 200: { description: 'Success', schema: LicensedUsersResponse } },
+    handler: async ({ env }) => json(await service.licensedUsers(getDb(env))),
+  }),
   route({
     method: 'GET',
     path: '/api/admin/instance-admin/statistics',

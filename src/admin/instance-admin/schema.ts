@@ -62,3 +62,9 @@ export const GetInstanceAdminStatsResponse = v.object({
   readOnlyUsers: v.number(),
   sum: v.string(),
 });
+
+/** What the Users page's seats box reads: every account is a seat, `current` those active in 30 days. */
+export const LicensedUsersResponse = v.object({
+  seatCount: v.number(),
+  licensedUsers: v.object({ current: v.number(), history: v.array(v.never()) }),
+});

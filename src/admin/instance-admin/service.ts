@@ -79,3 +79,9 @@ export async function statisticsCsv(db: Db): Promise<{ csv: string; fileName: st
   const csv = `${Object.keys(stats).map(csvField).join(',')}\n${Object.values(stats).map(csvField).join(',')}`;
   return { csv, fileName: `unleash-${stats.instanceId}-${Date.now()}.csv` };
 }
+
+/** The Users page's seats box: no licence limits seats here, so every account counts as one. */
+export async function licensedUsers(db: Db) {
+  const c = await store.counts(db, Date.now());
+  return { seatCount: c.users, licensedUsers: { current: c.active30, history: [] as never[] } };
+}

@@ -10,6 +10,7 @@ import { parseInput, text } from '../../http/validation';
 import {
   GetTelemetrySettingsResponse,
   GetUiConfigResponse,
+  InstanceInsightsResponse,
   LicenseCheckResponse,
   ListBannersResponse,
   ListLoginsResponse,
@@ -67,6 +68,16 @@ export const routes: Route[] = [
     handler: () => json({ banners: [] }),
   }),
   // Pages in the Enterprise admin menu that have no flag to hide them: the honest empty answers.
+  route({
+    method: 'GET',
+    path: '/api/admin/insights',
+    access: authenticated(),
+    tag: 'Admin UI',
+    operationId: 'getInstanceInsights',
+    summary: 'The Insights page (main menu, no switch hides it): no weekly trends are recorded here, so none',
+    responses: { 200: { description: 'Success', schema: InstanceInsightsResponse } },
+    handler: () => json({ userTrends: [], flagTrends: [], projectFlagTrends: [], metricsSummaryTrends: [], environmentTypeTrends: [] }),
+  }),
   route({
     method: 'GET',
     path: '/api/admin/logins',

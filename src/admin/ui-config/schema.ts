@@ -158,3 +158,12 @@ export const ListLoginsResponse = v.object({ events: v.array(v.never()) });
 
 /** What `GET /api/admin/auth/saml/settings` answers: SAML is not offered, so nothing is set. */
 export const SamlSettingsResponse = v.object({});
+
+/** What `GET /api/admin/insights` answers: Unleash's weekly trend snapshots are not taken here. */
+export const InstanceInsightsResponse = v.object({
+  userTrends: v.array(v.never()),
+  flagTrends: v.array(v.never()),
+  projectFlagTrends: v.array(v.never()),
+  metricsSummaryTrends: v.array(v.never()),
+  environmentTypeTrends: v.array(v.never()),
+});
