@@ -177,6 +177,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
     expect(logs.entries.slice(1).map((entry) => entry.msg)).toEqual(SCHEDULED_JOBS.map(() => 'scheduled job done'));
     expect(outcomes.map((outcome) => [outcome.name, outcome.ok])).toEqual([
       ['always-fails', false],
+      ['apply-scheduled-change-requests', true],
       ['expire-metrics', true],
       ['expire-unknown-flags', true],
       ['expire-client-instances', true],
