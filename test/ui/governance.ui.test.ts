@@ -4,7 +4,7 @@
  * pages. Each flow fails on any 4xx/5xx of the page's own calls, console and page errors.
  * A scheduled request is applied by the cron trigger: the server starts with wrangler's
  * `--test-scheduled`, and the flow calls `/__scheduled` once the request's time has passed.
- * Not here yet: the groups flow.
+ * A group made in Admin → Groups and given a project role lets a Viewer toggle that project's flags.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -205,5 +205,87 @@ describe('a scheduled change request applies itself at the cron run after its ti
     await expect.poll(async () => (await production()).enabled, { timeout: 15_000 }).toBe(!enabledBefore);
     const applied = await apiJson<ScheduledRequest>(server.base, 'GET', `/api/admin/projects/${PROJECT}/change-requests/${request.id}`);
     expect(applied.state).toBe('Applied');
+  }, 300_000);
+});
+
+const GROUP = `uigov-group-${run}`;
+const VIEWER = `uigov-viewer-${run}`;
+const GROUP_PROJECT = `uigov-grp-${run}`;
+const GROUP_FLAG = `uigov-grp-flag-${run}`;
+const GROUP_ENV = 'development';
+
+describe('a group given a project role lets its members work in that project', () => {
+  it('a Viewer added to a group that is Member of a project toggles its flag', async () => {
+    const viewerId = await createPerson(VIEWER, 3);
+    await apiJson(server.base, 'POST', '/api/admin/projects', { id: GROUP_PROJECT, name: GROUP_PROJECT });
+    await apiJson(server.base, 'POST', `/api/admin/projects/${GROUP_PROJECT}/features`, { name: GROUP_FLAG });
+    await apiJson(server.base, 'POST', `/api/admin/projects/${GROUP_PROJECT}/features/${GROUP_FLAG}/environments/${GROUP_ENV}/strategies`, {
+      name: 'default',
+      parameters: {},
+    });
+    // The flag starts off in an environment without change requests.
+    const flagEnv = async () =>
+      (await apiJson<Feature>(server.base, 'GET', `/api/admin/projects/${GROUP_PROJECT}/features/${GROUP_FLAG}`)).environments.find(
+        (environment) => environment.name === GROUP_ENV,
+      )!;
+    expect((await flagEnv()).enabled).toBe(false);
+
+    await runFlow(browser, server.base, 'group-create-assign', async (session) => {
+      const { page } = session;
+      await signIn(session, 'admin', 'unleash4all');
+      await page.goto('/admin/groups/create-group');
+      await page.locator('#group-name').fill(GROUP);
+      await page.getByLabel('Select users').fill(VIEWER);
+      await page.getByRole('option', { name: new RegExp(VIEWER) }).click();
+      // The picker stays open for more people.
+      await page.keyboard.press('Escape');
+      const created = answered(page, 'POST', /^\/api\/admin\/groups$/);
+      await page.getByRole('button', { name: 'Create group' }).click();
+      expect((await created).status()).toBeLessThan(300);
+
+      await page.goto(`/projects/${GROUP_PROJECT}/settings/access`);
+      await page
+        .getByRole('button', { name: /^Assign user/ })
+        .first()
+        .click();
+      await page.getByRole('combobox', { name: 'User' }).fill(GROUP);
+      await page.getByRole('option', { name: new RegExp(GROUP) }).click();
+      await page.getByRole('combobox', { name: 'Role' }).fill('Member');
+      await page.getByRole('option', { name: /^Member/ }).click();
+      const assigned = page.waitForResponse(
+        (r) =>
+          ['POST', 'PUT'].includes(r.request().method()) &&
+          /\/api\/admin\/projects\/[^/]+\/(access|groups\/\d+\/roles)$/.test(new URL(r.url()).pathname),
+      );
+      await page.getByRole('button', { name: 'Assign user', exact: true }).last().click();
+      expect((await assigned).status()).toBeLessThan(300);
+    });
+    const groups = await apiJson<{ groups: { id: number; name: string; users: { user: { id: number } }[] }[] }>(
+      server.base,
+      'GET',
+      '/api/admin/groups',
+    );
+    const group = groups.groups.find((candidate) => candidate.name === GROUP)!;
+    expect(group.users.map((member) => member.user.id)).toEqual([viewerId]);
+    const access = await apiJson<{ roles: { id: number; name: string }[]; groups: { id: number; roles?: number[]; roleId?: number }[] }>(
+      server.base,
+      'GET',
+      `/api/admin/projects/${GROUP_PROJECT}/access`,
+    );
+    const member = access.roles.find((role) => role.name === 'Member')!;
+    const granted = access.groups.find((candidate) => candidate.id === group.id)!;
+    expect(granted.roles ?? [granted.roleId]).toEqual([member.id]);
+
+    await runFlow(browser, server.base, 'group-member-toggles', async (session) => {
+      const { page } = session;
+      await signIn(session, VIEWER, PASSWORD);
+      await page.goto(`/projects/${GROUP_PROJECT}`);
+      await page.getByRole('link', { name: GROUP_FLAG }).first().waitFor({ timeout: 15_000 });
+      await page.goto(`/projects/${GROUP_PROJECT}/features/${GROUP_FLAG}`);
+      const toggled = answered(page, 'POST', new RegExp(`/environments/${GROUP_ENV}/on$`));
+      await page.getByRole('checkbox', { name: GROUP_ENV }).click();
+      expect((await toggled).status()).toBe(200);
+    });
+    expect((await flagEnv()).enabled).toBe(true);
   }, 300_000);
 });
