@@ -51,7 +51,7 @@ class Report {
  * anything is written, that the target is this service: a real Unleash (or anything else)
  * given as `--to` has another document and no token import, and gets nothing.
  */
-export async function targetOperations(target) {
+async function targetOperations(target) {
   const answer = await target.send('GET', '/docs/openapi.json', undefined, { allowed: [401, 403, 404] });
   const document = answer.status === 200 && answer.body && typeof answer.body === 'object' ? answer.body : {};
   const importsTokens = Boolean(document.paths?.['/api/admin/api-tokens/import']?.post);

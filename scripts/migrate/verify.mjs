@@ -83,7 +83,7 @@ function normalVariant(variant) {
 }
 
 /** `/api/client/features` in a comparable form: sorted by name, segment ids replaced by their constraints. */
-export function normalClientFeatures(answer) {
+function normalClientFeatures(answer) {
   const segments = new Map((answer.segments ?? []).map((segment) => [segment.id, sortedConstraints(segment.constraints)]));
   return (answer.features ?? [])
     .map((feature) => ({

@@ -12,7 +12,6 @@ import { Unleash } from 'unleash-client';
 import { UnleashClient } from 'unleash-proxy-client';
 import { startWorker } from '../../bench/sdk/worker.mjs';
 import { main } from '../../scripts/migrate/main.mjs';
-import { normalClientFeatures } from '../../scripts/migrate/verify.mjs';
 
 export const TARGET_TOKEN = '*:*.mig-target-admin';
 const PREFIX = 'mig-';

@@ -14,7 +14,7 @@ const WEIGHT_PROBLEMS: Record<WeightProblem, string> = {
   over: 'The traffic distribution total must equal 100%',
 };
 
-export function fixWeights<T extends { weight: number; weightType?: 'variable' | 'fix' | undefined }>(variants: T[]): T[] | WeightProblem {
+function fixWeights<T extends { weight: number; weightType?: 'variable' | 'fix' | undefined }>(variants: T[]): T[] | WeightProblem {
   if (variants.length === 0) return variants;
   const isVariable = (variant: T) => (variant.weightType ?? 'variable') === 'variable';
   const variable = variants.filter(isVariable);
