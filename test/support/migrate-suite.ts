@@ -52,7 +52,8 @@ export async function syncedSdk(url: string, key: string): Promise<Unleash> {
     appName: 'mig-test',
     customHeaders: { Authorization: key },
     disableMetrics: true,
-    refreshInterval: 0,
+    // Not 0: the SDK then never fetches, and 'synchronized' never comes. destroy() stops polling.
+    refreshInterval: 60_000,
     skipInstanceCountWarning: true,
   });
   await new Promise<void>((resolve, reject) => {
@@ -268,7 +269,8 @@ export function migrationSuite(name: string, source: MigrationSource, port: numb
               url: `${url}/api/frontend`,
               clientKey: token.secret,
               appName: 'mig-test',
-              refreshInterval: 0,
+              // Not 0: the SDK then never fetches, and 'synchronized' never comes. destroy() stops polling.
+              refreshInterval: 60_000,
               disableMetrics: true,
             });
             client.updateContext({ userId: 'user-11', properties: { 'mig-region': 'eu', 'mig-tier': '12' } });
