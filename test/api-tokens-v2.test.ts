@@ -152,6 +152,65 @@ describe('v2 tokens (Unleash 8.1+)', () => {
     expect(await tokenFootprint()).toEqual(before);
   });
 
+  describe('by selector and verifier (read from an 8.1+ database: the secret itself is never known)', () => {
+    /** Unleash 8's verifier: the base64url SHA-256 of the whole secret. */
+    async function verifierOf(secret: string): Promise<string> {
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret)));
+      return btoa(String.fromCharCode(...digest))
+        .replaceAll('+', '-')
+        .replaceAll('/', '_')
+        .replace(/=+$/, '');
+    }
+    const importByVerifier = (body: Record<string, unknown>) =>
+      call('POST', '/api/admin/api-tokens/import', { body: { tokenName: unique('v2db'), ...body } });
+
+    it('the SDK keeps its key unchanged (all projects, one project); the answer and the event show the public part only', async () => {
+      for (const [scope, projects] of [
+        ['*', ['*']],
+        ['default', ['default']],
+      ] as const) {
+        const secret = v2Secret(scope, 'development');
+        const selector = selectorOf(secret);
+        const created = await importByVerifier({
+          type: 'client',
+          environment: 'development',
+          projects,
+          selector,
+          verifier: await verifierOf(secret),
+        });
+        expect(created.status).toBe(201);
+        expect((await bodyOf(created)).secret).toBe(`${scope}:development.v2_${selector}`);
+        const response = await call('GET', '/api/client/features', { token: secret });
+        expect(response.status).toBe(200);
+        const features = (await bodyOf<{ features: { name: string }[] }>(response)).features;
+        expect(features.some((feature) => feature.name === 'v2.flag')).toBe(true);
+        const event = await lastEvent('api-token-created');
+        expect(JSON.stringify(event)).not.toContain(secret.slice(secret.lastIndexOf('_') + 1));
+        // Another secret part under the same selector is refused.
+        await expectError(
+          await call('GET', '/api/client/features', { token: v2Secret(scope, 'development', selector) }),
+          401,
+          'AuthenticationRequired',
+        );
+      }
+    });
+
+    it('400 for a secret and a verifier together, a selector alone, or a malformed verifier; nothing written', async () => {
+      const secret = v2Secret('*', 'development');
+      const verifier = await verifierOf(secret);
+      const before = await tokenFootprint();
+      for (const body of [
+        { secret, selector: selectorOf(secret), verifier },
+        { selector: selectorOf(secret) },
+        { selector: selectorOf(secret), verifier: 'not-a-verifier' },
+      ]) {
+        await expectError(await importByVerifier({ type: 'client', environment: 'development', ...body }), 400, 'ValidationError');
+      }
+      expect(await tokenFootprint()).toEqual(before);
+      expect((await call('GET', '/api/client/features', { token: secret })).status).toBe(401);
+    });
+  });
+
   describe('import refusals (nothing written)', () => {
     it('409 for a v2 secret whose selector another token has', async () => {
       const secret = v2Secret('*', 'development');

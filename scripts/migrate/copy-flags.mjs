@@ -12,11 +12,7 @@ export async function copyFlags({ source, target, projects, report, options, sta
     report.count('flags', 'read', names.length);
     if (names.length === 0) continue;
     // Archived on both sides: done (our export leaves archived flags out, as Unleash's UI does).
-    const ourArchived = new Set(
-      (
-        await target.get(`/api/admin/search/features?project=IS:${encodeURIComponent(project.id)}&archived=IS:true&limit=100000`)
-      ).features.map((feature) => feature.name),
-    );
+    const ourArchived = await archivedHere(target, project.id, options.prefix);
     const outcome = new Map();
     for (const flag of names) {
       if (!ourArchived.has(flag.name)) continue;
@@ -35,7 +31,11 @@ export async function copyFlags({ source, target, projects, report, options, sta
       if (flagNames.length === 0) break;
       const [sourceExport, targetExport] = await Promise.all([
         read.exportFlags(source, flagNames, environment.name),
-        read.exportFlags(target, flagNames, environment.name),
+        // A dry run before the environment exists here: nothing of it is here yet.
+        read.exportFlags(target, flagNames, environment.name).catch((error) => {
+          if (dryRun && [400, 404].includes(error.status)) return {};
+          throw error;
+        }),
       ]);
       for (const row of sourceExport.featureEnvironments ?? []) {
         const state = enabledIn.get(row.featureName)?.[environment.name];
@@ -66,7 +66,8 @@ export async function copyFlags({ source, target, projects, report, options, sta
           importFlags(target, state, importPayload(sourceExport, toImport, project.id, environment.name)),
         );
       } catch {
-        // In the report already; the other environments and projects still go.
+        // In the report already (counted there, not as written); the other environments and projects still go.
+        for (const name of toImport) outcome.set(name, 'failed');
       }
     }
     // Archived as archived: imported like the others, then archived here.
@@ -76,10 +77,10 @@ export async function copyFlags({ source, target, projects, report, options, sta
       if (toArchive.length > 0) {
         await write('flags', `${project.id} (archive)`, () =>
           target.post(`/api/admin/projects/${encodeURIComponent(project.id)}/archive`, { features: toArchive }),
-        );
+        ).catch(() => undefined);
       }
     }
-    for (const [, result] of outcome) if (result !== 'conflict') report.count('flags', result);
+    for (const [, result] of outcome) if (result !== 'conflict' && result !== 'failed') report.count('flags', result);
     // Links (Unleash 7.x and later)
     const linked = [...links.entries()].filter(([name]) => outcome.get(name) !== 'conflict');
     if (linked.length > 0) {
@@ -99,9 +100,11 @@ export async function copyFlags({ source, target, projects, report, options, sta
           const existing = new Set((ours.links ?? []).map((link) => `${link.url} ${link.title ?? ''}`));
           for (const link of flagLinks) {
             if (existing.has(`${link.url} ${link.title ?? ''}`)) continue;
-            report.count('flag links', 'created');
-            await write('flag links', `${project.id}/${name}`, () =>
-              target.post(`${base}/link`, { url: link.url, ...(link.title ? { title: link.title } : {}) }),
+            await write(
+              'flag links',
+              `${project.id}/${name}`,
+              () => target.post(`${base}/link`, { url: link.url, ...(link.title ? { title: link.title } : {}) }),
+              'created',
             );
           }
         }
@@ -110,6 +113,20 @@ export async function copyFlags({ source, target, projects, report, options, sta
   }
   report.progress('flags');
   if (report.kinds.has('flag links')) report.progress('flag links');
+}
+
+/** The names of this project's archived flags here, every page of them (our search pages by 50 at most). */
+async function archivedHere(target, project, prefix) {
+  const names = new Set();
+  const narrowed = prefix ? `&query=${encodeURIComponent(prefix)}` : '';
+  for (let offset = 0; ;) {
+    const page = await target.get(
+      `/api/admin/search/features?project=IS:${encodeURIComponent(project)}&archived=IS:true&limit=50&offset=${offset}${narrowed}`,
+    );
+    for (const feature of page.features) names.add(feature.name);
+    offset += page.features.length;
+    if (page.features.length === 0 || offset >= page.total) return names;
+  }
 }
 
 /**

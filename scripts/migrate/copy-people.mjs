@@ -46,39 +46,46 @@ export async function copyUsers({ source, target, report, options, mine, write, 
         if (same(wanted, current)) report.count('users', 'unchanged');
         else if (!options.overwrite) report.conflict('users', name, { source: wanted, target: current });
         else {
-          report.count('users', 'updated');
-          await write('users', name, () =>
-            target.send('PUT', `/api/admin/user-admin/${existing.id}`, {
-              ...(user.name ? { name: user.name } : {}),
-              ...(user.email ? { email: user.email } : {}),
-              rootRole,
-            }),
+          await write(
+            'users',
+            name,
+            () =>
+              target.send('PUT', `/api/admin/user-admin/${existing.id}`, {
+                ...(user.name ? { name: user.name } : {}),
+                ...(user.email ? { email: user.email } : {}),
+                rootRole,
+              }),
+            'updated',
           );
         }
         continue;
       }
-      report.count('users', 'created');
-      await write('users', name, async () => {
-        await target.post('/api/admin/user-admin', {
-          ...(user.username ? { username: user.username } : {}),
-          ...(user.email ? { email: user.email } : {}),
-          ...(user.name ? { name: user.name } : {}),
-          rootRole,
-          sendEmail: false,
-        });
-        if (!user.email) {
-          report.cannotCopy(
-            'user passwords',
-            name,
-            'no email: no reset link can be made',
-            'set a password for this user in the admin UI, or let them sign in with SSO',
-          );
-          return;
-        }
-        const { resetPasswordUrl } = await target.post('/api/admin/user-admin/reset-password', { id: user.email });
-        linksFile ??= openLinksFile(options.linksFile);
-        writeSync(linksFile, `${user.email}\t${resetPasswordUrl}\n`);
-      });
+      await write(
+        'users',
+        name,
+        async () => {
+          await target.post('/api/admin/user-admin', {
+            ...(user.username ? { username: user.username } : {}),
+            ...(user.email ? { email: user.email } : {}),
+            ...(user.name ? { name: user.name } : {}),
+            rootRole,
+            sendEmail: false,
+          });
+          if (!user.email) {
+            report.cannotCopy(
+              'user passwords',
+              name,
+              'no email: no reset link can be made',
+              'set a password for this user in the admin UI, or let them sign in with SSO',
+            );
+            return;
+          }
+          const { resetPasswordUrl } = await target.post('/api/admin/user-admin/reset-password', { id: user.email });
+          linksFile ??= openLinksFile(options.linksFile);
+          writeSync(linksFile, `${user.email}\t${resetPasswordUrl}\n`);
+        },
+        'created',
+      );
     } catch (error) {
       if (!report.failures.some((failure) => failure.name === name)) report.fail('users', name, error);
     }
@@ -96,39 +103,69 @@ function openLinksFile(file) {
   return openSync(file, 'a', 0o600);
 }
 
+/**
+ * Whether a listed secret is the secret itself. Unleash shows it whole for its classic tokens
+ * (`*:development.<hex>`, where `*` is the all-projects part, and `[]:` for several projects);
+ * 8.1+ shows a v2 token (`secure`) by its selector only.
+ */
+export function readableSecret(token) {
+  if (token.secure === true || !token.secret) return false;
+  const dot = token.secret.indexOf('.');
+  const key = dot >= 0 && /^[^:]+:[^.]+$/.test(token.secret.slice(0, dot)) ? token.secret.slice(dot + 1) : token.secret;
+  return !/\*/.test(key) && !/^v2_/.test(key);
+}
+
+const tokenScope = (projects) => (projects.length === 1 ? projects[0] : '[]');
+
 export async function copyTokens({ source, target, report, options, mine, write }) {
   const tokens = (await read.readApiTokens(source)).filter((token) => mine(token.tokenName ?? token.username));
   report.count('api tokens', 'read', tokens.length);
   const ourTokens = (await target.get('/api/admin/api-tokens')).tokens;
+  const v2 = new Map((options.v2Tokens ?? []).map((token) => [token.selector, token]));
   for (const token of tokens) {
     const name = token.tokenName ?? token.username;
     try {
       const type = String(token.type).toLowerCase();
-      if (token.secure === true || /\.v2_/.test(token.secret ?? '') || !token.secret || token.secret.includes('*')) {
-        report.cannotCopy(
-          'api tokens',
-          `${name} (${type}, ${token.environment})`,
-          "the source keeps only this token's hash (Unleash 8.1+ v2 token)",
-          'issue a new token here and give it to the services that use this one',
-        );
-        continue;
+      const projects = token.projects ?? [token.project];
+      let given;
+      if (readableSecret(token)) {
+        given = { secret: token.secret, listed: `${secretPrefix(token.secret)}***` };
+      } else {
+        const stored = token.secure === true ? v2.get(token.secret) : undefined;
+        if (!stored) {
+          report.cannotCopy(
+            'api tokens',
+            `${name} (${type}, ${token.environment})`,
+            token.secure === true
+              ? 'an Unleash 8.1+ v2 token: the API shows only its selector, its verifier is in the database'
+              : 'the source does not show this secret',
+            token.secure === true
+              ? "re-run with --from-db <the source's PostgreSQL URL> (read only) to keep it, or issue a new token here"
+              : 'issue a new token here and give it to the services that use this one',
+          );
+          continue;
+        }
+        given = {
+          selector: stored.selector,
+          verifier: stored.verifier,
+          listed: `${tokenScope(projects)}:${token.environment}.v2_${stored.selector}***`,
+        };
       }
       const wanted = {
         type,
         environment: token.environment,
-        projects: [...(token.projects ?? [token.project])].sort(),
+        projects: [...projects].sort(),
         expiresAt: token.expiresAt ?? null,
       };
-      // Found by the listed handle (`<scope>:<env>.<6 hex>***<id>`) and name: the secret itself
-      // never travels in a URL, where logs could keep it. A secret taken by another token answers 409 below.
-      const existing =
-        ourTokens.find((listed) => listed.secret.startsWith(`${secretPrefix(token.secret)}***`) && listed.tokenName === name) ?? null;
+      // Found by the listed handle (`<scope>:<env>.<6 hex>***<id>`, `….v2_<selector>***<id>`) and
+      // name: the secret itself never travels in a URL. A secret taken by another token answers 409 below.
+      const existing = ourTokens.find((listed) => listed.secret.startsWith(given.listed) && listed.tokenName === name) ?? null;
       const body = {
-        secret: token.secret,
+        ...(given.secret ? { secret: given.secret } : { selector: given.selector, verifier: given.verifier }),
         tokenName: name,
         type,
         environment: token.environment,
-        ...(type === 'admin' ? {} : { projects: token.projects ?? [token.project] }),
+        ...(type === 'admin' ? {} : { projects }),
         ...(token.expiresAt ? { expiresAt: token.expiresAt } : {}),
       };
       if (existing) {
@@ -146,11 +183,11 @@ export async function copyTokens({ source, target, report, options, mine, write 
           report.conflict('api tokens', name, { source: wanted, target: current });
           continue;
         }
-        report.count('api tokens', 'updated');
         await write('api tokens', name, async () => {
           await target.send('DELETE', `/api/admin/api-tokens/${existing.id}`);
           await target.post('/api/admin/api-tokens/import', body);
         });
+        report.count('api tokens', 'updated');
         continue;
       }
       if (options.dryRun) {

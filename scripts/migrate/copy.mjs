@@ -46,9 +46,23 @@ class Report {
   }
 }
 
-/** Which operations our Worker offers, from its own OpenAPI document. */
+/**
+ * Which operations our Worker offers, from its own OpenAPI document; and the check, before
+ * anything is written, that the target is this service: a real Unleash (or anything else)
+ * given as `--to` has another document and no token import, and gets nothing.
+ */
 async function targetOperations(target) {
-  const document = await target.get('/docs/openapi.json');
+  const answer = await target.send('GET', '/docs/openapi.json', undefined, { allowed: [401, 403, 404] });
+  const document = answer.status === 200 && answer.body && typeof answer.body === 'object' ? answer.body : {};
+  const importsTokens = Boolean(document.paths?.['/api/admin/api-tokens/import']?.post);
+  if (document.info?.title !== 'Unleash on Cloudflare Workers' || !importsTokens) {
+    const title = document.info?.title
+      ? `"${document.info.title}" ${document.info.version ?? ''}`.trim()
+      : `no OpenAPI document (${answer.status})`;
+    throw new Error(
+      `target: ${target.base} is not this service (its /docs/openapi.json shows ${title}, without POST /api/admin/api-tokens/import). --to must be the Worker; nothing was written`,
+    );
+  }
   const operations = new Set();
   for (const [route, methods] of Object.entries(document.paths ?? {})) {
     for (const method of Object.keys(methods)) operations.add(`${method.toUpperCase()} ${route.replace(/\{[^}]+\}/g, '{}')}`);
@@ -81,18 +95,21 @@ export async function migrate({ source, target, options, log }) {
   const mine = (name) => !prefix || String(name ?? '').startsWith(prefix);
   const version = await read.detectVersion(source);
   log(`source: Unleash ${version.text}${version.enterprise ? ' (Enterprise)' : ''} at ${source.base}`);
+  const offered = await targetOperations(target);
   await read.checkAdmin(source, 'source');
   await read.checkAdmin(target, 'target');
-  const offered = await targetOperations(target);
   const state = new State(options.stateFile);
-  const write = async (kind, name, action) => {
-    if (dryRun) return;
-    try {
-      await action();
-    } catch (error) {
-      report.fail(kind, name, error);
-      throw error;
+  // Counted once written (a dry run counts what it would write): the summary is what happened.
+  const write = async (kind, name, action, outcome) => {
+    if (!dryRun) {
+      try {
+        await action();
+      } catch (error) {
+        report.fail(kind, name, error);
+        throw error;
+      }
     }
+    if (outcome) report.count(kind, outcome);
   };
   // One failing object must not stop the others: its failure is in the report.
   const tryEach = async (kind, items, step) => {
@@ -115,7 +132,6 @@ export async function migrate({ source, target, options, log }) {
   await tryEach('environments', environments, async (environment) => {
     const ours = ourEnvironments.get(environment.name);
     if (!ours) {
-      report.count('environments', 'created');
       await write('environments', environment.name, () =>
         target.post('/api/admin/environments', {
           name: environment.name,
@@ -124,13 +140,13 @@ export async function migrate({ source, target, options, log }) {
           enabled: environment.enabled,
         }),
       );
+      report.count('environments', 'created');
       return;
     }
     const theirs = { type: environment.type, enabled: environment.enabled, sortOrder: environment.sortOrder };
     const current = { type: ours.type, enabled: ours.enabled, sortOrder: ours.sortOrder };
     if (same(theirs, current)) return report.count('environments', 'unchanged');
     if (!overwrite) return report.conflict('environments', environment.name, { source: theirs, target: current });
-    report.count('environments', 'updated');
     await write('environments', environment.name, async () => {
       if (ours.type !== environment.type || ours.sortOrder !== environment.sortOrder) {
         await target.send('PUT', `/api/admin/environments/update/${encodeURIComponent(environment.name)}`, {
@@ -142,6 +158,7 @@ export async function migrate({ source, target, options, log }) {
         await target.post(`/api/admin/environments/${encodeURIComponent(environment.name)}/${environment.enabled ? 'on' : 'off'}`);
       }
     });
+    report.count('environments', 'updated');
   });
 
   // Projects, their environments and default strategies
@@ -156,11 +173,12 @@ export async function migrate({ source, target, options, log }) {
       mode: project.mode,
       defaultStickiness: project.defaultStickiness,
     };
+    let ourDefaults = new Map();
     if (!ours) {
-      report.count('projects', 'created');
       await write('projects', project.id, () =>
         target.post('/api/admin/projects', { id: project.id, ...settings, environments: project.environments.map((e) => e.name) }),
       );
+      report.count('projects', 'created');
     } else {
       const detail = await target.get(`/api/admin/projects/${encodeURIComponent(project.id)}`);
       const current = {
@@ -170,21 +188,24 @@ export async function migrate({ source, target, options, log }) {
         defaultStickiness: detail.defaultStickiness ?? 'default',
       };
       const ourEnvironmentNames = new Set((detail.environments ?? []).map((e) => e.environment ?? e.name ?? e));
+      ourDefaults = new Map((detail.environments ?? []).map((e) => [e.environment ?? e.name ?? e, e.defaultStrategy ?? null]));
       const missing = project.environments.filter((e) => !ourEnvironmentNames.has(e.name));
       if (same(settings, current) && missing.length === 0) report.count('projects', 'unchanged');
       else if (!same(settings, current) && !overwrite) report.conflict('projects', project.id, { source: settings, target: current });
       else {
-        report.count('projects', 'updated');
         await write('projects', project.id, async () => {
           if (!same(settings, current)) await target.send('PUT', `/api/admin/projects/${encodeURIComponent(project.id)}`, settings);
           for (const environment of missing) {
             await target.post(`/api/admin/projects/${encodeURIComponent(project.id)}/environments`, { environment: environment.name });
           }
         });
+        report.count('projects', 'updated');
       }
     }
+    // A project default strategy is posted only where ours differs: a second run writes no event.
     for (const environment of project.environments) {
       if (!environment.defaultStrategy) continue;
+      if (sameStrategy(environment.defaultStrategy, ourDefaults.get(environment.name))) continue;
       await write('projects', `${project.id}/${environment.name}`, () =>
         target.post(
           `/api/admin/projects/${encodeURIComponent(project.id)}/environments/${encodeURIComponent(environment.name)}/default-strategy`,
@@ -208,8 +229,7 @@ export async function migrate({ source, target, options, log }) {
       legalValues: field.legalValues,
     };
     if (!ours) {
-      report.count('context fields', 'created');
-      return write('context fields', field.name, () => target.post('/api/admin/context', body));
+      return write('context fields', field.name, () => target.post('/api/admin/context', body), 'created');
     }
     const current = {
       name: ours.name,
@@ -220,8 +240,12 @@ export async function migrate({ source, target, options, log }) {
     };
     if (same(body, current)) return report.count('context fields', 'unchanged');
     if (!overwrite) return report.conflict('context fields', field.name, { source: body, target: current });
-    report.count('context fields', 'updated');
-    return write('context fields', field.name, () => target.send('PUT', `/api/admin/context/${encodeURIComponent(field.name)}`, body));
+    return write(
+      'context fields',
+      field.name,
+      () => target.send('PUT', `/api/admin/context/${encodeURIComponent(field.name)}`, body),
+      'updated',
+    );
   });
 
   // Segments (flags name them by id: the import maps ids by name)
@@ -238,14 +262,12 @@ export async function migrate({ source, target, options, log }) {
     const ours = ourSegments.get(segment.name);
     const body = segmentBody(segment);
     if (!ours) {
-      report.count('segments', 'created');
-      return write('segments', segment.name, () => target.post('/api/admin/segments', body));
+      return write('segments', segment.name, () => target.post('/api/admin/segments', body), 'created');
     }
     const current = segmentBody({ ...ours, project: ours.project ?? null });
     if (same(body, current)) return report.count('segments', 'unchanged');
     if (!overwrite) return report.conflict('segments', segment.name, { source: body, target: current });
-    report.count('segments', 'updated');
-    return write('segments', segment.name, () => target.send('PUT', `/api/admin/segments/${ours.id}`, body));
+    return write('segments', segment.name, () => target.send('PUT', `/api/admin/segments/${ours.id}`, body), 'updated');
   });
 
   // Custom strategy definitions
@@ -266,11 +288,15 @@ export async function migrate({ source, target, options, log }) {
       })),
     };
     if (!ours) {
-      report.count('strategies', 'created');
-      return write('strategies', strategy.name, async () => {
-        await target.post('/api/admin/strategies', body);
-        if (strategy.deprecated) await target.post(`/api/admin/strategies/${encodeURIComponent(strategy.name)}/deprecate`);
-      });
+      return write(
+        'strategies',
+        strategy.name,
+        async () => {
+          await target.post('/api/admin/strategies', body);
+          if (strategy.deprecated) await target.post(`/api/admin/strategies/${encodeURIComponent(strategy.name)}/deprecate`);
+        },
+        'created',
+      );
     }
     const current = {
       name: ours.name,
@@ -285,8 +311,12 @@ export async function migrate({ source, target, options, log }) {
     };
     if (same(body, current)) return report.count('strategies', 'unchanged');
     if (!overwrite) return report.conflict('strategies', strategy.name, { source: body, target: current });
-    report.count('strategies', 'updated');
-    return write('strategies', strategy.name, () => target.send('PUT', `/api/admin/strategies/${encodeURIComponent(strategy.name)}`, body));
+    return write(
+      'strategies',
+      strategy.name,
+      () => target.send('PUT', `/api/admin/strategies/${encodeURIComponent(strategy.name)}`, body),
+      'updated',
+    );
   });
 
   // Tag types
@@ -297,14 +327,17 @@ export async function migrate({ source, target, options, log }) {
     const ours = ourTagTypes.get(tagType.name);
     const body = { name: tagType.name, description: tagType.description, ...(tagType.icon ? { icon: tagType.icon } : {}) };
     if (!ours) {
-      report.count('tag types', 'created');
-      return write('tag types', tagType.name, () => target.post('/api/admin/tag-types', body));
+      return write('tag types', tagType.name, () => target.post('/api/admin/tag-types', body), 'created');
     }
     const current = { name: ours.name, description: ours.description ?? '', ...(ours.icon ? { icon: ours.icon } : {}) };
     if (same(body, current)) return report.count('tag types', 'unchanged');
     if (!overwrite) return report.conflict('tag types', tagType.name, { source: body, target: current });
-    report.count('tag types', 'updated');
-    return write('tag types', tagType.name, () => target.send('PUT', `/api/admin/tag-types/${encodeURIComponent(tagType.name)}`, body));
+    return write(
+      'tag types',
+      tagType.name,
+      () => target.send('PUT', `/api/admin/tag-types/${encodeURIComponent(tagType.name)}`, body),
+      'updated',
+    );
   });
 
   // Flags: per project and environment, Unleash's export compared with ours, the difference imported
@@ -339,8 +372,7 @@ export async function migrate({ source, target, options, log }) {
       );
     }
     if (!match) {
-      report.count('integrations', 'created');
-      return write('integrations', name, () => target.post('/api/admin/addons', body));
+      return write('integrations', name, () => target.post('/api/admin/addons', body), 'created');
     }
     const current = {
       provider: match.provider,
@@ -353,8 +385,7 @@ export async function migrate({ source, target, options, log }) {
     };
     if (same(body, current)) return report.count('integrations', 'unchanged');
     if (!overwrite) return report.conflict('integrations', name, { source: body, target: current });
-    report.count('integrations', 'updated');
-    return write('integrations', name, () => target.send('PUT', `/api/admin/addons/${match.id}`, body));
+    return write('integrations', name, () => target.send('PUT', `/api/admin/addons/${match.id}`, body), 'updated');
   });
 
   // Custom roles (Enterprise only on the source side)
@@ -417,4 +448,23 @@ function normalisedConstraint(constraint) {
   result.inverted = Boolean(constraint.inverted);
   result.caseInsensitive = Boolean(constraint.caseInsensitive);
   return result;
+}
+
+/** Two project default strategies alike (ours may answer defaults the source leaves out). */
+function sameStrategy(theirs, ours) {
+  if (!ours) return false;
+  const normal = (strategy) => ({
+    name: strategy.name,
+    title: strategy.title || null,
+    disabled: Boolean(strategy.disabled),
+    parameters: Object.fromEntries(
+      Object.entries(strategy.parameters ?? {})
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, value]) => [key, String(value)]),
+    ),
+    constraints: (strategy.constraints ?? []).map((constraint) => normalisedConstraint(constraint)),
+    variants: (strategy.variants ?? []).map(({ name, weight, weightType, stickiness }) => ({ name, weight, weightType, stickiness })),
+    segments: [...(strategy.segments ?? [])].sort(),
+  });
+  return same(normal(theirs), normal(ours));
 }

@@ -15,7 +15,8 @@ function sortedObject(object) {
 function normalVariant(variant) {
   return {
     name: variant.name,
-    weight: variant.weightType === 'fix' ? variant.weight : null,
+    // Exactly as the source has them: which variant a user gets depends on every weight.
+    weight: variant.weight,
     weightType: variant.weightType ?? 'variable',
     stickiness: variant.stickiness ?? 'default',
     payload: variant.payload ? { type: variant.payload.type, value: variant.payload.value } : null,

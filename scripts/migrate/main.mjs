@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // npm run migrate -- --from <unleash url> --from-token <admin token or PAT> --to <our url> --to-token <our admin key>
 //   [--dry-run] [--overwrite] [--verify] [--prefix <name prefix>] [--links-file <path>] [--state-file <path>] [--report <path>]
+//   [--from-db <source PostgreSQL URL, read only>] [--keys <file of v2 secrets, for --verify>] [--leave-out <token names, for --verify>]
 // See docs/migrate.md.
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { migrate } from './copy.mjs';
 import { endpoint } from './http.mjs';
 import { verify } from './verify.mjs';
+import { readV2Tokens } from './database.mjs';
 
 const USAGE =
   'usage: npm run migrate -- --from <url> --from-token <token> --to <url> --to-token <token> [--dry-run] [--overwrite] [--verify] [--prefix <p>]';
@@ -30,6 +32,9 @@ export async function main(argv, log = (line) => console.log(line), hooks = {}) 
       'state-file': { type: 'string' },
       report: { type: 'string' },
       contexts: { type: 'string' },
+      'from-db': { type: 'string' },
+      keys: { type: 'string' },
+      'leave-out': { type: 'string' },
     },
   });
   for (const required of ['from', 'from-token', 'to', 'to-token']) {
@@ -50,6 +55,11 @@ export async function main(argv, log = (line) => console.log(line), hooks = {}) 
     linksFile: path.resolve(values['links-file'] ?? `.migrate/reset-links-${pair}.tsv`),
     stateFile: path.resolve(values['state-file'] ?? `.migrate/state-${pair}.json`),
     contexts: values.contexts ? Number(values.contexts) : undefined,
+    leaveOut: (values['leave-out'] ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+    keys: values.keys ? keysBySelector(readFileSync(values.keys, 'utf8')) : undefined,
   };
   let writes = 0;
   const source = endpoint(values.from, values['from-token'], { name: 'source', dryRun: true, onExchange: hooks.onSourceExchange });
@@ -59,7 +69,11 @@ export async function main(argv, log = (line) => console.log(line), hooks = {}) 
     if (values.verify) {
       const result = await verify({ source, target, options, log });
       if (values.report) writeFileSync(values.report, JSON.stringify(result, null, 2));
-      return result.differences.length === 0 ? 0 : 1;
+      return result.differences.length === 0 && result.compared + result.leftOut.length >= result.total ? 0 : 1;
+    }
+    if (values['from-db']) {
+      options.v2Tokens = await readV2Tokens(values['from-db']);
+      log(`source database: ${options.v2Tokens.length} v2 token(s) read (read only)`);
     }
     const started = Date.now();
     log(options.dryRun ? 'dry run: nothing will be written' : `copying ${values.from} -> ${values.to}`);
@@ -103,6 +117,16 @@ export async function main(argv, log = (line) => console.log(line), hooks = {}) 
     log(`migration stopped: ${error.message}`);
     return 1;
   }
+}
+
+/** `--keys <file>`: the v2 secrets the services use, one a line, found by their selector. */
+function keysBySelector(text) {
+  const keys = new Map();
+  for (const line of text.split('\n')) {
+    const selector = /\.v2_([A-Za-z0-9_-]{22})_/.exec(line.trim())?.[1];
+    if (selector) keys.set(selector, line.trim());
+  }
+  return keys;
 }
 
 function countPlanned(report) {

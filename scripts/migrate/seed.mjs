@@ -66,12 +66,16 @@ function strategyFor(i, slot, prefix, environment, segmentIds, available) {
         name: 'flexibleRollout',
         parameters: { rollout: String((i * 7) % 101), stickiness: i % 2 ? 'userId' : 'default', groupId: `${prefix}flag-${i}` },
         variants:
-          i % 5 === 0
-            ? [
-                { name: 'on-a', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: `a${i}` } },
-                { name: 'on-b', weight: 500, weightType: 'variable', stickiness: 'default' },
-              ]
-            : [],
+          i % 10 === 5
+            ? // Three ways, given in reverse: Unleash gives the remainder to the first given (on-c
+              // 334) and lists them by name (333/333/334), which a copy must keep.
+              ['on-z', 'on-y', 'on-x'].map((name) => ({ name, weight: 0, weightType: 'variable', stickiness: 'default' }))
+            : i % 5 === 0
+              ? [
+                  { name: 'on-a', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: `a${i}` } },
+                  { name: 'on-b', weight: 500, weightType: 'variable', stickiness: 'default' },
+                ]
+              : [],
       };
     case 2:
       return { ...base, name: 'userWithId', parameters: { userIds: `user-${i},user-${i + 1},42` } };
@@ -331,15 +335,20 @@ export async function seed({
     }
   }
 
+  // Tokens as users have them: one project, and Unleash's default, all projects (`*:<env>.…`).
   const tokens = [];
+  const wanted = [];
   for (const environment of enabled.filter((name) => name !== 'default')) {
-    for (const type of ['client', 'frontend']) {
-      const tokenName = `${prefix}${type}-${environment}`;
-      const body = { tokenName, type, environment, projects: [project] };
-      const list = (await api.get('/api/admin/api-tokens')).tokens;
-      const found = list.find((listed) => listed.tokenName === tokenName);
-      tokens.push(found ?? (await api.post('/api/admin/api-tokens', body)));
-    }
+    for (const type of ['client', 'frontend'])
+      wanted.push({ tokenName: `${prefix}${type}-${environment}`, type, environment, projects: [project] });
+  }
+  const first = enabled.find((name) => name !== 'default');
+  for (const type of ['client', 'frontend'])
+    wanted.push({ tokenName: `${prefix}all-${type}-${first}`, type, environment: first, projects: ['*'] });
+  for (const body of wanted) {
+    const list = (await api.get('/api/admin/api-tokens')).tokens;
+    const found = list.find((listed) => listed.tokenName === body.tokenName);
+    tokens.push(found ?? (await api.post('/api/admin/api-tokens', body)));
   }
   // No admin token: 6.10.1 and 8.2.0 refuse to create new ones ("Admin tokens are disabled").
   return { tokens, environments: enabled, segments };

@@ -1,1 +1,0 @@
-export function normalClientFeatures(answer: unknown): { name: string; enabled: boolean }[];

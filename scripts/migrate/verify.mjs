@@ -2,6 +2,7 @@
 // Worker must answer the SDK APIs alike (normalised: order, defaults, ids).
 import { normalConstraint } from './flags.mjs';
 import { readApiTokens } from './source.mjs';
+import { readableSecret } from './copy-people.mjs';
 
 /** A small deterministic generator, so a difference found once is found again. */
 function seeded(seed) {
@@ -19,8 +20,13 @@ function seeded(seed) {
 function randomContexts(features, count, seed = 42) {
   const random = seeded(seed);
   const values = new Map();
+  // Fields a rollout or a variant sticks to always get a value: without one, Unleash picks at random.
+  const sticky = new Set();
   for (const feature of features) {
+    for (const variant of feature.variants ?? []) if (variant.stickiness) sticky.add(variant.stickiness);
     for (const strategy of feature.strategies ?? []) {
+      if (strategy.parameters?.stickiness) sticky.add(strategy.parameters.stickiness);
+      for (const variant of strategy.variants ?? []) if (variant.stickiness) sticky.add(variant.stickiness);
       for (const constraint of strategy.constraints ?? []) {
         const list = values.get(constraint.contextName) ?? [];
         list.push(...(constraint.values ?? []), ...(constraint.value ? [constraint.value] : []));
@@ -38,6 +44,10 @@ function randomContexts(features, count, seed = 42) {
       sessionId: `s-${Math.floor(random() * 100000)}`,
     };
     const properties = {};
+    for (const name of [...sticky].sort()) {
+      if (['default', 'random', 'userId', 'sessionId', 'remoteAddress'].includes(name)) continue;
+      properties[name] = `${name}-${Math.floor(random() * 100000)}`;
+    }
     for (const [name, list] of values) {
       if (
         ['userId', 'sessionId', 'currentTime', 'environment', 'appName', 'remoteAddress'].includes(name) ||
@@ -53,6 +63,14 @@ function randomContexts(features, count, seed = 42) {
   return contexts;
 }
 
+/** Constraints in one order: all of them must hold, so their order means nothing. */
+function sortedConstraints(constraints) {
+  return constraints
+    .map(normalConstraint)
+    .map((constraint) => ({ ...constraint, values: [...constraint.values].sort() }))
+    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}
+
 function normalVariant(variant) {
   return {
     name: variant.name,
@@ -65,8 +83,8 @@ function normalVariant(variant) {
 }
 
 /** `/api/client/features` in a comparable form: sorted by name, segment ids replaced by their constraints. */
-export function normalClientFeatures(answer) {
-  const segments = new Map((answer.segments ?? []).map((segment) => [segment.id, segment.constraints.map(normalConstraint)]));
+function normalClientFeatures(answer) {
+  const segments = new Map((answer.segments ?? []).map((segment) => [segment.id, sortedConstraints(segment.constraints)]));
   return (answer.features ?? [])
     .map((feature) => ({
       name: feature.name,
@@ -78,7 +96,7 @@ export function normalClientFeatures(answer) {
       strategies: (feature.strategies ?? []).map((strategy) => ({
         name: strategy.name,
         parameters: Object.fromEntries(Object.entries(strategy.parameters ?? {}).sort(([a], [b]) => a.localeCompare(b))),
-        constraints: (strategy.constraints ?? []).map(normalConstraint),
+        constraints: sortedConstraints(strategy.constraints ?? []),
         segments: (strategy.segments ?? [])
           .map((id) => segments.get(id) ?? `#${id}`)
           .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
@@ -126,16 +144,27 @@ function differences(label, source, ours) {
   return lines;
 }
 
+/**
+ * Every SDK token of the source (client, backend, frontend) is compared, or the run says why
+ * not: a secret the source does not show (a v2 token: give it with --keys), one refused here,
+ * or one the run was told to leave out (--leave-out).
+ */
 export async function verify({ source, target, options, log }) {
   const mine = (name) => !options.prefix || String(name ?? '').startsWith(options.prefix);
-  const tokens = (await readApiTokens(source)).filter(
-    (token) =>
-      mine(token.tokenName ?? token.username) &&
-      ['client', 'backend', 'frontend'].includes(String(token.type).toLowerCase()) &&
-      token.secret &&
-      !token.secret.includes('*') &&
-      token.secure !== true,
+  const sdkTokens = (await readApiTokens(source)).filter(
+    (token) => mine(token.tokenName ?? token.username) && ['client', 'backend', 'frontend'].includes(String(token.type).toLowerCase()),
   );
+  const keys = options.keys ?? new Map();
+  const leftOut = new Set(options.leaveOut ?? []);
+  const notCompared = [];
+  const tokens = [];
+  for (const token of sdkTokens) {
+    const name = token.tokenName ?? token.username;
+    if (leftOut.has(name)) continue;
+    const secret = readableSecret(token) ? token.secret : keys.get(token.secret);
+    if (!secret) notCompared.push(`${name}: the source does not show its secret (a v2 token: give it with --keys)`);
+    else tokens.push({ ...token, secret });
+  }
   // Client tokens first: their flags give the frontend comparisons their contexts.
   tokens.sort((a, b) => Number(String(a.type).toLowerCase() === 'frontend') - Number(String(b.type).toLowerCase() === 'frontend'));
   const lines = [];
@@ -146,7 +175,6 @@ export async function verify({ source, target, options, log }) {
     const asToken = { auth: token.secret, allowed: [401, 403, 404] };
     if (type === 'frontend') {
       const contexts = randomContexts(options.contextFeatures ?? [], options.contexts ?? 25, options.seed ?? 42);
-      contexts.unshift({});
       for (const context of contexts) {
         const [theirs, ours] = await Promise.all([
           source.send('POST', '/api/frontend', { context }, asToken),
@@ -155,6 +183,7 @@ export async function verify({ source, target, options, log }) {
         comparisons++;
         if (theirs.status !== 200 || ours.status !== 200) {
           lines.push(`frontend token ${name}: status ${theirs.status} (source) vs ${ours.status} (ours)`);
+          notCompared.push(`${name}: answered ${theirs.status} by the source, ${ours.status} here`);
           break;
         }
         const found = differences(
@@ -173,6 +202,7 @@ export async function verify({ source, target, options, log }) {
     comparisons++;
     if (theirs.status !== 200 || ours.status !== 200) {
       lines.push(`client token ${name}: status ${theirs.status} (source) vs ${ours.status} (ours)`);
+      notCompared.push(`${name}: answered ${theirs.status} by the source, ${ours.status} here`);
       continue;
     }
     const sourceFeatures = normalClientFeatures(theirs.body).filter((feature) => mine(feature.name));
@@ -181,6 +211,12 @@ export async function verify({ source, target, options, log }) {
     lines.push(...differences(`client token ${name}`, sourceFeatures, ourFeatures));
   }
   for (const line of lines) log(line);
+  for (const line of notCompared) log(`not compared: ${line}`);
+  const compared =
+    tokens.length - new Set(notCompared.filter((line) => tokens.some((t) => line.startsWith(`${t.tokenName ?? t.username}:`)))).size;
+  log(
+    `compared ${compared} of ${sdkTokens.length} SDK tokens of the source${leftOut.size > 0 ? ` (${leftOut.size} left out as asked)` : ''}`,
+  );
   log(`verify: ${tokens.length} token(s), ${comparisons} comparison(s), ${lines.length} difference(s)`);
-  return { tokens: tokens.length, comparisons, differences: lines };
+  return { tokens: tokens.length, compared, total: sdkTokens.length, leftOut: [...leftOut], notCompared, comparisons, differences: lines };
 }

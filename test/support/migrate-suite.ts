@@ -12,7 +12,6 @@ import { Unleash } from 'unleash-client';
 import { UnleashClient } from 'unleash-proxy-client';
 import { startWorker } from '../../bench/sdk/worker.mjs';
 import { main } from '../../scripts/migrate/main.mjs';
-import { normalClientFeatures } from '../../scripts/migrate/verify.mjs';
 
 export const TARGET_TOKEN = '*:*.mig-target-admin';
 const PREFIX = 'mig-';
@@ -44,6 +43,24 @@ interface Report {
   conflicts: unknown[];
   failures: unknown[];
   writes: number;
+}
+
+/** The official Node SDK, synchronised once with `url` under `key`. */
+export async function syncedSdk(url: string, key: string): Promise<Unleash> {
+  const sdk = new Unleash({
+    url: `${url}/api/`,
+    appName: 'mig-test',
+    customHeaders: { Authorization: key },
+    disableMetrics: true,
+    // Not 0: the SDK then never fetches, and 'synchronized' never comes. destroy() stops polling.
+    refreshInterval: 60_000,
+    skipInstanceCountWarning: true,
+  });
+  await new Promise<void>((resolve, reject) => {
+    (sdk as unknown as { once(event: string, listener: (value: unknown) => void): void }).once('synchronized', () => resolve());
+    (sdk as unknown as { once(event: string, listener: (value: unknown) => void): void }).once('error', reject);
+  });
+  return sdk;
 }
 
 export function migrationSuite(name: string, source: MigrationSource, port: number) {
@@ -161,49 +178,81 @@ export function migrationSuite(name: string, source: MigrationSource, port: numb
       expect(links.mode & 0o777).toBe(0o600);
     }, 600_000);
 
-    it('--verify finds no difference for any copied client or frontend token', async () => {
+    it('--verify compares every SDK token of the source, `*` ones included, and finds no difference', async () => {
       source.rewind?.();
       const lines: string[] = [];
       const code = await main([...args(), '--verify'], (line) => lines.push(line));
-      expect(lines.at(-1)).toMatch(/verify: 4 token\(s\), \d+ comparison\(s\), 0 difference\(s\)/);
+      const sdkTokens = tokens.filter((token) => ['client', 'frontend'].includes(token.type));
+      expect(sdkTokens.some((token) => token.secret.startsWith('*:'))).toBe(true);
+      expect(lines).toContain(`compared ${sdkTokens.length} of ${sdkTokens.length} SDK tokens of the source`);
+      expect(lines.at(-1)).toMatch(new RegExp(`verify: ${sdkTokens.length} token\\(s\\), \\d+ comparison\\(s\\), 0 difference\\(s\\)`));
       expect(code).toBe(0);
     }, 300_000);
 
-    it('a second run writes nothing', async () => {
+    it('a second run writes nothing: no request, no event', async () => {
+      const lastEventId = async () =>
+        (
+          (await (await fetch(`${worker.base}/api/admin/events`, { headers: { authorization: TARGET_TOKEN } })).json()) as {
+            events: { id: number }[];
+          }
+        ).events[0]?.id;
+      const before = await lastEventId();
       const { code, report } = await run(['--overwrite'], 'second');
       expect(code).toBe(0);
       expect(report.writes).toBe(0);
+      expect(await lastEventId()).toBe(before);
       for (const counts of Object.values(report.kinds)) {
         expect(counts.created ?? 0).toBe(0);
         expect(counts.updated ?? 0).toBe(0);
       }
     }, 300_000);
 
-    it("the official Node SDK, given the source's own client token, gets the same flags from us", async () => {
-      for (const token of tokens.filter((t) => t.type === 'client')) {
+    it("the official Node SDK, given the source's own client token, gets the same flags and variants from us", async () => {
+      const client = tokens.filter((t) => t.type === 'client');
+      expect(client.some((token) => token.secret.startsWith('*:'))).toBe(true);
+      for (const token of client) {
         source.rewind?.();
-        const theirs = await fetch(`${source.url()}/api/client/features`, { headers: { authorization: token.secret } });
-        const expected = normalClientFeatures(await theirs.json()).filter((feature) => feature.name.startsWith(PREFIX));
-        const sdk = new Unleash({
-          url: `${worker.base}/api/`,
-          appName: 'mig-test',
-          customHeaders: { Authorization: token.secret },
-          disableMetrics: true,
-          refreshInterval: 500,
-          skipInstanceCountWarning: true,
-        });
-        await new Promise<void>((resolve, reject) => {
-          (sdk as unknown as { once(event: string, listener: (value: unknown) => void): void }).once('synchronized', () => resolve());
-          (sdk as unknown as { once(event: string, listener: (value: unknown) => void): void }).once('error', reject);
-        });
-        const got = sdk.getFeatureToggleDefinitions().filter((feature) => feature.name.startsWith(PREFIX));
-        expect(got.map((feature) => feature.name).sort()).toEqual(expected.map((feature) => feature.name).sort());
-        for (const feature of expected) {
-          expect(got.find((candidate) => candidate.name === feature.name)?.enabled, feature.name).toBe(feature.enabled);
+        const sdks = await Promise.all([source.url(), worker.base].map((url) => syncedSdk(url, token.secret)));
+        try {
+          const [theirs, ours] = sdks.map((sdk) => sdk.getFeatureToggleDefinitions().filter((feature) => feature.name.startsWith(PREFIX)));
+          expect(ours!.map((feature) => feature.name).sort()).toEqual(theirs!.map((feature) => feature.name).sort());
+          let threeWay = 0;
+          for (const feature of theirs!) {
+            if (feature.strategies?.some((strategy) => (strategy.variants ?? []).length === 3)) threeWay++;
+            for (let user = 0; user < 40; user++) {
+              const context = { userId: `user-${user}`, sessionId: `s-${user}`, properties: { 'mig-region': 'eu', 'mig-tier': '12' } };
+              const [a, b] = sdks.map((sdk) => `${sdk.isEnabled(feature.name, context)}:${sdk.getVariant(feature.name, context).name}`);
+              expect(b, `${feature.name} for user-${user}`).toBe(a);
+            }
+          }
+          expect(threeWay).toBeGreaterThan(0);
+        } finally {
+          for (const sdk of sdks) sdk.destroy();
         }
-        sdk.destroy();
       }
-    }, 120_000);
+    }, 300_000);
+
+    it.runIf(source.live)(
+      '--to at a real Unleash is refused before anything is written there',
+      async () => {
+        const lastEventId = async () =>
+          (
+            (await (await fetch(`${source.url()}/api/admin/events`, { headers: { authorization: source.adminToken } })).json()) as {
+              events: { id: number }[];
+            }
+          ).events[0]?.id;
+        const before = await lastEventId();
+        const lines: string[] = [];
+        const code = await main(
+          ['--from', source.url(), '--from-token', source.adminToken, '--to', source.url(), '--to-token', source.adminToken, ...files()],
+          (line) => lines.push(line),
+        );
+        expect(code).toBe(1);
+        expect(lines.join('\n')).toMatch(/is not this service.*nothing was written/);
+        expect(await lastEventId()).toBe(before);
+      },
+      120_000,
+    );
 
     // Only live: the proxy client sends its own contexts, and a replay holds only the ones --verify sent
     // (the recorded frontend answers are compared by --verify above instead).
@@ -220,7 +269,8 @@ export function migrationSuite(name: string, source: MigrationSource, port: numb
               url: `${url}/api/frontend`,
               clientKey: token.secret,
               appName: 'mig-test',
-              refreshInterval: 0,
+              // Not 0: the SDK then never fetches, and 'synchronized' never comes. destroy() stops polling.
+              refreshInterval: 60_000,
               disableMetrics: true,
             });
             client.updateContext({ userId: 'user-11', properties: { 'mig-region': 'eu', 'mig-tier': '12' } });

@@ -14,7 +14,7 @@ const WEIGHT_PROBLEMS: Record<WeightProblem, string> = {
   over: 'The traffic distribution total must equal 100%',
 };
 
-export function fixWeights<T extends { weight: number; weightType?: 'variable' | 'fix' | undefined }>(variants: T[]): T[] | WeightProblem {
+function fixWeights<T extends { weight: number; weightType?: 'variable' | 'fix' | undefined }>(variants: T[]): T[] | WeightProblem {
   if (variants.length === 0) return variants;
   const isVariable = (variant: T) => (variant.weightType ?? 'variable') === 'variable';
   const variable = variants.filter(isVariable);
@@ -29,6 +29,27 @@ export function fixWeights<T extends { weight: number; weightType?: 'variable' |
     remainder -= extra;
     return { ...variant, weightType: 'variable', weight: share + extra };
   });
+}
+
+/**
+ * The import's rule: variants whose `variable` weights already are an equal split of what the
+ * fixed ones leave (each the share or one more, as many extras as the remainder) keep them as
+ * given; any other list gets fixWeights. An export lists variants by name, not in the order
+ * their weights were computed in, so splitting again would move the remainder to the first
+ * name (333/334/333 becoming 334/333/333) and move users to another variant on a migration.
+ */
+export function importedWeights<T extends { weight: number; weightType?: 'variable' | 'fix' | undefined }>(
+  variants: T[],
+): T[] | WeightProblem {
+  const fixed = fixWeights(variants);
+  if (typeof fixed === 'string') return fixed;
+  const isVariable = (variant: T) => (variant.weightType ?? 'variable') === 'variable';
+  const given = variants.filter(isVariable).map((variant) => variant.weight);
+  const expected = fixed.filter(isVariable).map((variant) => variant.weight);
+  const sorted = (list: number[]) => [...list].sort((a, b) => a - b).join(',');
+  return sorted(given) === sorted(expected)
+    ? variants.map((variant) => (isVariable(variant) ? { ...variant, weightType: 'variable' } : variant))
+    : fixed;
 }
 
 /**

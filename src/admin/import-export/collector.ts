@@ -15,7 +15,7 @@ import type { StagedEnvironment, StagedFeature, StagedLinks, StagedStrategy, Sta
 import { LINKS_PER_FEATURE, normaliseUrl, tooManyLinks, ulid } from '../feature-links/service';
 import type { ImportStager } from './staging';
 import type { Catalogue } from './store/reads';
-import { fixWeights } from '../features/weights';
+import { importedWeights } from '../features/weights';
 import { constraintProblem } from '../features/rules';
 import type { VariantDoc } from '../../db/schema';
 
@@ -246,7 +246,7 @@ export class ImportCollector {
     if (!name) return;
     const info = this.nameInfo(name);
     info.flags |= BY_STRATEGY;
-    const variants = fixWeights(strategy.variants ?? []);
+    const variants = importedWeights(strategy.variants ?? []);
     if (variants === 'no-variable') this.problem('noVariable', 0, name, `strategy ${strategy.name} of ${name}`);
     else if (variants === 'over') this.problem('over', 0, name, `strategy ${strategy.name} of ${name}`);
     for (const constraint of strategy.constraints ?? []) {
@@ -268,7 +268,7 @@ export class ImportCollector {
     if (!name) return;
     const info = this.nameInfo(name);
     info.flags |= BY_ENVIRONMENT;
-    const variants = fixWeights(environment.variants ?? []);
+    const variants = importedWeights(environment.variants ?? []);
     if (variants === 'no-variable') this.problem('noVariable', 1, name, name);
     else if (variants === 'over') this.problem('over', 1, name, name);
     const staged: StagedEnvironment = {

@@ -78,8 +78,19 @@ const GivenSecret = v.pipe(
   v.check((secret) => !secret.startsWith('user:'), 'must not start with "user:" (that is a personal access token)'),
 );
 
-/** `POST /api/admin/api-tokens/import`: a token as created, plus the secret it keeps. */
-export const ImportApiTokenSchema = v.object({ ...CreateApiTokenSchema.entries, secret: GivenSecret });
+/**
+ * `POST /api/admin/api-tokens/import`: a token as created, plus the secret it keeps; or, for an
+ * Unleash 8.1+ v2 token whose secret its source never shows, the selector and the verifier that
+ * source stores (base64url SHA-256 of the whole secret): the service checks that exactly one is given.
+ */
+export const ImportApiTokenSchema = v.object({
+  ...CreateApiTokenSchema.entries,
+  secret: v.optional(GivenSecret),
+  selector: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{22}$/, 'must be a v2 selector: 22 base64url characters'))),
+  verifier: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{43}$/, 'must be the base64url SHA-256 of the secret: 43 base64url characters')),
+  ),
+});
 export type ImportApiTokenRequest = v.InferOutput<typeof ImportApiTokenSchema>;
 
 /** What `POST /api/admin/api-tokens/import` answers with status 201: the token, its secret echoed once. */

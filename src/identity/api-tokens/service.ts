@@ -18,7 +18,7 @@ import {
 } from '../../auth/permissions';
 import { reportedTokenType, type ApiTokenType, type Principal } from '../../auth/principal';
 import { formatApiTokenSecret, secretPrefix, V2_SELECTOR, v2Selector } from '../../auth/secrets';
-import { sha256Hex } from '../../lib/encoding';
+import { fromBase64, sha256Hex, toHex } from '../../lib/encoding';
 import { revokeCached, syncFromD1 } from '../../auth/token-records';
 import { log } from '../../log';
 import type { CreateApiTokenRequest, ImportApiTokenRequest } from './schema';
@@ -198,17 +198,46 @@ export async function revokeProjectToken(env: Env, db: Db, principal: Principal,
  * the token (SDKs and Edge read it) and that no token has it yet.
  */
 export async function importToken(env: Env, db: Db, principal: Principal, body: ImportApiTokenRequest) {
-  const { secret, ...request } = body;
+  const { secret, selector: givenSelector, verifier, ...request } = body;
   const token = resolveCreateRequest(request);
-  const problem = secretScopeProblem(secret, token);
-  if (problem) throw validationError([{ path: '/body/secret', message: problem }]);
-  if (await store.findToken(db, '', await sha256Hex(secret))) throw conflict('An API token with this secret already exists');
+  const bySecret = secret !== undefined && givenSelector === undefined && verifier === undefined;
+  const byVerifier = secret === undefined && givenSelector !== undefined && verifier !== undefined;
+  if (!bySecret && !byVerifier) {
+    throw validationError([{ path: '/body/secret', message: 'give either secret, or selector and verifier (an Unleash 8.1+ v2 token)' }]);
+  }
+  const given = secret !== undefined ? await secretGiven(secret, token) : v2Given(givenSelector!, verifier!, token);
+  if (await store.findToken(db, '', given.hash)) throw conflict('An API token with this secret already exists');
   // A v2 token is addressed by its selector (as in Unleash 8), so no two may share one.
-  const selector = v2Selector(secret);
-  if (selector !== null && (await store.findTokenBySelector(db, selector))) {
+  if (given.selector !== null && (await store.findTokenBySelector(db, given.selector))) {
     throw conflict('An API token with this selector already exists');
   }
-  return insertToken(env, db, principal, token, secret);
+  return insertToken(env, db, principal, token, given);
+}
+
+interface GivenKey {
+  /** Hex SHA-256 of the whole secret: what the key check looks up. */
+  hash: string;
+  /** What listings show, and what the creation answers in `secret` when the secret is not known. */
+  prefix: string;
+  secret: string;
+  selector: string | null;
+}
+
+async function secretGiven(secret: string, token: NewApiToken): Promise<GivenKey> {
+  const problem = secretScopeProblem(secret, token);
+  if (problem) throw validationError([{ path: '/body/secret', message: problem }]);
+  return { hash: await sha256Hex(secret), prefix: secretPrefix(secret), secret, selector: v2Selector(secret) };
+}
+
+/**
+ * A v2 token known by its selector and verifier only: Unleash's verifier is the base64url of the
+ * SHA-256 our key check computes in hex, so the same key is accepted here unchanged.
+ */
+function v2Given(selector: string, verifier: string, token: NewApiToken): GivenKey {
+  const bytes = fromBase64(verifier.replace(/-/g, '+').replace(/_/g, '/') + '=');
+  const scope = token.projects.length === 1 ? token.projects[0]! : '[]';
+  const prefix = `${scope}:${token.environment}.v2_${selector}`;
+  return { hash: toHex(bytes), prefix, secret: prefix, selector };
 }
 
 /** Why a given secret's `<scope>:<environment>.` prefix does not describe this token, if it does not. */
@@ -222,7 +251,7 @@ function secretScopeProblem(secret: string, token: NewApiToken): string | undefi
   return undefined;
 }
 
-async function insertToken(env: Env, db: Db, principal: Principal, token: NewApiToken, givenSecret?: string) {
+async function insertToken(env: Env, db: Db, principal: Principal, token: NewApiToken, given?: GivenKey) {
   if (token.environment !== '*' && !(await environmentExists(db, token.environment))) {
     throw badRequest(`Environment=${token.environment} does not exist`);
   }
@@ -232,14 +261,14 @@ async function insertToken(env: Env, db: Db, principal: Principal, token: NewApi
   );
   if (missing.length > 0) throw badRequest(`Project=${missing[0]} does not exist`);
 
-  const secret = givenSecret ?? formatApiTokenSecret(token.projects, token.environment);
-  const secretHash = await sha256Hex(secret);
+  const secret = given?.secret ?? formatApiTokenSecret(token.projects, token.environment);
+  const secretHash = given?.hash ?? (await sha256Hex(secret));
   const id = crypto.randomUUID();
   const createdAt = new Date().toISOString();
   const row = {
     secretHash,
     id,
-    secretPrefix: secretPrefix(secret),
+    secretPrefix: given?.prefix ?? secretPrefix(secret),
     tokenName: token.tokenName,
     type: token.type,
     environment: token.environment,
