@@ -7,6 +7,7 @@ import type { Route } from './http/route';
 import { routes as addons } from './integrations/addons/routes';
 import { routes as apiTokens } from './identity/api-tokens/routes';
 import { routes as applications } from './admin/applications/routes';
+import { routes as banners } from './admin/banners/routes';
 import { routes as clientApi } from './sdk/client-api/routes';
 import { routes as clientDelta } from './sdk/client-api/delta-routes';
 import { routes as clientStreaming } from './sdk/client-api/streaming';
@@ -89,6 +90,7 @@ export const ROUTES: readonly Route[] = [
   ...segments,
   ...importExport,
   ...uiConfig,
+  ...banners,
   ...userFeedback,
   ...instanceAdmin,
   ...maintenance,

@@ -970,6 +970,24 @@ export const settings = sqliteTable('settings', {
   content: text('content', { mode: 'json' }).notNull(),
 });
 
+/**
+ * Message banners an admin shows at the top of every page of the UI (Unleash's `banners`
+ * table): optional texts stay NULL when not given; the id counts up, so newer is higher.
+ */
+export const banners = sqliteTable('banners', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  enabled: bool('enabled').notNull().default(true),
+  message: text('message').notNull(),
+  variant: text('variant').notNull().default('info'),
+  sticky: bool('sticky').notNull().default(false),
+  icon: text('icon'),
+  link: text('link'),
+  linkText: text('link_text'),
+  dialogTitle: text('dialog_title'),
+  dialog: text('dialog'),
+  createdAt: createdAt(),
+});
+
 /** Splash screens a person has dismissed (`POST /api/admin/splash/:id`). */
 export const userSplash = sqliteTable(
   'user_splash',

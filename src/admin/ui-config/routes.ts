@@ -12,7 +12,6 @@ import {
   GetUiConfigResponse,
   InstanceInsightsResponse,
   LicenseCheckResponse,
-  ListBannersResponse,
   ListLoginsResponse,
   SamlSettingsResponse,
   RecordUiErrorSchema,
@@ -45,8 +44,8 @@ export const routes: Route[] = [
     handler: async ({ request, env, principal }) =>
       json(await service.uiConfig(getDb(env), env, request, principal.kind === 'user' ? principal.userId : undefined)),
   }),
-  // Asked on every page once the UI's Enterprise panels are on (LicenseBanner, InternalBanners):
-  // the honest answers of an instance without licence and without banners.
+  // Asked on every page once the UI's Enterprise panels are on (LicenseBanner; InternalBanners
+  // asks src/admin/banners): the honest answer of an instance without licence.
   route({
     method: 'GET',
     path: '/api/admin/license/check',
@@ -56,16 +55,6 @@ export const routes: Route[] = [
     summary: 'Whether the licence is valid: no licence is needed here, so always',
     responses: { 200: { description: 'Success', schema: LicenseCheckResponse } },
     handler: () => json({ isValid: true }),
-  }),
-  route({
-    method: 'GET',
-    path: '/api/admin/banners',
-    access: authenticated(),
-    tag: 'Admin UI',
-    operationId: 'getBanners',
-    summary: 'The message banners shown to everyone: none (banners are not built here)',
-    responses: { 200: { description: 'Success', schema: ListBannersResponse } },
-    handler: () => json({ banners: [] }),
   }),
   // Pages in the Enterprise admin menu that have no flag to hide them: the honest empty answers.
   route({

@@ -150,9 +150,6 @@ export const RecordUiErrorSchema = v.object({
 /** What `GET /api/admin/license/check` answers: no licence is needed, so it is always valid (no banner). */
 export const LicenseCheckResponse = v.object({ isValid: v.boolean() });
 
-/** What `GET /api/admin/banners` answers: the message banners an admin made (none: not built here). */
-export const ListBannersResponse = v.object({ banners: v.array(v.never()) });
-
 /** What `GET /api/admin/logins` answers: sign-ins are not recorded here, so the history is empty. */
 export const ListLoginsResponse = v.object({ events: v.array(v.never()) });
 
