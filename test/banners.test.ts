@@ -169,7 +169,7 @@ describe('banners: refusals write nothing', () => {
     await expectError(
       await call('POST', '/api/admin/banners', { rawBody: 'message=x', contentType: 'text/plain' }),
       415,
-      'ContentTypeError',
+      'ContentTypeerror',
     );
     const existing = await create({ message: 'stays as it is' });
     const kept = await footprint();
