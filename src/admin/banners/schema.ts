@@ -5,8 +5,8 @@
 import * as v from 'valibot';
 import { integerId, text } from '../../http/validation';
 
-/** The variants the UI can draw (it looks the colours up by name). */
-export const BANNER_VARIANTS = ['info', 'warning', 'error', 'success'] as const;
+/** The variants the UI has colours for (it draws any other name as info). */
+const BANNER_VARIANTS = ['info', 'warning', 'error', 'success'] as const;
 
 /**
  * Where the banner's action goes: nothing (`""`), the banner's own dialog (`dialog`), a page of
