@@ -25,7 +25,6 @@ const SCENARIOS = [
   ['query (name)', 'query=00123'],
   ['tag filter', 'tag=INCLUDE:simple:tag-7'],
   ['type', 'type=IS:release'],
-  ['status', 'status=development:enabled'],
   ['sortBy=name desc', 'sortBy=name&sortOrder=desc'],
   ['deep offset', `offset=${Math.floor(FLAGS * 0.9)}`],
   ['env sort', 'sortBy=environment:development&sortOrder=desc'],
