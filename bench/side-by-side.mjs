@@ -73,7 +73,7 @@ export async function startSystems(port) {
 export const rotated = (names, k) => names.map((_, i) => names[(i + k) % names.length]);
 
 /** Lowest–highest of a list of ratios. */
-export const spread = (values) => (values.length > 0 ? `${fmt(Math.min(...values), 2)}–${fmt(Math.max(...values), 2)}` : 'n/a');
+const spread = (values) => (values.length > 0 ? `${fmt(Math.min(...values), 2)}–${fmt(Math.max(...values), 2)}` : 'n/a');
 
 /** The median of round-by-round ratios and their spread, as "**1.23x** (1.01–1.40)". */
 export const ratioText = (values) => (values.length > 0 ? `**${fmt(median(values), 2)}x** (${spread(values)})` : '—');
@@ -107,7 +107,7 @@ export async function importBody(system, body) {
 }
 
 /** Where a bench's side-by-side section ends in its RESULTS.md: what follows is the rest of the file. */
-export const SIDE_BY_SIDE_MARKER = '<!-- the part above is written by `npm run bench -- <area> --against <commit>` -->';
+const SIDE_BY_SIDE_MARKER = '<!-- the part above is written by `npm run bench -- <area> --against <commit>` -->';
 
 /** Writes the part of `file` above SIDE_BY_SIDE_MARKER ('above') or below it ('below'), keeping the other. */
 export function writeResultsPart(file, part, text) {
