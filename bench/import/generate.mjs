@@ -31,9 +31,11 @@ export function generate(n, run, offset = 0) {
         constraints: [{ contextName: 'currentTime', operator: 'DATE_AFTER', value: '2026-01-01T00:00:00.000Z' }],
       },
     );
+    // As Unleash exports it (`name` is the feature's; Unleash reads that one).
     featureEnvironments.push({
-      name: 'development',
+      name,
       featureName: name,
+      environment: 'development',
       enabled: i % 2 === 0,
       variants: [
         { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' },

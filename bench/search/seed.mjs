@@ -41,3 +41,44 @@ ${seq} INSERT INTO dependent_features (parent, child) SELECT 'flag-' || printf('
 ${seq} INSERT INTO client_metrics_env (feature_name, app_name, environment, timestamp, yes, no) SELECT ${name}, 'bench-app', 'development', '${hour.toISOString()}', i % 97, i % 13 FROM seq WHERE i % 10 = 0;
 `;
 }
+
+/**
+ * The side-by-side data set (side.mjs): `n` flags imported through the admin API, the same
+ * requests on every system (Unleash's import is its only bulk way in). Each flag: one of 5
+ * types, a description, one flexibleRollout strategy in development, enabled there for one in
+ * three, one `simple` tag of 20. Answers the import bodies, `chunk` flags each (Unleash takes
+ * at most 500 kB a body).
+ */
+export function importBodies(n, chunk = 400) {
+  const bodies = [];
+  for (let offset = 0; offset < n; offset += chunk) {
+    const features = [];
+    const featureStrategies = [];
+    const featureEnvironments = [];
+    const featureTags = [];
+    for (let i = offset; i < Math.min(n, offset + chunk); i++) {
+      const name = `${SIDE_PREFIX}${String(i).padStart(6, '0')}`;
+      features.push({
+        name,
+        type: ['release', 'experiment', 'operational', 'kill-switch', 'permission'][i % 5],
+        description: `Flag number ${i}`,
+      });
+      featureStrategies.push({
+        name: 'flexibleRollout',
+        featureName: name,
+        parameters: { rollout: String(i % 101), stickiness: 'default', groupId: name },
+      });
+      featureEnvironments.push({ name, featureName: name, environment: 'development', enabled: i % 3 === 0 });
+      featureTags.push({ featureName: name, tagType: 'simple', tagValue: `tag-${i % 20}` });
+    }
+    bodies.push({
+      project: 'default',
+      environment: 'development',
+      data: { features, featureStrategies, featureEnvironments, featureTags, tagTypes: [{ name: 'simple' }], contextFields: [] },
+    });
+  }
+  return bodies;
+}
+
+/** What the side-by-side flags are named after. */
+export const SIDE_PREFIX = 'sbs-';
