@@ -14,7 +14,14 @@ import { maxEventId } from './support/import';
 
 /** Everything a clone could write, and the event count. */
 async function stored(): Promise<string> {
-  const tables = ['environments', 'project_environments', 'feature_environments', 'feature_strategies', 'feature_strategy_segment', 'role_permission'];
+  const tables = [
+    'environments',
+    'project_environments',
+    'feature_environments',
+    'feature_strategies',
+    'feature_strategy_segment',
+    'role_permission',
+  ];
   const dumps = [];
   for (const table of tables) dumps.push((await env.DB.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()).results);
   return JSON.stringify(dumps) + (await count('SELECT count(*) AS n FROM events'));
@@ -121,13 +128,25 @@ describe('POST /api/admin/environments/:name/clone', () => {
     expect(JSON.parse(events[0]!.data!)).toEqual(body);
 
     // Only the chosen project uses it.
-    expect(await rows('SELECT project_id FROM project_environments WHERE environment_name = ?', name)).toEqual([{ project_id: seed.used[0] }]);
-    const [state] = await rows('SELECT enabled, variants FROM feature_environments WHERE environment = ? AND feature_name = ?', name, seed.flag);
-    const [sourceState] = await rows('SELECT enabled, variants FROM feature_environments WHERE environment = ? AND feature_name = ?', seed.source, seed.flag);
+    expect(await rows('SELECT project_id FROM project_environments WHERE environment_name = ?', name)).toEqual([
+      { project_id: seed.used[0] },
+    ]);
+    const [state] = await rows(
+      'SELECT enabled, variants FROM feature_environments WHERE environment = ? AND feature_name = ?',
+      name,
+      seed.flag,
+    );
+    const [sourceState] = await rows(
+      'SELECT enabled, variants FROM feature_environments WHERE environment = ? AND feature_name = ?',
+      seed.source,
+      seed.flag,
+    );
     expect(state).toEqual(sourceState);
     expect(state!.enabled).toBe(1);
     expect(JSON.parse(state!.variants as string)[0].name).toBe('green');
-    expect(await count('SELECT count(*) AS n FROM feature_environments WHERE environment = ? AND feature_name = ?', name, seed.other)).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM feature_environments WHERE environment = ? AND feature_name = ?', name, seed.other)).toBe(
+      0,
+    );
 
     // The strategies: new ids, everything else as in the source, segment links included.
     const copied = await strategiesOf(name, seed.flag);
@@ -137,7 +156,9 @@ describe('POST /api/admin/environments/:name/clone', () => {
     expect(copied[0]!.segments).toBe(String(seed.segmentId));
     expect(copied[1]!.disabled).toBe(1);
     for (const row of copied) expect(original.map((o) => o.id)).not.toContain(row.id);
-    expect(await count('SELECT count(*) AS n FROM feature_strategies WHERE environment = ? AND feature_name = ?', name, seed.other)).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM feature_strategies WHERE environment = ? AND feature_name = ?', name, seed.other)).toBe(
+      0,
+    );
 
     // The flag's admin view and an SDK with a key for the new environment see the copy.
     const feature = await bodyOf(await call('GET', `/api/admin/projects/${seed.used[0]}/features/${seed.flag}`));
@@ -153,16 +174,21 @@ describe('POST /api/admin/environments/:name/clone', () => {
 
     // The role keeps its right in the new environment.
     expect(await count('SELECT count(*) AS n FROM role_permission WHERE role_id = ? AND environment = ?', seed.roleId, name)).toBe(1);
-
   });
 
   it('without projects, every project that uses the source; clonePermissions false copies no rights', async () => {
     const name = envName('clone-all');
     expect(
-      (await call('POST', `/api/admin/environments/${seed.source}/clone`, { body: { name, type: 'test', projects: [], clonePermissions: false } }))
-        .status,
+      (
+        await call('POST', `/api/admin/environments/${seed.source}/clone`, {
+          body: { name, type: 'test', projects: [], clonePermissions: false },
+        })
+      ).status,
     ).toBe(201);
-    const projects = await rows<{ project_id: string }>('SELECT project_id FROM project_environments WHERE environment_name = ? ORDER BY project_id', name);
+    const projects = await rows<{ project_id: string }>(
+      'SELECT project_id FROM project_environments WHERE environment_name = ? ORDER BY project_id',
+      name,
+    );
     expect(projects.map((p) => p.project_id)).toEqual([...seed.used].sort());
     expect(await count('SELECT count(*) AS n FROM feature_strategies WHERE environment = ?', name)).toBe(3);
     expect(await count('SELECT count(*) AS n FROM feature_environments WHERE environment = ?', name)).toBe(2);
@@ -177,9 +203,12 @@ describe('POST /api/admin/environments/:name/clone', () => {
   it('a chosen project that does not use the source gets the environment, with no flag states to copy', async () => {
     const name = envName('clone-unused');
     expect(
-      (await call('POST', `/api/admin/environments/${seed.source}/clone`, { body: { name, type: 'test', projects: [seed.unused] } })).status,
+      (await call('POST', `/api/admin/environments/${seed.source}/clone`, { body: { name, type: 'test', projects: [seed.unused] } }))
+        .status,
     ).toBe(201);
-    expect(await rows('SELECT project_id FROM project_environments WHERE environment_name = ?', name)).toEqual([{ project_id: seed.unused }]);
+    expect(await rows('SELECT project_id FROM project_environments WHERE environment_name = ?', name)).toEqual([
+      { project_id: seed.unused },
+    ]);
     expect(await count('SELECT count(*) AS n FROM feature_strategies WHERE environment = ?', name)).toBe(0);
   });
 
@@ -262,9 +291,17 @@ describe('POST /api/admin/environments/:name/clone', () => {
   it('403 for an Editor, 401 without a key; nothing written', async () => {
     const before = await stored();
     const body = { name: envName('clone-x'), type: 'test' };
-    const error = await expectError(await call('POST', `/api/admin/environments/${seed.source}/clone`, { token: editor, body }), 403, 'NoAccessError');
+    const error = await expectError(
+      await call('POST', `/api/admin/environments/${seed.source}/clone`, { token: editor, body }),
+      403,
+      'NoAccessError',
+    );
     expect(error.message).toContain('ADMIN');
-    await expectError(await call('POST', `/api/admin/environments/${seed.source}/clone`, { token: null, body }), 401, 'AuthenticationRequired');
+    await expectError(
+      await call('POST', `/api/admin/environments/${seed.source}/clone`, { token: null, body }),
+      401,
+      'AuthenticationRequired',
+    );
     expect(await stored()).toBe(before);
   });
 });

@@ -69,13 +69,18 @@ describe('the environments page (EEA)', () => {
       const { page } = session;
       await signIn(session, 'admin', 'unleash4all');
       await page.goto('/environments');
-      await page.getByRole('row', { name: /production/ }).first().waitFor({ timeout: 15_000 });
+      await page
+        .getByRole('row', { name: /production/ })
+        .first()
+        .waitFor({ timeout: 15_000 });
 
       // Create.
       await page.getByRole('button', { name: 'New environment' }).click();
       await page.getByLabel('Environment name').fill(created);
       expect(
-        await answered(page, 'POST', /^\/api\/admin\/environments$/, () => page.getByRole('button', { name: 'Create environment' }).click()),
+        await answered(page, 'POST', /^\/api\/admin\/environments$/, () =>
+          page.getByRole('button', { name: 'Create environment' }).click(),
+        ),
       ).toBe(201);
       await page.getByRole('row', { name: new RegExp(created) }).waitFor({ timeout: 15_000 });
 
@@ -120,16 +125,23 @@ describe('the environments page (EEA)', () => {
       ).toBe(201);
       await page.getByRole('row', { name: new RegExp(clone) }).waitFor({ timeout: 15_000 });
 
-      // The flag page shows the clone (its strategies: the next test).
+      // The flag page shows the clone, on, with its strategy (its content: the next test).
       await page.goto(`/projects/${PROJECT}/features/${FLAG}`);
-      await page.getByText(clone).first().waitFor({ timeout: 15_000 });
+      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toMatch(new RegExp(`${clone}\\s*1 strategy added`));
 
-      // Reorder: drag the new environment's row by its handle onto development's (second in the list, after default).
+      // Reorder: the new environment's row dropped on development's (second, after default). The
+      // table listens to HTML drag events (dragstart, dragenter, drop), sent here as a drag would.
       await page.goto('/environments');
-      await page.getByRole('row', { name: new RegExp(created) }).waitFor({ timeout: 15_000 });
-      const target = page.getByTestId('DragIndicatorIcon').nth(1);
-      const handle = page.getByRole('row', { name: new RegExp(created) }).getByTestId('DragIndicatorIcon');
-      expect(await answered(page, 'PUT', /^\/api\/admin\/environments\/sort-order$/, () => handle.dragTo(target))).toBe(200);
+      const dragged = page.getByRole('row', { name: new RegExp(created) });
+      await dragged.waitFor({ timeout: 15_000 });
+      const target = page.getByRole('row').nth(2);
+      expect(
+        await answered(page, 'PUT', /^\/api\/admin\/environments\/sort-order$/, async () => {
+          await dragged.dispatchEvent('dragstart');
+          await target.dispatchEvent('dragenter');
+          await target.dispatchEvent('drop');
+        }),
+      ).toBe(200);
 
       // Delete the clone (its name typed to confirm).
       await rowAction(page, clone, 'Delete');
@@ -221,7 +233,9 @@ describe('Admin → SCIM', () => {
       const toggle = page.getByRole('checkbox', { name: /Disabled|Enabled/ });
       await toggle.waitFor({ timeout: 15_000 });
       expect(await toggle.isChecked()).toBe(false);
-      const generated = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/scim-settings/generate-new-token'));
+      const generated = page.waitForResponse(
+        (r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/scim-settings/generate-new-token'),
+      );
       expect(await answered(page, 'POST', /^\/api\/admin\/scim-settings$/, () => toggle.check())).toBe(200);
       tokens.push(((await (await generated).json()) as { token: string }).token);
       const shown = page.getByRole('dialog', { name: 'SCIM API token created' });

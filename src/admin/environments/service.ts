@@ -221,7 +221,14 @@ export async function cloneEnvironment(db: Db, actor: Actor, sourceName: string,
     .filter((row) => inProjects.has(row.project))
     .map((row) => [row.id, crypto.randomUUID()] as const);
   const clonePermissions = body.clonePermissions ?? true;
-  const created = { name: body.name, type: body.type, sortOrder: DEFAULT_SORT_ORDER, enabled: true, protected: false, requiredApprovals: null };
+  const created = {
+    name: body.name,
+    type: body.type,
+    sortOrder: DEFAULT_SORT_ORDER,
+    enabled: true,
+    protected: false,
+    requiredApprovals: null,
+  };
   try {
     await store.clone(db, actor, {
       source: sourceName,
