@@ -83,6 +83,8 @@ describe('GET /api/admin/ui-config', () => {
       consumptionModel: false,
     });
     expect(body.flags.messageBanner).toEqual({ name: 'disabled', enabled: false, feature_enabled: false });
+    // Enterprise panels built here: the environments page (EEA) and groups named in project access (UG).
+    expect(body.flags).toMatchObject({ EEA: true, UG: true });
   });
 
   it('names the signed-in person in unleashContext (userId), as 6.10.1 does; empty for an API key', async () => {

@@ -257,7 +257,7 @@ describe('a group given a project role lets its members work in that project', (
           ['POST', 'PUT'].includes(r.request().method()) &&
           /\/api\/admin\/projects\/[^/]+\/(access|groups\/\d+\/roles)$/.test(new URL(r.url()).pathname),
       );
-      await page.getByRole('button', { name: 'Assign user', exact: true }).last().click();
+      await page.getByRole('button', { name: 'Assign user / group', exact: true }).last().click();
       expect((await assigned).status()).toBeLessThan(300);
     });
     const groups = await apiJson<{ groups: { id: number; name: string; users: { user: { id: number } }[] }[] }>(

@@ -150,9 +150,10 @@ const PAGES: SweepPage[] = [
   { path: '/tag-types', shows: 'simple' },
   { path: '/tag-types/create' },
   { path: '/tag-types/edit/simple' },
-  // The list shows 6.10.1's Enterprise placeholder for environment management.
-  { path: '/environments', shows: 'Environments' },
+  // The table (flag EEA) with its actions; an environment's edit page.
+  { path: '/environments', shows: 'Visible in' },
   { path: '/environments/create' },
+  { path: '/environments/development', shows: 'Edit environment' },
   { path: '/insights' },
   { path: '/feature-toggle-type', shows: 'Release' },
   { path: '/feature-toggle-type/edit/release', shows: 'Release' },

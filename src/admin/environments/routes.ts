@@ -4,6 +4,7 @@ import { getDb } from '../../db/client';
 import { empty, json } from '../../http/responses';
 import { admin, authenticated, route, type Route } from '../../http/route';
 import {
+  CloneEnvironmentSchema,
   CreateEnvironmentSchema,
   DefaultStrategyResponse,
   DefaultStrategySchema,
@@ -136,6 +137,21 @@ export const routes: Route[] = [
     errors: [400, 409, 413, 415],
     handler: async ({ env, principal, body }) => {
       const created = await service.createEnvironment(getDb(env), principal, body);
+      return json(created, 201, { location: `/api/admin/environments/${created.name}` });
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/environments/:name/clone',
+    access: admin(ADMIN),
+    tag: 'Environments',
+    operationId: 'cloneEnvironment',
+    summary: "Clone an environment with its flags' states and strategies (as Unleash Enterprise)",
+    body: CloneEnvironmentSchema,
+    responses: { 201: { description: 'Created', schema: GetEnvironmentResponse, headers: { location: 'The new environment' } } },
+    errors: [400, 404, 409, 413, 415],
+    handler: async ({ env, principal, params, body }) => {
+      const created = await service.cloneEnvironment(getDb(env), principal, params.name, body);
       return json(created, 201, { location: `/api/admin/environments/${created.name}` });
     },
   }),

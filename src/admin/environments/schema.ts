@@ -117,3 +117,11 @@ export const UpdateEnvironmentSchema = v.object({
 
 /** Unleash's nameSchema, for checking a new environment's name. */
 export const ValidateEnvironmentNameSchema = v.object({ name: EnvironmentName });
+
+/** Unleash Enterprise's cloneEnvironmentSchema: the new environment, the projects it joins, and whether roles keep their rights there. */
+export const CloneEnvironmentSchema = v.object({
+  name: EnvironmentName,
+  type: nonBlank(100),
+  projects: v.optional(v.pipe(v.array(text(100)), v.maxLength(1000, 'must have at most 1000 items'))),
+  clonePermissions: v.optional(v.boolean()),
+});

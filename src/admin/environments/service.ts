@@ -4,7 +4,7 @@ import type { Actor } from '../../db/events';
 import { badRequest, conflict, notFound } from '../../http/errors';
 import { forgetAllUsers } from '../../auth/user-principal';
 import type * as v from 'valibot';
-import type { CreateEnvironmentSchema, DefaultStrategySchema, UpdateEnvironmentSchema } from './schema';
+import type { CloneEnvironmentSchema, CreateEnvironmentSchema, DefaultStrategySchema, UpdateEnvironmentSchema } from './schema';
 import { jsonbOrder } from '../../lib/jsonb-order';
 import type { DefaultStrategyDoc } from '../../db/schema';
 import * as store from './store';
@@ -195,4 +195,57 @@ export async function deleteEnvironment(db: Db, actor: Actor, name: string): Pro
   await store.remove(db, actor, name, { type: 'environment-deleted', environment: name, preData: environmentShape(row) });
   // Roles lost the permissions scoped to this environment: every cached grant is stale.
   forgetAllUsers();
+}
+
+/**
+ * Clones an environment (Unleash Enterprise): a new environment of the given type, in the
+ * chosen projects (none chosen: every project that uses the source), where each of the
+ * project's flags gets the state, variants and strategies (segments included) it has in the
+ * source; with `clonePermissions` (the default) every role's rights scoped to the source are
+ * given for the new one too.
+ */
+export async function cloneEnvironment(db: Db, actor: Actor, sourceName: string, body: v.InferOutput<typeof CloneEnvironmentSchema>) {
+  const source = await store.byName(db, sourceName);
+  if (!source) throw notFound(`Could not find environment with name: ${sourceName}`);
+  const taken = () => conflict(`Environment with name ${body.name} already exists`);
+  if (await store.byName(db, body.name)) throw taken();
+  const chosen = [...new Set(body.projects ?? [])];
+  if (chosen.length > 0) {
+    const found = await store.existingProjects(db, chosen);
+    const missing = chosen.filter((id) => !found.has(id));
+    if (missing.length > 0) throw badRequest(`Could not find the projects: ${missing.join(', ')}`);
+  }
+  const projects = chosen.length > 0 ? chosen : await store.projectsUsing(db, sourceName);
+  const inProjects = new Set(projects);
+  const strategies = (await store.strategiesIn(db, sourceName))
+    .filter((row) => inProjects.has(row.project))
+    .map((row) => [row.id, crypto.randomUUID()] as const);
+  const clonePermissions = body.clonePermissions ?? true;
+  const created = {
+    name: body.name,
+    type: body.type,
+    sortOrder: DEFAULT_SORT_ORDER,
+    enabled: true,
+    protected: false,
+    requiredApprovals: null,
+  };
+  try {
+    await store.clone(db, actor, {
+      source: sourceName,
+      environment: { name: created.name, type: created.type, sortOrder: created.sortOrder, enabled: true, protected: false },
+      projects,
+      strategies,
+      clonePermissions,
+      events: [
+        { type: 'environment-created', environment: created.name, data: created },
+        ...projects.map((project) => ({ type: 'project-environment-added', project, environment: created.name })),
+      ],
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw taken();
+    throw error;
+  }
+  // Roles gained rights in the new environment: every cached grant is stale.
+  if (clonePermissions) forgetAllUsers();
+  return created;
 }

@@ -1,13 +1,16 @@
 /** The Drizzle queries of environments and of their attachment to projects. */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { runBatch, type Db } from '../../db/client';
-import { auditEvent, type Actor, type AuditEvent } from '../../db/events';
+import { chunkedInsert, chunksOf, D1_MAX_BOUND_PARAMETERS } from '../../db/chunk';
+import { d1Statement, runBatch, runD1Batch, type Db } from '../../db/client';
+import { auditEvent, auditEvents, type Actor, type AuditEvent } from '../../db/events';
 import {
   environments,
   featureEnvironments,
   features,
   featureStrategies,
+  featureStrategySegment,
   projectEnvironments,
+  projects,
   rolePermission,
   type DefaultStrategyDoc,
 } from '../../db/schema';
@@ -142,5 +145,102 @@ export async function remove(db: Db, actor: Actor, name: string, event: AuditEve
     db.delete(rolePermission).where(eq(rolePermission.environment, name)),
     db.delete(environments).where(eq(environments.name, name)),
     auditEvent(db, actor, event),
+  ]);
+}
+
+/** Which of these project ids exist. */
+export async function existingProjects(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const run of chunksOf([...new Set(ids)], D1_MAX_BOUND_PARAMETERS)) {
+    const rows = await db.select({ id: projects.id }).from(projects).where(inArray(projects.id, run));
+    for (const row of rows) found.add(row.id);
+  }
+  return found;
+}
+
+/** The projects that use the environment. */
+export async function projectsUsing(db: Db, environment: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: projectEnvironments.projectId })
+    .from(projectEnvironments)
+    .where(eq(projectEnvironments.environmentName, environment))
+    .orderBy(asc(projectEnvironments.projectId));
+  return rows.map((row) => row.id);
+}
+
+/** The ids of the environment's strategies, with the project of each one's flag. */
+export function strategiesIn(db: Db, environment: string) {
+  return db
+    .select({ id: featureStrategies.id, project: features.project })
+    .from(featureStrategies)
+    .innerJoin(features, eq(features.name, featureStrategies.featureName))
+    .where(eq(featureStrategies.environment, environment));
+}
+
+export interface ClonePlan {
+  source: string;
+  environment: typeof environments.$inferInsert & { name: string };
+  projects: readonly string[];
+  /** Each copied strategy's id and the new strategy's id. */
+  strategies: readonly (readonly [string, string])[];
+  clonePermissions: boolean;
+  events: readonly AuditEvent[];
+}
+
+/**
+ * The new environment with the source's flag states and strategies (with their segment links)
+ * in the chosen projects, and optionally the source's role permissions: one atomic batch. The
+ * environment's insert comes first, so a name taken meanwhile fails the whole batch.
+ */
+export async function clone(db: Db, actor: Actor, plan: ClonePlan): Promise<void> {
+  const target = plan.environment.name;
+  const pairs = (run: readonly (readonly [string, string])[]) =>
+    sql.join(
+      run.map(([from, to]) => sql`(${from}, ${to})`),
+      sql`, `,
+    );
+  // Two parameters a strategy, one for the new environment's name.
+  const strategyRuns = chunksOf(plan.strategies, Math.floor((D1_MAX_BOUND_PARAMETERS - 1) / 2));
+  await runD1Batch(db, [
+    d1Statement(db, db.insert(environments).values(plan.environment)),
+    ...chunkedInsert(plan.projects, 2, (run) =>
+      d1Statement(db, db.insert(projectEnvironments).values(run.map((projectId) => ({ projectId, environmentName: target })))),
+    ),
+    d1Statement(
+      db,
+      sql`INSERT INTO feature_environments (feature_name, environment, enabled, variants)
+        SELECT fe.feature_name, ${target}, fe.enabled, fe.variants FROM feature_environments fe
+        JOIN features f ON f.name = fe.feature_name
+        WHERE fe.environment = ${plan.source}
+          AND f.project IN (SELECT pe.project_id FROM project_environments pe WHERE pe.environment_name = ${target})`,
+    ),
+    ...strategyRuns.map((run) =>
+      d1Statement(
+        db,
+        sql`INSERT INTO feature_strategies (id, feature_name, project_name, environment, strategy_name, title, parameters,
+            constraints, variants, sort_order, disabled, created_at, created_by_user_id)
+          SELECT m.column2, fs.feature_name, fs.project_name, ${target}, fs.strategy_name, fs.title, fs.parameters,
+            fs.constraints, fs.variants, fs.sort_order, fs.disabled, fs.created_at, fs.created_by_user_id
+          FROM (VALUES ${pairs(run)}) m JOIN feature_strategies fs ON fs.id = m.column1`,
+      ),
+    ),
+    ...strategyRuns.map((run) =>
+      d1Statement(
+        db,
+        sql`INSERT INTO ${featureStrategySegment} (feature_strategy_id, segment_id)
+          SELECT m.column2, fss.segment_id FROM (VALUES ${pairs(run)}) m
+          JOIN feature_strategy_segment fss ON fss.feature_strategy_id = m.column1`,
+      ),
+    ),
+    ...(plan.clonePermissions
+      ? [
+          d1Statement(
+            db,
+            sql`INSERT INTO role_permission (role_id, permission, environment)
+              SELECT role_id, permission, ${target} FROM role_permission WHERE environment = ${plan.source}`,
+          ),
+        ]
+      : []),
+    ...auditEvents(db, actor, plan.events).map((statement) => d1Statement(db, statement)),
   ]);
 }

@@ -26,7 +26,10 @@ export async function instanceId(db: Db): Promise<string> {
 
 /**
  * The UI's flags as open-source Unleash 6.10.1 reports them with no flag overrides: every
- * experiment off, so the UI shows the pages and dialogs this API implements.
+ * experiment off, so the UI shows the pages and dialogs this API implements. Then two of Unleash
+ * Enterprise's own, for panels built here (docs/ui.md): `EEA`, the environments page's table
+ * and actions (create, edit, clone, deprecate, delete, reorder), and `UG`, which names groups
+ * in the project access page ("Assign user / group").
  */
 const UI_FLAGS = {
   anonymiseEventLog: false,
@@ -91,6 +94,8 @@ const UI_FLAGS = {
   removeInactiveApplications: false,
   registerFrontendClient: false,
   featureLinks: false,
+  EEA: true,
+  UG: true,
 } as const;
 
 /** Unleash 6.10.1's default resource limits (the UI uses them to cap its forms). */
