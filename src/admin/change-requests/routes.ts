@@ -74,7 +74,7 @@ export const routes: Route[] = [
     summary: "Add a change to the caller's draft change request in an environment",
     body: AddChangeBody,
     responses: { 200: { description: 'The draft', schema: ChangeRequestAnswer } },
-    errors: [400, 401, 403, 404, 415],
+    errors: [400, 401, 403, 404, 409, 415],
     handler: async ({ env, principal, params, body }) =>
       json(await service.addChange(getDb(env), principal, params.projectId, params.environment, body)),
   }),

@@ -94,7 +94,11 @@ export async function addChange(db: Db, caller: Caller, project: string, environ
   const drafted = [];
   for (const change of list) {
     const target = { project, environment, feature: featureOf(change.action, change.feature) };
-    drafted.push({ feature: target.feature, action: change.action, ...(await draftPayload(db, caller, target, change.action, change.payload)) });
+    drafted.push({
+      feature: target.feature,
+      action: change.action,
+      ...(await draftPayload(db, caller, target, change.action, change.payload)),
+    });
   }
   let draft = await store.findDraft(db, project, environment, caller.userId);
   const statements: Statement[] = [];

@@ -1,5 +1,11 @@
 /** Segments: named, reusable constraint sets that strategies refer to by id. */
-import { CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT, requireAnyPermission, type PermissionHolder } from '../../auth/permissions';
+import {
+  CREATE_SEGMENT,
+  UPDATE_PROJECT_SEGMENT,
+  UPDATE_SEGMENT,
+  requireAnyPermission,
+  type PermissionHolder,
+} from '../../auth/permissions';
 import type { Principal } from '../../auth/principal';
 import { runBatch, type Db, type Statement } from '../../db/client';
 import { refuseUnlessMaySkipChangeRequestsInProject } from '../../db/change-request-guard';
@@ -132,7 +138,12 @@ export async function createSegment(db: Db, principal: Principal, body: SegmentI
  * The statements of a segment's update, after the direct write's checks (values, project, name;
  * moving it to another project needs the same right there), for the caller to batch.
  */
-export async function updateSegmentStatements(db: Db, holder: Actor & PermissionHolder, id: number, body: SegmentInput): Promise<Statement[]> {
+export async function updateSegmentStatements(
+  db: Db,
+  holder: Actor & PermissionHolder,
+  id: number,
+  body: SegmentInput,
+): Promise<Statement[]> {
   const row = await segmentById(db, id);
   // The route checked the segment's current project; moving it needs the same right where it goes.
   if ((body.project ?? null) !== row.segmentProjectId)
@@ -156,7 +167,11 @@ export async function updateSegment(db: Db, principal: Principal, id: number, bo
 
 /** The statements deleting a segment read before, for a change request's batch (nothing is deleted if a strategy uses it meanwhile). */
 export function deleteSegmentStatements(db: Db, actor: Actor, row: store.SegmentRow) {
-  return store.deleteUnusedStatements(db, actor, row.id, { type: 'segment-deleted', project: row.segmentProjectId, preData: segmentShape(row) });
+  return store.deleteUnusedStatements(db, actor, row.id, {
+    type: 'segment-deleted',
+    project: row.segmentProjectId,
+    preData: segmentShape(row),
+  });
 }
 
 export const segmentInUse = store.inUse;

@@ -119,7 +119,9 @@ export async function insert(db: Db, actor: Actor, values: SegmentValues, event:
 }
 
 /** No strategy of a flag not archived uses the segment (archived flags' strategies lose it, as in Unleash). */
-const unusedSegment = (id: number) => sql`NOT EXISTS (SELECT 1 FROM feature_strategy_segment l JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
+const unusedSegment = (
+  id: number,
+) => sql`NOT EXISTS (SELECT 1 FROM feature_strategy_segment l JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
     JOIN features f ON f.name = fs.feature_name WHERE l.segment_id = ${id} AND f.archived_at IS NULL)`;
 
 /** The update of a segment with its event, for one batch (the direct write's or a change request's). */
@@ -138,7 +140,11 @@ export function deleteUnusedStatements(db: Db, actor: Actor, id: number, event: 
 
 /** Whether a strategy of a flag not archived uses the segment. */
 export async function inUse(db: Db, id: number): Promise<boolean> {
-  const rows = await db.select({ id: segments.id }).from(segments).where(and(eq(segments.id, id), sql`NOT ${unusedSegment(id)}`)).limit(1);
+  const rows = await db
+    .select({ id: segments.id })
+    .from(segments)
+    .where(and(eq(segments.id, id), sql`NOT ${unusedSegment(id)}`))
+    .limit(1);
   return rows.length > 0;
 }
 
