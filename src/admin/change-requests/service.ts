@@ -32,6 +32,21 @@ export function requestEvent(db: Db, actor: Actor, row: store.ChangeRequestRow, 
   });
 }
 
+/**
+ * How every write to one request ends (after loading it in its project and checking the
+ * caller, state and permission): its statements and the request's event, in one batch.
+ */
+async function commit(
+  db: Db,
+  caller: Actor,
+  row: store.ChangeRequestRow,
+  statements: Statement[],
+  type: string,
+  data?: Record<string, unknown>,
+) {
+  await runBatch(db, [...statements, requestEvent(db, caller, row, type, data)]);
+}
+
 export async function getConfig(db: Db, project: string) {
   await requireProject(db, project, `Could not find project ${project}`);
   const rows = await store.projectSettings(db, project);
@@ -153,11 +168,11 @@ export async function editChange(
   requireAnyPermission(caller, ACTION_PERMISSION[action], project, row.environment);
   const feature = featureOf(action, body.feature === undefined ? change.feature : body.feature);
   const { payload, base } = await draftPayload(db, caller, { project, environment: row.environment, feature }, action, body.payload);
-  await runBatch(db, [
+  const statements = [
     store.updateChange(db, row.id, change.id, { action, feature, payload, base: base ?? null }),
     ...resetReviews(db, row),
-    requestEvent(db, caller, row, 'change-edited', touched({ feature, action, payload })),
-  ]);
+  ];
+  await commit(db, caller, row, statements, 'change-edited', touched({ feature, action, payload }));
 }
 
 export async function discardChange(db: Db, caller: Caller, project: string, id: number, changeId: number) {
@@ -166,34 +181,31 @@ export async function discardChange(db: Db, caller: Caller, project: string, id:
   if (!changes.some((change) => change.id === changeId)) throw notFound(`Could not find change ${changeId} in change request ${id}`);
   // A draft left without changes is discarded with its last one, as Unleash does.
   const last = changes.length === 1 && row.state === 'Draft';
-  await runBatch(db, [
-    last ? store.deleteRequest(db, row.id) : store.deleteChange(db, row.id, changeId),
-    ...(last ? [] : resetReviews(db, row)),
-    requestEvent(db, caller, row, last ? 'change-request-discarded' : 'change-discarded', { changeId }),
-  ]);
+  const statements = last ? [store.deleteRequest(db, row.id)] : [store.deleteChange(db, row.id, changeId), ...resetReviews(db, row)];
+  await commit(db, caller, row, statements, last ? 'change-request-discarded' : 'change-discarded', { changeId });
 }
 
 export async function discardDraft(db: Db, caller: Caller, project: string, id: number) {
   const row = await requireRequest(db, project, id);
   if (row.createdByUserId !== caller.userId) throw badRequest('Only the author of a change request may discard it');
   if (row.state !== 'Draft') throw badRequest(`Only a draft can be discarded; this change request is ${row.state}`);
-  await runBatch(db, [store.deleteRequest(db, row.id), requestEvent(db, caller, row, 'change-request-discarded')]);
+  await commit(db, caller, row, [store.deleteRequest(db, row.id)], 'change-request-discarded');
 }
 
 export async function setTitle(db: Db, caller: Caller, project: string, id: number, title: string) {
   const row = await requireEditable(db, caller, project, id);
-  await runBatch(db, [
-    store.updateRequest(db, row.id, { title }),
-    requestEvent(db, caller, { ...row, title }, 'change-request-title-updated'),
-  ]);
+  await commit(db, caller, { ...row, title }, [store.updateRequest(db, row.id, { title })], 'change-request-title-updated');
 }
 
 export async function addComment(db: Db, caller: Caller, project: string, id: number, text: string) {
   const row = await requireRequest(db, project, id);
-  await runBatch(db, [
-    store.insertComment(db, { changeRequestId: row.id, text, createdByUserId: caller.userId, createdByName: caller.actorName }),
-    requestEvent(db, caller, row, 'change-request-comment-added'),
-  ]);
+  const comment = store.insertComment(db, {
+    changeRequestId: row.id,
+    text,
+    createdByUserId: caller.userId,
+    createdByName: caller.actorName,
+  });
+  await commit(db, caller, row, [comment], 'change-request-comment-added');
 }
 
 export async function getRequest(db: Db, project: string, id: number) {
