@@ -11,8 +11,8 @@ import { schedulerOf } from '../src/admin/change-requests/scheduler';
 import { adminOk, createProject } from './support/admin';
 import { lastEvent, parsedEvent, rows } from './support/db';
 import { bodyOf, call } from './support/http';
+import { moveRequestOk, projectMembers } from './support/change-requests';
 import { unique } from './support/names';
-import { signInAs } from './support/users';
 
 const PROD = 'production';
 const who = {} as Record<'author' | 'approver', string>;
@@ -20,11 +20,7 @@ let project: string;
 
 const base = () => `/api/admin/projects/${project}/change-requests`;
 
-async function stateOk(token: string, id: number, body: Record<string, unknown>) {
-  const response = await call('PUT', `${base()}/${id}/state`, { token, body });
-  if (response.status !== 200) throw new Error(`state ${JSON.stringify(body)}: ${response.status} ${await response.text()}`);
-  return bodyOf(response);
-}
+const stateOk = (token: string, id: number, body: Record<string, unknown>) => moveRequestOk(project, token, id, body);
 
 async function enabledIn(name: string): Promise<boolean> {
   const [row] = await rows<{ enabled: number }>(
@@ -52,22 +48,11 @@ const alarmOf = (id: number) => runInDurableObject(schedulerOf(env, id), (_, sta
 
 beforeAll(async () => {
   project = await createProject(unique('crsched'), ['development', PROD]);
-  const role = await bodyOf(
-    await adminOk('POST', '/api/admin/roles', {
-      name: unique('crsched-role'),
-      description: 'toggles in production, through change requests',
-      type: 'custom',
-      permissions: ['UPDATE_FEATURE_ENVIRONMENT', 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST'].map((name) => ({
-        name,
-        environment: PROD,
-      })),
-    }),
-  );
-  const member = async (userId: number) => {
-    await adminOk('POST', `/api/admin/projects/${project}/access`, { roles: [role.id], users: [userId] });
-  };
-  who.author = await signInAs('Viewer', member);
-  who.approver = await signInAs('Viewer', member);
+  const permissions = ['UPDATE_FEATURE_ENVIRONMENT', 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST'].map((name) => ({
+    name,
+    environment: PROD,
+  }));
+  [who.author, who.approver] = (await projectMembers(project, permissions, 2)) as [string, string];
   await adminOk('PUT', `/api/admin/projects/${project}/environments/${PROD}/change-requests/config`, {
     changeRequestsEnabled: true,
     requiredApprovals: 1,

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOk, createProject } from './support/admin';
 import { count, lastEvent, parsedEvent, rows } from './support/db';
 import { bodyOf, call, expectError } from './support/http';
+import { moveRequestOk, projectMembers } from './support/change-requests';
 import { unique } from './support/names';
 import { signInAs } from './support/users';
 
@@ -48,11 +49,7 @@ async function draftOk(token: string, body: unknown) {
   return bodyOf(response);
 }
 
-async function stateOk(token: string, id: number, body: Record<string, unknown>) {
-  const response = await call('PUT', `${base()}/${id}/state`, { token, body });
-  if (response.status !== 200) throw new Error(`state ${JSON.stringify(body)}: ${response.status} ${await response.text()}`);
-  return bodyOf(response);
-}
+const stateOk = (token: string, id: number, body: Record<string, unknown>) => moveRequestOk(project, token, id, body);
 
 async function approved(body: unknown): Promise<number> {
   const draft = await draftOk(who.author, body);
@@ -65,24 +62,16 @@ const draftRows = () => count('SELECT count(*) AS n FROM change_requests WHERE p
 
 beforeAll(async () => {
   project = await createProject(unique('crseg'), ['development', PROD]);
-  const role = await bodyOf(
-    await adminOk('POST', '/api/admin/roles', {
-      name: unique('crseg-role'),
-      description: 'project segments, through change requests',
-      type: 'custom',
-      permissions: [
-        { name: 'UPDATE_PROJECT_SEGMENT' },
-        { name: 'UPDATE_FEATURE_ENVIRONMENT', environment: PROD },
-        { name: 'APPROVE_CHANGE_REQUEST', environment: PROD },
-        { name: 'APPLY_CHANGE_REQUEST', environment: PROD },
-      ],
-    }),
-  );
-  const member = async (userId: number) => {
-    await adminOk('POST', `/api/admin/projects/${project}/access`, { roles: [role.id], users: [userId] });
-  };
-  who.author = await signInAs('Viewer', member);
-  who.approver = await signInAs('Viewer', member);
+  [who.author, who.approver] = (await projectMembers(
+    project,
+    [
+      { name: 'UPDATE_PROJECT_SEGMENT' },
+      { name: 'UPDATE_FEATURE_ENVIRONMENT', environment: PROD },
+      { name: 'APPROVE_CHANGE_REQUEST', environment: PROD },
+      { name: 'APPLY_CHANGE_REQUEST', environment: PROD },
+    ],
+    2,
+  )) as [string, string];
   who.outsider = await signInAs('Viewer');
   await adminOk('PUT', `/api/admin/projects/${project}/environments/${PROD}/change-requests/config`, {
     changeRequestsEnabled: true,
