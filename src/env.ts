@@ -15,6 +15,7 @@ export interface Env extends GeneratedEnv {
   // (src/edge/ answers them all), so the service's code keeps them required.
   DB: D1Database;
   TOKENS: KVNamespace;
+  CHANGE_REQUEST_SCHEDULER: DurableObjectNamespace<import('./index').ChangeRequestScheduler>;
   RL_EDGE_VALIDATE_KEY: RateLimit;
   RL_INVITE_CLIENT: RateLimit;
   RL_FRONTEND_CLIENT: RateLimit;

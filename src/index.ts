@@ -25,6 +25,9 @@ export { UnleashFlags } from './binding/entrypoint';
 // The change feed's Durable Object class must be exported by the entry module (wrangler.toml).
 export { ChangeFeed } from './sdk/push/change-feed';
 
+// Scheduled change requests' alarms (wrangler.toml).
+export { ChangeRequestScheduler } from './admin/change-requests/scheduler';
+
 const direct = directRoutes(router);
 
 /**

@@ -10,6 +10,7 @@ declare global {
       // Optional in the generated type (Edge mode's environment has none of them); the service's tests have them.
       DB: WorkerEnv['DB'];
       TOKENS: WorkerEnv['TOKENS'];
+      CHANGE_REQUEST_SCHEDULER: WorkerEnv['CHANGE_REQUEST_SCHEDULER'];
       METRICS_QUEUE: WorkerEnv['METRICS_QUEUE'];
       RL_EDGE_VALIDATE_KEY: WorkerEnv['RL_EDGE_VALIDATE_KEY'];
       RL_INVITE_CLIENT: WorkerEnv['RL_INVITE_CLIENT'];

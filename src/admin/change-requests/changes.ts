@@ -17,6 +17,9 @@ import {
   UPDATE_FEATURE_ENVIRONMENT,
   UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
   UPDATE_FEATURE_STRATEGY,
+  UPDATE_PROJECT_SEGMENT,
+  UPDATE_SEGMENT,
+  DELETE_SEGMENT,
   type Permission,
   type PermissionHolder,
 } from '../../auth/permissions';
@@ -37,7 +40,8 @@ import { StrategySchema, StrategySortOrderSchema } from '../feature-strategies/s
 import { environmentVariantsStatements, getEnvironmentVariants } from '../feature-variants/service';
 import { VariantsSchema } from '../feature-variants/schema';
 import { archiveFeatureStatements, requireFeatureEnvironment, requireNoActiveChildren } from '../features/service';
-import type { ChangeAction } from './schema';
+import { SEGMENT_ACTIONS, type ChangeAction } from './schema';
+import { draftSegmentPayload, segmentConflict, segmentStatements } from './segment-changes';
 
 /** Where a change applies. */
 export interface Target {
@@ -46,17 +50,19 @@ export interface Target {
   feature: string;
 }
 
-/** The permission the direct write of each action needs; drafting the change needs the same. */
-export const ACTION_PERMISSION: Record<ChangeAction, Permission> = {
-  updateEnabled: UPDATE_FEATURE_ENVIRONMENT,
-  addStrategy: CREATE_FEATURE_STRATEGY,
-  updateStrategy: UPDATE_FEATURE_STRATEGY,
-  deleteStrategy: DELETE_FEATURE_STRATEGY,
-  reorderStrategy: UPDATE_FEATURE_STRATEGY,
-  patchVariant: UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
-  archiveFeature: DELETE_FEATURE,
-  addDependency: UPDATE_FEATURE_DEPENDENCY,
-  deleteDependency: UPDATE_FEATURE_DEPENDENCY,
+/** The permissions (any of them) the direct write of each action needs; drafting the change needs the same. */
+export const ACTION_PERMISSION: Record<ChangeAction, readonly Permission[]> = {
+  updateEnabled: [UPDATE_FEATURE_ENVIRONMENT],
+  addStrategy: [CREATE_FEATURE_STRATEGY],
+  updateStrategy: [UPDATE_FEATURE_STRATEGY],
+  deleteStrategy: [DELETE_FEATURE_STRATEGY],
+  reorderStrategy: [UPDATE_FEATURE_STRATEGY],
+  patchVariant: [UPDATE_FEATURE_ENVIRONMENT_VARIANTS],
+  archiveFeature: [DELETE_FEATURE],
+  addDependency: [UPDATE_FEATURE_DEPENDENCY],
+  deleteDependency: [UPDATE_FEATURE_DEPENDENCY],
+  updateSegment: [UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT],
+  deleteSegment: [DELETE_SEGMENT, UPDATE_PROJECT_SEGMENT],
 };
 
 const EnabledPayload = v.object({ enabled: v.boolean() });
@@ -75,8 +81,15 @@ function orders(payload: unknown) {
  * or removes, the variants it replaces, the strategies' order), shown as the diff and compared
  * at apply time.
  */
-export async function draftPayload(db: Db, target: Target, action: ChangeAction, payload: Record<string, unknown>) {
+export async function draftPayload(
+  db: Db,
+  author: Actor & PermissionHolder,
+  target: Target,
+  action: ChangeAction,
+  payload: Record<string, unknown>,
+): Promise<{ payload: Record<string, unknown>; base?: string }> {
   const { project, environment, feature } = target;
+  if (SEGMENT_ACTIONS.includes(action)) return draftSegmentPayload(db, author, project, action, payload);
   await requireFeatureEnvironment(db, project, feature, environment);
   switch (action) {
     case 'updateEnabled':
@@ -117,6 +130,7 @@ export async function draftPayload(db: Db, target: Target, action: ChangeAction,
     case 'deleteDependency':
       return { payload: {} };
   }
+  throw new ApiError(400, 'ValidationError', `Unknown change action ${action}`);
 }
 
 async function strategyOrder(db: Db, target: Target): Promise<string> {
@@ -137,6 +151,7 @@ async function currentBase(db: Db, target: Target, action: string, payload: Reco
 
 /** Why the change can no longer apply as drafted, in words for the request page (undefined: it can). */
 export async function conflictOf(db: Db, target: Target, action: string, payload: Record<string, unknown>, base: string | null) {
+  if (SEGMENT_ACTIONS.includes(action)) return segmentConflict(db, action, payload, base);
   try {
     await requireFeatureEnvironment(db, target.project, target.feature, target.environment);
     if (action === 'archiveFeature') await requireNoActiveChildren(db, target.feature);
@@ -188,6 +203,9 @@ export async function applyStatements(
       return addDependencyStatements(db, actor, project, feature, parseInput(DependencySchema, payload, '/body'));
     case 'deleteDependency':
       return removeDependencyStatements(db, actor, project, feature);
+    case 'updateSegment':
+    case 'deleteSegment':
+      return segmentStatements(db, actor, action, payload);
     default:
       throw new ApiError(400, 'ValidationError', `Unknown change action ${action}`);
   }

@@ -24,6 +24,7 @@ import {
   TitleBody,
 } from './schema';
 import * as service from './service';
+import { followSchedule } from './scheduler';
 import { changeState } from './states';
 
 const BASE = '/api/admin/projects/:projectId/change-requests';
@@ -73,7 +74,7 @@ export const routes: Route[] = [
     summary: "Add a change to the caller's draft change request in an environment",
     body: AddChangeBody,
     responses: { 200: { description: 'The draft', schema: ChangeRequestAnswer } },
-    errors: [400, 401, 403, 404, 415],
+    errors: [400, 401, 403, 404, 409, 415],
     handler: async ({ env, principal, params, body }) =>
       json(await service.addChange(getDb(env), principal, params.projectId, params.environment, body)),
   }),
@@ -209,8 +210,11 @@ export const routes: Route[] = [
     body: StateBody,
     responses: { 200: { description: 'The change request', schema: ChangeRequestAnswer } },
     errors: [400, 401, 403, 404, 409, 415],
-    handler: async ({ env, principal, params, body }) =>
-      json(await changeState(getDb(env), principal, params.projectId, Number(params.id), body)),
+    handler: async ({ env, principal, params, body }) => {
+      const request = await changeState(getDb(env), principal, params.projectId, Number(params.id), body);
+      await followSchedule(env, request);
+      return json(request);
+    },
   }),
   route({
     method: 'PUT',

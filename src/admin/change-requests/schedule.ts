@@ -1,6 +1,7 @@
 /**
- * The scheduled run (cron trigger, src/scheduled.ts): applies every Scheduled request whose
- * time has come, in the name of whoever scheduled it, each in its own batch. One that cannot
+ * Applying scheduled requests: at their time by their Durable Object alarm (scheduler.ts), and
+ * by the cron trigger's sweep (src/scheduled.ts), which catches any whose alarm could not be
+ * set. Each applies in the name of whoever scheduled it, in its own batch. One that cannot
  * apply (a conflict, a check the direct write would fail) stays Scheduled with its schedule
  * `failed` and the reason shown on the request page, and a failure event tells integrations.
  */
@@ -16,28 +17,52 @@ import * as store from './store';
 /** Requests applied per run at most; the rest wait for the next run. */
 const PER_RUN = 50;
 
+/** Applies one Scheduled request (its time has come); records why if it cannot. */
+async function applyScheduled(db: Db, row: store.ChangeRequestRow): Promise<'applied' | 'failed' | 'moved'> {
+  // The person who scheduled it held APPLY_CHANGE_REQUEST then; the run acts for them.
+  const actor = {
+    actorName: row.scheduledByName ?? row.createdByName,
+    userId: row.scheduledByUserId ?? row.createdByUserId,
+    access: ADMIN_ACCESS,
+  };
+  try {
+    await apply(db, actor, row, [], 'change-request-scheduled-application-success');
+    return 'applied';
+  } catch (error) {
+    const reason = error instanceof ApiError ? error.message : 'The change request could not be applied';
+    if (!(error instanceof ApiError)) log.error('scheduled change request failed', { id: row.id, error: String(error) });
+    try {
+      // Only while it is still Scheduled: the alarm and the sweep may race, and the other one may have applied it.
+      await runBatch(db, [
+        store.moveRequest(db, row.id, 'Scheduled', { scheduleStatus: 'failed', scheduleFailure: reason }),
+        store.failUnlessMoved(db),
+        requestEvent(db, actor, row, 'change-request-scheduled-application-failure', { failureReason: reason }),
+      ]);
+    } catch {
+      return 'moved';
+    }
+    return 'failed';
+  }
+}
+
+/** The cron sweep: every Scheduled request due at `now`. */
 export async function applyDueRequests(db: Db, now: Date) {
   let applied = 0;
   let failed = 0;
   for (const row of await store.dueRequests(db, now.toISOString(), PER_RUN)) {
-    // The person who scheduled it held APPLY_CHANGE_REQUEST then; the run acts for them.
-    const actor = {
-      actorName: row.scheduledByName ?? row.createdByName,
-      userId: row.scheduledByUserId ?? row.createdByUserId,
-      access: ADMIN_ACCESS,
-    };
-    try {
-      await apply(db, actor, row, [], 'change-request-scheduled-application-success');
-      applied++;
-    } catch (error) {
-      failed++;
-      const reason = error instanceof ApiError ? error.message : 'The change request could not be applied';
-      if (!(error instanceof ApiError)) log.error('scheduled change request failed', { id: row.id, error: String(error) });
-      await runBatch(db, [
-        store.updateRequest(db, row.id, { scheduleStatus: 'failed', scheduleFailure: reason }),
-        requestEvent(db, actor, row, 'change-request-scheduled-application-failure', { failureReason: reason }),
-      ]);
-    }
+    const outcome = await applyScheduled(db, row);
+    if (outcome === 'applied') applied++;
+    if (outcome === 'failed') failed++;
   }
   return { applied, failed };
+}
+
+/**
+ * The alarm of one request, set for `scheduledAt`: applies it if it is still Scheduled for that
+ * very time (not cancelled, rejected, applied, rescheduled, nor failed meanwhile).
+ */
+export async function applyAtAlarm(db: Db, id: number, scheduledAt: string) {
+  const row = await store.findRequest(db, id);
+  if (!row || row.state !== 'Scheduled' || row.scheduleStatus !== 'pending' || row.scheduledAt !== scheduledAt) return 'not-due';
+  return applyScheduled(db, row);
 }

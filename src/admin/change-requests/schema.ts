@@ -12,8 +12,13 @@ const CHANGE_ACTIONS = [
   'archiveFeature',
   'addDependency',
   'deleteDependency',
+  'updateSegment',
+  'deleteSegment',
 ] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+
+/** The actions on a segment (the UI sends them with `feature: null`), not on a flag. */
+export const SEGMENT_ACTIONS: readonly string[] = ['updateSegment', 'deleteSegment'] satisfies ChangeAction[];
 
 const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] as const;
 export type ChangeRequestState = (typeof STATES)[number];
@@ -35,7 +40,8 @@ export const EnvironmentConfigList = v.array(
 );
 
 const OneChange = v.object({
-  feature: nonBlank(255),
+  // null for a segment's change; a flag's changes need it (service.ts).
+  feature: v.optional(v.nullable(nonBlank(255)), null),
   action: v.picklist(CHANGE_ACTIONS, `must be one of ${CHANGE_ACTIONS.join(', ')}`),
   payload: v.optional(v.record(v.string(), v.unknown()), {}),
 });
@@ -45,7 +51,7 @@ export const AddChangeBody = v.union([OneChange, v.pipe(v.array(OneChange), v.mi
 
 export const EditChangeBody = v.object({
   action: v.optional(v.picklist(CHANGE_ACTIONS, `must be one of ${CHANGE_ACTIONS.join(', ')}`)),
-  feature: v.optional(nonBlank(255)),
+  feature: v.optional(v.nullable(nonBlank(255))),
   payload: v.record(v.string(), v.unknown()),
 });
 
@@ -69,6 +75,8 @@ const Change = v.object({
   createdAt: v.string(),
 });
 
+const SegmentChange = v.object({ ...Change.entries, name: v.string() });
+
 const Schedule = v.object({
   status: v.picklist(['pending', 'failed']),
   scheduledAt: v.string(),
@@ -86,7 +94,7 @@ export const ChangeRequestAnswer = v.object({
   createdBy: Person,
   createdAt: v.string(),
   features: v.array(v.object({ name: v.string(), conflict: v.optional(v.string()), changes: v.array(Change) })),
-  segments: v.array(v.unknown()),
+  segments: v.array(SegmentChange),
   approvals: v.array(v.object({ createdBy: Person, createdAt: v.string() })),
   rejections: v.array(v.object({ createdBy: Person, createdAt: v.string() })),
   comments: v.array(

@@ -10,7 +10,7 @@ import { requireProject } from '../../db/lookups';
 import { requireAnyPermission, type PermissionHolder } from '../../auth/permissions';
 import { badRequest, notFound } from '../../http/errors';
 import { ACTION_PERMISSION, draftPayload } from './changes';
-import type { ChangeAction } from './schema';
+import { SEGMENT_ACTIONS, type ChangeAction } from './schema';
 import * as store from './store';
 import { describe, describeOne, requireRequest } from './view';
 
@@ -30,6 +30,21 @@ export function requestEvent(db: Db, actor: Actor, row: store.ChangeRequestRow, 
     environment: row.environment,
     data: { changeRequestId: row.id, changeRequestTitle: row.title ?? `Change request #${row.id}`, ...data },
   });
+}
+
+/**
+ * How every write to one request ends (after loading it in its project and checking the
+ * caller, state and permission): its statements and the request's event, in one batch.
+ */
+async function commit(
+  db: Db,
+  caller: Actor,
+  row: store.ChangeRequestRow,
+  statements: Statement[],
+  type: string,
+  data?: Record<string, unknown>,
+) {
+  await runBatch(db, [...statements, requestEvent(db, caller, row, type, data)]);
 }
 
 export async function getConfig(db: Db, project: string) {
@@ -67,20 +82,38 @@ async function requireEnabled(db: Db, project: string, environment: string) {
 }
 
 interface NewChange {
-  feature: string;
+  feature?: string | null | undefined;
   action: ChangeAction;
   payload: Record<string, unknown>;
+}
+
+/** The flag a change is stored under: none ('') for a segment's change; a flag's change must name one. */
+function featureOf(action: ChangeAction, feature: string | null | undefined): string {
+  if (SEGMENT_ACTIONS.includes(action)) return '';
+  if (!feature) throw badRequest(`feature is required for a change of type ${action}`);
+  return feature;
+}
+
+/** What a change's events say it touched. */
+function touched(change: { feature: string; action: string; payload: Record<string, unknown> }) {
+  return change.feature === ''
+    ? { segmentId: change.payload.id, action: change.action }
+    : { feature: change.feature, action: change.action };
 }
 
 /** Adds changes to the caller's draft in the environment (made on the first change). Answers the draft. */
 export async function addChange(db: Db, caller: Caller, project: string, environment: string, body: NewChange | NewChange[]) {
   const list = Array.isArray(body) ? body : [body];
-  for (const change of list) requireAnyPermission(caller, [ACTION_PERMISSION[change.action]], project, environment);
+  for (const change of list) requireAnyPermission(caller, ACTION_PERMISSION[change.action], project, environment);
   const settings = await requireEnabled(db, project, environment);
   const drafted = [];
   for (const change of list) {
-    const target = { project, environment, feature: change.feature };
-    drafted.push({ change, ...(await draftPayload(db, target, change.action, change.payload)) });
+    const target = { project, environment, feature: featureOf(change.action, change.feature) };
+    drafted.push({
+      feature: target.feature,
+      action: change.action,
+      ...(await draftPayload(db, caller, target, change.action, change.payload)),
+    });
   }
   let draft = await store.findDraft(db, project, environment, caller.userId);
   const statements: Statement[] = [];
@@ -96,17 +129,10 @@ export async function addChange(db: Db, caller: Caller, project: string, environ
     });
     statements.push(requestEvent(db, caller, draft, 'change-request-created'));
   }
-  for (const { change, payload, base } of drafted) {
+  for (const { feature, action, payload, base } of drafted) {
     statements.push(
-      store.insertChange(db, {
-        changeRequestId: draft.id,
-        feature: change.feature,
-        action: change.action,
-        payload,
-        base: base ?? null,
-        createdByUserId: caller.userId,
-      }),
-      requestEvent(db, caller, draft, 'change-added', { feature: change.feature, action: change.action }),
+      store.insertChange(db, { changeRequestId: draft.id, feature, action, payload, base: base ?? null, createdByUserId: caller.userId }),
+      requestEvent(db, caller, draft, 'change-added', touched({ feature, action, payload })),
     );
   }
   await runBatch(db, statements);
@@ -132,21 +158,21 @@ export async function editChange(
   project: string,
   id: number,
   changeId: number,
-  body: { action?: ChangeAction; feature?: string; payload: Record<string, unknown> },
+  body: { action?: ChangeAction | undefined; feature?: string | null | undefined; payload: Record<string, unknown> },
 ) {
   const row = await requireEditable(db, caller, project, id);
   const [change] = (await store.changesOf(db, [row.id])).filter((candidate) => candidate.id === changeId);
   if (!change) throw notFound(`Could not find change ${changeId} in change request ${id}`);
   const action = (body.action ?? change.action) as ChangeAction;
   if (!(action in ACTION_PERMISSION)) throw badRequest(`Unknown change action ${action}`);
-  requireAnyPermission(caller, [ACTION_PERMISSION[action]], project, row.environment);
-  const feature = body.feature ?? change.feature;
-  const { payload, base } = await draftPayload(db, { project, environment: row.environment, feature }, action, body.payload);
-  await runBatch(db, [
+  requireAnyPermission(caller, ACTION_PERMISSION[action], project, row.environment);
+  const feature = featureOf(action, body.feature === undefined ? change.feature : body.feature);
+  const { payload, base } = await draftPayload(db, caller, { project, environment: row.environment, feature }, action, body.payload);
+  const statements = [
     store.updateChange(db, row.id, change.id, { action, feature, payload, base: base ?? null }),
     ...resetReviews(db, row),
-    requestEvent(db, caller, row, 'change-edited', { feature, action }),
-  ]);
+  ];
+  await commit(db, caller, row, statements, 'change-edited', touched({ feature, action, payload }));
 }
 
 export async function discardChange(db: Db, caller: Caller, project: string, id: number, changeId: number) {
@@ -155,34 +181,31 @@ export async function discardChange(db: Db, caller: Caller, project: string, id:
   if (!changes.some((change) => change.id === changeId)) throw notFound(`Could not find change ${changeId} in change request ${id}`);
   // A draft left without changes is discarded with its last one, as Unleash does.
   const last = changes.length === 1 && row.state === 'Draft';
-  await runBatch(db, [
-    last ? store.deleteRequest(db, row.id) : store.deleteChange(db, row.id, changeId),
-    ...(last ? [] : resetReviews(db, row)),
-    requestEvent(db, caller, row, last ? 'change-request-discarded' : 'change-discarded', { changeId }),
-  ]);
+  const statements = last ? [store.deleteRequest(db, row.id)] : [store.deleteChange(db, row.id, changeId), ...resetReviews(db, row)];
+  await commit(db, caller, row, statements, last ? 'change-request-discarded' : 'change-discarded', { changeId });
 }
 
 export async function discardDraft(db: Db, caller: Caller, project: string, id: number) {
   const row = await requireRequest(db, project, id);
   if (row.createdByUserId !== caller.userId) throw badRequest('Only the author of a change request may discard it');
   if (row.state !== 'Draft') throw badRequest(`Only a draft can be discarded; this change request is ${row.state}`);
-  await runBatch(db, [store.deleteRequest(db, row.id), requestEvent(db, caller, row, 'change-request-discarded')]);
+  await commit(db, caller, row, [store.deleteRequest(db, row.id)], 'change-request-discarded');
 }
 
 export async function setTitle(db: Db, caller: Caller, project: string, id: number, title: string) {
   const row = await requireEditable(db, caller, project, id);
-  await runBatch(db, [
-    store.updateRequest(db, row.id, { title }),
-    requestEvent(db, caller, { ...row, title }, 'change-request-title-updated'),
-  ]);
+  await commit(db, caller, { ...row, title }, [store.updateRequest(db, row.id, { title })], 'change-request-title-updated');
 }
 
 export async function addComment(db: Db, caller: Caller, project: string, id: number, text: string) {
   const row = await requireRequest(db, project, id);
-  await runBatch(db, [
-    store.insertComment(db, { changeRequestId: row.id, text, createdByUserId: caller.userId, createdByName: caller.actorName }),
-    requestEvent(db, caller, row, 'change-request-comment-added'),
-  ]);
+  const comment = store.insertComment(db, {
+    changeRequestId: row.id,
+    text,
+    createdByUserId: caller.userId,
+    createdByName: caller.actorName,
+  });
+  await commit(db, caller, row, [comment], 'change-request-comment-added');
 }
 
 export async function getRequest(db: Db, project: string, id: number) {

@@ -8,7 +8,13 @@
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
 import type { Actor } from '../../db/events';
-import { APPLY_CHANGE_REQUEST, APPROVE_CHANGE_REQUEST, requireAnyPermission, type PermissionHolder } from '../../auth/permissions';
+import {
+  APPLY_CHANGE_REQUEST,
+  APPROVE_CHANGE_REQUEST,
+  requireAnyPermission,
+  type Permission,
+  type PermissionHolder,
+} from '../../auth/permissions';
 import { ApiError, badRequest } from '../../http/errors';
 import { applyStatements, conflictOf } from './changes';
 import type { ChangeRequestState } from './schema';
@@ -51,66 +57,61 @@ function commentStatements(db: Db, caller: Caller, row: store.ChangeRequestRow, 
     : [];
 }
 
+/**
+ * What every move checks first, in this order: the state it leaves, then the permission in the
+ * request's environment (the author may cancel their own request without it).
+ */
+const TRANSITIONS: Record<StateChange['state'], { from: readonly string[]; permission?: Permission; authorMay?: boolean }> = {
+  'In review': { from: ['Draft'] },
+  Approved: { from: ['In review'], permission: APPROVE_CHANGE_REQUEST },
+  Rejected: { from: ['In review', 'Approved', 'Scheduled'], permission: APPROVE_CHANGE_REQUEST },
+  Cancelled: { from: ['Draft', 'In review', 'Approved', 'Scheduled'], permission: APPLY_CHANGE_REQUEST, authorMay: true },
+  Scheduled: { from: ['Approved', 'Scheduled'], permission: APPLY_CHANGE_REQUEST },
+  Applied: { from: ['Approved', 'Scheduled'], permission: APPLY_CHANGE_REQUEST },
+};
+
 export async function changeState(db: Db, caller: Caller, project: string, id: number, body: StateChange) {
   const row = await requireRequest(db, project, id);
   const isAuthor = row.createdByUserId === caller.userId;
+  const transition = TRANSITIONS[body.state];
+  if (!transition.from.includes(row.state)) throw wrongState(row, body.state);
+  if (transition.permission && !(transition.authorMay && isAuthor))
+    requireAnyPermission(caller, [transition.permission], project, row.environment);
   const comment = commentStatements(db, caller, row, body.comment);
+  const event = (type: string, data?: Record<string, unknown>) => requestEvent(db, caller, row, type, data);
   switch (body.state) {
     case 'In review': {
-      if (row.state !== 'Draft') throw wrongState(row, body.state);
       if (!isAuthor) throw badRequest('Only the author may send a change request to review');
       if ((await store.changesOf(db, [row.id])).length === 0) throw badRequest('A change request without changes cannot be sent to review');
-      await move(db, row, 'In review', [...comment, requestEvent(db, caller, row, 'change-request-sent-to-review')]);
+      await move(db, row, 'In review', [...comment, event('change-request-sent-to-review')]);
       break;
     }
     case 'Approved': {
-      if (row.state !== 'In review') throw wrongState(row, body.state);
-      requireAnyPermission(caller, [APPROVE_CHANGE_REQUEST], project, row.environment);
       if (isAuthor) throw badRequest('The author of a change request cannot approve it');
       const approvers = new Set(
         (await store.reviewsOf(db, [row.id])).filter((review) => review.verdict === 'approved').map((review) => review.userId),
       );
       if (approvers.has(caller.userId)) throw badRequest('You have already approved this change request');
       approvers.add(caller.userId);
-      const review = [
-        store.addReview(db, row.id, caller.userId, 'approved'),
-        ...comment,
-        requestEvent(db, caller, row, 'change-request-approval-added'),
-      ];
-      if (approvers.size >= row.minApprovals)
-        await move(db, row, 'Approved', [...review, requestEvent(db, caller, row, 'change-request-approved')]);
+      const review = [store.addReview(db, row.id, caller.userId, 'approved'), ...comment, event('change-request-approval-added')];
+      if (approvers.size >= row.minApprovals) await move(db, row, 'Approved', [...review, event('change-request-approved')]);
       else await runBatch(db, review);
       break;
     }
     case 'Rejected': {
-      if (!['In review', 'Approved', 'Scheduled'].includes(row.state)) throw wrongState(row, body.state);
-      requireAnyPermission(caller, [APPROVE_CHANGE_REQUEST], project, row.environment);
       if (isAuthor) throw badRequest('The author of a change request cannot reject it; cancel it instead');
-      await move(
-        db,
-        row,
-        'Rejected',
-        [store.addReview(db, row.id, caller.userId, 'rejected'), ...comment, requestEvent(db, caller, row, 'change-request-rejected')],
-        {
-          scheduleStatus: null,
-        },
-      );
+      const review = store.addReview(db, row.id, caller.userId, 'rejected');
+      await move(db, row, 'Rejected', [review, ...comment, event('change-request-rejected')], { scheduleStatus: null });
       break;
     }
-    case 'Cancelled': {
-      if (!['Draft', 'In review', 'Approved', 'Scheduled'].includes(row.state)) throw wrongState(row, body.state);
-      if (!isAuthor) requireAnyPermission(caller, [APPLY_CHANGE_REQUEST], project, row.environment);
-      await move(db, row, 'Cancelled', [...comment, requestEvent(db, caller, row, 'change-request-cancelled')], { scheduleStatus: null });
+    case 'Cancelled':
+      await move(db, row, 'Cancelled', [...comment, event('change-request-cancelled')], { scheduleStatus: null });
       break;
-    }
     case 'Scheduled': {
-      if (row.state !== 'Approved' && row.state !== 'Scheduled') throw wrongState(row, body.state);
-      requireAnyPermission(caller, [APPLY_CHANGE_REQUEST], project, row.environment);
       if (!body.scheduledAt) throw badRequest('scheduledAt is required to schedule a change request');
       const scheduledAt = new Date(body.scheduledAt).toISOString();
       if (scheduledAt <= nowIso()) throw badRequest('The scheduled time must be in the future');
-      const event = requestEvent(db, caller, row, 'change-request-scheduled', { scheduledDate: scheduledAt });
-      await move(db, row, 'Scheduled', [...comment, event], {
+      await move(db, row, 'Scheduled', [...comment, event('change-request-scheduled', { scheduledDate: scheduledAt })], {
         scheduledAt,
         scheduleStatus: 'pending',
         scheduleFailure: null,
@@ -119,12 +120,9 @@ export async function changeState(db: Db, caller: Caller, project: string, id: n
       });
       break;
     }
-    case 'Applied': {
-      if (row.state !== 'Approved' && row.state !== 'Scheduled') throw wrongState(row, body.state);
-      requireAnyPermission(caller, [APPLY_CHANGE_REQUEST], project, row.environment);
+    case 'Applied':
       await apply(db, caller, row, comment, 'change-request-applied');
       break;
-    }
   }
   return describeOne(db, await requireRequest(db, project, id));
 }

@@ -50,19 +50,26 @@ export async function describe(db: Db, rows: readonly store.ChangeRequestRow[]) 
   for (const row of rows) {
     const open = !['Applied', 'Rejected', 'Cancelled'].includes(row.state);
     const features: { name: string; conflict?: string; changes: DescribedChange[] }[] = [];
+    const segments: (DescribedChange & { name: string })[] = [];
     for (const change of changes.filter((candidate) => candidate.changeRequestId === row.id)) {
-      let feature = features.find((candidate) => candidate.name === change.feature);
-      if (!feature) features.push((feature = { name: change.feature, changes: [] }));
       const target = { project: row.project, environment: row.environment, feature: change.feature };
       const conflict = open ? await conflictOf(db, target, change.action, change.payload, change.base) : undefined;
-      feature.changes.push({
+      const described = {
         id: change.id,
         action: change.action,
         payload: change.payload,
         ...(conflict ? { conflict } : {}),
         createdBy: person(map, change.createdByUserId, row.createdByName),
         createdAt: change.createdAt,
-      });
+      };
+      // A segment's change has no flag: the UI lists it under the request's segments.
+      if (change.feature === '') {
+        segments.push({ ...described, name: String(change.payload.name ?? '') });
+        continue;
+      }
+      let feature = features.find((candidate) => candidate.name === change.feature);
+      if (!feature) features.push((feature = { name: change.feature, changes: [] }));
+      feature.changes.push(described);
     }
     const verdicts = (verdict: string) =>
       reviews
@@ -78,7 +85,7 @@ export async function describe(db: Db, rows: readonly store.ChangeRequestRow[]) 
       createdBy: person(map, row.createdByUserId, row.createdByName),
       createdAt: row.createdAt,
       features,
-      segments: [],
+      segments,
       approvals: verdicts('approved'),
       rejections: verdicts('rejected'),
       comments: comments

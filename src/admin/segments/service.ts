@@ -1,7 +1,14 @@
 /** Segments: named, reusable constraint sets that strategies refer to by id. */
-import { CREATE_SEGMENT, UPDATE_PROJECT_SEGMENT, UPDATE_SEGMENT, requireAnyPermission } from '../../auth/permissions';
+import {
+  CREATE_SEGMENT,
+  UPDATE_PROJECT_SEGMENT,
+  UPDATE_SEGMENT,
+  requireAnyPermission,
+  type PermissionHolder,
+} from '../../auth/permissions';
 import type { Principal } from '../../auth/principal';
-import type { Db } from '../../db/client';
+import { runBatch, type Db, type Statement } from '../../db/client';
+import { refuseUnlessMaySkipChangeRequestsInProject } from '../../db/change-request-guard';
 import type { Actor } from '../../db/events';
 import { ApiError, badData, badRequest, conflict, notFound } from '../../http/errors';
 import { checkConstraintValues, checkSegmentCount } from '../features/rules';
@@ -127,14 +134,23 @@ export async function createSegment(db: Db, principal: Principal, body: SegmentI
   return segmentShape(row);
 }
 
-export async function updateSegment(db: Db, principal: Principal, id: number, body: SegmentInput): Promise<void> {
+/**
+ * The statements of a segment's update, after the direct write's checks (values, project, name;
+ * moving it to another project needs the same right there), for the caller to batch.
+ */
+export async function updateSegmentStatements(
+  db: Db,
+  holder: Actor & PermissionHolder,
+  id: number,
+  body: SegmentInput,
+): Promise<Statement[]> {
   const row = await segmentById(db, id);
   // The route checked the segment's current project; moving it needs the same right where it goes.
   if ((body.project ?? null) !== row.segmentProjectId)
-    requireAnyPermission(principal, [UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
+    requireAnyPermission(holder, [UPDATE_SEGMENT, UPDATE_PROJECT_SEGMENT], body.project ?? undefined);
   await checkProjectAndName(db, body, row.id);
   // Strategies using the segment change what SDKs evaluate, so this is a flag change too.
-  await store.update(db, principal, row.id, values(body), {
+  return store.updateStatements(db, holder, row.id, values(body), {
     type: 'segment-updated',
     project: body.project ?? null,
     data: { id: row.id, ...body },
@@ -142,15 +158,38 @@ export async function updateSegment(db: Db, principal: Principal, id: number, bo
   });
 }
 
+export async function updateSegment(db: Db, principal: Principal, id: number, body: SegmentInput): Promise<void> {
+  // A project's segment is governed where change requests are on in any of its environments,
+  // judged by the project it will have, as Unleash's segment service does.
+  if (body.project) await refuseUnlessMaySkipChangeRequestsInProject(db, principal, body.project);
+  await runBatch(db, await updateSegmentStatements(db, principal, id, body));
+}
+
+/** The statements deleting a segment read before, for a change request's batch (nothing is deleted if a strategy uses it meanwhile). */
+export function deleteSegmentStatements(db: Db, actor: Actor, row: store.SegmentRow) {
+  return store.deleteUnusedStatements(db, actor, row.id, {
+    type: 'segment-deleted',
+    project: row.segmentProjectId,
+    preData: segmentShape(row),
+  });
+}
+
+export const segmentInUse = store.inUse;
+
+export function inUseError(row: store.SegmentRow): ApiError {
+  return new ApiError(409, 'SegmentInUseError', `Segment ${row.name} is in use by strategies and cannot be deleted.`);
+}
+
 /** The delete write, for a segment read before: false when a strategy uses it (or it is gone). */
 export function deleteIfUnused(db: Db, actor: Actor, row: store.SegmentRow): Promise<boolean> {
   return store.deleteIfUnused(db, actor, row.id, { type: 'segment-deleted', project: row.segmentProjectId, preData: segmentShape(row) });
 }
 
-export async function deleteSegment(db: Db, actor: Actor, id: number): Promise<void> {
+export async function deleteSegment(db: Db, principal: Principal, id: number): Promise<void> {
   const row = await segmentById(db, id);
-  if (!(await deleteIfUnused(db, actor, row))) {
+  if (row.segmentProjectId) await refuseUnlessMaySkipChangeRequestsInProject(db, principal, row.segmentProjectId);
+  if (!(await deleteIfUnused(db, principal, row))) {
     await segmentById(db, id); // 404 if it went meanwhile
-    throw new ApiError(409, 'SegmentInUseError', `Segment ${row.name} is in use by strategies and cannot be deleted.`);
+    throw inUseError(row);
   }
 }

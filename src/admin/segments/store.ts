@@ -1,6 +1,6 @@
 /** The Drizzle queries of segments. */
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
-import { d1Statement, runBatch, runD1Batch, type Db } from '../../db/client';
+import { d1Statement, runBatch, runD1Batch, type Db, type Statement } from '../../db/client';
 import { auditEvent, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import { featureStrategies, featureStrategySegment, features, segments } from '../../db/schema';
 
@@ -118,8 +118,34 @@ export async function insert(db: Db, actor: Actor, values: SegmentValues, event:
   return inserted[0]!;
 }
 
-export async function update(db: Db, actor: Actor, id: number, values: SegmentValues, event: AuditEvent): Promise<void> {
-  await runBatch(db, [db.update(segments).set(values).where(eq(segments.id, id)), auditEvent(db, actor, event)]);
+/** No strategy of a flag not archived uses the segment (archived flags' strategies lose it, as in Unleash). */
+const unusedSegment = (
+  id: number,
+) => sql`NOT EXISTS (SELECT 1 FROM feature_strategy_segment l JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
+    JOIN features f ON f.name = fs.feature_name WHERE l.segment_id = ${id} AND f.archived_at IS NULL)`;
+
+/** The update of a segment with its event, for one batch (the direct write's or a change request's). */
+export function updateStatements(db: Db, actor: Actor, id: number, values: SegmentValues, event: AuditEvent): Statement[] {
+  return [db.update(segments).set(values).where(eq(segments.id, id)), auditEvent(db, actor, event)];
+}
+
+/**
+ * The delete of a segment that no strategy of a flag not archived uses, with its event, for a
+ * change request's batch: the delete removes nothing when one uses it (the caller checks that a
+ * row went, as `deleteIfUnused` does).
+ */
+export function deleteUnusedStatements(db: Db, actor: Actor, id: number, event: AuditEvent): { remove: Statement; event: Statement } {
+  return { remove: db.delete(segments).where(and(eq(segments.id, id), unusedSegment(id))), event: auditEvent(db, actor, event) };
+}
+
+/** Whether a strategy of a flag not archived uses the segment. */
+export async function inUse(db: Db, id: number): Promise<boolean> {
+  const rows = await db
+    .select({ id: segments.id })
+    .from(segments)
+    .where(and(eq(segments.id, id), sql`NOT ${unusedSegment(id)}`))
+    .limit(1);
+  return rows.length > 0;
 }
 
 /**
@@ -130,10 +156,8 @@ export async function update(db: Db, actor: Actor, id: number, values: SegmentVa
  * it deleted.
  */
 export async function deleteIfUnused(db: Db, actor: Actor, id: number, event: AuditEvent): Promise<boolean> {
-  const unused = sql`NOT EXISTS (SELECT 1 FROM feature_strategy_segment l JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
-    JOIN features f ON f.name = fs.feature_name WHERE l.segment_id = ${id} AND f.archived_at IS NULL)`;
   const [deleted] = await runD1Batch(db, [
-    d1Statement(db, db.delete(segments).where(and(eq(segments.id, id), unused))),
+    d1Statement(db, db.delete(segments).where(and(eq(segments.id, id), unusedSegment(id)))),
     // changes(): the rows the delete just above removed, in this same batch.
     d1Statement(db, auditEventWhere(actor, event, sql`changes() = 1`)),
   ]);
