@@ -12,18 +12,17 @@ export const BENCH_ADMIN_TOKEN = '*:*.bench-admin-token';
 /** Where bench/binding/RESULTS.md's propagation section (bench/binding/propagation.mjs) starts: bench/binding/run.mjs keeps it. */
 export const BINDING_PROPAGATION_MARKER = '<!-- propagation: written by bench/binding/propagation.mjs -->';
 
-const wranglerBin = path.join(ROOT, 'node_modules', '.bin', 'wrangler');
-
 /**
  * Starts `wrangler dev` with a fresh persisted state (migrations applied) and waits for
  * /health. `seedSql(persistTo)`, when given, returns the path of a SQL file executed into the
  * local D1 before the server starts; its duration is returned as `seedSeconds`.
- * Returns `{ base, token, seedSeconds, stop }`.
+ * `root` is the checkout to serve (another commit's, for `--against`). Returns `{ base, token, seedSeconds, stop }`.
  */
-export async function startWorker({ port = 8790, token = BENCH_ADMIN_TOKEN, log = false, seedSql } = {}) {
+export async function startWorker({ port = 8790, token = BENCH_ADMIN_TOKEN, log = false, seedSql, root = ROOT } = {}) {
+  const wranglerBin = path.join(root, 'node_modules', '.bin', 'wrangler');
   const persistTo = mkdtempSync(path.join(os.tmpdir(), 'unleash-bench-'));
   const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: 'false', WRANGLER_SEND_METRICS: 'false', CI: '1' };
-  const quiet = { cwd: ROOT, env, stdio: log ? 'inherit' : 'ignore' };
+  const quiet = { cwd: root, env, stdio: log ? 'inherit' : 'ignore' };
   execFileSync(wranglerBin, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo], quiet);
   let seedSeconds = 0;
   if (seedSql) {
@@ -47,7 +46,7 @@ export async function startWorker({ port = 8790, token = BENCH_ADMIN_TOKEN, log 
       '--log-level',
       'warn',
     ],
-    { cwd: ROOT, env, stdio: log ? 'inherit' : 'ignore', detached: true },
+    { cwd: root, env, stdio: log ? 'inherit' : 'ignore', detached: true },
   );
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;

@@ -501,4 +501,25 @@ describe('SSO group sync on every OIDC sign-in', () => {
     expect(created.status).toBe(201);
     await saveSettings(SETTINGS);
   });
+
+  it('takes them away on the next request of a session still open once a sign-in no longer claims the group', async () => {
+    await saveSettings({ ...SETTINGS, enableGroupSyncing: true, groupJsonPath: 'groups' });
+    const project = (await bodyOf(await call('POST', '/api/admin/projects', { body: { id: unique('gsr'), name: 'sync' } }))).id;
+    const mapping = unique('okta-leaves');
+    const team = await group(unique('g-leaves'), [mapping]);
+    expect((await call('PUT', `/api/admin/projects/${project}/groups/${team.id}/roles`, { body: { roles: [5] } })).status).toBe(200);
+    const email = `${unique('leaves')}@example.com`;
+    const started = await startLogin();
+    await provideIdToken(await signToken(key, idTokenClaims(started, email, { groups: [mapping] })));
+    const session = sessionFrom(await callback(started))!;
+    const listed = async () => (await bodyOf(await call('GET', '/api/admin/user', withSession(session)))).permissions;
+    const createFlag = () => call('POST', `/api/admin/projects/${project}/features`, withSession(session, { body: { name: unique('f') } }));
+    expect(await listed()).toContainEqual({ permission: 'CREATE_FEATURE', project });
+    expect((await createFlag()).status).toBe(201);
+    // Signing in elsewhere without the group: sync removes the membership, and the first session loses the rights.
+    await signIn(email, []);
+    expect(await listed()).not.toContainEqual({ permission: 'CREATE_FEATURE', project });
+    await expectError(await createFlag(), 403, 'NoAccessError');
+    await saveSettings(SETTINGS);
+  });
 });

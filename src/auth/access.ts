@@ -32,6 +32,10 @@ export class GrantAccess implements Access {
     }
   }
 
+  mayAnywhere(permission: Permission): boolean {
+    return this.isAdmin || this.byPermission.has(permission);
+  }
+
   may(permission: Permission, project?: string, environment?: string): boolean {
     if (this.isAdmin) return true;
     const grants = this.byPermission.get(permission);
@@ -49,42 +53,36 @@ export const NO_ACCESS: Access = new GrantAccess([]);
 
 interface GrantRow {
   permission: string;
-  project: string;
-  environment: string;
-  permission_type: string;
+  project: string | null;
+  environment: string | null;
 }
 
 /**
  * Reads a user's grants from D1 (one query): their own roles' and, as Unleash does, those of
  * every group they belong to (a group's root role holds where a root role does, its project
- * roles in their projects).
+ * roles in their projects). The role assignments are collapsed first (50 groups holding the
+ * same role on a project are one assignment), then joined with the roles' permissions once,
+ * placed (`project` null for root permissions, `environment` null unless environment-scoped)
+ * and made distinct in SQL: each grant arrives once.
  */
 export async function loadUserGrants(env: Env, userId: number): Promise<Grant[]> {
-  const rows = await getDb(env).all<GrantRow>(sql`
-    SELECT DISTINCT rp.permission AS permission, ru.project AS project, rp.environment AS environment, p.type AS permission_type
-    FROM role_user ru
-    JOIN role_permission rp ON rp.role_id = ru.role_id
-    JOIN permissions p ON p.permission = rp.permission
-    WHERE ru.user_id = ${userId}
-    UNION
-    SELECT rp.permission, 'default', rp.environment, p.type
-    FROM group_user gu
-    JOIN groups g ON g.id = gu.group_id
-    JOIN role_permission rp ON rp.role_id = g.root_role_id
-    JOIN permissions p ON p.permission = rp.permission
-    WHERE gu.user_id = ${userId}
-    UNION
-    SELECT rp.permission, gr.project, rp.environment, p.type
-    FROM group_user gu
-    JOIN group_role gr ON gr.group_id = gu.group_id
-    JOIN role_permission rp ON rp.role_id = gr.role_id
-    JOIN permissions p ON p.permission = rp.permission
-    WHERE gu.user_id = ${userId}`);
-  return rows.map((row) => ({
-    permission: row.permission,
-    project: row.permission_type === 'root' ? null : row.project,
-    environment: row.permission_type === 'environment' && row.environment !== '' ? row.environment : null,
-  }));
+  return getDb(env).all<GrantRow>(sql`
+    WITH assignment(role_id, project) AS (
+      SELECT role_id, project FROM role_user WHERE user_id = ${userId}
+      UNION
+      SELECT g.root_role_id, 'default' FROM group_user gu JOIN groups g ON g.id = gu.group_id
+      WHERE gu.user_id = ${userId} AND g.root_role_id IS NOT NULL
+      UNION
+      SELECT gr.role_id, gr.project FROM group_user gu JOIN group_role gr ON gr.group_id = gu.group_id
+      WHERE gu.user_id = ${userId}
+    )
+    SELECT DISTINCT
+      rp.permission AS permission,
+      CASE WHEN p.type = 'root' THEN NULL ELSE a.project END AS project,
+      CASE WHEN p.type = 'environment' AND rp.environment <> '' THEN rp.environment END AS environment
+    FROM assignment a
+    JOIN role_permission rp ON rp.role_id = a.role_id
+    JOIN permissions p ON p.permission = rp.permission`);
 }
 
 export async function loadUserAccess(env: Env, userId: number): Promise<Access> {

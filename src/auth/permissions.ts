@@ -62,6 +62,8 @@ export type Permission = string;
 export interface Access {
   /** Whether `permission` is held in `project` (and `environment`, for environment-scoped ones). */
   may(permission: Permission, project?: string, environment?: string): boolean;
+  /** Whether `permission` is held somewhere (ADMIN passes): the guard's check before the body names the project. */
+  mayAnywhere(permission: Permission): boolean;
   /** Every grant, for `GET /api/admin/user` and `/user-admin/:id/permissions`. */
   readonly grants: readonly Grant[];
 }

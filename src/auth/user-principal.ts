@@ -24,8 +24,16 @@ interface CachedUser {
 
 const cachedUsers = new BoundedMap<number, CachedUser>({ entries: MAX_USERS });
 
+/**
+ * This isolate's grants generation: moved by every forget. A load that started before a write
+ * finished may have read the old grants; it serves its own request (which began before the
+ * write) but is kept only if no forget came meanwhile, so the next request reads again.
+ */
+let generation = 0;
+
 /** Forgets what this isolate knows of a user (after a role change, a deletion). */
 export function forgetUser(userId: number): void {
+  generation++;
   cachedUsers.delete(userId);
 }
 
@@ -35,6 +43,7 @@ export function forgetUser(userId: number): void {
  * are rare; each user's next request reloads their grants with one query.
  */
 export function forgetAllUsers(): void {
+  generation++;
   cachedUsers.clear();
 }
 
@@ -53,12 +62,13 @@ async function loadUser(env: Env, userId: number): Promise<CachedUser | null> {
 export async function userPrincipalFor(env: Env, record: UserCredentialRecord, via: UserPrincipal['via']): Promise<UserPrincipal | null> {
   let user = cachedUsers.get(record.userId);
   if (!user || user.until <= Date.now()) {
+    const loadedAt = generation;
     user = (await loadUser(env, record.userId)) ?? undefined;
     if (!user) {
       cachedUsers.delete(record.userId);
       return null;
     }
-    cachedUsers.set(record.userId, user);
+    if (generation === loadedAt) cachedUsers.set(record.userId, user);
   }
   return { kind: 'user', userId: record.userId, actorName: user.actorName, via, credentialId: record.id, access: user.access };
 }

@@ -15,7 +15,7 @@
 import type { IRequest, RouterType } from 'itty-router';
 import type * as v from 'valibot';
 import { authenticate, type PersonSignIn } from '../auth/authenticate';
-import { ADMIN, requireAnyPermission, type Permission } from '../auth/permissions';
+import { requireAnyPermission, type Permission } from '../auth/permissions';
 import { requireSameOriginForCookieWrite } from '../auth/same-origin';
 import type { ApiTokenPrincipal, ApiTokenType, Principal } from '../auth/principal';
 import { noteLocalWrite } from '../db/coherence';
@@ -219,7 +219,7 @@ function wrongTokenType(): never {
 
 /** Whether the caller holds one of `anyOf` anywhere (before the body says where). */
 function holdsAnywhere(principal: Principal, anyOf: readonly Permission[]): boolean {
-  return anyOf.some((wanted) => principal.access.grants.some((grant) => grant.permission === wanted || grant.permission === ADMIN));
+  return anyOf.some((wanted) => principal.access.mayAnywhere(wanted));
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -103,82 +103,89 @@ export async function addAccess(
   await groups.forgetGroupMembers(db, groupIds);
 }
 
-export async function setUserRoles(db: Db, principal: Principal, projectId: string, userId: number, roles: number[]) {
+/**
+ * Who holds project roles directly: a person (`role_user`) or a group (`group_role`, held by its
+ * members). Setting and removing their roles in a project is the same operation for both; only
+ * the rows, the events' names and whose cached grants are forgotten differ.
+ */
+interface RoleHolder {
+  kind: 'user' | 'group';
+  requireExists(db: Db, id: number): Promise<unknown>;
+  rolesIn(db: Db, projectId: string, id: number): Promise<number[]>;
+  /** Removes the holder's project roles in the project; with `roleIds`, only while those still exist (for a person). */
+  revoke(db: Db, projectId: string, id: number, roleIds?: readonly number[]): Statement;
+  grant(db: Db, principal: Principal, projectId: string, roleIds: readonly number[], id: number): Statement[];
+  /** After the batch: the affected people's next request reads their grants again. */
+  forget(db: Db, id: number): void | Promise<void>;
+}
+
+const USER: RoleHolder = {
+  kind: 'user',
+  requireExists: (db, id) => checkedUsers(db, [id]),
+  rolesIn: store.rolesOfUserInProject,
+  revoke: store.revokeStatement,
+  grant: (db, principal, projectId, roleIds, id) =>
+    roleIds.map((roleId) => store.grantStatement(db, projectId, roleId, id, roleIds, principal)),
+  forget: (_db, id) => forgetUser(id),
+};
+
+const GROUP: RoleHolder = {
+  kind: 'group',
+  requireExists: (db, id) => groups.checkedGroups(db, [id]),
+  rolesIn: groups.rolesOfGroupInProject,
+  revoke: (db, projectId, id) => groups.revokeGroupStatement(db, projectId, id),
+  grant: (db, principal, projectId, roleIds, id) => groups.grantGroupStatements(db, principal, projectId, roleIds, [id]),
+  forget: (db, id) => groups.forgetGroupMembers(db, [id]),
+};
+
+/** `PUT /projects/:projectId/{users|groups}/:id/roles`: the holder's project roles, replaced. */
+async function setRoles(db: Db, principal: Principal, holder: RoleHolder, projectId: string, id: number, roles: number[]) {
   await requireProject(db, projectId, noSuchProject(projectId));
   const roleIds = await checkedRoles(db, roles);
-  await checkedUsers(db, [userId]);
+  await holder.requireExists(db, id);
   await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to assign a role they did not have access to');
-  const before = await store.rolesOfUserInProject(db, projectId, userId);
+  const before = await holder.rolesIn(db, projectId, id);
+  const who = holder.kind === 'user' ? { userId: id } : { groupId: id };
   await runBatch(db, [
-    store.revokeStatement(db, projectId, userId, roleIds),
-    ...roleIds.map((roleId) => store.grantStatement(db, projectId, roleId, userId, roleIds, principal)),
+    holder.revoke(db, projectId, id, roleIds),
+    ...holder.grant(db, principal, projectId, roleIds, id),
     store.guardedEvent(
       db,
       principal,
       {
-        type: 'project-access-user-roles-updated',
+        type: `project-access-${holder.kind}-roles-updated`,
         project: projectId,
-        data: { roles: roleIds, userId },
-        preData: { roles: before, userId },
+        data: { roles: roleIds, ...who },
+        preData: { roles: before, ...who },
       },
       roleIds,
     ),
   ]);
-  forgetUser(userId);
+  await holder.forget(db, id);
 }
 
-export async function removeUserAccess(db: Db, principal: Principal, projectId: string, userId: number) {
+/** `DELETE /projects/:projectId/{users|groups}/:id/roles`: the holder leaves the project. */
+async function removeAccess(db: Db, principal: Principal, holder: RoleHolder, projectId: string, id: number) {
   await requireProject(db, projectId, noSuchProject(projectId));
-  const before = await store.rolesOfUserInProject(db, projectId, userId);
+  const before = await holder.rolesIn(db, projectId, id);
+  const who = holder.kind === 'user' ? { userId: id } : { groupId: id };
   await runBatch(db, [
-    store.revokeStatement(db, projectId, userId),
+    holder.revoke(db, projectId, id),
     store.guardedEvent(
       db,
       principal,
-      { type: 'project-access-user-roles-deleted', project: projectId, preData: { roles: before, userId } },
+      { type: `project-access-${holder.kind}-roles-deleted`, project: projectId, preData: { roles: before, ...who } },
       [],
     ),
   ]);
-  forgetUser(userId);
+  await holder.forget(db, id);
 }
 
-/** `PUT /projects/:projectId/groups/:groupId/roles`: the group's project roles, replaced. */
-export async function setGroupRoles(db: Db, principal: Principal, projectId: string, groupId: number, roles: number[]) {
-  await requireProject(db, projectId, noSuchProject(projectId));
-  const roleIds = await checkedRoles(db, roles);
-  await groups.checkedGroups(db, [groupId]);
-  await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to assign a role they did not have access to');
-  const before = await groups.rolesOfGroupInProject(db, projectId, groupId);
-  await runBatch(db, [
-    groups.revokeGroupStatement(db, projectId, groupId),
-    ...groups.grantGroupStatements(db, principal, projectId, roleIds, [groupId]),
-    store.guardedEvent(
-      db,
-      principal,
-      {
-        type: 'project-access-group-roles-updated',
-        project: projectId,
-        data: { roles: roleIds, groupId },
-        preData: { roles: before, groupId },
-      },
-      roleIds,
-    ),
-  ]);
-  await groups.forgetGroupMembers(db, [groupId]);
-}
-
-/** `DELETE /projects/:projectId/groups/:groupId/roles`: the group leaves the project. */
-export async function removeGroupAccess(db: Db, principal: Principal, projectId: string, groupId: number) {
-  await requireProject(db, projectId, noSuchProject(projectId));
-  const before = await groups.rolesOfGroupInProject(db, projectId, groupId);
-  await runBatch(db, [
-    groups.revokeGroupStatement(db, projectId, groupId),
-    store.guardedEvent(
-      db,
-      principal,
-      { type: 'project-access-group-roles-deleted', project: projectId, preData: { roles: before, groupId } },
-      [],
-    ),
-  ]);
-  await groups.forgetGroupMembers(db, [groupId]);
-}
+export const setUserRoles = (db: Db, principal: Principal, projectId: string, userId: number, roles: number[]) =>
+  setRoles(db, principal, USER, projectId, userId, roles);
+export const removeUserAccess = (db: Db, principal: Principal, projectId: string, userId: number) =>
+  removeAccess(db, principal, USER, projectId, userId);
+export const setGroupRoles = (db: Db, principal: Principal, projectId: string, groupId: number, roles: number[]) =>
+  setRoles(db, principal, GROUP, projectId, groupId, roles);
+export const removeGroupAccess = (db: Db, principal: Principal, projectId: string, groupId: number) =>
+  removeAccess(db, principal, GROUP, projectId, groupId);

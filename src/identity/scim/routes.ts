@@ -12,124 +12,60 @@ import { empty, json, NO_STORE, untyped } from '../../http/responses';
 import { admin, route, type Route } from '../../http/route';
 import * as discovery from './discovery';
 import { scimJson } from './errors';
-import { readScimBody, scimAnswers, scimBase, SCIM_ROUTE } from './scim-route';
-import { listQueryOf, project, projectionOf } from './list-query';
-import { patchOperations } from './patch';
-import {
-  ScimDocumentSchema,
-  ScimListQuery,
-  ScimListSchema,
-  ScimPatchSchema,
-  ScimSettingsAnswer,
-  ScimTokenAnswer,
-  ScimUserSchema,
-  SetScimSettingsSchema,
-} from './schema';
+import { scimAnswers, scimBase, SCIM_ROUTE } from './scim-route';
+import { ScimDocumentSchema, ScimGroupSchema, ScimSettingsAnswer, ScimTokenAnswer, ScimUserSchema, SetScimSettingsSchema } from './schema';
 import { generateToken, requireScimClient, saveSettings, settingsAnswer } from './settings';
+import { groupFieldsOf, type GroupFields } from './group-resource';
 import { userFieldsOf } from './user-resource';
+import type { UserFields } from './store';
+import { resourceRoutes, type ScimResourceType } from './resource-routes';
+import * as groups from './groups';
 import * as users from './users';
-import { groupRoutes } from './group-routes';
 
-function userRoutes(prefix: string, suffix: string): Route[] {
-  return [
-    route({
-      ...SCIM_ROUTE,
-      method: 'GET',
-      path: `${prefix}/Users`,
-      operationId: `scimListUsers${suffix}`,
-      summary: 'List or find SCIM Users (filter, startIndex, count)',
-      query: ScimListQuery,
-      queryReadByHandler: true,
-      responses: scimAnswers({ 200: { description: 'A ListResponse of Users', schema: ScimListSchema } }, [400]),
-      handler: async ({ request, env }) => {
-        await requireScimClient(env, request);
-        const query = listQueryOf(request);
-        const { total, resources } = await users.listUsers(getDb(env), query.filter, query, scimBase(env, request, prefix));
-        return untyped(
-          scimJson(
-            discovery.listOf(
-              resources.map((resource) => project(resource, query)),
-              total,
-              query.startIndex,
-            ),
-          ),
-        );
-      },
-    }),
-    route({
-      ...SCIM_ROUTE,
-      method: 'POST',
-      path: `${prefix}/Users`,
-      operationId: `scimCreateUser${suffix}`,
-      summary: 'Provision a person',
-      body: ScimUserSchema,
-      bodyReadByHandler: true,
-      responses: scimAnswers({ 201: { description: 'The User created', schema: ScimUserSchema } }, [400, 409, 413, 415]),
-      handler: async ({ request, env }) => {
-        const settings = await requireScimClient(env, request);
-        const fields = userFieldsOf(await readScimBody(request));
-        const created = await users.createUser(env, getDb(env), fields, settings, scimBase(env, request, prefix));
-        return untyped(scimJson(created, 201, { location: created.meta.location }));
-      },
-    }),
-    route({
-      ...SCIM_ROUTE,
-      method: 'GET',
-      path: `${prefix}/Users/:id`,
-      operationId: `scimGetUser${suffix}`,
-      summary: 'A provisioned person',
-      responses: scimAnswers({ 200: { description: 'The User', schema: ScimUserSchema } }, [400, 404]),
-      handler: async ({ request, env, params }) => {
-        await requireScimClient(env, request);
-        const user = await users.getUser(getDb(env), params.id, scimBase(env, request, prefix));
-        return untyped(scimJson(project(user, projectionOf(request))));
-      },
-    }),
-    route({
-      ...SCIM_ROUTE,
-      method: 'PUT',
-      path: `${prefix}/Users/:id`,
-      operationId: `scimReplaceUser${suffix}`,
-      summary: "Replace a person's attributes",
-      body: ScimUserSchema,
-      bodyReadByHandler: true,
-      responses: scimAnswers({ 200: { description: 'The User', schema: ScimUserSchema } }, [400, 404, 409, 413, 415]),
-      handler: async ({ request, env, params }) => {
-        await requireScimClient(env, request);
-        const fields = userFieldsOf(await readScimBody(request));
-        return untyped(scimJson(await users.replaceUser(env, getDb(env), params.id, fields, scimBase(env, request, prefix))));
-      },
-    }),
-    route({
-      ...SCIM_ROUTE,
-      method: 'PATCH',
-      path: `${prefix}/Users/:id`,
-      operationId: `scimPatchUser${suffix}`,
-      summary: 'Change some attributes of a person (active false deprovisions them)',
-      body: ScimPatchSchema,
-      bodyReadByHandler: true,
-      responses: scimAnswers({ 200: { description: 'The User', schema: ScimUserSchema } }, [400, 404, 409, 413, 415]),
-      handler: async ({ request, env, params }) => {
-        await requireScimClient(env, request);
-        const operations = patchOperations(await readScimBody(request));
-        return untyped(scimJson(await users.patchUser(env, getDb(env), params.id, operations, scimBase(env, request, prefix))));
-      },
-    }),
-    route({
-      ...SCIM_ROUTE,
-      method: 'DELETE',
-      path: `${prefix}/Users/:id`,
-      operationId: `scimDeleteUser${suffix}`,
-      summary: 'Delete a provisioned person; their sessions and personal tokens end',
-      responses: scimAnswers({ 204: { description: 'Deleted', schema: null } }, [400, 404]),
-      handler: async ({ request, env, params }) => {
-        await requireScimClient(env, request);
-        await users.deleteUser(env, getDb(env), params.id);
-        return untyped(new Response(null, { status: 204 }));
-      },
-    }),
-  ];
-}
+const USERS: ScimResourceType<UserFields> = {
+  plural: 'Users',
+  singular: 'User',
+  schema: ScimUserSchema,
+  summaries: {
+    list: 'List or find SCIM Users (filter, startIndex, count)',
+    create: 'Provision a person',
+    get: 'A provisioned person',
+    replace: "Replace a person's attributes",
+    patch: 'Change some attributes of a person (active false deprovisions them)',
+    delete: 'Delete a provisioned person; their sessions and personal tokens end',
+  },
+  fieldsOf: userFieldsOf,
+  list: users.listUsers,
+  create: users.createUser,
+  get: users.getUser,
+  replace: users.replaceUser,
+  patch: users.patchUser,
+  remove: users.deleteUser,
+  // The User is answered whole after a PATCH, as before the routes were shared.
+  projectPatchAnswer: false,
+};
+
+const GROUPS: ScimResourceType<GroupFields> = {
+  plural: 'Groups',
+  singular: 'Group',
+  schema: ScimGroupSchema,
+  summaries: {
+    list: 'List or find SCIM Groups (filter, startIndex, count)',
+    create: 'Provision a group with its members',
+    get: 'A provisioned group',
+    replace: "Replace a group's name and members",
+    patch: "Add or remove a group's members, or rename it",
+    delete: 'Delete a provisioned group; its members lose what it gave them',
+  },
+  fieldsOf: groupFieldsOf,
+  list: groups.listGroups,
+  create: (_env, db, fields, settings, base) => groups.createGroup(db, fields, settings, base),
+  get: groups.getGroup,
+  replace: (_env, db, id, fields, base) => groups.replaceGroup(db, id, fields, base),
+  patch: (_env, db, id, operations, base) => groups.patchGroup(db, id, operations, base),
+  remove: (_env, db, id) => groups.deleteGroup(db, id),
+  projectPatchAnswer: true,
+};
 
 function discoveryRoutes(prefix: string, suffix: string): Route[] {
   const document = (path: string, operationId: string, summary: string, answer: (env: Env, request: Request, id: string) => unknown) =>
@@ -208,7 +144,7 @@ export const routes: readonly Route[] = [
   ...settingsRoutes,
   ...PREFIXES.flatMap(({ prefix, suffix }) => [
     ...discoveryRoutes(prefix, suffix),
-    ...userRoutes(prefix, suffix),
-    ...groupRoutes(prefix, suffix),
+    ...resourceRoutes(USERS, prefix, suffix),
+    ...resourceRoutes(GROUPS, prefix, suffix),
   ]),
 ];

@@ -353,13 +353,39 @@ function permissionList(grants: readonly Grant[]) {
 }
 
 /**
- * `GET /api/admin/user`. For an admin API token Unleash answers as its token user (-42) and
- * echoes the token, secret included; we leave the secret out.
+ * The permission list's JSON text, made once per grants load: the auth module replaces a
+ * person's grants (a new array) on every load, and a write that changes rights makes it load
+ * again, so the text is never older than the grants every check of the same request uses.
+ * A person in 50 groups on 200 projects holds thousands of grants, and building and
+ * serialising their list on every `GET /api/admin/user` was most of its cost
+ * (bench/permissions/RESULTS.md).
  */
-export async function currentUser(db: Db, principal: Principal) {
+const listTexts = new WeakMap<readonly Grant[], string>();
+
+function permissionListText(grants: readonly Grant[]): string {
+  let text = listTexts.get(grants);
+  if (text === undefined) {
+    text = JSON.stringify(permissionList(grants));
+    listTexts.set(grants, text);
+  }
+  return text;
+}
+
+/** `GET /api/admin/user`'s body in Unleash's key order, as JSON text with the kept permission list spliced in. */
+function meText(principal: Principal, body: { user: object; feedback: unknown; splash: unknown }): string {
+  const permissions = permissionListText(principal.access.grants);
+  return `{"user":${JSON.stringify(body.user)},"permissions":${permissions},"feedback":${JSON.stringify(body.feedback)},"splash":${JSON.stringify(body.splash)}}`;
+}
+
+/**
+ * `GET /api/admin/user`, as JSON text (`{user, permissions, feedback, splash}`). For an admin
+ * API token Unleash answers as its token user (-42) and echoes the token, secret included; we
+ * leave the secret out.
+ */
+export async function currentUser(db: Db, principal: Principal): Promise<string> {
   if (principal.kind === 'api-token') {
     const { token } = principal;
-    return {
+    return meText(principal, {
       user: {
         isAPI: true,
         username: token.name,
@@ -369,11 +395,10 @@ export async function currentUser(db: Db, principal: Principal) {
         projects: token.projects,
         internalAdminTokenUserId: principal.userId,
       },
-      permissions: permissionList(principal.access.grants),
       feedback: [],
       // Unleash answers an API token no splash screens, whatever it has recorded.
       splash: {},
-    };
+    });
   }
   // A service account's token asks too (as in Unleash Enterprise): the account, so named.
   const caller = await store.findCaller(db, principal.userId);
@@ -381,12 +406,11 @@ export async function currentUser(db: Db, principal: Principal) {
   const { isService, ...row } = caller;
   const body = await sessionUserBody(row);
   const user = isService ? { ...body, accountType: 'Service Account' } : body;
-  return {
+  return meText(principal, {
     user,
-    permissions: permissionList(principal.access.grants),
     feedback: await feedbackOf(db, caller.id),
     splash: await store.splashesOf(db, caller.id),
-  };
+  });
 }
 
 /** `GET /api/admin/user/profile` (Unleash answers 500 to an admin token here; we describe the token user). */
