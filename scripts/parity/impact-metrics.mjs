@@ -53,8 +53,8 @@ for (const server of servers) {
     });
     statuses.push(response.status);
   }
-  // Ours writes through the metrics Queue: give its consumer a moment.
-  await new Promise((resolve) => setTimeout(resolve, server.name === 'ours' ? 3000 : 300));
+  // Ours writes through the metrics Queue, whose consumer waits up to 5 s for a batch (wrangler.toml).
+  await new Promise((resolve) => setTimeout(resolve, server.name === 'ours' ? 8000 : 300));
   const response = await fetch(`${server.url}/internal-backstage/impact/metrics`);
   answers[server.name] = { statuses, contentType: response.headers.get('content-type'), text: ofPrefix(await response.text(), prefix) };
 }
