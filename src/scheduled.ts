@@ -23,7 +23,7 @@ import { expireUnknownFlagReports } from './admin/unknown-flags/service';
 import { staleFailures } from './identity/passwords/login-limits';
 import { applyDueRequests } from './admin/change-requests/schedule';
 import { announceWrite } from './sdk/push/announce';
-import { IMPACT_RETENTION_MS, pruneImpactMetrics } from './sdk/impact-metrics/store';
+import { IMPACT_RETENTION_MS, pruneImpactMetrics } from './sdk/impact-metrics/series';
 
 export interface ScheduledJob {
   name: string;

@@ -27,7 +27,7 @@ import {
 } from '../../db/schema';
 import type { Env } from '../../env';
 import { log } from '../../log';
-import { ImpactBatch } from '../impact-metrics/store';
+import { ImpactBatch } from '../impact-metrics/series';
 import { FRONTEND_NEW_INSTANCES_PER_DAY } from './usage';
 import { settledUsage } from './usage-inflight';
 import type { UsageMessage } from './usage-message';

@@ -1,6 +1,6 @@
 /**
  * Impact metrics as a metrics post carries them (`impactMetrics`, Unleash 8), turned into what
- * the metrics Queue carries and the consumer stores (store.ts). The rules are 8.2.0's: the
+ * the metrics Queue carries and the consumer stores (series.ts). The rules are 8.2.0's: the
  * whole list is dropped, silently, when any metric in it is malformed (its check of the list
  * fails as one); names and label names keep `[a-zA-Z0-9_]` (others become `_`) and are
  * dropped when they do not start with a letter or `_`; every series carries `origin` (`sdk`

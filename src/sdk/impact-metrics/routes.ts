@@ -7,7 +7,7 @@
 import { getDb } from '../../db/client';
 import { untyped } from '../../http/responses';
 import { open, route, type Route } from '../../http/route';
-import { readImpactMetrics, type StoredMetric } from './store';
+import { readImpactMetrics, type StoredMetric } from './series';
 
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
