@@ -12,7 +12,7 @@
 export type ImpactType = 'counter' | 'gauge' | 'histogram';
 
 /** One sample, ready to store: labels in the order sent, buckets `[le, count]`. */
-export interface ImpactSample {
+interface ImpactSample {
   labels: [string, string][];
   value: number;
   count: number;
@@ -27,7 +27,7 @@ export interface ImpactMetric {
 }
 
 /** Labels a series may carry besides `origin` and `metric_type`. */
-export const MAX_LABELS = 10;
+const MAX_LABELS = 10;
 const MAX_LABEL_NAME = 100;
 const MAX_LABEL_VALUE = 255;
 const MAX_NAME = 255;
@@ -48,7 +48,7 @@ function numberOf(input: unknown): number | undefined {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
-export const sanitizeName = (name: string) => name.replace(/[^a-zA-Z0-9_]/g, '_');
+const sanitizeName = (name: string) => name.replace(/[^a-zA-Z0-9_]/g, '_');
 const validName = (name: string) => /^[a-zA-Z_]/.test(name);
 
 /** The sample's labels (undefined when 8.2.0's check refuses them): strings or numbers, text not empty. */

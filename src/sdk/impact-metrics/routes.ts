@@ -9,7 +9,7 @@ import { untyped } from '../../http/responses';
 import { open, route, type Route } from '../../http/route';
 import { readImpactMetrics, type StoredMetric } from './series';
 
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 const escapeHelp = (text: string) => text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 const escapeLabel = (text: string) => text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
@@ -39,7 +39,7 @@ function lines(metric: StoredMetric): string[] {
 }
 
 /** The Prometheus text of `metrics`: each metric's lines and a blank line between metrics. */
-export function prometheusText(metrics: readonly StoredMetric[]): string {
+function prometheusText(metrics: readonly StoredMetric[]): string {
   return metrics.map((metric) => `${lines(metric).join('\n')}\n`).join('\n');
 }
 

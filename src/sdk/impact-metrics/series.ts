@@ -10,8 +10,8 @@ import { impactMetrics, impactMetricSeries } from '../../db/schema';
 import type { ImpactMetric, ImpactType } from './parse';
 
 /** Metric names and series kept in all: a new one beyond these is left out until some expire. */
-export const IMPACT_METRICS_KEPT = 1_000;
-export const IMPACT_SERIES_KEPT = 10_000;
+const IMPACT_METRICS_KEPT = 1_000;
+const IMPACT_SERIES_KEPT = 10_000;
 /** Series not updated for this long are pruned (8.2.0 keeps them until it restarts). */
 export const IMPACT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
