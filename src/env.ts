@@ -23,6 +23,7 @@ export interface Env extends GeneratedEnv {
   RL_LOGIN_CLIENT: RateLimit;
   RL_PASSWORD_CLIENT: RateLimit;
   RL_UI_ERROR_CLIENT: RateLimit;
+  RL_BACKSTAGE_CLIENT: RateLimit;
   RL_SSO_CLIENT: RateLimit;
   RL_SCIM_CLIENT: RateLimit;
   RL_SCIM_KEY: RateLimit;

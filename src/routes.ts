@@ -27,6 +27,7 @@ import { routes as featureStrategies } from './admin/feature-strategies/routes';
 import { routes as featureVariants } from './admin/feature-variants/routes';
 import { routes as features } from './admin/features/routes';
 import { routes as frontendApi } from './sdk/frontend-api/routes';
+import { routes as impactMetrics } from './sdk/impact-metrics/routes';
 import { routes as importExport } from './admin/import-export/routes';
 import { routes as instanceAdmin } from './admin/instance-admin/routes';
 import { routes as maintenance } from './admin/maintenance/routes';
@@ -101,6 +102,7 @@ export const ROUTES: readonly Route[] = [
   ...contextFields,
   ...projectContextFields,
   ...clientMetrics,
+  ...impactMetrics,
   ...unknownFlags,
   ...applications,
   ...clientApi,

@@ -23,6 +23,7 @@ import { expireUnknownFlagReports } from './admin/unknown-flags/service';
 import { staleFailures } from './identity/passwords/login-limits';
 import { applyDueRequests } from './admin/change-requests/schedule';
 import { announceWrite } from './sdk/push/announce';
+import { IMPACT_RETENTION_MS, pruneImpactMetrics } from './sdk/impact-metrics/series';
 
 export interface ScheduledJob {
   name: string;
@@ -176,6 +177,12 @@ export const expireUnknownFlags: ScheduledJob = {
   run: (env, now) => expireUnknownFlagReports(getDb(env), now),
 };
 
+/** Impact metric series not updated for a week, and the metrics left without any (docs/metrics.md). */
+export const expireImpactMetrics: ScheduledJob = {
+  name: 'expire-impact-metrics',
+  run: (env, now) => pruneImpactMetrics(getDb(env), new Date(now.getTime() - IMPACT_RETENTION_MS).toISOString()),
+};
+
 /** Scheduled change requests whose time has come are applied; SDK streams hear of it at once. */
 const applyScheduledChangeRequests: ScheduledJob = {
   name: 'apply-scheduled-change-requests',
@@ -190,6 +197,7 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   applyScheduledChangeRequests,
   expireMetrics,
   expireUnknownFlags,
+  expireImpactMetrics,
   expireInstances,
   expireMetricsMessages,
   expireSessions,

@@ -19,6 +19,7 @@ declare global {
       RL_LOGIN_CLIENT: WorkerEnv['RL_LOGIN_CLIENT'];
       RL_PASSWORD_CLIENT: WorkerEnv['RL_PASSWORD_CLIENT'];
       RL_UI_ERROR_CLIENT: WorkerEnv['RL_UI_ERROR_CLIENT'];
+      RL_BACKSTAGE_CLIENT: WorkerEnv['RL_BACKSTAGE_CLIENT'];
       RL_SSO_CLIENT: WorkerEnv['RL_SSO_CLIENT'];
       RL_SCIM_CLIENT: WorkerEnv['RL_SCIM_CLIENT'];
       RL_SCIM_KEY: WorkerEnv['RL_SCIM_KEY'];

@@ -10,7 +10,7 @@
  *   typed with `$type<...>()`.
  */
 import { sql } from 'drizzle-orm';
-import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const createdAt = () => text('created_at').notNull().default(now);
@@ -1193,4 +1193,42 @@ export const changeRequestComments = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index('change_request_comments_request_idx').on(t.changeRequestId)],
+);
+
+/**
+ * Impact metrics (Unleash 8): the counters, gauges and histograms SDKs and Edge send beside
+ * their usage counts, one row per metric name (its type and first help text, as 8.2.0's
+ * registry keeps them; `rowid` order is the order they were first seen) and one per series
+ * (name and label set) in `impact_metric_series`. Written only by the metrics Queue's consumer;
+ * series not updated for a week are pruned by the cron (docs/metrics.md).
+ */
+export const impactMetrics = sqliteTable(
+  'impact_metrics',
+  {
+    name: text('name').primaryKey(),
+    type: text('type', { enum: ['counter', 'gauge', 'histogram'] }).notNull(),
+    help: text('help').notNull(),
+    seenAt: text('seen_at').notNull(),
+  },
+  (t) => [index('impact_metrics_seen_idx').on(t.seenAt)],
+);
+
+export const impactMetricSeries = sqliteTable(
+  'impact_metric_series',
+  {
+    name: text('name').notNull(),
+    /** The label set, sorted by label name, as JSON `[[name, value], ...]`: the series' identity. */
+    series: text('series').notNull(),
+    /** The same labels in the order first sent (how 8.2.0 prints a counter's or gauge's labels). */
+    labels: text('labels').notNull(),
+    type: text('type', { enum: ['counter', 'gauge', 'histogram'] }).notNull(),
+    /** A counter's sum or a gauge's last value; a histogram's sum of observations. */
+    value: real('value').notNull(),
+    /** A histogram's observation count (0 otherwise). */
+    count: real('count').notNull(),
+    /** A histogram's buckets as JSON `{"<le>": count}` (`{}` otherwise). */
+    buckets: text('buckets').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.series] }), index('impact_metric_series_updated_idx').on(t.updatedAt)],
 );

@@ -40,6 +40,8 @@ export const RATE_LIMIT_BUCKETS = {
   'password-reset': { perClient: 'RL_PASSWORD_CLIENT', periodSeconds: 60 },
   /** `POST /api/admin/record-ui-error`: reports are only logged, and only so many. */
   'ui-errors': { perClient: 'RL_UI_ERROR_CLIENT', periodSeconds: 60 },
+  /** `GET /internal-backstage/impact/metrics`: no key (as Unleash), each call a D1 read. */
+  backstage: { perClient: 'RL_BACKSTAGE_CLIENT', periodSeconds: 60 },
 } as const satisfies Record<string, Bucket>;
 
 export type RateLimitBucket = keyof typeof RATE_LIMIT_BUCKETS;

@@ -146,8 +146,8 @@ const impactLabels = v.optional(v.record(v.string(), v.union([v.string(), v.numb
 
 /**
  * Unleash 8's impact metrics (counters, gauges and histograms an SDK or Edge defines), with
- * 8.2.0's bulk-metrics schema: `type` picks the sample shape. They are checked and not kept
- * (docs/decisions.md).
+ * 8.2.0's bulk-metrics schema: `type` picks the sample shape. What is kept of them, and how,
+ * is src/sdk/impact-metrics (docs/metrics.md, "Impact metrics").
  */
 const impactMetric = v.variant('type', [
   v.looseObject({

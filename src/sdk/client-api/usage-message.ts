@@ -3,6 +3,8 @@
  * write, validated and scoped to the key on the request path, merged with the other messages
  * of its batch by the consumer (usage-queue.ts) before D1 sees it.
  */
+import type { ImpactMetric } from '../impact-metrics/parse';
+
 export interface UsageMessage {
   /** Made when the post is received: the consumer counts each message once, whatever the Queue redelivers. */
   id: string;
@@ -18,6 +20,8 @@ export interface UsageMessage {
   instances: UsageInstance[];
   /** Apps to mark seen (an Edge reporting itself creates its app). */
   seenApps?: string[];
+  /** Impact metrics (Unleash 8), checked and bounded on the request path (impact-metrics/parse.ts). */
+  impact?: ImpactMetric[];
 }
 
 export type UsageCount = [featureName: string, appName: string, hour: string, yes: number, no: number, variants: Record<string, number>];

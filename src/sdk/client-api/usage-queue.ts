@@ -27,6 +27,7 @@ import {
 } from '../../db/schema';
 import type { Env } from '../../env';
 import { log } from '../../log';
+import { ImpactBatch } from '../impact-metrics/series';
 import { FRONTEND_NEW_INSTANCES_PER_DAY } from './usage';
 import { settledUsage } from './usage-inflight';
 import type { UsageMessage } from './usage-message';
@@ -221,6 +222,7 @@ function flushStatements(db: Db, messages: readonly UsageMessage[], context: Bat
 
   /** Per unknown name, application and environment: the latest report. */
   const unknown = new Map<string, string>();
+  const impact = new ImpactBatch();
 
   for (const message of messages) {
     const frontend = message.frontend;
@@ -266,6 +268,7 @@ function flushStatements(db: Db, messages: readonly UsageMessage[], context: Bat
       });
     }
     for (const appName of message.seenApps ?? []) seenApps.set(appName, later(seenApps.get(appName), at));
+    if (message.impact) impact.add(message.impact, at);
   }
 
   const statements = [flushRecord(db, messages, now)];
@@ -374,6 +377,7 @@ function flushStatements(db: Db, messages: readonly UsageMessage[], context: Bat
         ON CONFLICT (app_name) DO UPDATE SET seen_at = max(coalesce(${clientApplications}.seen_at, ''), excluded.seen_at)`,
     ),
   );
+  statements.push(...impact.statements(db));
   return statements;
 }
 

@@ -10,6 +10,7 @@ import { d1Statement, getDb, runD1Batch, type Db } from '../../db/client';
 import { announceApplicationIfNew, SYSTEM_ACTOR } from '../../db/events';
 import { clientApplications, clientInstances } from '../../db/schema';
 import type { Env } from '../../env';
+import { parseImpactMetrics, type ImpactMetric } from '../impact-metrics/parse';
 import { queuedUsage, settledUsage } from './usage-inflight';
 import type { UsageCount, UsageInstance, UsageMessage } from './usage-message';
 import type { BulkMetricsBody, EdgeInstanceBody, MetricsBody, RegisterBody } from './schema';
@@ -178,7 +179,14 @@ function sizeOf(value: unknown): number {
  * each counted once on its own. A frontend key's instance goes with every part, since its
  * bound is checked per message.
  */
-function messagesOf(caller: SdkCaller, now: string, counts: UsageCount[], instances: UsageInstance[], seenApps?: string[]) {
+function messagesOf(
+  caller: SdkCaller,
+  now: string,
+  counts: UsageCount[],
+  instances: UsageInstance[],
+  seenApps?: string[],
+  impact: ImpactMetric[] = [],
+) {
   const base = {
     environment: caller.environment,
     receivedAt: now,
@@ -186,7 +194,7 @@ function messagesOf(caller: SdkCaller, now: string, counts: UsageCount[], instan
     ...(seenApps && seenApps.length > 0 ? { seenApps } : {}),
   };
   // The usual post fits one message: measured once, as a whole.
-  const whole: UsageMessage = { id: crypto.randomUUID(), ...base, counts, instances };
+  const whole: UsageMessage = { id: crypto.randomUUID(), ...base, counts, instances, ...(impact.length > 0 ? { impact } : {}) };
   if (fitsBudget(JSON.stringify(whole))) return [whole];
 
   const messages: UsageMessage[] = [];
@@ -194,7 +202,7 @@ function messagesOf(caller: SdkCaller, now: string, counts: UsageCount[], instan
   let current = fresh();
   let size = sizeOf(current);
   const push = (bytes: number) => {
-    if (size + bytes > MESSAGE_BUDGET_BYTES && (current.counts.length > 0 || current.instances.length > 0)) {
+    if (size + bytes > MESSAGE_BUDGET_BYTES && (current.counts.length > 0 || current.instances.length > 0 || current.impact)) {
       messages.push(current);
       current = fresh();
       size = sizeOf(current);
@@ -210,6 +218,19 @@ function messagesOf(caller: SdkCaller, now: string, counts: UsageCount[], instan
   for (const count of counts) {
     push(sizeOf(count));
     current.counts.push(count);
+  }
+  // Impact metrics follow, a metric cut between parts by its samples where it is too large for one.
+  for (const metric of impact) {
+    const { samples, ...head } = metric;
+    push(sizeOf(head));
+    let part: ImpactMetric = { ...head, samples: [] };
+    (current.impact ??= []).push(part);
+    for (const sample of samples) {
+      const before = current;
+      push(sizeOf(sample));
+      if (current !== before) (current.impact ??= []).push((part = { ...head, samples: [] }));
+      part.samples.push(sample);
+    }
   }
   messages.push(current);
   return messages;
@@ -252,8 +273,9 @@ export async function queueMetrics(env: Pick<Env, 'METRICS_QUEUE'>, caller: SdkC
   }
   const instances: UsageInstance[] =
     instanceId === undefined ? [] : [{ appName: body.appName, instanceId, sdkVersion: body.sdkVersion ?? null, clientIp: caller.clientIp }];
-  if (counts.length === 0 && instances.length === 0) return;
-  await enqueue(env, messagesOf(caller, now, counts, instances));
+  const impact = parseImpactMetrics(body.impactMetrics);
+  if (counts.length === 0 && instances.length === 0 && impact.length === 0) return;
+  await enqueue(env, messagesOf(caller, now, counts, instances, undefined, impact));
 }
 
 /**
@@ -281,8 +303,9 @@ export async function queueBulkMetrics(env: Pick<Env, 'METRICS_QUEUE'>, caller: 
         clientIp: caller.clientIp,
       });
   }
-  if (records.size === 0 && instances.size === 0) return;
-  await enqueue(env, messagesOf(caller, now, countsOf(records.values()), [...instances.values()]));
+  const impact = parseImpactMetrics(body.impactMetrics);
+  if (records.size === 0 && instances.size === 0 && impact.length === 0) return;
+  await enqueue(env, messagesOf(caller, now, countsOf(records.values()), [...instances.values()], undefined, impact));
 }
 
 /** An Edge reporting itself: seen as an instance of its app, its version as the SDK version. */
