@@ -8,6 +8,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/',
       '.wrangler/',
+      '**/.wrangler/',
       'ui-build/',
       '.ui-build-*/',
       'migrations/',
