@@ -28,6 +28,7 @@ import { routes as features } from './admin/features/routes';
 import { routes as frontendApi } from './sdk/frontend-api/routes';
 import { routes as importExport } from './admin/import-export/routes';
 import { routes as instanceAdmin } from './admin/instance-admin/routes';
+import { routes as loginHistory } from './identity/login-history/routes';
 import { routes as maintenance } from './admin/maintenance/routes';
 import { routes as operational } from './admin/operational/routes';
 import { routes as personalDashboard } from './admin/personal-dashboard/routes';
@@ -65,6 +66,7 @@ export const ROUTES: readonly Route[] = [
   ...projectAccess,
   ...signupTokens,
   ...sessions,
+  ...loginHistory,
   ...sso,
   ...scim,
   ...resetTokens,
