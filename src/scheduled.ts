@@ -55,7 +55,7 @@ const DELIVERY_RETENTION_MS = 24 * HOUR_MS;
 /** The login history keeps 336 hours (14 days) of sign-in attempts, as Unleash does. */
 export const LOGIN_HISTORY_RETENTION_MS = 336 * HOUR_MS;
 /** And never more than this many (a flood of refused attempts cannot grow it without bound). */
-export const LOGIN_HISTORY_KEPT = 20_000;
+const LOGIN_HISTORY_KEPT = 20_000;
 /** Rows deleted per statement, so that one run never holds D1 for long. */
 const DELETE_CHUNK = 5_000;
 /** At most this many chunks per job and run; what is left goes in the next run. */

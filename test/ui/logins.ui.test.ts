@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { api, apiJson, launchBrowser, runFlow, signIn, SIGNED_OUT, startServer, writeCallSummary, type Server } from './support/harness';
 
 let server: Server;
 let browser: Browser;
@@ -50,6 +50,7 @@ describe('Admin → Login history', () => {
   it('a refused and then a successful password sign-in appear; one deleted is gone after a reload', async () => {
     await runFlow(browser, server.base, 'login-history', async (session) => {
       const { page } = session;
+      session.expect(...SIGNED_OUT);
       // The wrong password: the login page's own POST is answered 401 on purpose.
       await session.expectDuring([{ method: 'POST', path: /^\/auth\/simple\/login$/, status: 401 }], async () => {
         await page.goto('/login');
@@ -58,9 +59,7 @@ describe('Admin → Login history', () => {
         const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/auth/simple/login');
         await page.locator('button[type="submit"]').click();
         expect((await refused).status()).toBe(401);
-        await expect
-          .poll(() => page.locator('body').innerText())
-          .toContain('The combination of password and username you provided is invalid');
+        await expect.poll(() => page.locator('body').innerText()).toContain('Invalid password and username combination');
       });
       await signIn(session, PERSON, PASSWORD);
 
@@ -92,7 +91,8 @@ describe('Admin → Single sign-on', () => {
       const loaded = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/admin/auth/saml/settings');
       await page.goto('/admin/auth/saml');
       expect((await loaded).status()).toBe(200);
-      await page.locator('input[name="enabled"]').check();
+      // The first switch named `enabled` is SAML's own (the role section below has another).
+      await page.locator('input[name="enabled"]').first().check();
       await page.getByLabel('Entity ID').fill('https://idp.example.com/saml');
       await page.getByLabel('Single Sign-On URL').fill('https://idp.example.com/sso');
       await page.locator('textarea[name="certificate"]').fill('MIIC-not-a-real-certificate');

@@ -10,7 +10,7 @@ import { log } from '../../log';
 import * as store from './store';
 
 /** How a person signed in (Unleash's `auth_type` values; `cloudflare-access` is ours). */
-export type AuthType = 'simple' | 'oidc' | 'cloudflare-access';
+type AuthType = 'simple' | 'oidc' | 'cloudflare-access';
 
 export interface LoginAttempt {
   username: string;

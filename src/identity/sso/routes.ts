@@ -28,7 +28,7 @@ import { recordLogin, requestAddress } from '../login-history/service';
 /** Unleash's permission for the single sign-on settings pages (held through ADMIN, or a custom root role). */
 const UPDATE_AUTH_CONFIGURATION = 'UPDATE_AUTH_CONFIGURATION';
 /** Why the SAML 2.0 page cannot switch SAML on. */
-export const SAML_NOT_OFFERED =
+const SAML_NOT_OFFERED =
   'SAML 2.0 sign-in is not offered by this service. Use OpenID Connect instead (Admin settings → Single sign-on → OpenID Connect); most SAML identity providers (Okta, Microsoft Entra ID, Keycloak, Google) also offer it.';
 
 const REDIRECT = {
