@@ -30,6 +30,7 @@ import { routes as frontendApi } from './sdk/frontend-api/routes';
 import { routes as impactMetrics } from './sdk/impact-metrics/routes';
 import { routes as importExport } from './admin/import-export/routes';
 import { routes as instanceAdmin } from './admin/instance-admin/routes';
+import { routes as loginHistory } from './identity/login-history/routes';
 import { routes as maintenance } from './admin/maintenance/routes';
 import { routes as operational } from './admin/operational/routes';
 import { routes as personalDashboard } from './admin/personal-dashboard/routes';
@@ -67,6 +68,7 @@ export const ROUTES: readonly Route[] = [
   ...projectAccess,
   ...signupTokens,
   ...sessions,
+  ...loginHistory,
   ...sso,
   ...scim,
   ...resetTokens,

@@ -10,6 +10,7 @@ import {
   clientInstances,
   clientMetricsEnv,
   integrationEvents,
+  loginEvents,
   loginFailures,
   metricsFlushes,
   metricsMessages,
@@ -52,6 +53,10 @@ export const INTEGRATION_LOG_KEPT = 100;
  * retries and order waits (two hours at most), and one whose row is gone is dropped unsent.
  */
 const DELIVERY_RETENTION_MS = 24 * HOUR_MS;
+/** The login history keeps 336 hours (14 days) of sign-in attempts, as Unleash does. */
+export const LOGIN_HISTORY_RETENTION_MS = 336 * HOUR_MS;
+/** And never more than this many (a flood of refused attempts cannot grow it without bound). */
+const LOGIN_HISTORY_KEPT = 20_000;
 /** Rows deleted per statement, so that one run never holds D1 for long. */
 const DELETE_CHUNK = 5_000;
 /** At most this many chunks per job and run; what is left goes in the next run. */
@@ -65,6 +70,7 @@ async function deleteInChunks(
     | typeof clientInstances
     | typeof sessions
     | typeof loginFailures
+    | typeof loginEvents
     | typeof metricsMessages
     | typeof integrationEvents
     | typeof addonDeliveries
@@ -127,6 +133,18 @@ export const expireLoginFailures: ScheduledJob = {
   name: 'expire-login-failures',
   async run(env, now) {
     return { deleted: await deleteInChunks(env, loginFailures, staleFailures(now)) };
+  },
+};
+
+/** Sign-in attempts older than the retention, and any beyond the newest LOGIN_HISTORY_KEPT. */
+export const expireLoginHistory: ScheduledJob = {
+  name: 'expire-login-history',
+  async run(env, now) {
+    const before = new Date(now.getTime() - LOGIN_HISTORY_RETENTION_MS).toISOString();
+    const old = await deleteInChunks(env, loginEvents, sql`${loginEvents.createdAt} < ${before}`);
+    const kept = sql`(SELECT coalesce(max(id), 0) FROM ${loginEvents}) - ${LOGIN_HISTORY_KEPT}`;
+    const beyond = await deleteInChunks(env, loginEvents, sql`${loginEvents.id} <= ${kept}`);
+    return { deleted: old + beyond, before };
   },
 };
 
@@ -202,6 +220,7 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   expireMetricsMessages,
   expireSessions,
   expireLoginFailures,
+  expireLoginHistory,
   failStuckImports,
   queueIntegrationDeliveries,
   pruneIntegrationDeliveries,

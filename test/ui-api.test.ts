@@ -114,18 +114,6 @@ describe('what the Enterprise UI asks on every page: licence check and banners',
     expect(await bodyOf(banners)).toEqual({ banners: [] });
   });
 
-  it('the Enterprise admin menu pages without a flag: login history (JSON and CSV) and SAML settings, empty', async () => {
-    expect(await bodyOf(await call('GET', '/api/admin/logins'))).toEqual({ events: [] });
-    const csv = await call('GET', '/api/admin/logins', { headers: { accept: 'text/csv' } });
-    expect(csv.headers.get('content-type')).toContain('text/csv');
-    expect(await csv.text()).toBe('id,username,auth_type,created_at,successful,ip,failure_reason\n');
-    expect(await bodyOf(await call('GET', '/api/admin/auth/saml/settings'))).toEqual({});
-    // Admin pages: a Viewer is refused.
-    const viewer = await signedInUser(3);
-    await expectError(await call('GET', '/api/admin/logins', withSession(viewer.cookie)), 403, 'NoAccessError');
-    await expectError(await call('GET', '/api/admin/auth/saml/settings', withSession(viewer.cookie)), 403, 'NoAccessError');
-  });
-
   it('the Insights page (main menu, no switch hides it): no weekly trends recorded, so every series empty', async () => {
     const response = await call('GET', '/api/admin/insights?from=2026-01-01&to=2026-11-29');
     expect(response.status).toBe(200);

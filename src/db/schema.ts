@@ -961,6 +961,27 @@ export const oidcLogins = sqliteTable(
   (t) => [index('oidc_logins_expires_idx').on(t.expiresAt)],
 );
 
+/**
+ * Sign-in attempts (Unleash Enterprise's login history, src/identity/login-history): one row per
+ * password, OpenID Connect or Cloudflare Access sign-in we handled, refused ones with their
+ * reason. Never a password or token. `dedupe_key` (a hash) keeps one row per Cloudflare Access
+ * sign-in, whose assertion every request carries. Kept 14 days (src/scheduled.ts).
+ */
+export const loginEvents = sqliteTable(
+  'login_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    username: text('username').notNull(),
+    authType: text('auth_type').notNull(),
+    createdAt: createdAt(),
+    successful: bool('successful').notNull(),
+    ip: text('ip'),
+    failureReason: text('failure_reason'),
+    dedupeKey: text('dedupe_key'),
+  },
+  (t) => [index('login_events_created_idx').on(t.createdAt), uniqueIndex('login_events_dedupe_unique').on(t.dedupeKey)],
+);
+
 // ---------------------------------------------------------------------------------------
 // The admin UI's own state
 

@@ -12,8 +12,6 @@ import {
   GetUiConfigResponse,
   InstanceInsightsResponse,
   LicenseCheckResponse,
-  ListLoginsResponse,
-  SamlSettingsResponse,
   RecordUiErrorSchema,
   SetCorsSchema,
   SetUiConfigSchema,
@@ -23,11 +21,6 @@ import * as service from './service';
 
 /** Unleash's permission for the CORS settings (held through ADMIN, or a custom root role). */
 const UPDATE_CORS = 'UPDATE_CORS';
-/** Unleash's permissions for the login history and the SSO settings pages. */
-const READ_LOGS = 'READ_LOGS';
-const UPDATE_AUTH_CONFIGURATION = 'UPDATE_AUTH_CONFIGURATION';
-/** The columns of Unleash's login history download. */
-const LOGIN_CSV_HEADER = 'id,username,auth_type,created_at,successful,ip,failure_reason';
 
 const SplashParamsSchema = v.object({ id: text(255) });
 
@@ -66,31 +59,6 @@ export const routes: Route[] = [
     summary: 'The Insights page (main menu, no switch hides it): no weekly trends are recorded here, so none',
     responses: { 200: { description: 'Success', schema: InstanceInsightsResponse } },
     handler: () => json({ userTrends: [], flagTrends: [], projectFlagTrends: [], metricsSummaryTrends: [], environmentTypeTrends: [] }),
-  }),
-  route({
-    method: 'GET',
-    path: '/api/admin/logins',
-    access: admin([ADMIN, READ_LOGS]),
-    tag: 'Admin UI',
-    operationId: 'getLoginHistory',
-    summary: 'The sign-in history: not recorded here, so empty (JSON, or CSV for Accept: text/csv)',
-    responses: { 200: { description: 'Success', schema: ListLoginsResponse } },
-    errors: [401, 403],
-    handler: ({ request }) =>
-      request.headers.get('accept')?.includes('text/csv')
-        ? untyped(new Response(`${LOGIN_CSV_HEADER}\n`, { headers: { 'content-type': 'text/csv; charset=utf-8' } }))
-        : json({ events: [] }),
-  }),
-  route({
-    method: 'GET',
-    path: '/api/admin/auth/saml/settings',
-    access: admin([ADMIN, UPDATE_AUTH_CONFIGURATION]),
-    tag: 'Admin UI',
-    operationId: 'getSamlSettings',
-    summary: 'SAML sign-in settings: SAML is not offered (use OIDC), so none are set',
-    responses: { 200: { description: 'Success', schema: SamlSettingsResponse } },
-    errors: [401, 403],
-    handler: () => json({}),
   }),
   route({
     method: 'POST',

@@ -150,11 +150,6 @@ export const RecordUiErrorSchema = v.object({
 /** What `GET /api/admin/license/check` answers: no licence is needed, so it is always valid (no banner). */
 export const LicenseCheckResponse = v.object({ isValid: v.boolean() });
 
-/** What `GET /api/admin/logins` answers: sign-ins are not recorded here, so the history is empty. */
-export const ListLoginsResponse = v.object({ events: v.array(v.never()) });
-
-/** What `GET /api/admin/auth/saml/settings` answers: SAML is not offered, so nothing is set. */
-export const SamlSettingsResponse = v.object({});
 
 /** What `GET /api/admin/insights` answers: Unleash's weekly trend snapshots are not taken here. */
 export const InstanceInsightsResponse = v.object({

@@ -15,27 +15,39 @@ import type { Db } from '../../db/client';
 import { authenticated, open, route, type Route, type OpenContext, type AdminContext } from '../../http/route';
 import { LoginResponse } from './schema';
 import { refuseSignInFromOtherSites } from '../../auth/same-origin';
+import { ApiError } from '../../http/errors';
+import { recordLogin, requestAddress, type LoginAttempt } from '../login-history/service';
 
 /**
  * `POST /auth/simple/login`: public (rate limited by address in front of it); refused when
  * another site's page posts it.
  */
 async function login({ request, env, body }: OpenContext<v.InferOutput<typeof LoginSchema>>) {
-  refuseSignInFromOtherSites(request, env);
   const db = getDb(env);
-  // With single sign-on on, an admin may switch passwords off for everyone but the break-glass admin.
-  const passwordsOff = (await signInSettings(db)).passwordDisabled;
-  const user = await verifyLogin(
-    db,
-    body.username,
-    body.password,
-    clientKey(request),
-    (userId) => !passwordsOff || userId === BREAK_GLASS_USER_ID,
-  );
-  const session = await createSession(env, db, user.id);
-  return json({ ...(await sessionUserBody(user)), deletedSessions: 0, activeSessions: session.activeSessions }, 200, {
-    'set-cookie': sessionCookie(request, session.sessionId, session.expiresAt),
-  });
+  const attempt: LoginAttempt = { username: body.username, authType: 'simple', ip: requestAddress(request) };
+  try {
+    refuseSignInFromOtherSites(request, env);
+    // With single sign-on on, an admin may switch passwords off for everyone but the break-glass admin.
+    const passwordsOff = (await signInSettings(db)).passwordDisabled;
+    const user = await verifyLogin(
+      db,
+      body.username,
+      body.password,
+      clientKey(request),
+      (userId) => !passwordsOff || userId === BREAK_GLASS_USER_ID,
+    );
+    const session = await createSession(env, db, user.id);
+    await recordLogin(db, attempt);
+    return json({ ...(await sessionUserBody(user)), deletedSessions: 0, activeSessions: session.activeSessions }, 200, {
+      'set-cookie': sessionCookie(request, session.sessionId, session.expiresAt),
+    });
+  } catch (error) {
+    // The refusal's own reason (`cause`, never answered) when it has one, else what was answered.
+    if (error instanceof ApiError) {
+      await recordLogin(db, { ...attempt, failureReason: typeof error.cause === 'string' ? error.cause : error.message });
+    }
+    throw error;
+  }
 }
 
 /**

@@ -9,24 +9,39 @@ import { authenticationRequired } from '../../http/errors';
 import { BoundedMap } from '../../lib/bounded-map';
 import type { UserPrincipal } from '../../auth/principal';
 import { userPrincipalFor } from '../../auth/user-principal';
-import { verifyAccessAssertion } from './access';
+import { verifyAccessAssertion, type AccessIdentity } from './access';
+import { recordLogin, requestAddress, type LoginAttempt } from '../login-history/service';
 import { claimValues, groupPath, provisionUser, refusedAnswer, signInSettings, SignInRefused } from './service';
 
 const EMAIL_TTL_MS = 60_000;
 const knownEmails = new BoundedMap<string, { userId: number; until: number }>({ entries: 5_000 });
 
-async function userIdFor(env: Env, email: string, claims: Record<string, unknown>, name: string | undefined): Promise<number> {
-  const key = email.trim().toLowerCase();
+/**
+ * The user id of a verified Access identity. Each Access sign-in (its token's `sub` and `iat`)
+ * goes in the login history once, recorded at the first request that resolves it here.
+ */
+async function userIdFor(env: Env, identity: AccessIdentity, ip: string | null): Promise<number> {
+  const key = identity.email.trim().toLowerCase();
   const known = knownEmails.get(key);
   if (known && known.until > Date.now()) return known.userId;
   const db = getDb(env);
   const { oidc } = await signInSettings(db);
+  const attempt: LoginAttempt = {
+    username: key,
+    authType: 'cloudflare-access',
+    ip,
+    once: `access:${identity.claims.sub ?? key}:${identity.claims.iat ?? identity.claims.exp ?? ''}`,
+  };
   try {
-    const userId = await provisionUser(db, { email: key, name, groups: claimValues(claims, groupPath(oidc)) });
+    const userId = await provisionUser(db, { email: key, name: identity.name, groups: claimValues(identity.claims, groupPath(oidc)) });
     knownEmails.set(key, { userId, until: Date.now() + EMAIL_TTL_MS });
+    await recordLogin(db, attempt);
     return userId;
   } catch (error) {
-    if (error instanceof SignInRefused) throw refusedAnswer(error);
+    if (error instanceof SignInRefused) {
+      await recordLogin(db, { ...attempt, failureReason: `Sign-in refused: ${error.message}` });
+      throw refusedAnswer(error);
+    }
     throw error;
   }
 }
@@ -43,7 +58,7 @@ export async function accessPrincipal(request: Request, env: Env): Promise<UserP
   const expiresAt = new Date((identity.claims.exp ?? 0) * 1000).toISOString();
   const credential = { hash: '', id: `access:${identity.claims.sub ?? identity.email}`, expiresAt };
   for (let attempt = 0; attempt < 2; attempt++) {
-    const userId = await userIdFor(env, identity.email, identity.claims, identity.name);
+    const userId = await userIdFor(env, identity, requestAddress(request));
     const principal = await userPrincipalFor(env, { ...credential, userId }, 'access');
     if (principal) return principal;
     // The user was deleted since: resolve the email again (which may create them anew).

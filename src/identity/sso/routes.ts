@@ -10,10 +10,26 @@ import { digestsEqual } from '../../auth/secrets';
 import { log } from '../../log';
 import { createSession } from '../../auth/user-sessions';
 import { finishLogin, LOGIN_TTL_SECONDS, OIDC_COOKIE, OidcFailure, startLogin } from './oidc';
-import { OidcCallbackQuery, OidcLoginQuery, OidcSettingsAnswer, OidcSettingsInput, SimpleSettings } from './schema';
+import {
+  OidcCallbackQuery,
+  OidcLoginQuery,
+  OidcSettingsAnswer,
+  OidcSettingsInput,
+  SamlSettingsAnswer,
+  SamlSettingsInput,
+  SimpleSettings,
+} from './schema';
 import * as service from './service';
 import * as store from './store';
 import type * as v from 'valibot';
+import { badRequest } from '../../http/errors';
+import { recordLogin, requestAddress } from '../login-history/service';
+
+/** Unleash's permission for the single sign-on settings pages (held through ADMIN, or a custom root role). */
+const UPDATE_AUTH_CONFIGURATION = 'UPDATE_AUTH_CONFIGURATION';
+/** Why the SAML 2.0 page cannot switch SAML on. */
+const SAML_NOT_OFFERED =
+  'SAML 2.0 sign-in is not offered by this service. Use OpenID Connect instead (Admin settings → Single sign-on → OpenID Connect); most SAML identity providers (Okta, Microsoft Entra ID, Keycloak, Google) also offer it.';
 
 const REDIRECT = {
   302: {
@@ -68,29 +84,37 @@ async function callback({ request, env, query }: OpenContext<undefined, v.InferO
   if (!query.state) return toLoginPage(request, 'The identity provider answered without state; please sign in again');
   // Taken at once, whatever follows: a state works once.
   const started = await store.takeLogin(db, await sha256Hex(query.state));
-  if (!started || Date.parse(started.expiresAt) <= Date.now())
-    return toLoginPage(request, 'This sign-in has expired or was already used; please sign in again');
+  // Only answers to a sign-in we started go in the login history (anyone can call this address).
+  if (!started) return toLoginPage(request, 'This sign-in has expired or was already used; please sign in again');
+  let username = 'unknown';
+  const refuse = async (message: string): Promise<UntypedAnswer> => {
+    await recordLogin(db, { username, authType: 'oidc', ip: requestAddress(request), failureReason: message });
+    return toLoginPage(request, message);
+  };
+  if (Date.parse(started.expiresAt) <= Date.now()) return refuse('This sign-in has expired or was already used; please sign in again');
   const binding = bindingFrom(request);
   if (binding === null || !digestsEqual(await sha256Hex(binding), started.bindingHash)) {
-    return toLoginPage(request, 'This sign-in was started in another browser; please sign in again');
+    return refuse('This sign-in was started in another browser; please sign in again');
   }
-  if (query.error) return toLoginPage(request, `The identity provider refused the sign-in (${query.error})`);
-  if (!query.code) return toLoginPage(request, 'The identity provider answered without a code');
+  if (query.error) return refuse(`The identity provider refused the sign-in (${query.error})`);
+  if (!query.code) return refuse('The identity provider answered without a code');
   try {
     const base = publicBaseUrl(env, request);
     const person = await finishLogin(env, oidc, base, query.code, started, binding, query.iss);
+    username = person.email;
     const userId = await service.provisionUser(db, {
       email: person.email,
       name: person.name,
       groups: service.claimValues(person.claims, service.groupPath(oidc)),
     });
     const session = await createSession(env, db, userId);
+    await recordLogin(db, { username, authType: 'oidc', ip: requestAddress(request) });
     return redirect(started.redirect, [sessionCookie(request, session.sessionId, session.expiresAt), bindingCookie(request, '', 0)]);
   } catch (error) {
-    if (error instanceof OidcFailure) return toLoginPage(request, error.message);
+    if (error instanceof OidcFailure) return refuse(error.message);
     if (error instanceof service.SignInRefused) {
       log.warn('single sign-on refused', { reason: error.message });
-      return toLoginPage(request, `Sign-in refused: ${error.message}`);
+      return refuse(`Sign-in refused: ${error.message}`);
     }
     throw error;
   }
@@ -164,5 +188,31 @@ export const routes: Route[] = [
     responses: { 200: { description: 'The setting', schema: SimpleSettings } },
     errors: [400, 413, 415],
     handler: async ({ env, principal, body }) => json(await service.setSimpleSettings(env, getDb(env), principal, body)),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/admin/auth/saml/settings',
+    access: admin([ADMIN, UPDATE_AUTH_CONFIGURATION]),
+    tag: 'Auth',
+    operationId: 'getSamlSettings',
+    summary: 'SAML 2.0 sign-in settings: SAML is not offered (use OpenID Connect), so always off',
+    responses: { 200: { description: 'Success', schema: SamlSettingsAnswer } },
+    errors: [401, 403],
+    handler: () => json({ enabled: false as const }),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/admin/auth/saml/settings',
+    access: admin([ADMIN, UPDATE_AUTH_CONFIGURATION]),
+    tag: 'Auth',
+    operationId: 'setSamlSettings',
+    summary: 'Refuses to switch SAML 2.0 on (not offered: use OpenID Connect); saving it off stores nothing',
+    body: SamlSettingsInput,
+    responses: { 200: { description: 'SAML stays off', schema: SamlSettingsAnswer } },
+    errors: [400, 401, 403, 413, 415],
+    handler: ({ body }) => {
+      if (body.enabled === true) throw badRequest(SAML_NOT_OFFERED, { path: '/body/enabled' });
+      return json({ enabled: false as const });
+    },
   }),
 ];

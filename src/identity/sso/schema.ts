@@ -92,3 +92,11 @@ export const OidcCallbackQuery = v.object({
   error_description: v.optional(text(1024)),
   iss: v.optional(text(2048)),
 });
+
+/**
+ * `GET/POST /api/admin/auth/saml/settings`: SAML 2.0 is not offered here (OpenID Connect and
+ * Cloudflare Access are), so the settings are always off. POST reads only `enabled`; the rest of
+ * the page's form (entity id, URLs, certificates) is ignored and never stored.
+ */
+export const SamlSettingsInput = v.looseObject({ enabled: v.optional(v.boolean()) });
+export const SamlSettingsAnswer = v.object({ enabled: v.literal(false) });

@@ -266,7 +266,18 @@ export async function verifyLogin(
   if (!candidate || !candidate.passwordHash || !allowed || !matches || !permitted) {
     // Refused attempts are not counted in loginAttempts (id 0 names nobody): as before, only checked ones.
     await store.failedLoginStatement(db, candidate && allowed && permitted ? candidate.id : 0, new Date(now).toISOString()).run();
-    throw loginFailed();
+    const refused = loginFailed();
+    // Why, for the login history only: everyone is answered the same.
+    refused.cause = !candidate
+      ? 'No user found'
+      : !candidate.passwordHash
+        ? 'The user has no password'
+        : !permitted
+          ? 'Password sign-in is switched off'
+          : !allowed
+            ? 'Too many failed sign-ins; sign-in is paused'
+            : 'Wrong password';
+    throw refused;
   }
   await runBatch(db, [
     store.successfulLoginStatement(db, candidate.id, new Date(now).toISOString()),
