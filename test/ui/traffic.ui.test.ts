@@ -86,7 +86,7 @@ beforeAll(async () => {
     sendEmail: false,
   });
   expect((await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD })).status).toBe(200);
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   writeCallSummary();

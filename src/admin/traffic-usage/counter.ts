@@ -44,9 +44,17 @@ function groupOf(url: string): number {
   return url.startsWith('/edge/', at) ? 3 : -1;
 }
 
+let intervalText: string | undefined;
+let interval = DEFAULT_INTERVAL_MS;
+
+/** The configured window, parsed again only when the setting's text changes. */
 function intervalOf(env: Env): number {
-  const configured = Number(env.TRAFFIC_FLUSH_INTERVAL_MS);
-  return env.TRAFFIC_FLUSH_INTERVAL_MS !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_INTERVAL_MS;
+  if (env.TRAFFIC_FLUSH_INTERVAL_MS !== intervalText) {
+    intervalText = env.TRAFFIC_FLUSH_INTERVAL_MS;
+    const configured = Number(intervalText);
+    interval = intervalText !== undefined && Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_INTERVAL_MS;
+  }
+  return interval;
 }
 
 function cellsOf(day: string): number[] {
