@@ -46,6 +46,8 @@ export interface Env extends GeneratedEnv {
   SDK_PUSH_FALLBACK_MS?: string;
   /** How long (ms) the binding (src/binding/) counts usage before queueing it as one metrics post; default 60000. */
   BINDING_METRICS_INTERVAL_MS?: string;
+  /** How long (ms) an isolate counts requests for the data-usage page before writing them to D1 (src/admin/traffic-usage/counter.ts); default 30000. */
+  TRAFFIC_FLUSH_INTERVAL_MS?: string;
   /** Comma-separated origins allowed to call the frontend API (`*` by default), as Unleash's UNLEASH_FRONTEND_API_ORIGINS. */
   FRONTEND_API_ORIGINS?: string;
   /** How long a sign-in session lasts, in hours; default 48 (Unleash's). */

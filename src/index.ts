@@ -12,6 +12,7 @@ import type { UsageMessage } from './sdk/client-api/usage-message';
 import { handleQueue } from './admin/import-export/jobs';
 import type { ImportChunkMessage } from './admin/import-export/queue-message';
 import { log } from './log';
+import { countRequest } from './admin/traffic-usage/counter';
 import { announceWrite } from './sdk/push/announce';
 import { runScheduledJobs } from './scheduled';
 import { handleEdge, isEdgeMode } from './edge';
@@ -58,33 +59,41 @@ async function dispatch(request: Request, env: Env, ctx: ExecutionContext): Prom
   return route ? route(request, url, env, ctx) : router.fetch(request, env, ctx);
 }
 
+/** Answers a request of the service (not Edge mode). */
+async function answer(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  // An SDK repeating a poll the isolate has answered at this data revision (client-api/memo.ts).
+  const memoised = answerFromMemo(request, env, ctx);
+  if (memoised !== null) return memoised;
+  // A frontend poll with a context not seen, from a key the isolate trusts (frontend-api/early.ts).
+  const early = answerFrontendEarly(request, env, ctx);
+  if (early !== null) return early;
+  const normalised = normalise(request);
+  // Each request reads and writes D1 through its own session (replicas, bookmarks).
+  const database = withD1Session(env, normalised);
+  if (normalised.method === 'HEAD') {
+    const asGet = new Request(normalised, { method: 'GET' });
+    rememberUrl(asGet, urlOf(normalised));
+    const response = await dispatch(asGet, database.env, ctx);
+    // Nobody reads it: cancelled, an event stream's loop ends at once instead of writing into it.
+    await response.body?.cancel();
+    return new Response(null, response);
+  }
+  const response = await dispatch(normalised, database.env, ctx);
+  // A page path with doubled slashes (`//projects`) that the Worker does not serve goes where
+  // the asset layer sent it before `//*` reached the Worker: to its clean form.
+  if (response.status === 404 && normalised !== request && normalised.method === 'GET' && !isWorkerPath(urlOf(normalised).pathname))
+    return Response.redirect(urlOf(normalised).toString(), 307);
+  return database.finish(response);
+}
+
 export default {
   async fetch(request, env, ctx): Promise<Response> {
     // Edge mode answers everything itself, from the upstream's flags (src/edge/).
     if (isEdgeMode(env)) return handleEdge(request, env, ctx);
-    // An SDK repeating a poll the isolate has answered at this data revision (client-api/memo.ts).
-    const memoised = answerFromMemo(request, env, ctx);
-    if (memoised !== null) return memoised;
-    // A frontend poll with a context not seen, from a key the isolate trusts (frontend-api/early.ts).
-    const early = answerFrontendEarly(request, env, ctx);
-    if (early !== null) return early;
-    const normalised = normalise(request);
-    // Each request reads and writes D1 through its own session (replicas, bookmarks).
-    const database = withD1Session(env, normalised);
-    if (normalised.method === 'HEAD') {
-      const asGet = new Request(normalised, { method: 'GET' });
-      rememberUrl(asGet, urlOf(normalised));
-      const response = await dispatch(asGet, database.env, ctx);
-      // Nobody reads it: cancelled, an event stream's loop ends at once instead of writing into it.
-      await response.body?.cancel();
-      return new Response(null, response);
-    }
-    const response = await dispatch(normalised, database.env, ctx);
-    // A page path with doubled slashes (`//projects`) that the Worker does not serve goes where
-    // the asset layer sent it before `//*` reached the Worker: to its clean form.
-    if (response.status === 404 && normalised !== request && normalised.method === 'GET' && !isWorkerPath(urlOf(normalised).pathname))
-      return Response.redirect(urlOf(normalised).toString(), 307);
-    return database.finish(response);
+    const response = await answer(request, env, ctx);
+    // The data-usage page's counts (in the isolate; written to D1 at most every 30 s).
+    countRequest(request.url, response.status, env, ctx);
+    return response;
   },
 
   /** Each queue's consumer, by queue name (wrangler.toml `[[queues.consumers]]`). */

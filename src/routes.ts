@@ -52,6 +52,7 @@ import { routes as signupTokens } from './identity/signup-tokens/routes';
 import { routes as sso } from './identity/sso/routes';
 import { routes as strategies } from './admin/strategies/routes';
 import { routes as tags } from './admin/tags/routes';
+import { routes as trafficUsage } from './admin/traffic-usage/routes';
 import { routes as uiConfig } from './admin/ui-config/routes';
 import { routes as unknownFlags } from './admin/unknown-flags/routes';
 import { routes as userFeedback } from './admin/user-feedback/routes';
@@ -96,6 +97,7 @@ export const ROUTES: readonly Route[] = [
   ...banners,
   ...userFeedback,
   ...instanceAdmin,
+  ...trafficUsage,
   ...maintenance,
   ...personalDashboard,
   ...featureTypes,

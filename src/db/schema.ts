@@ -498,6 +498,23 @@ export const metricsFlushes = sqliteTable(
   (t) => [index('metrics_flushes_max_received_idx').on(t.maxReceived)],
 );
 
+/**
+ * Requests the service answered, per UTC day, API path group (`/api/client`, `/api/frontend`,
+ * `/api/admin`, …) and status series (200, 300, 400, 500), as Unleash's `stat_traffic_usage`.
+ * Written by the isolates' flushes (src/admin/traffic-usage/counter.ts), never per request.
+ */
+export const statTrafficUsage = sqliteTable(
+  'stat_traffic_usage',
+  {
+    /** `yyyy-MM-dd`, UTC. */
+    day: text('day').notNull(),
+    trafficGroup: text('traffic_group').notNull(),
+    statusCodeSeries: integer('status_code_series').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.trafficGroup, t.statusCodeSeries] })],
+);
+
 export const clientApplications = sqliteTable('client_applications', {
   appName: text('app_name').primaryKey(),
   description: text('description'),

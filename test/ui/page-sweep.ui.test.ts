@@ -183,12 +183,9 @@ const PAGES: SweepPage[] = [
   { path: '/admin/network' },
   { path: '/admin/network/traffic' },
   { path: '/admin/network/connected-edges' },
+  { path: '/admin/network/data-usage' },
   // Network pages backed by Enterprise's usage metrics: 6.10.1 OSS has no such routes (404).
   { path: '/admin/network/backend-connections', expected: [enterprise(/^\/api\/admin\/metrics\/connection$/)] },
-  {
-    path: '/admin/network/data-usage',
-    expected: [enterprise(/^\/api\/admin\/metrics\/traffic-search$/), enterprise(/^\/api\/instance\/trafficBundles$/)],
-  },
   { path: '/admin/network/frontend-data-usage', expected: [enterprise(/^\/api\/admin\/metrics\/request$/)] },
   { path: '/admin/auth' },
   { path: '/admin/auth/oidc' },
