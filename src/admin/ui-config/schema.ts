@@ -150,7 +150,6 @@ export const RecordUiErrorSchema = v.object({
 /** What `GET /api/admin/license/check` answers: no licence is needed, so it is always valid (no banner). */
 export const LicenseCheckResponse = v.object({ isValid: v.boolean() });
 
-
 /** What `GET /api/admin/insights` answers: Unleash's weekly trend snapshots are not taken here. */
 export const InstanceInsightsResponse = v.object({
   userTrends: v.array(v.never()),

@@ -19,6 +19,7 @@ import * as store from './store';
 import { isUniqueViolation } from '../../db/lookups';
 import { findRootRole, type RootRole } from '../../db/lookups';
 import { refuseHandEditOfScimUser } from '../../db/scim';
+import { refusalReason } from './refusal-reason';
 
 /** Unleash reports Viewer when a user has no root role row. */
 const VIEWER_ROLE_ID = 3;
@@ -268,15 +269,7 @@ export async function verifyLogin(
     await store.failedLoginStatement(db, candidate && allowed && permitted ? candidate.id : 0, new Date(now).toISOString()).run();
     const refused = loginFailed();
     // Why, for the login history only: everyone is answered the same.
-    refused.cause = !candidate
-      ? 'No user found'
-      : !candidate.passwordHash
-        ? 'The user has no password'
-        : !permitted
-          ? 'Password sign-in is switched off'
-          : !allowed
-            ? 'Too many failed sign-ins; sign-in is paused'
-            : 'Wrong password';
+    refused.cause = refusalReason(candidate, permitted, allowed);
     throw refused;
   }
   await runBatch(db, [
