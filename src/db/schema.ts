@@ -125,6 +125,8 @@ export const environments = sqliteTable('environments', {
   sortOrder: integer('sort_order').notNull().default(9999),
   enabled: bool('enabled').notNull().default(true),
   protected: bool('protected').notNull().default(false),
+  /** Approvals a change request needs here, set up for each project the environment joins; null: none predefined (Unleash Enterprise). */
+  requiredApprovals: integer('required_approvals'),
   createdAt: createdAt(),
 });
 

@@ -23,11 +23,17 @@ export const SEGMENT_ACTIONS: readonly string[] = ['updateSegment', 'deleteSegme
 const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] as const;
 export type ChangeRequestState = (typeof STATES)[number];
 
-const count = v.pipe(v.number(), v.integer('must be integer'), v.minValue(1, 'must be >= 1'), v.maxValue(10, 'must be <= 10'));
+/** How many approvals a change request needs: 1 to 10, the choices Unleash's UI offers. */
+export const ApprovalCount = v.pipe(
+  v.number(),
+  v.integer('must be integer'),
+  v.minValue(1, 'must be >= 1'),
+  v.maxValue(10, 'must be <= 10'),
+);
 
 export const EnvironmentConfigBody = v.object({
   changeRequestsEnabled: v.boolean(),
-  requiredApprovals: v.optional(v.nullable(count)),
+  requiredApprovals: v.optional(v.nullable(ApprovalCount)),
 });
 
 export const EnvironmentConfigList = v.array(

@@ -73,6 +73,11 @@ export async function setConfig(db: Db, actor: Actor, project: string, environme
   ]);
 }
 
+/** Change requests on where the project's newly attached environments predefine approvals (see store.predefineSettings). */
+export function predefinedSettings(db: Db, project: string, environment?: string): Statement {
+  return store.predefineSettings(db, project, environment);
+}
+
 async function requireEnabled(db: Db, project: string, environment: string) {
   const config = await getConfig(db, project);
   const settings = config.find((row) => row.environment === environment);

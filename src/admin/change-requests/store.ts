@@ -1,5 +1,5 @@
 /** Drizzle queries of change requests, their changes, reviews and comments, and the per-environment settings. */
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import {
   changeRequestChanges,
@@ -41,6 +41,35 @@ export function upsertSettings(db: Db, project: string, environment: string, ena
       target: [changeRequestSettings.project, changeRequestSettings.environment],
       set: { enabled, requiredApprovals },
     });
+}
+
+/**
+ * Switches change requests on in the project's environments (one environment, or all) that
+ * predefine approvals, with that many; a pair that already has settings keeps them. Runs in the
+ * batch that attaches the environments, after their rows are written.
+ */
+export function predefineSettings(db: Db, project: string, environment?: string): Statement {
+  return db
+    .insert(changeRequestSettings)
+    .select(
+      db
+        .select({
+          project: projectEnvironments.projectId,
+          environment: environments.name,
+          enabled: sql<boolean>`1`.as('enabled'),
+          requiredApprovals: sql<number>`${environments.requiredApprovals}`.as('required_approvals'),
+        })
+        .from(projectEnvironments)
+        .innerJoin(environments, eq(environments.name, projectEnvironments.environmentName))
+        .where(
+          and(
+            eq(projectEnvironments.projectId, project),
+            isNotNull(environments.requiredApprovals),
+            environment === undefined ? undefined : eq(environments.name, environment),
+          ),
+        ),
+    )
+    .onConflictDoNothing();
 }
 
 export async function findRequest(db: Db, id: number): Promise<ChangeRequestRow | undefined> {

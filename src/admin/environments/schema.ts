@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { nonBlank, text } from '../../http/validation';
+import { ApprovalCount } from '../change-requests/schema';
 import { ConstraintAnswer, ConstraintSchema, StrategyVariantAnswer, StrategyVariantSchema } from '../features/schema';
 
 /** What `GET /api/admin/environments` answers with status 200. */
@@ -12,7 +13,7 @@ export const GetAllEnvironmentsResponse = v.object({
       sortOrder: v.number(),
       enabled: v.boolean(),
       protected: v.boolean(),
-      requiredApprovals: v.null(),
+      requiredApprovals: v.nullable(v.number()),
       projectCount: v.number(),
       apiTokenCount: v.number(),
       enabledToggleCount: v.number(),
@@ -26,7 +27,7 @@ const Environment = {
   sortOrder: v.number(),
   enabled: v.boolean(),
   protected: v.boolean(),
-  requiredApprovals: v.null(),
+  requiredApprovals: v.nullable(v.number()),
 };
 
 /** What `GET /api/admin/environments/:name` answers with status 200. */
@@ -101,18 +102,23 @@ const SortOrder = v.pipe(
   v.maxValue(2147483647, 'must be <= 2147483647'),
 );
 
-/** Unleash Enterprise's createEnvironmentSchema (change-request approvals are not kept). */
+/** Approvals predefined for the projects the environment joins; null: none. */
+const RequiredApprovals = v.optional(v.nullable(ApprovalCount));
+
+/** Unleash Enterprise's createEnvironmentSchema. */
 export const CreateEnvironmentSchema = v.object({
   name: EnvironmentName,
   type: nonBlank(100),
   enabled: v.optional(v.boolean()),
   sortOrder: v.optional(SortOrder),
+  requiredApprovals: RequiredApprovals,
 });
 
-/** Unleash Enterprise's updateEnvironmentSchema: name, enabled and protected cannot change here. */
+/** Unleash Enterprise's updateEnvironmentSchema: name, enabled and protected cannot change here; `requiredApprovals: null` clears it, absent keeps it. */
 export const UpdateEnvironmentSchema = v.object({
   type: v.optional(nonBlank(100)),
   sortOrder: v.optional(SortOrder),
+  requiredApprovals: RequiredApprovals,
 });
 
 /** Unleash's nameSchema, for checking a new environment's name. */

@@ -21,7 +21,7 @@ export async function listEnvironments(db: Db) {
       sortOrder: row.sortOrder,
       enabled: row.enabled,
       protected: row.protected,
-      requiredApprovals: null,
+      requiredApprovals: row.requiredApprovals,
       projectCount: row.projectCount,
       apiTokenCount: row.apiTokenCount,
       enabledToggleCount: row.enabledToggleCount,
@@ -29,14 +29,14 @@ export async function listEnvironments(db: Db) {
   };
 }
 
-function environmentShape(row: store.EnvironmentRow) {
+function environmentShape(row: Omit<store.EnvironmentRow, 'createdAt'>) {
   return {
     name: row.name,
     type: row.type,
     sortOrder: row.sortOrder,
     enabled: row.enabled,
     protected: row.protected,
-    requiredApprovals: null,
+    requiredApprovals: row.requiredApprovals,
   };
 }
 
@@ -57,7 +57,7 @@ export async function projectEnvironments(db: Db, projectId: string) {
       sortOrder: row.sortOrder,
       enabled: row.enabled,
       protected: row.protected,
-      requiredApprovals: null,
+      requiredApprovals: row.requiredApprovals,
       projectApiTokenCount: row.projectApiTokenCount,
       projectEnabledToggleCount: row.projectEnabledToggleCount,
       ...(row.defaultStrategy ? { defaultStrategy: JSON.parse(row.defaultStrategy) as DefaultStrategyDoc } : {}),
@@ -142,15 +142,9 @@ export async function createEnvironment(db: Db, actor: Actor, body: v.InferOutpu
     sortOrder: body.sortOrder ?? DEFAULT_SORT_ORDER,
     enabled: body.enabled ?? true,
     protected: false,
+    requiredApprovals: body.requiredApprovals ?? null,
   };
-  const created = {
-    name: row.name,
-    type: row.type,
-    sortOrder: row.sortOrder,
-    enabled: row.enabled,
-    protected: false,
-    requiredApprovals: null,
-  };
+  const created = environmentShape(row);
   try {
     await store.insert(db, actor, row, { type: 'environment-created', environment: row.name, data: created });
   } catch (error) {
@@ -174,6 +168,8 @@ export async function updateEnvironment(db: Db, actor: Actor, name: string, body
   const changes = {
     ...(body.type === undefined ? {} : { type: body.type }),
     ...(body.sortOrder === undefined ? {} : { sortOrder: body.sortOrder }),
+    // Cleared (null) it predefines nothing for projects that join later; settings already made stay.
+    ...(body.requiredApprovals === undefined ? {} : { requiredApprovals: body.requiredApprovals }),
   };
   const updated = { ...row, ...changes };
   await store.update(db, actor, name, changes, {

@@ -28,6 +28,7 @@ export function listWithCounts(db: Db) {
       sortOrder: environments.sortOrder,
       enabled: environments.enabled,
       protected: environments.protected,
+      requiredApprovals: environments.requiredApprovals,
       projectCount: sql<number>`(SELECT count(*) FROM project_environments pe WHERE pe.environment_name = ${environments.name})`,
       apiTokenCount: sql<number>`(SELECT count(*) FROM api_tokens t WHERE t.environment = ${environments.name})`,
       enabledToggleCount: sql<number>`(SELECT count(*) FROM feature_environments fe JOIN features f ON f.name = fe.feature_name
@@ -51,6 +52,7 @@ export function forProject(db: Db, projectId: string) {
       sortOrder: environments.sortOrder,
       enabled: environments.enabled,
       protected: environments.protected,
+      requiredApprovals: environments.requiredApprovals,
       projectApiTokenCount: sql<number>`(SELECT count(*) FROM api_tokens t WHERE t.environment = environments.name
         AND (NOT EXISTS (SELECT 1 FROM api_token_project p WHERE p.secret_hash = t.secret_hash)
           OR EXISTS (SELECT 1 FROM api_token_project p WHERE p.secret_hash = t.secret_hash AND p.project = ${projectId})))`,
@@ -129,7 +131,7 @@ export async function update(
   db: Db,
   actor: Actor,
   name: string,
-  changes: { type?: string; sortOrder?: number },
+  changes: { type?: string; sortOrder?: number; requiredApprovals?: number | null },
   event: AuditEvent,
 ): Promise<void> {
   const change = Object.keys(changes).length === 0 ? [] : [db.update(environments).set(changes).where(eq(environments.name, name))];

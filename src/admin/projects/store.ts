@@ -24,6 +24,7 @@ import {
 } from '../../db/schema';
 import { OWNER_ROLE_ID } from '../../auth/roles';
 import { attachEnvironmentToFeatures } from '../features/service';
+import { predefinedSettings } from '../change-requests/service';
 import { ROOT_ROLE_TYPES } from '../../db/lookups';
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -134,6 +135,7 @@ export async function insertProject(
   const statements: Statement[] = [db.insert(projects).values(project)];
   const attachments = attached.map((environmentName) => ({ projectId: project.id, environmentName }));
   statements.push(...chunkedInsert(attachments, 2, (run) => db.insert(projectEnvironments).values(run)));
+  statements.push(predefinedSettings(db, project.id));
   if (ownerUserId !== undefined) {
     statements.push(
       db.insert(roleUser).values({ roleId: OWNER_ROLE_ID, userId: ownerUserId, project: project.id, createdByUserId: ownerUserId }),
@@ -148,6 +150,7 @@ export async function attachEnvironment(db: Db, actor: Actor, projectId: string,
   await runBatch(db, [
     db.insert(projectEnvironments).values({ projectId, environmentName: environment }).onConflictDoNothing(),
     attachEnvironmentToFeatures(db, projectId, environment),
+    predefinedSettings(db, projectId, environment),
     auditEvent(db, actor, { type: 'project-environment-added', project: projectId, environment }),
   ]);
 }

@@ -1,0 +1,1 @@
+ALTER TABLE `environments` ADD `required_approvals` integer;
