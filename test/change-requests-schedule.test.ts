@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { schedulerOf } from '../src/admin/change-requests/scheduler';
+import { schedulerOf } from '../src/admin/change-requests/alarm';
 import { adminOk, createProject } from './support/admin';
 import { lastEvent, parsedEvent, rows } from './support/db';
 import { bodyOf, call } from './support/http';

@@ -24,7 +24,7 @@ import {
   TitleBody,
 } from './schema';
 import * as service from './service';
-import { followSchedule } from './scheduler';
+import { followSchedule } from './alarm';
 import { changeState } from './states';
 
 const BASE = '/api/admin/projects/:projectId/change-requests';

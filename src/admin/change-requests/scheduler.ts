@@ -48,28 +48,3 @@ export class ChangeRequestScheduler extends DurableObject<Env> {
     }
   }
 }
-
-/** The object of one request. */
-export function schedulerOf(env: Pick<Env, 'CHANGE_REQUEST_SCHEDULER'>, id: number) {
-  return env.CHANGE_REQUEST_SCHEDULER.get(env.CHANGE_REQUEST_SCHEDULER.idFromName(`change-request-${id}`));
-}
-
-/**
- * After a state change: the alarm follows the request (set while it is Scheduled and pending,
- * removed once it left Scheduled). A failure is logged, not answered: the request is already
- * moved in D1, and the cron sweep applies it within five minutes of its time.
- */
-export async function followSchedule(
-  env: Pick<Env, 'CHANGE_REQUEST_SCHEDULER'>,
-  request: { id: number; state: string; stateTimestamps: Record<string, string>; schedule?: { status: string; scheduledAt: string } },
-): Promise<void> {
-  if (!('Scheduled' in request.stateTimestamps)) return;
-  try {
-    const scheduler = schedulerOf(env, request.id);
-    if (request.state === 'Scheduled' && request.schedule?.status === 'pending')
-      await scheduler.schedule(request.id, request.schedule.scheduledAt);
-    else if (request.state !== 'Scheduled') await scheduler.unschedule();
-  } catch (error) {
-    log.error('change request alarm not set', { id: request.id, error: String(error) });
-  }
-}
