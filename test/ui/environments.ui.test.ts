@@ -82,8 +82,9 @@ describe('the environments page (EEA)', () => {
           page.getByRole('button', { name: 'Create environment' }).click(),
         ),
       ).toBe(201);
-      // In the merged tree the list showed the new environment only after a reload (found at the
-      // session's end, not yet diagnosed: the API lists it at once; see the closing note of stop 46).
+      // The UI does not refetch the list after a create (it refetches only permissions); the list
+      // page's remount reuses what the create page fetched if that was under SWR's 2 s dedupe
+      // window, as a fast test is. The API lists it at once; a reload shows it.
       await page.goto('/environments');
       await page.getByRole('row', { name: new RegExp(created) }).waitFor({ timeout: 15_000 });
 
