@@ -15,6 +15,7 @@ import {
   metricsFlushes,
   metricsMessages,
   sessions,
+  statTrafficUsage,
 } from './db/schema';
 import type { Env } from './env';
 import { log } from './log';
@@ -25,6 +26,7 @@ import { staleFailures } from './identity/passwords/login-limits';
 import { applyDueRequests } from './admin/change-requests/schedule';
 import { announceWrite } from './sdk/push/announce';
 import { IMPACT_RETENTION_MS, pruneImpactMetrics } from './sdk/impact-metrics/series';
+import { trafficKeptFrom } from './admin/traffic-usage/service';
 
 export interface ScheduledJob {
   name: string;
@@ -74,7 +76,8 @@ async function deleteInChunks(
     | typeof metricsMessages
     | typeof integrationEvents
     | typeof addonDeliveries
-    | typeof metricsFlushes,
+    | typeof metricsFlushes
+    | typeof statTrafficUsage,
   where: ReturnType<typeof sql>,
 ): Promise<number> {
   const db = getDb(env);
@@ -145,6 +148,15 @@ export const expireLoginHistory: ScheduledJob = {
     const kept = sql`(SELECT coalesce(max(id), 0) FROM ${loginEvents}) - ${LOGIN_HISTORY_KEPT}`;
     const beyond = await deleteInChunks(env, loginEvents, sql`${loginEvents.id} <= ${kept}`);
     return { deleted: old + beyond, before };
+  },
+};
+
+/** Data-usage counts of days older than the page can show (src/admin/traffic-usage/service.ts). */
+export const expireTrafficUsage: ScheduledJob = {
+  name: 'expire-traffic-usage',
+  async run(env, now) {
+    const before = trafficKeptFrom(now);
+    return { deleted: await deleteInChunks(env, statTrafficUsage, sql`${statTrafficUsage.day} < ${before}`), before };
   },
 };
 
@@ -221,6 +233,7 @@ export const SCHEDULED_JOBS: readonly ScheduledJob[] = [
   expireSessions,
   expireLoginFailures,
   expireLoginHistory,
+  expireTrafficUsage,
   failStuckImports,
   queueIntegrationDeliveries,
   pruneIntegrationDeliveries,

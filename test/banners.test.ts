@@ -124,6 +124,19 @@ describe('banners: create, list, update, toggle, delete', () => {
     ]);
   });
 
+  it('answers on→on and off→off with the banner and writes nothing (as a flag environment already in that state)', async () => {
+    const shown = await create({ message: 'already on' });
+    const hidden = await create({ message: 'already off', enabled: false });
+    const before = await footprint();
+    const on = await call('POST', `/api/admin/banners/${shown.id}/on`);
+    expect(on.status).toBe(200);
+    expect(await bodyOf(on)).toEqual(shown);
+    const off = await call('POST', `/api/admin/banners/${hidden.id}/off`, { token: bannerKeeper });
+    expect(off.status).toBe(200);
+    expect(await bodyOf(off)).toEqual(hidden);
+    expect(await footprint()).toEqual(before);
+  });
+
   it('deletes a banner (200, no body), which then is gone, and records banner-deleted with what it was', async () => {
     const banner = await create({ message: 'short-lived' });
     const since = await maxEventId();

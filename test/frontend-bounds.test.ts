@@ -186,6 +186,7 @@ describe('scheduled housekeeping (cron trigger)', () => {
       ['expire-sessions', true],
       ['expire-login-failures', true],
       ['expire-login-history', true],
+      ['expire-traffic-usage', true],
       ['fail-stuck-import-jobs', true],
       ['queue-integration-deliveries', true],
       ['prune-integration-deliveries', true],

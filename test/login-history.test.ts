@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bodyOf, call, envWith, expectError, fetchWith } from './support/http';
 import { createUser, STRONG_PASSWORD } from './support/auth';
-import { count, rows } from './support/db';
+import { count, eventsSince, parsedEvent, rows } from './support/db';
 import { unique } from './support/names';
 import { signInAs } from './support/users';
 import { serveJson, serveKeys, signToken, teamDomain, testKey, type TestKey } from './support/sso';
@@ -29,6 +29,13 @@ async function history(): Promise<LoginEvent[]> {
   const response = await call('GET', '/api/admin/logins');
   expect(response.status).toBe(200);
   return (await bodyOf<{ events: LoginEvent[] }>(response)).events;
+}
+
+/** The audit trail a deletion leaves (never the deleted rows' contents). */
+const DELETED = 'login-history-deleted';
+
+async function maxEventId(): Promise<number> {
+  return count('SELECT coalesce(max(id), 0) AS n FROM events');
 }
 
 async function eventsOf(username: string): Promise<LoginEvent[]> {
@@ -106,8 +113,9 @@ describe('GET, DELETE /api/admin/logins', () => {
     }
     await expectError(await call('DELETE', '/api/admin/logins', { token: null }), 401, 'AuthenticationRequired');
     await expectError(await call('GET', '/api/admin/logins', { token: null }), 401, 'AuthenticationRequired');
-    // Their own password sign-ins (signInAs) were recorded; nothing was deleted.
+    // Their own password sign-ins (signInAs) were recorded; nothing was deleted, and no deletion recorded.
     expect(await count('SELECT count(*) AS n FROM login_events WHERE id <= ?', first!.id)).toBe(total);
+    expect(await count('SELECT count(*) AS n FROM events WHERE type = ?', DELETED)).toBe(0);
   });
 
   it('deletes one event (204), then answers 404 for it; a bad id is a 400', async () => {
@@ -116,20 +124,36 @@ describe('GET, DELETE /api/admin/logins', () => {
     await passwordLogin(name, STRONG_PASSWORD, '198.51.100.4');
     const [newest, older] = await eventsOf(name);
     const total = await count('SELECT count(*) AS n FROM login_events');
+    const since = await maxEventId();
     expect((await call('DELETE', `/api/admin/logins/${newest!.id}`)).status).toBe(204);
     expect(await eventsOf(name)).toEqual([older]);
     expect(await count('SELECT count(*) AS n FROM login_events')).toBe(total - 1);
+    const recorded = await eventsSince(since);
+    expect(recorded.map(parsedEvent)).toEqual([{ type: DELETED, createdBy: 'admin', data: { id: newest!.id, deleted: 1 }, preData: null }]);
+    expect(JSON.stringify(recorded)).not.toContain(name);
+    const afterDelete = await maxEventId();
     const missing = await expectError(await call('DELETE', `/api/admin/logins/${newest!.id}`), 404, 'NotFoundError');
     expect(missing.message).toBe(`Could not find login event with id ${newest!.id}`);
     await expectError(await call('DELETE', '/api/admin/logins/abc'), 400, 'ValidationError');
     expect(await count('SELECT count(*) AS n FROM login_events')).toBe(total - 1);
+    expect(await maxEventId()).toBe(afterDelete);
   });
 
-  it('deletes the whole history (204)', async () => {
-    await passwordLogin(unique('all'), STRONG_PASSWORD, '198.51.100.5');
-    expect(await count('SELECT count(*) AS n FROM login_events')).toBeGreaterThan(0);
+  it('deletes the whole history (204), recording who did it and how many rows went; an empty one records nothing', async () => {
+    const name = unique('all');
+    await passwordLogin(name, STRONG_PASSWORD, '198.51.100.5');
+    const total = await count('SELECT count(*) AS n FROM login_events');
+    expect(total).toBeGreaterThan(0);
+    const since = await maxEventId();
     expect((await call('DELETE', '/api/admin/logins')).status).toBe(204);
     expect(await history()).toEqual([]);
+    const recorded = await eventsSince(since);
+    expect(recorded.map(parsedEvent)).toEqual([{ type: DELETED, createdBy: 'admin', data: { deleted: total }, preData: null }]);
+    expect(JSON.stringify(recorded)).not.toContain(name);
+    // Nothing left to delete: a write that changes nothing leaves no trace.
+    const afterDelete = await maxEventId();
+    expect((await call('DELETE', '/api/admin/logins')).status).toBe(204);
+    expect(await maxEventId()).toBe(afterDelete);
   });
 });
 

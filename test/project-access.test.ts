@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { loadUserAccess } from '../src/auth/access';
 import { getDb, runBatch } from '../src/db/client';
 import * as store from '../src/identity/project-access/store';
+import { replaceRolesStatements } from '../src/identity/project-access/service';
 import { bodyOf, call, expectError } from './support/http';
 import { createProject } from './support/admin';
 import { unique } from './support/names';
-import { createUser, postUser } from './support/auth';
+import { createUser, postUser, signedInUser, withSession } from './support/auth';
+import { count } from './support/db';
 
 async function createProjectRole(permissions: { name: string; environment?: string }[]): Promise<number> {
   const response = await call('POST', '/api/admin/roles', {
@@ -173,6 +175,68 @@ describe('role assignment is conditional on the role still existing', () => {
     await runBatch(db, [store.grantStatement(db, project, 5, user, [5], actor)]);
     expect(await roleRows(project, user)).toEqual([5]);
   });
+});
+
+describe("replacing a person's or a group's project roles: one guard for both", () => {
+  async function groupRoleRows(project: string, groupId: number): Promise<number[]> {
+    const rows = await env.DB.prepare('SELECT role_id FROM group_role WHERE project = ? AND group_id = ? ORDER BY role_id')
+      .bind(project, groupId)
+      .all<{ role_id: number }>();
+    return rows.results.map((row) => row.role_id);
+  }
+
+  const holders = [
+    {
+      kind: 'user' as const,
+      create: async () => (await createUser('Viewer')).id,
+      rows: roleRows,
+    },
+    {
+      kind: 'group' as const,
+      create: async () =>
+        (await bodyOf<{ id: number }>(await call('POST', '/api/admin/groups', { body: { name: unique('pa-group') } }))).id,
+      rows: groupRoleRows,
+    },
+  ];
+
+  for (const holder of holders) {
+    it(`a ${holder.kind}: a role deleted after the checks leaves the old roles, grants nothing and records nothing`, async () => {
+      const project = await createProject();
+      const id = await holder.create();
+      expect((await call('PUT', `/api/admin/projects/${project}/${holder.kind}s/${id}/roles`, { body: { roles: [4] } })).status).toBe(200);
+      const role = await createProjectRole([{ name: 'UPDATE_FEATURE' }]);
+      const db = getDb(env);
+      const actor = { kind: 'user', actorName: 'test', userId: -42 } as never;
+      // The statements the PUT runs, built after its checks; the role goes away before they run.
+      const statements = replaceRolesStatements(db, actor, holder.kind, project, id, [5, role], [4]);
+      expect((await call('DELETE', `/api/admin/roles/${role}`)).status).toBe(200);
+      const events = () =>
+        count('SELECT count(*) AS n FROM events WHERE type = ? AND project = ?', `project-access-${holder.kind}-roles-updated`, project);
+      const recorded = await events();
+      await runBatch(db, statements);
+      expect(await holder.rows(project, id)).toEqual([4]);
+      expect(await events()).toBe(recorded);
+    });
+
+    it(`a ${holder.kind}: refuses roles the caller could not grant (403) and changes nothing`, async () => {
+      const project = await createProject();
+      const id = await holder.create();
+      expect((await call('PUT', `/api/admin/projects/${project}/${holder.kind}s/${id}/roles`, { body: { roles: [5] } })).status).toBe(200);
+      // Someone who may manage the project's access but holds none of the Owner's other permissions.
+      const manager = await signedInUser('Viewer');
+      const managing = await createProjectRole([{ name: 'PROJECT_USER_ACCESS_WRITE' }]);
+      const grant = { body: { roles: [managing] } };
+      expect((await call('PUT', `/api/admin/projects/${project}/users/${manager.id}/roles`, grant)).status).toBe(200);
+      const refused = await call(
+        'PUT',
+        `/api/admin/projects/${project}/${holder.kind}s/${id}/roles`,
+        withSession(manager.cookie, { body: { roles: [4] } }),
+      );
+      const error = await expectError(refused, 403, 'NoAccessError');
+      expect(error.message).toBe('User tried to assign a role they did not have access to');
+      expect(await holder.rows(project, id)).toEqual([5]);
+    });
+  }
 });
 
 describe('POST /api/admin/projects', () => {

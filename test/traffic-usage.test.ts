@@ -6,6 +6,7 @@ import { flushTrafficCounts } from '../src/admin/traffic-usage/counter';
 import type { Env } from '../src/env';
 import { BASE, bodyOf, call, createToken, envWith, expectError } from './support/http';
 import { signInAs } from './support/users';
+import { expireTrafficUsage } from '../src/scheduled';
 
 const SEARCH = '/api/admin/metrics/traffic-search';
 const today = () => new Date().toISOString().slice(0, 10);
@@ -196,12 +197,42 @@ describe('counting', () => {
     expect(await total()).toBe(written + 5);
   });
 
+  it('counts a path with doubled slashes in the group it is answered as (`//api/client/features` is a client poll)', async () => {
+    const before = await todaysCounts();
+    expect((await call('GET', '//api/client/features', { token: clientKey })).status).toBe(200);
+    expect((await call('GET', '/api//client//features', { token: clientKey })).status).toBe(200);
+    expect((await call('GET', '//api/admin/projects')).status).toBe(200);
+    const after = await todaysCounts();
+    // `todaysCounts` reads through /api/admin itself: one read in `before` is counted in `after`.
+    expect(after['/api/client']! - before['/api/client']!).toBe(2);
+    expect(after['/api/admin']! - before['/api/admin']!).toBe(2);
+  });
+
   it('does not count what is not API traffic', async () => {
     await flushTrafficCounts(env as unknown as Env);
     const rows = await rowCount();
     expect((await call('GET', '/health', { token: null })).status).toBe(200);
     await flushTrafficCounts(env as unknown as Env);
     expect(await rowCount()).toBe(rows);
+  });
+});
+
+describe('retention', () => {
+  it('the cron keeps the months the page can show (the current one and the 13 before it) and deletes older days', async () => {
+    const days = ['2024-10-31', '2024-11-01', '2025-09-30', '2025-10-01', '2025-10-15', '2026-11-28'];
+    const insert = `INSERT INTO stat_traffic_usage (day, traffic_group, status_code_series, count) VALUES (?, '/api/client', 200, 7)
+      ON CONFLICT DO NOTHING`;
+    await env.DB.batch(days.map((day) => env.DB.prepare(insert).bind(day)));
+    // Other tests here stored old months too: every row before the cut goes, none after it.
+    const old = await env.DB.prepare("SELECT count(*) AS n FROM stat_traffic_usage WHERE day < '2025-10-01'").first<{ n: number }>();
+    expect(old!.n).toBeGreaterThanOrEqual(3);
+    const summary = await expireTrafficUsage.run(env as unknown as Env, new Date('2026-11-29T10:00:00Z'));
+    expect(summary).toEqual({ deleted: old!.n, before: '2025-10-01' });
+    const placeholders = days.map(() => '?').join(', ');
+    const { results } = await env.DB.prepare(`SELECT DISTINCT day FROM stat_traffic_usage WHERE day IN (${placeholders}) ORDER BY day`)
+      .bind(...days)
+      .all<{ day: string }>();
+    expect(results.map((row) => row.day)).toEqual(['2025-10-01', '2025-10-15', '2026-11-28']);
   });
 });
 

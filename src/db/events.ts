@@ -69,12 +69,13 @@ export function auditEvents(db: Db, actor: Actor, list: readonly AuditEvent[]) {
 
 /**
  * The audit event of a row written earlier in the same batch, its `data` built in SQL by
- * `dataJson` (e.g. from the row `last_insert_rowid()` names): for creates whose event must
- * carry the id the database gives.
+ * `dataJson` (e.g. from the row `last_insert_rowid()` names, or the `changes()` a delete
+ * made): for writes whose event must carry what only the database knows. With `condition`,
+ * written only when it holds (e.g. `changes() > 0`).
  */
-export function auditEventFromSql(actor: Actor, type: string, dataJson: SQL): SQL {
+export function auditEventFromSql(actor: Actor, type: string, dataJson: SQL, condition: SQL = sql`1`): SQL {
   return sql`INSERT INTO ${events} (type, created_by, created_by_user_id, project, environment, feature_name, data, pre_data)
-    VALUES (${type}, ${actor.actorName}, ${actor.userId}, NULL, NULL, NULL, ${dataJson}, NULL)`;
+    SELECT ${type}, ${actor.actorName}, ${actor.userId}, NULL, NULL, NULL, ${dataJson}, NULL WHERE ${condition}`;
 }
 
 // ---------------------------------------------------------------------------------------

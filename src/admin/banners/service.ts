@@ -90,9 +90,13 @@ export async function updateBanner(db: Db, actor: Actor, id: number, input: Bann
   return rewrite(db, actor, before, valuesOf(input, before));
 }
 
-/** Shows (`on`) or hides (`off`) the banner. */
+/**
+ * Shows (`on`) or hides (`off`) the banner. As a flag environment switched to the state it is
+ * in, a banner already in that state changes nothing and records no event.
+ */
 export async function setEnabled(db: Db, actor: Actor, id: number, enabled: boolean): Promise<Banner> {
   const before = await requireBanner(db, id);
+  if (before.enabled === enabled) return bannerShape(before);
   return rewrite(db, actor, before, valuesOf({ message: before.message, enabled }, before));
 }
 

@@ -29,9 +29,23 @@ function pathStart(url: string): number {
   return url.indexOf('/', url.indexOf('//') + 2);
 }
 
+/**
+ * The group of `url`'s path. A path with doubled slashes (`//api/client/features`), which
+ * Unleash and we answer as its clean form (src/index.ts), counts in that form's group; only
+ * paths not matched as they are pay for collapsing the slashes.
+ */
 function groupOf(url: string): number {
   const at = pathStart(url);
   if (at < 0) return -1;
+  const group = groupAt(url, at);
+  if (group >= 0) return group;
+  const query = url.indexOf('?', at);
+  const path = query < 0 ? url.slice(at) : url.slice(at, query);
+  return path.includes('//') ? groupAt(path.replace(/\/{2,}/g, '/'), 0) : -1;
+}
+
+/** The group of the path starting at `at` in `url`, as written. */
+function groupAt(url: string, at: number): number {
   if (url.startsWith('/api/', at)) {
     for (let group = 0; group < 3; group++) {
       const prefix = TRAFFIC_GROUPS[group]!;

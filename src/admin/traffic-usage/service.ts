@@ -18,3 +18,15 @@ export async function trafficUsage(db: Db, query: TrafficSearchQuery) {
   }));
   return { grouping: query.grouping, dateRange: { from: query.from, to: query.to }, apiData };
 }
+
+/**
+ * Months of counts kept before the current one: the page's longest view is the current month
+ * and the 12 before it (its "Last 12 months"); one more covers a browser whose local month is
+ * still the previous UTC one.
+ */
+const MONTHS_KEPT = 13;
+
+/** The first day (`yyyy-MM-dd`, UTC) whose counts are kept at `now`; older days are pruned by the cron. */
+export function trafficKeptFrom(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - MONTHS_KEPT, 1)).toISOString().slice(0, 10);
+}

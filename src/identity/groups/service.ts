@@ -220,15 +220,17 @@ export async function checkedGroups(db: Db, groupIds: readonly number[]): Promis
   return unique;
 }
 
+/** The grants of `roleIds` to each group, each written only while `rolesExist` holds. */
 export function grantGroupStatements(
   db: Db,
   principal: Principal,
   projectId: string,
   roleIds: readonly number[],
   groupIds: readonly number[],
+  rolesExist: SQL,
 ) {
   return roleIds.flatMap((roleId) =>
-    groupIds.map((groupId) => store.grantGroupStatement(db, projectId, roleId, groupId, principal.actorName)),
+    groupIds.map((groupId) => store.grantGroupStatement(db, projectId, roleId, groupId, principal.actorName, rolesExist)),
   );
 }
 

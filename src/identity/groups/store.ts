@@ -1,5 +1,5 @@
 /** The `groups` and `group_role` tables (membership rows go through src/db/groups.ts). */
-import { and, asc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db, Statement } from '../../db/client';
 import { groupRole, groups, roles } from '../../db/schema';
 
@@ -84,18 +84,28 @@ export function deleteScimGroups(db: Db): Statement {
   return db.delete(groups).where(isNotNull(groups.scimId));
 }
 
-/** Gives `groupId` the role in the project, if the role and the group still exist. */
-export function grantGroupStatement(db: Db, projectId: string, roleId: number, groupId: number, createdBy: string): Statement {
+/**
+ * Gives `groupId` the role in the project, if the group still exists and `rolesExist` (the
+ * project access module's check that every role of the request still exists) holds.
+ */
+export function grantGroupStatement(
+  db: Db,
+  projectId: string,
+  roleId: number,
+  groupId: number,
+  createdBy: string,
+  rolesExist: SQL,
+): Statement {
   return db
     .insert(groupRole)
     .select(
       sql`SELECT ${groupId} AS group_id, ${roleId} AS role_id, ${projectId} AS project, ${createdBy} AS created_by, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS created_at
-        WHERE EXISTS (SELECT 1 FROM roles WHERE id = ${roleId} AND type IN ('project', 'custom')) AND EXISTS (SELECT 1 FROM groups WHERE id = ${groupId})`,
+        WHERE ${rolesExist} AND EXISTS (SELECT 1 FROM groups WHERE id = ${groupId})`,
     )
     .onConflictDoNothing();
 }
 
-/** Removes the group's roles in the project. */
-export function revokeGroupStatement(db: Db, projectId: string, groupId: number): Statement {
-  return db.delete(groupRole).where(and(eq(groupRole.project, projectId), eq(groupRole.groupId, groupId)));
+/** Removes the group's roles in the project; with `condition`, only while it holds. */
+export function revokeGroupStatement(db: Db, projectId: string, groupId: number, condition?: SQL): Statement {
+  return db.delete(groupRole).where(and(eq(groupRole.project, projectId), eq(groupRole.groupId, groupId), condition));
 }

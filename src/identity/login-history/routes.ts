@@ -39,7 +39,7 @@ export const routes: Route[] = [
     responses: { 204: { description: 'Deleted, no content', schema: null } },
     errors: [400, 401, 403, 404],
     handler: async ({ env, principal, params }) => {
-      await service.deleteLogin(getDb(env), principal.actorName, parseInput(LoginEventParams, params, '/params').id);
+      await service.deleteLogin(getDb(env), principal, parseInput(LoginEventParams, params, '/params').id);
       return empty(204);
     },
   }),
@@ -53,7 +53,7 @@ export const routes: Route[] = [
     responses: { 204: { description: 'Deleted, no content', schema: null } },
     errors: [401, 403],
     handler: async ({ env, principal }) => {
-      await service.deleteAllLogins(getDb(env), principal.actorName);
+      await service.deleteAllLogins(getDb(env), principal);
       return empty(204);
     },
   }),

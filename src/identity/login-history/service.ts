@@ -4,6 +4,7 @@
  * verified email, how, when, from which address; never a password, code or token.
  */
 import type { Db } from '../../db/client';
+import type { Actor } from '../../db/events';
 import { notFound } from '../../http/errors';
 import { sha256Hex } from '../../lib/encoding';
 import { log } from '../../log';
@@ -78,12 +79,12 @@ export async function loginsCsv(db: Db): Promise<string> {
   return `${lines.join('\n')}\n`;
 }
 
-export async function deleteLogin(db: Db, actorName: string, id: number): Promise<void> {
-  if (!(await store.deleteEvent(db, id))) throw notFound(`Could not find login event with id ${id}`);
-  log.info('login event deleted', { id, by: actorName });
+/** Deletes one attempt; the `login-history-deleted` event names who (not what it said). */
+export async function deleteLogin(db: Db, actor: Actor, id: number): Promise<void> {
+  if (!(await store.deleteEvent(db, actor, id))) throw notFound(`Could not find login event with id ${id}`);
 }
 
-export async function deleteAllLogins(db: Db, actorName: string): Promise<void> {
-  const deleted = await store.deleteAll(db);
-  log.info('login history deleted', { deleted, by: actorName });
+/** Deletes the whole history; the event names who and how many rows went. */
+export async function deleteAllLogins(db: Db, actor: Actor): Promise<void> {
+  await store.deleteAll(db, actor);
 }

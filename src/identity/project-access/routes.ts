@@ -143,7 +143,7 @@ export const routes: Route[] = [
     summary: "Set a user's roles in a project",
     body: SetRolesSchema,
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400, 413],
+    errors: [400, 403, 413],
     handler: async ({ env, principal, body, params }) => {
       const id = userId(params);
       await service.setUserRoles(getDb(env), principal, params.projectId, id, body.roles);
@@ -158,7 +158,7 @@ export const routes: Route[] = [
     operationId: 'removeUserAccess',
     summary: 'Remove a user from a project',
     responses: { 200: { description: 'Success', schema: null } },
-    errors: [400],
+    errors: [400, 403],
     handler: async ({ env, principal, params }) => {
       await service.removeUserAccess(getDb(env), principal, params.projectId, userId(params));
       return empty(200);

@@ -88,7 +88,7 @@ export async function addAccess(
   const statements: Statement[] = [];
   for (const roleId of roleIds)
     for (const userId of userIds) statements.push(store.grantStatement(db, projectId, roleId, userId, roleIds, principal));
-  statements.push(...groups.grantGroupStatements(db, principal, projectId, roleIds, groupIds));
+  statements.push(...groups.grantGroupStatements(db, principal, projectId, roleIds, groupIds, store.rolesStillExist(roleIds)));
   statements.push(
     store.guardedEvent(
       db,
@@ -112,8 +112,9 @@ interface RoleHolder {
   kind: 'user' | 'group';
   requireExists(db: Db, id: number): Promise<unknown>;
   rolesIn(db: Db, projectId: string, id: number): Promise<number[]>;
-  /** Removes the holder's project roles in the project; with `roleIds`, only while those still exist (for a person). */
+  /** Removes the holder's project roles in the project; with `roleIds`, only while those still exist. */
   revoke(db: Db, projectId: string, id: number, roleIds?: readonly number[]): Statement;
+  /** Grants `roleIds`, only while all of them still exist. */
   grant(db: Db, principal: Principal, projectId: string, roleIds: readonly number[], id: number): Statement[];
   /** After the batch: the affected people's next request reads their grants again. */
   forget(db: Db, id: number): void | Promise<void>;
@@ -133,10 +134,47 @@ const GROUP: RoleHolder = {
   kind: 'group',
   requireExists: (db, id) => groups.checkedGroups(db, [id]),
   rolesIn: groups.rolesOfGroupInProject,
-  revoke: (db, projectId, id) => groups.revokeGroupStatement(db, projectId, id),
-  grant: (db, principal, projectId, roleIds, id) => groups.grantGroupStatements(db, principal, projectId, roleIds, [id]),
+  revoke: (db, projectId, id, roleIds) =>
+    groups.revokeGroupStatement(db, projectId, id, roleIds === undefined ? undefined : store.rolesStillExist(roleIds)),
+  grant: (db, principal, projectId, roleIds, id) =>
+    groups.grantGroupStatements(db, principal, projectId, roleIds, [id], store.rolesStillExist(roleIds)),
   forget: (db, id) => groups.forgetGroupMembers(db, [id]),
 };
+
+const HOLDERS = { user: USER, group: GROUP } as const;
+
+/**
+ * The batch of a role replacement, built after its checks: the old project roles removed, the
+ * new ones granted and the event recorded, each only while every new role still exists, so a
+ * role deleted meanwhile leaves a person and a group alike as they were.
+ */
+export function replaceRolesStatements(
+  db: Db,
+  principal: Principal,
+  kind: RoleHolder['kind'],
+  projectId: string,
+  id: number,
+  roleIds: readonly number[],
+  before: readonly number[],
+): Statement[] {
+  const holder = HOLDERS[kind];
+  const who = kind === 'user' ? { userId: id } : { groupId: id };
+  return [
+    holder.revoke(db, projectId, id, roleIds),
+    ...holder.grant(db, principal, projectId, roleIds, id),
+    store.guardedEvent(
+      db,
+      principal,
+      {
+        type: `project-access-${kind}-roles-updated`,
+        project: projectId,
+        data: { roles: roleIds, ...who },
+        preData: { roles: before, ...who },
+      },
+      roleIds,
+    ),
+  ];
+}
 
 /** `PUT /projects/:projectId/{users|groups}/:id/roles`: the holder's project roles, replaced. */
 async function setRoles(db: Db, principal: Principal, holder: RoleHolder, projectId: string, id: number, roles: number[]) {
@@ -145,22 +183,7 @@ async function setRoles(db: Db, principal: Principal, holder: RoleHolder, projec
   await holder.requireExists(db, id);
   await refuseUnlessMayGrant(db, principal, projectId, roleIds, 'User tried to assign a role they did not have access to');
   const before = await holder.rolesIn(db, projectId, id);
-  const who = holder.kind === 'user' ? { userId: id } : { groupId: id };
-  await runBatch(db, [
-    holder.revoke(db, projectId, id, roleIds),
-    ...holder.grant(db, principal, projectId, roleIds, id),
-    store.guardedEvent(
-      db,
-      principal,
-      {
-        type: `project-access-${holder.kind}-roles-updated`,
-        project: projectId,
-        data: { roles: roleIds, ...who },
-        preData: { roles: before, ...who },
-      },
-      roleIds,
-    ),
-  ]);
+  await runBatch(db, replaceRolesStatements(db, principal, holder.kind, projectId, id, roleIds, before));
   await holder.forget(db, id);
 }
 

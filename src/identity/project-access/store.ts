@@ -81,8 +81,11 @@ function idList(ids: readonly number[]): SQL {
   );
 }
 
-/** True while every role in `roleIds` exists as a project role (re-evaluated by each statement). */
-function rolesStillExist(roleIds: readonly number[]): SQL {
+/**
+ * True while every role in `roleIds` exists as a project role (re-evaluated by each statement):
+ * every write of an assignment, a person's or a group's, runs only under it.
+ */
+export function rolesStillExist(roleIds: readonly number[]): SQL {
   if (roleIds.length === 0) return sql`1`;
   return sql`(SELECT COUNT(*) FROM roles WHERE id IN (${idList(roleIds)}) AND type IN ('project', 'custom')) = ${roleIds.length}`;
 }
