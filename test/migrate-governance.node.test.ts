@@ -73,7 +73,8 @@ describe('migrating the change-request settings of an Enterprise source', () => 
   let worker: Awaited<ReturnType<typeof startWorker>>;
   let work: string;
 
-  const ours = async (pathname: string) => {
+  // An admin answer, read field by field.
+  const ours = async (pathname: string): Promise<any> => {
     const response = await fetch(`${worker.base}${pathname}`, { headers: { authorization: TARGET_TOKEN } });
     return response.json();
   };
