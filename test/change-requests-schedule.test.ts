@@ -48,10 +48,13 @@ const alarmOf = (id: number) => runInDurableObject(schedulerOf(env, id), (_, sta
 
 beforeAll(async () => {
   project = await createProject(unique('crsched'), ['development', PROD]);
-  const permissions = ['UPDATE_FEATURE_ENVIRONMENT', 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST'].map((name) => ({
-    name,
-    environment: PROD,
-  }));
+  // The run applies with the scheduler's rights: turning on a flag without strategies adds the default one.
+  const permissions = ['UPDATE_FEATURE_ENVIRONMENT', 'CREATE_FEATURE_STRATEGY', 'APPROVE_CHANGE_REQUEST', 'APPLY_CHANGE_REQUEST'].map(
+    (name) => ({
+      name,
+      environment: PROD,
+    }),
+  );
   [who.author, who.approver] = (await projectMembers(project, permissions, 2)) as [string, string];
   await adminOk('PUT', `/api/admin/projects/${project}/environments/${PROD}/change-requests/config`, {
     changeRequestsEnabled: true,

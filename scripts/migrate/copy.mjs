@@ -7,6 +7,7 @@ import path from 'node:path';
 import * as read from './source.mjs';
 import { copyFlags } from './copy-flags.mjs';
 import { copyTokens, copyUsers } from './copy-people.mjs';
+import { copyChangeRequestConfigs } from './copy-governance.mjs';
 import { same } from './flags.mjs';
 
 const MASKED = '*****';
@@ -138,20 +139,34 @@ export async function migrate({ source, target, options, log }) {
           type: environment.type,
           sortOrder: environment.sortOrder,
           enabled: environment.enabled,
+          ...(environment.requiredApprovals === null ? {} : { requiredApprovals: environment.requiredApprovals }),
         }),
       );
       report.count('environments', 'created');
       return;
     }
-    const theirs = { type: environment.type, enabled: environment.enabled, sortOrder: environment.sortOrder };
-    const current = { type: ours.type, enabled: ours.enabled, sortOrder: ours.sortOrder };
+    // Predefined approvals are compared only where the source has them (an OSS source never does).
+    const approvals = (value) => (environment.requiredApprovals === null ? {} : { requiredApprovals: value ?? null });
+    const theirs = {
+      type: environment.type,
+      enabled: environment.enabled,
+      sortOrder: environment.sortOrder,
+      ...approvals(environment.requiredApprovals),
+    };
+    const current = { type: ours.type, enabled: ours.enabled, sortOrder: ours.sortOrder, ...approvals(ours.requiredApprovals) };
     if (same(theirs, current)) return report.count('environments', 'unchanged');
     if (!overwrite) return report.conflict('environments', environment.name, { source: theirs, target: current });
     await write('environments', environment.name, async () => {
-      if (ours.type !== environment.type || ours.sortOrder !== environment.sortOrder) {
+      if (
+        !same(
+          { type: theirs.type, sortOrder: theirs.sortOrder, ...approvals(theirs.requiredApprovals) },
+          { type: current.type, sortOrder: current.sortOrder, ...approvals(current.requiredApprovals) },
+        )
+      ) {
         await target.send('PUT', `/api/admin/environments/update/${encodeURIComponent(environment.name)}`, {
           type: environment.type,
           sortOrder: environment.sortOrder,
+          ...approvals(environment.requiredApprovals),
         });
       }
       if (ours.enabled !== environment.enabled) {
@@ -214,6 +229,8 @@ export async function migrate({ source, target, options, log }) {
       );
     }
   });
+
+  await copyChangeRequestConfigs({ source, target, version, projects, report, write, tryEach, overwrite });
 
   // Context fields
   const contextFields = (await read.readContextFields(source)).filter((field) => mine(field.name));

@@ -31,7 +31,29 @@ async function optional(source, path) {
 
 export async function readEnvironments(source) {
   const { environments } = await source.get('/api/admin/environments');
-  return environments.map(({ name, type, enabled, sortOrder }) => ({ name, type, enabled, sortOrder }));
+  // `requiredApprovals`: an Enterprise source's predefined change requests (null, or absent, on OSS).
+  return environments.map(({ name, type, enabled, sortOrder, requiredApprovals }) => ({
+    name,
+    type,
+    enabled,
+    sortOrder,
+    requiredApprovals: requiredApprovals ?? null,
+  }));
+}
+
+/**
+ * Each project's change-request settings, `{environment, changeRequestEnabled, requiredApprovals}`
+ * per environment, from an Enterprise source; null where the source has none (OSS: not asked,
+ * as it answers 404), or a project whose settings it does not answer.
+ */
+export async function readChangeRequestConfigs(source, version, projectIds) {
+  if (!version.enterprise) return null;
+  const configs = new Map();
+  for (const id of projectIds) {
+    const config = await optional(source, `/api/admin/projects/${encodeURIComponent(id)}/change-requests/config`);
+    if (Array.isArray(config)) configs.set(id, config);
+  }
+  return configs;
 }
 
 export async function readProjects(source, version) {

@@ -1,7 +1,8 @@
 // Proof before the switch: for every copied client and frontend token, the source and our
 // Worker must answer the SDK APIs alike (normalised: order, defaults, ids).
 import { normalConstraint } from './flags.mjs';
-import { readApiTokens } from './source.mjs';
+import { detectVersion, readApiTokens, readEnvironments } from './source.mjs';
+import { compareChangeRequestConfigs } from './copy-governance.mjs';
 import { readableSecret } from './copy-people.mjs';
 
 /** A small deterministic generator, so a difference found once is found again. */
@@ -209,6 +210,12 @@ export async function verify({ source, target, options, log }) {
     const ourFeatures = normalClientFeatures(ours.body).filter((feature) => mine(feature.name));
     options.contextFeatures ??= theirs.body.features;
     lines.push(...differences(`client token ${name}`, sourceFeatures, ourFeatures));
+  }
+  // An Enterprise source's change-request settings (predefined per environment, and per project).
+  const version = await detectVersion(source);
+  if (version.enterprise) {
+    const projectIds = (await source.get('/api/admin/projects')).projects.filter((p) => !p.archivedAt).map((p) => p.id);
+    lines.push(...(await compareChangeRequestConfigs(source, target, version, await readEnvironments(source), projectIds)));
   }
   for (const line of lines) log(line);
   for (const line of notCompared) log(`not compared: ${line}`);

@@ -9,9 +9,10 @@
  * (tables `group_user`, `groups.root_role_id`, `group_role`). The check is Unleash's: a row matches when its
  * project is unset or equal, and its environment is unset or equal; ADMIN matches anything.
  */
-import { sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Env } from '../env';
-import { getDb } from '../db/client';
+import { getDb, type Db } from '../db/client';
+import { users } from '../db/schema';
 import type { Access, Grant, Permission } from './permissions';
 
 // The vocabulary lives in permissions.ts (which this file implements); re-exported for readers of grants.
@@ -66,7 +67,11 @@ interface GrantRow {
  * and made distinct in SQL: each grant arrives once.
  */
 export async function loadUserGrants(env: Env, userId: number): Promise<Grant[]> {
-  return getDb(env).all<GrantRow>(sql`
+  return grantsOf(getDb(env), userId);
+}
+
+function grantsOf(db: Db, userId: number): Promise<Grant[]> {
+  return db.all<GrantRow>(sql`
     WITH assignment(role_id, project) AS (
       SELECT role_id, project FROM role_user WHERE user_id = ${userId}
       UNION
@@ -87,4 +92,17 @@ export async function loadUserGrants(env: Env, userId: number): Promise<Grant[]>
 
 export async function loadUserAccess(env: Env, userId: number): Promise<Access> {
   return new GrantAccess(await loadUserGrants(env, userId));
+}
+
+/**
+ * What a person may do now, read afresh (no isolate cache): for work done later in their name,
+ * such as a scheduled change request. Null when the person is gone (deleted, or never was).
+ */
+export async function currentUserAccess(db: Db, userId: number): Promise<Access | null> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), isNull(users.deletedAt)))
+    .limit(1);
+  return row ? new GrantAccess(await grantsOf(db, userId)) : null;
 }

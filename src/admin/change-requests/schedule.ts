@@ -1,11 +1,13 @@
 /**
  * Applying scheduled requests: at their time by their Durable Object alarm (scheduler.ts), and
  * by the cron trigger's sweep (src/scheduled.ts), which catches any whose alarm could not be
- * set. Each applies in the name of whoever scheduled it, in its own batch. One that cannot
+ * set. Each applies in the name of whoever scheduled it, with their rights at that time (gone
+ * or no longer allowed to apply: it fails), in its own batch. One that cannot
  * apply (a conflict, a check the direct write would fail) stays Scheduled with its schedule
  * `failed` and the reason shown on the request page, and a failure event tells integrations.
  */
-import { ADMIN_ACCESS } from '../../auth/access';
+import { ADMIN_ACCESS, currentUserAccess, NO_ACCESS } from '../../auth/access';
+import { APPLY_CHANGE_REQUEST, type Access } from '../../auth/permissions';
 import type { Db } from '../../db/client';
 import { runBatch } from '../../db/client';
 import { ApiError } from '../../http/errors';
@@ -17,15 +19,33 @@ import * as store from './store';
 /** Requests applied per run at most; the rest wait for the next run. */
 const PER_RUN = 50;
 
+/** Unleash acts as this user for admin API tokens; their rights are the token's (ADMIN) and do not change. */
+const ADMIN_TOKEN_USER_ID = -42;
+
+/**
+ * What the person who scheduled the request may do now: the run acts with their rights of
+ * today, not with full rights, and fails (as Unleash does) if they are gone or may no longer
+ * apply change requests there.
+ */
+async function schedulerAccess(db: Db, row: store.ChangeRequestRow, userId: number): Promise<Access> {
+  if (userId === ADMIN_TOKEN_USER_ID) return ADMIN_ACCESS;
+  const access = await currentUserAccess(db, userId);
+  if (!access) throw new ApiError(403, 'NoAccessError', 'The user who scheduled this change request no longer exists');
+  if (!access.may(APPLY_CHANGE_REQUEST, row.project, row.environment))
+    throw new ApiError(
+      403,
+      'NoAccessError',
+      `The user who scheduled this change request no longer has the "${APPLY_CHANGE_REQUEST}" permission in ${row.environment}`,
+    );
+  return access;
+}
+
 /** Applies one Scheduled request (its time has come); records why if it cannot. */
 async function applyScheduled(db: Db, row: store.ChangeRequestRow): Promise<'applied' | 'failed' | 'moved'> {
-  // The person who scheduled it held APPLY_CHANGE_REQUEST then; the run acts for them.
-  const actor = {
-    actorName: row.scheduledByName ?? row.createdByName,
-    userId: row.scheduledByUserId ?? row.createdByUserId,
-    access: ADMIN_ACCESS,
-  };
+  const userId = row.scheduledByUserId ?? row.createdByUserId;
+  const actor = { actorName: row.scheduledByName ?? row.createdByName, userId, access: NO_ACCESS };
   try {
+    actor.access = await schedulerAccess(db, row, userId);
     await apply(db, actor, row, [], 'change-request-scheduled-application-success');
     return 'applied';
   } catch (error) {

@@ -78,6 +78,14 @@ export function predefinedSettings(db: Db, project: string, environment?: string
   return store.predefineSettings(db, project, environment);
 }
 
+/**
+ * The settings a new project is created with (the create dialog's `changeRequestEnvironments`),
+ * for the create's batch, after the predefined ones (which win for their environment, as in Unleash).
+ */
+export function chosenSettings(db: Db, project: string, chosen: readonly { name: string; requiredApprovals: number }[]): Statement[] {
+  return chosen.map((environment) => store.enableSettingsIfAbsent(db, project, environment.name, environment.requiredApprovals));
+}
+
 async function requireEnabled(db: Db, project: string, environment: string) {
   const config = await getConfig(db, project);
   const settings = config.find((row) => row.environment === environment);

@@ -43,6 +43,11 @@ export function upsertSettings(db: Db, project: string, environment: string, ena
     });
 }
 
+/** Change requests on in the environment with that many approvals, unless it already has settings (a predefined one). */
+export function enableSettingsIfAbsent(db: Db, project: string, environment: string, requiredApprovals: number): Statement {
+  return db.insert(changeRequestSettings).values({ project, environment, enabled: true, requiredApprovals }).onConflictDoNothing();
+}
+
 /**
  * Switches change requests on in the project's environments (one environment, or all) that
  * predefine approvals, with that many; a pair that already has settings keeps them. Runs in the

@@ -12,6 +12,13 @@ export const CreateProjectSchema = v.object({
   ),
   defaultStickiness: v.optional(nonBlank(100), 'default'),
   environments: v.optional(v.pipe(v.array(nonBlank(100)), v.maxLength(100, 'must have at most 100 items'))),
+  // Unleash Enterprise's create dialog: change requests on in these environments from the start.
+  changeRequestEnvironments: v.optional(
+    v.pipe(
+      v.array(v.object({ name: nonBlank(100), requiredApprovals: v.optional(v.pipe(v.number(), v.integer('must be integer'))) })),
+      v.maxLength(100, 'must have at most 100 items'),
+    ),
+  ),
 });
 export type CreateProjectInput = v.InferOutput<typeof CreateProjectSchema>;
 

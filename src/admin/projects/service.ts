@@ -9,7 +9,7 @@ import type { Db } from '../../db/client';
 import type { DefaultStrategyDoc } from '../../db/schema';
 import type { AuditEvent } from '../../db/events';
 import type { Env } from '../../env';
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors';
+import { ApiError, badData, badRequest, conflict, notFound } from '../../http/errors';
 import { userImageUrl } from '../../identity/users/service';
 import type { AttachEnvironmentInput, CreateProjectInput, UpdateProjectInput } from './schema';
 import * as store from './store';
@@ -101,6 +101,37 @@ async function requireProjectWithCounts(db: Db, id: string, archivedToo = false)
   return row;
 }
 
+const quoted = (names: readonly string[]) => [...new Set(names)].map((name) => `'${name}'`).join(', ');
+
+/**
+ * The environments a new project gets change requests in (Unleash Enterprise's create dialog):
+ * those chosen, each of which must exist (else Unleash's 400 BadDataError) and be among the
+ * project's, with their approvals clamped to 1–10 (1 when absent), as Unleash does; an
+ * environment that predefines approvals keeps its own count. Undefined when none were sent.
+ */
+function chosenChangeRequestEnvironments(
+  body: CreateProjectInput,
+  allEnvironments: readonly { name: string; requiredApprovals: number | null }[],
+  attached: readonly string[],
+) {
+  if (body.changeRequestEnvironments === undefined) return undefined;
+  const known = new Map(allEnvironments.map((environment) => [environment.name, environment]));
+  const names = body.changeRequestEnvironments.map((environment) => environment.name);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw badData(`These environments do not exist: ${quoted(unknown)}.`);
+  const outside = names.filter((name) => !attached.includes(name));
+  if (outside.length > 0) throw badData(`These environments are not among the project's environments: ${quoted(outside)}.`);
+  const chosen = new Map<string, number>();
+  for (const { name, requiredApprovals } of body.changeRequestEnvironments)
+    chosen.set(name, known.get(name)?.requiredApprovals ?? Math.min(10, Math.max(1, requiredApprovals ?? 1)));
+  // The predefined ones join anyway (predefinedSettings); listed here for the event, as Unleash lists them.
+  for (const name of attached) {
+    const predefined = known.get(name)?.requiredApprovals;
+    if (predefined !== null && predefined !== undefined && !chosen.has(name)) chosen.set(name, predefined);
+  }
+  return [...chosen].map(([name, requiredApprovals]) => ({ name, requiredApprovals }));
+}
+
 export async function createProject(db: Db, principal: Principal, body: CreateProjectInput) {
   if (await projectExists(db, body.id)) throw conflict(`A project with id ${body.id} already exists`);
   const allEnvironments = await store.allEnvironments(db);
@@ -114,6 +145,7 @@ export async function createProject(db: Db, principal: Principal, body: CreatePr
     if (missing !== undefined) throw badRequest(`Environment=${missing} does not exist`);
     attached = [...new Set(body.environments)];
   }
+  const changeRequestEnvironments = chosenChangeRequestEnvironments(body, allEnvironments, attached);
   try {
     await store.insertProject(
       db,
@@ -122,7 +154,12 @@ export async function createProject(db: Db, principal: Principal, body: CreatePr
       attached,
       // As Unleash: the person who creates a project becomes its Owner (an API token is nobody).
       principal.kind === 'user' ? principal.userId : undefined,
-      { type: 'project-created', project: body.id, data: { ...body, environments: attached } },
+      {
+        type: 'project-created',
+        project: body.id,
+        data: { ...body, environments: attached, ...(changeRequestEnvironments ? { changeRequestEnvironments } : {}) },
+      },
+      changeRequestEnvironments,
     );
   } catch (error) {
     if (error instanceof Error && /UNIQUE|constraint/i.test(`${error.message} ${String(error.cause ?? '')}`)) {

@@ -24,7 +24,7 @@ import {
 } from '../../db/schema';
 import { OWNER_ROLE_ID } from '../../auth/roles';
 import { attachEnvironmentToFeatures } from '../features/service';
-import { predefinedSettings } from '../change-requests/service';
+import { chosenSettings, predefinedSettings } from '../change-requests/service';
 import { ROOT_ROLE_TYPES } from '../../db/lookups';
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -123,7 +123,7 @@ export function allEnvironments(db: Db) {
   return db.select().from(environments).orderBy(asc(environments.sortOrder), asc(environments.name));
 }
 
-/** Creates the project, attaches its environments, makes `ownerUserId` its Owner, and records the event: one batch. */
+/** Creates the project, attaches its environments (change requests on where chosen or predefined), makes `ownerUserId` its Owner, and records the event: one batch. */
 export async function insertProject(
   db: Db,
   actor: Actor,
@@ -131,11 +131,12 @@ export async function insertProject(
   attached: readonly string[],
   ownerUserId: number | undefined,
   event: AuditEvent,
+  changeRequestEnvironments: readonly { name: string; requiredApprovals: number }[] = [],
 ): Promise<void> {
   const statements: Statement[] = [db.insert(projects).values(project)];
   const attachments = attached.map((environmentName) => ({ projectId: project.id, environmentName }));
   statements.push(...chunkedInsert(attachments, 2, (run) => db.insert(projectEnvironments).values(run)));
-  statements.push(predefinedSettings(db, project.id));
+  statements.push(predefinedSettings(db, project.id), ...chosenSettings(db, project.id, changeRequestEnvironments));
   if (ownerUserId !== undefined) {
     statements.push(
       db.insert(roleUser).values({ roleId: OWNER_ROLE_ID, userId: ownerUserId, project: project.id, createdByUserId: ownerUserId }),

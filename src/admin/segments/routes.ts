@@ -140,7 +140,7 @@ export const routes: Route[] = [
     summary: 'Replace the segments a strategy uses',
     body: StrategySegmentsSchema,
     responses: { 201: { description: 'Done', schema: StrategySegmentsResponse, headers: { location: 'strategies/<strategyId>' } } },
-    errors: [400, 404, 413, 415],
+    errors: [400, 403, 404, 413, 415],
     handler: async ({ env, principal, body }) => {
       await service.setStrategySegments(getDb(env), principal, body);
       return json(body, 201, { location: `strategies/${body.strategyId}` });

@@ -68,9 +68,14 @@ const StrategyReference = v.object({
 /** What `GET /api/admin/segments/:id/strategies` answers with status 200. */
 export const SegmentStrategiesResponse = v.object({
   strategies: v.array(StrategyReference),
-  // Strategies in pending change requests: there are no change requests here, so always empty
-  // (Unleash's shape: no `id` for a strategy the request would add).
-  changeRequestStrategies: v.array(v.partial(StrategyReference, ['id'])),
+  // Strategies that open change requests would give the segment (Unleash's shape: no `id` for a
+  // strategy the request would add; the request's title null when it has none).
+  changeRequestStrategies: v.array(
+    v.object({
+      ...v.partial(StrategyReference, ['id']).entries,
+      changeRequest: v.object({ id: v.number(), title: v.nullable(v.string()) }),
+    }),
+  ),
 });
 
 /** What `POST /api/admin/segments/strategies` answers with status 201: what was asked. */

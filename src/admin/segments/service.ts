@@ -8,7 +8,8 @@ import {
 } from '../../auth/permissions';
 import type { Principal } from '../../auth/principal';
 import { runBatch, type Db, type Statement } from '../../db/client';
-import { refuseUnlessMaySkipChangeRequestsInProject } from '../../db/change-request-guard';
+import { refuseUnlessMaySkipChangeRequests, refuseUnlessMaySkipChangeRequestsInProject } from '../../db/change-request-guard';
+import { strategiesInOpenChangeRequests } from '../../db/change-request-segment-usage';
 import type { Actor } from '../../db/events';
 import { ApiError, badData, badRequest, conflict, notFound } from '../../http/errors';
 import { checkConstraintValues, checkSegmentCount } from '../features/rules';
@@ -65,16 +66,22 @@ export async function segmentsOfStrategy(db: Db, strategyId: string) {
   return { segments: (await store.byStrategy(db, strategyId)).map(segmentShape) };
 }
 
-/** The strategies using the segment (none for an unknown one); there are no change requests here. */
+/**
+ * The strategies using the segment (none for an unknown one), and those open change requests
+ * would give it, as Unleash Enterprise lists them (both unfiltered: every admin caller sees every project).
+ */
 export async function strategiesOfSegment(db: Db, id: number) {
-  return { strategies: await store.strategiesUsing(db, id), changeRequestStrategies: [] };
+  return { strategies: await store.strategiesUsing(db, id), changeRequestStrategies: await strategiesInOpenChangeRequests(db, id) };
 }
 
 /**
  * Replaces the segments a strategy uses. The caller's permission was checked in the project
  * and environment the body names, so the strategy must be in them; the segments must exist.
+ * Where change requests are on there, it is a strategy write like any other: refused without
+ * SKIP_CHANGE_REQUEST (Unleash leaves this way around the review open; we close it).
  */
-export async function setStrategySegments(db: Db, actor: Actor, body: StrategySegmentsInput): Promise<void> {
+export async function setStrategySegments(db: Db, actor: Actor & PermissionHolder, body: StrategySegmentsInput): Promise<void> {
+  await refuseUnlessMaySkipChangeRequests(db, actor, body.projectId, body.environmentId);
   const wanted = [...new Set(body.segmentIds)];
   checkSegmentCount(wanted);
   const strategy = await store.strategyById(db, body.strategyId);

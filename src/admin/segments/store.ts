@@ -3,6 +3,7 @@ import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { d1Statement, runBatch, runD1Batch, type Db, type Statement } from '../../db/client';
 import { auditEvent, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import { featureStrategies, featureStrategySegment, features, segments } from '../../db/schema';
+import { segmentInOpenChangeRequests } from '../../db/change-request-segment-usage';
 
 export type SegmentRow = typeof segments.$inferSelect;
 export type SegmentValues = Pick<typeof segments.$inferInsert, 'name' | 'description' | 'constraints' | 'segmentProjectId'>;
@@ -118,11 +119,15 @@ export async function insert(db: Db, actor: Actor, values: SegmentValues, event:
   return inserted[0]!;
 }
 
-/** No strategy of a flag not archived uses the segment (archived flags' strategies lose it, as in Unleash). */
+/**
+ * No strategy of a flag not archived uses the segment (archived flags' strategies lose it, as in
+ * Unleash), and no open change request would give a strategy it (Unleash Enterprise's `isInUse`).
+ */
 const unusedSegment = (
   id: number,
-) => sql`NOT EXISTS (SELECT 1 FROM feature_strategy_segment l JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
-    JOIN features f ON f.name = fs.feature_name WHERE l.segment_id = ${id} AND f.archived_at IS NULL)`;
+) => sql`(NOT EXISTS (SELECT 1 FROM feature_strategy_segment l JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
+    JOIN features f ON f.name = fs.feature_name WHERE l.segment_id = ${id} AND f.archived_at IS NULL)
+    AND NOT ${segmentInOpenChangeRequests(id)})`;
 
 /** The update of a segment with its event, for one batch (the direct write's or a change request's). */
 export function updateStatements(db: Db, actor: Actor, id: number, values: SegmentValues, event: AuditEvent): Statement[] {
