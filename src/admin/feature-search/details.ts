@@ -98,7 +98,8 @@ const DETAILS: readonly Detail[] = [
   {
     key: 'lifecycle',
     columns: ['feature', 'stage', 'status', 'created_at'],
-    sql: (names) => `SELECT feature, stage, status, created_at FROM feature_lifecycles WHERE feature IN (${names}) ORDER BY created_at, rowid`,
+    sql: (names) =>
+      `SELECT feature, stage, status, created_at FROM feature_lifecycles WHERE feature IN (${names}) ORDER BY created_at, rowid`,
     params: (names) => [names],
   },
   {
