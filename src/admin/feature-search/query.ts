@@ -1,9 +1,10 @@
 /**
- * Feature search in two round trips, whatever the page size: one batch with the total and
- * the page of names, then one batch with everything the page shows (environments, tags,
- * segments, lifecycle, metrics, favourites, dependencies). Lists travel as one JSON
- * parameter read with `json_each`, so no statement comes near D1's 100 bound parameters
- * (text terms, at most 20, are the only per-item parameters).
+ * The search's plan: the total and the page of names. Plain, filtered and text searches hand
+ * their page (and count) as SQL to details.ts, which reads it with everything the page shows
+ * in one statement; favourites-first and environment sorts run their statements as one batch,
+ * then the details in a second. Lists travel as one JSON parameter read with `json_each`, so
+ * no statement comes near D1's 100 bound parameters (text terms, at most 20, are the only
+ * per-item parameters).
  */
 import type { SearchParams } from './params';
 
