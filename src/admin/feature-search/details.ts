@@ -124,7 +124,7 @@ const DETAILS: readonly Detail[] = [
   },
 ];
 
-export type DetailKey = Detail['key'];
+type DetailKey = Detail['key'];
 export type DetailRows = Record<DetailKey, Record<string, unknown>[]>;
 
 /** Everything shown for a page of features, as statements for one batch (in DETAILS order). */
