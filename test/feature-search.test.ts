@@ -474,6 +474,25 @@ describe('GET /api/admin/search/features: paging', () => {
   });
 });
 
+describe('GET /api/admin/search/features: the one-statement read and the batched read agree', () => {
+  // Plain and text searches read the page and its details in one statement (details.ts
+  // pageWithDetails); favourites-first and environment sorts read them in two batches. The same
+  // feature must come out byte for byte the same (values, types, key order) either way.
+  const byName = (features: Record<string, any>[]) => new Map(features.map((feature) => [feature.name, JSON.stringify(feature)]));
+  it.each([
+    ['', 'favoritesFirst=true'],
+    ['query=s', 'sortBy=environment:production'],
+    ['archived=IS:true', 'archived=IS:true&favoritesFirst=true'],
+    ['tag=INCLUDE:simple:alpha-tag', 'tag=INCLUDE:simple:alpha-tag&sortBy=environment:development'],
+  ])('%s and %s', async (single, batched) => {
+    const one = await search(single);
+    const two = await search(batched);
+    expect(one.total).toBe(two.total);
+    expect(one.features.length).toBeGreaterThan(0);
+    expect(byName(one.features)).toEqual(byName(two.features));
+  });
+});
+
 describe('GET /api/admin/search/features: 400 for every malformed parameter', () => {
   const OPERATOR = '^(IS|IS_NOT|IS_ANY_OF|IS_NONE_OF):(.*?)(,([a-zA-Z0-9_]+))*$';
   const TAG =

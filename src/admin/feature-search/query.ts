@@ -1,13 +1,14 @@
 /**
- * Feature search in two round trips, whatever the page size: one batch with the total and
- * the page of names, then one batch with everything the page shows (environments, tags,
- * segments, lifecycle, metrics, favourites, dependencies). Lists travel as one JSON
- * parameter read with `json_each`, so no statement comes near D1's 100 bound parameters
- * (text terms, at most 20, are the only per-item parameters).
+ * The search's plan: the total and the page of names. Plain, filtered and text searches hand
+ * their page (and count) as SQL to details.ts, which reads it with everything the page shows
+ * in one statement; favourites-first and environment sorts run their statements as one batch,
+ * then the details in a second. Lists travel as one JSON parameter read with `json_each`, so
+ * no statement comes near D1's 100 bound parameters (text terms, at most 20, are the only
+ * per-item parameters).
  */
 import type { SearchParams } from './params';
 
-interface Fragment {
+export interface Fragment {
   sql: string;
   params: unknown[];
 }
@@ -262,6 +263,11 @@ export interface PagePlan {
   count: () => D1PreparedStatement;
   /** `groups` only: the last group, read when the others leave the page short. */
   lastGroup?: D1PreparedStatement;
+  /**
+   * `window` and `split`: the page (and the count, for `split`) as SQL, for the one statement
+   * that also reads what the page shows (details.ts `pageWithDetails`).
+   */
+  single?: { page: Fragment; total?: Fragment };
 }
 
 /**
@@ -273,36 +279,46 @@ export interface PagePlan {
  */
 export function pageStatements(db: D1Database, params: SearchParams, userId: number): PagePlan {
   const paging = [params.limit, params.offset];
-  const countOf = (parts: Condition[]) => {
+  const countFragment = (parts: Condition[]): Fragment => {
     const driverIndex = parts.findIndex((part) => part.names !== undefined);
     if (driverIndex < 0) {
       const where = and(parts);
-      return db.prepare(`SELECT count(*) AS total FROM features f WHERE ${where.sql}`).bind(...where.params);
+      return { sql: `SELECT count(*) AS total FROM features f WHERE ${where.sql}`, params: where.params };
     }
     const driver = parts[driverIndex]!.names!;
     const correlated = parts[driverIndex]!.correlated;
     if (parts.length === 2 && !params.archived && !params.lifecycle && correlated) {
       // Only "not archived" besides this filter: all its matches minus the archived ones,
       // which are few, instead of looking up every match.
-      return db
-        .prepare(
-          `SELECT (SELECT count(*) FROM (${driver.sql})) - (SELECT count(*) FROM features f WHERE f.archived_at IS NOT NULL AND ${correlated.sql}) AS total`,
-        )
-        .bind(...driver.params, ...correlated.params);
+      return {
+        sql: `SELECT (SELECT count(*) FROM (${driver.sql})) - (SELECT count(*) FROM features f WHERE f.archived_at IS NOT NULL AND ${correlated.sql}) AS total`,
+        params: [...driver.params, ...correlated.params],
+      };
     }
     const where = and(parts.filter((_, index) => index !== driverIndex));
-    return db
-      .prepare(`SELECT count(*) AS total FROM (${driver.sql}) d CROSS JOIN ${BY_NAME} ON f.name = d.feature WHERE ${where.sql}`)
-      .bind(...driver.params, ...where.params);
+    return {
+      sql: `SELECT count(*) AS total FROM (${driver.sql}) d CROSS JOIN ${BY_NAME} ON f.name = d.feature WHERE ${where.sql}`,
+      params: [...driver.params, ...where.params],
+    };
+  };
+  const countOf = (parts: Condition[]) => {
+    const count = countFragment(parts);
+    return db.prepare(count.sql).bind(...count.params);
   };
 
   if (params.query.length > 0) {
     const order = orderClause(params, userId);
     const where = and(conditions(params, userId, true));
-    const page = db
-      .prepare(`SELECT f.name AS name, count(*) OVER () AS total FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
-      .bind(...where.params, ...order.params, ...paging);
-    return { statements: [page], shape: 'window', count: () => countOf(conditions(params, userId)) };
+    const page = {
+      sql: `SELECT f.name AS name, count(*) OVER () AS total FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+      params: [...where.params, ...order.params, ...paging],
+    };
+    return {
+      statements: [db.prepare(page.sql).bind(...page.params)],
+      shape: 'window',
+      count: () => countOf(conditions(params, userId)),
+      single: { page },
+    };
   }
   const parts = conditions(params, userId);
   // Walking the name index backwards or forwards beats sorting every active feature.
@@ -348,70 +364,14 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
     return { statements: [countOf(parts), first!, second!], shape: 'groups', count: () => countOf(parts), lastGroup: last };
   }
   const order = orderClause(params, userId);
-  const page = db
-    .prepare(`SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`)
-    .bind(...where.params, ...order.params, ...paging);
-  return { statements: [countOf(parts), page], shape: 'split', count: () => countOf(parts) };
-}
-
-/** Everything shown for a page of features, as statements for one batch. */
-export function detailStatements(db: D1Database, names: readonly string[], userId: number, metricsSince: string): D1PreparedStatement[] {
-  const list = JSON.stringify(names);
-  return [
-    db
-      .prepare(
-        `SELECT f.name, f.type, f.description, f.project, f.stale, f.created_at, f.archived_at, f.impression_data, f.last_seen_at,
-           f.created_by_user_id, u.id AS user_id, u.name AS user_name, u.username AS user_username, u.email AS user_email
-         FROM features f LEFT JOIN users u ON u.id = f.created_by_user_id
-         WHERE f.name IN (${IN_LIST})`,
-      )
-      .bind(list),
-    db
-      .prepare(
-        `SELECT fe.feature_name, e.name, e.type, e.sort_order, fe.enabled, json_array_length(fe.variants) AS variant_count, fe.last_seen_at,
-           EXISTS (SELECT 1 FROM feature_strategies fs WHERE fs.feature_name = fe.feature_name AND fs.environment = fe.environment) AS has_strategies,
-           EXISTS (SELECT 1 FROM feature_strategies fs WHERE fs.feature_name = fe.feature_name AND fs.environment = fe.environment AND fs.disabled = 0) AS has_enabled_strategies
-         FROM feature_environments fe JOIN environments e ON e.name = fe.environment
-         WHERE fe.feature_name IN (${IN_LIST})
-         ORDER BY e.sort_order, e.name`,
-      )
-      .bind(list),
-    db
-      .prepare(
-        `SELECT ft.feature_name, ft.tag_value, ft.tag_type, tt.color
-         FROM feature_tag ft LEFT JOIN tag_types tt ON tt.name = ft.tag_type
-         WHERE ft.feature_name IN (${IN_LIST})
-         ORDER BY ft.rowid`,
-      )
-      .bind(list),
-    db
-      .prepare(
-        `SELECT DISTINCT fs.feature_name, s.name
-         FROM feature_strategies fs
-         JOIN feature_strategy_segment fss ON fss.feature_strategy_id = fs.id
-         JOIN segments s ON s.id = fss.segment_id
-         WHERE fs.feature_name IN (${IN_LIST})
-         ORDER BY s.name`,
-      )
-      .bind(list),
-    db
-      .prepare(
-        `SELECT feature, stage, status, created_at FROM feature_lifecycles
-         WHERE feature IN (${IN_LIST}) ORDER BY created_at, rowid`,
-      )
-      .bind(list),
-    db
-      .prepare(
-        `SELECT feature_name, environment, sum(yes) AS yes, sum(no) AS no FROM client_metrics_env
-         WHERE feature_name IN (${IN_LIST}) AND timestamp >= ? GROUP BY feature_name, environment`,
-      )
-      .bind(list, metricsSince),
-    db.prepare(`SELECT feature FROM favorite_features WHERE user_id = ? AND feature IN (${IN_LIST})`).bind(userId, list),
-    db
-      .prepare(
-        `SELECT parent, child FROM dependent_features
-         WHERE parent IN (${IN_LIST}) OR child IN (${IN_LIST})`,
-      )
-      .bind(list, list),
-  ];
+  const page = {
+    sql: `SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+    params: [...where.params, ...order.params, ...paging],
+  };
+  return {
+    statements: [countOf(parts), db.prepare(page.sql).bind(...page.params)],
+    shape: 'split',
+    count: () => countOf(parts),
+    single: { page, total: countFragment(parts) },
+  };
 }

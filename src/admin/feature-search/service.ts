@@ -1,10 +1,11 @@
 /**
- * The flag search: the page of names (query.ts plans it as a few statements, one D1 batch),
- * then each flag's details in a second batch, put together in Unleash's answer shape.
+ * The flag search: the page of names (query.ts plans it) and each flag's details (details.ts),
+ * read in one statement for most searches, put together in Unleash's answer shape.
  */
 import { creatorOf } from '../features/shapes';
 import type { SearchParams } from './params';
-import { detailStatements, pageStatements } from './query';
+import { detailRows, detailStatements, pageWithDetails, unpackPage } from './details';
+import { pageStatements } from './query';
 
 interface FeatureRow {
   name: string;
@@ -72,11 +73,19 @@ function groupBy<T, K extends keyof T>(rows: T[], key: K): Map<T[K], T[]> {
 
 const HOUR_MS = 60 * 60 * 1000;
 
-/** One page of flags matching the filters, and the total (`GET /api/admin/search/features`). */
-export async function searchFeatures(env: { DB: D1Database }, params: SearchParams, userId: number) {
-  // Raw D1 rather than drizzle: the plan's statements are prepared SQL, batched as they are.
-  const d1 = env.DB;
+/** The page's names, the total and what the page shows: one statement where it can, else two batches. */
+async function readPage(d1: D1Database, params: SearchParams, userId: number) {
   const plan = pageStatements(d1, params, userId);
+  const metricsSince = new Date(Date.now() - HOUR_MS).toISOString();
+  const single = plan.single && pageWithDetails(d1, plan.single.page, plan.single.total, userId, metricsSince);
+  if (single) {
+    const page = unpackPage((await single.first<Record<string, unknown>>())!);
+    // A page past the end still reports the real total (unlike Unleash, which says 0).
+    if (plan.shape === 'window' && page.names.length === 0 && params.offset > 0) {
+      page.total = (await plan.count().first<{ total: number }>())?.total ?? 0;
+    }
+    return page;
+  }
   const pageResults = await d1.batch(plan.statements);
   let pageRows = pageResults.at(-1)!.results as { name: string; total?: number }[];
   if (plan.shape === 'groups') {
@@ -97,16 +106,25 @@ export async function searchFeatures(env: { DB: D1Database }, params: SearchPara
   } else if (pageRows.length > 0 || params.offset === 0) {
     total = pageRows[0]?.total ?? 0;
   } else {
-    // A page past the end still reports the real total (unlike Unleash, which says 0).
     total = (await plan.count().first<{ total: number }>())?.total ?? 0;
   }
-  if (names.length === 0) return { features: [], total };
+  if (names.length === 0) return { names, total, details: undefined };
+  return { names, total, details: detailRows(await d1.batch(detailStatements(d1, names, userId, metricsSince))) };
+}
 
-  const metricsSince = new Date(Date.now() - HOUR_MS).toISOString();
-  const results = await d1.batch(detailStatements(d1, names, userId, metricsSince));
-  const [featureRows, environmentRows, tagRows, segmentRows, lifecycleRows, metricsRows, favoriteRows, dependencyRows] = results.map(
-    (result) => result.results,
-  ) as [FeatureRow[], EnvironmentRow[], TagRow[], SegmentRow[], LifecycleRow[], MetricsRow[], { feature: string }[], DependencyRow[]];
+/** One page of flags matching the filters, and the total (`GET /api/admin/search/features`). */
+export async function searchFeatures(env: { DB: D1Database }, params: SearchParams, userId: number) {
+  // Raw D1 rather than drizzle: the plan's statements are prepared SQL, run as they are.
+  const { names, total, details } = await readPage(env.DB, params, userId);
+  if (names.length === 0 || !details) return { features: [], total };
+  const featureRows = details.features as unknown as FeatureRow[];
+  const environmentRows = details.environments as unknown as EnvironmentRow[];
+  const tagRows = details.tags as unknown as TagRow[];
+  const segmentRows = details.segments as unknown as SegmentRow[];
+  const lifecycleRows = details.lifecycle as unknown as LifecycleRow[];
+  const metricsRows = details.metrics as unknown as MetricsRow[];
+  const favoriteRows = details.favorites as unknown as { feature: string }[];
+  const dependencyRows = details.dependencies as unknown as DependencyRow[];
 
   const featuresByName = new Map(featureRows.map((row) => [row.name, row]));
   const environmentsOf = groupBy(environmentRows, 'feature_name');
