@@ -6,6 +6,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { responseTo } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -13,11 +14,6 @@ let browser: Browser;
 const run = Date.now().toString(36);
 const MESSAGE = `Maintenance window tonight ${run}`;
 const EDITED = `Maintenance moved to Sunday ${run}`;
-
-/** Waits for the one call of `method` whose path matches `pattern`. */
-function answered(page: Page, method: string, pattern: RegExp) {
-  return page.waitForResponse((r) => r.request().method() === method && pattern.test(new URL(r.url()).pathname));
-}
 
 /** The banner bar at the top of the page (the table and the form show it inline as previews). */
 function topBanner(page: Page, text: string): Locator {
@@ -62,7 +58,7 @@ describe('Admin → Banners', () => {
       // Create: the form's message, saved with "Add banner".
       await page.getByRole('button', { name: 'New banner' }).click();
       await page.getByLabel('Banner message').fill(MESSAGE);
-      const created = answered(page, 'POST', /^\/api\/admin\/banners$/);
+      const created = responseTo(page, 'POST', /^\/api\/admin\/banners$/);
       await page.getByRole('button', { name: 'Add banner' }).click();
       expect((await created).status()).toBe(201);
       await row(page, MESSAGE).waitFor();
@@ -77,14 +73,14 @@ describe('Admin → Banners', () => {
       await page.goto('/admin/banners');
       await row(page, MESSAGE).getByRole('button', { name: 'Edit banner' }).click();
       await page.getByLabel('Banner message').fill(EDITED);
-      const updated = answered(page, 'PUT', /^\/api\/admin\/banners\/\d+$/);
+      const updated = responseTo(page, 'PUT', /^\/api\/admin\/banners\/\d+$/);
       await page.getByRole('button', { name: 'Save banner' }).click();
       expect((await updated).status()).toBe(200);
       await topBanner(page, EDITED).waitFor();
       await topBanner(page, MESSAGE).waitFor({ state: 'hidden' });
 
       // Switch off: the row's toggle; the banner leaves the top of the page but stays listed.
-      const off = answered(page, 'POST', /^\/api\/admin\/banners\/\d+\/off$/);
+      const off = responseTo(page, 'POST', /^\/api\/admin\/banners\/\d+\/off$/);
       await row(page, EDITED).getByRole('checkbox').click();
       expect((await off).status()).toBe(200);
       await topBanner(page, EDITED).waitFor({ state: 'hidden' });
@@ -93,7 +89,7 @@ describe('Admin → Banners', () => {
 
       // Delete: the row's remove button, confirmed in the dialog.
       await row(page, EDITED).getByRole('button', { name: 'Remove banner' }).click();
-      const deleted = answered(page, 'DELETE', /^\/api\/admin\/banners\/\d+$/);
+      const deleted = responseTo(page, 'DELETE', /^\/api\/admin\/banners\/\d+$/);
       await page.getByRole('dialog').getByRole('button', { name: 'Delete banner' }).click();
       expect((await deleted).status()).toBe(200);
       await page.getByText('No banners available. Get started by adding one.').waitFor();

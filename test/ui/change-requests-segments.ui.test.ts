@@ -4,9 +4,10 @@
  * saving; the segment changes only once an admin approved and applied the request on its page.
  * Every flow fails on any unexpected 4xx/5xx of the page's own calls, console and page errors.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { applyChangeRequest, approveChangeRequest, createPerson, governEnvironment, responseTo, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -26,20 +27,10 @@ interface Segment {
 
 const segment = () => apiJson<Segment>(server.base, 'GET', `/api/admin/segments/${segmentId}`);
 
-function answered(page: Page, method: string, suffix: RegExp) {
-  return page.waitForResponse((r) => r.request().method() === method && suffix.test(new URL(r.url()).pathname));
-}
-
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  const person = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-    username: DRAFTER,
-    email: `${DRAFTER}@example.com`,
-    name: DRAFTER,
-    rootRole: 2,
-  });
-  expect((await api(server.base, 'POST', `/api/admin/user-admin/${person.id}/change-password`, { password: PASSWORD })).status).toBe(200);
+  await createPerson(server.base, { username: DRAFTER, password: PASSWORD, name: DRAFTER, rootRole: ROOT_ROLE.editor });
   const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/segments', {
     name: SEGMENT,
     description: 'before',
@@ -47,11 +38,7 @@ beforeAll(async () => {
     constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'], caseInsensitive: false, inverted: false }],
   });
   segmentId = created.id;
-  const config = await api(server.base, 'PUT', `/api/admin/projects/${PROJECT}/environments/${ENV}/change-requests/config`, {
-    changeRequestsEnabled: true,
-    requiredApprovals: 1,
-  });
-  expect(config.status).toBeLessThan(300);
+  await governEnvironment(server.base, PROJECT, ENV, 1);
 }, 600_000);
 
 afterAll(async () => {
@@ -74,7 +61,7 @@ describe('a project segment edited in the UI goes through a change request', () 
       await page.getByRole('button', { name: 'Next' }).click();
       const save = page.getByTestId('SEGMENT_SAVE_BTN_ID');
       await expect.poll(() => save.innerText()).toBe('Add to draft');
-      const drafted = answered(page, 'POST', new RegExp(`/projects/${PROJECT}/environments/${ENV}/change-requests$`));
+      const drafted = responseTo(page, 'POST', new RegExp(`/projects/${PROJECT}/environments/${ENV}/change-requests$`));
       await save.click();
       const response = await drafted;
       expect(response.status()).toBe(200);
@@ -96,18 +83,11 @@ describe('a project segment edited in the UI goes through a change request', () 
     await runFlow(browser, server.base, 'crseg-approve-apply', async (session) => {
       const { page } = session;
       await signIn(session, 'admin', 'unleash4all');
-      await page.goto(`/projects/${PROJECT}/change-requests/${requestId}`);
+      await approveChangeRequest(page, PROJECT, requestId);
+      // The request's page shows the segment's change.
       await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain(SEGMENT);
-      await page.getByRole('button', { name: 'review or reject changes' }).click();
-      const approved = answered(page, 'PUT', new RegExp(`/change-requests/${requestId}/state$`));
-      await page.getByRole('menuitem', { name: 'Approve' }).click();
-      expect((await approved).status()).toBe(200);
       expect((await segment()).description).toBe('before');
-      await page.getByRole('button', { name: 'apply or schedule changes' }).click();
-      const applied = answered(page, 'PUT', new RegExp(`/change-requests/${requestId}/state$`));
-      await page.getByRole('menuitem', { name: 'Apply changes' }).click();
-      expect((await applied).status()).toBe(200);
-      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain('Applied');
+      await applyChangeRequest(page, requestId);
     });
     expect(await segment()).toMatchObject({ name: SEGMENT, description: 'after review' });
   });

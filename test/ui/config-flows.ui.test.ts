@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, apiJson, launchBrowser, runFlow, signIn, startServer, type Server } from './support/harness';
+import { createPerson, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -16,15 +17,13 @@ const run = Date.now().toString(36);
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
+  await createPerson(server.base, {
     username: ADMIN_USER,
+    password: PASSWORD,
     email: 'ui-config-admin@example.com',
     name: 'Config Admin',
-    rootRole: 1,
-    sendEmail: false,
+    rootRole: ROOT_ROLE.admin,
   });
-  const password = await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD });
-  expect(password.status).toBe(200);
 });
 
 afterAll(async () => {

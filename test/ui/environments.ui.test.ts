@@ -9,6 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { responseTo } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -39,7 +40,7 @@ afterAll(async () => {
 
 /** Waits for the one call of `method` whose path matches, and returns its status. */
 async function answered(page: Page, method: string, path: RegExp, action: () => Promise<unknown>): Promise<number> {
-  const response = page.waitForResponse((r) => r.request().method() === method && path.test(new URL(r.url()).pathname));
+  const response = responseTo(page, method, path);
   await action();
   return (await response).status();
 }
@@ -82,9 +83,12 @@ describe('the environments page (EEA)', () => {
           page.getByRole('button', { name: 'Create environment' }).click(),
         ),
       ).toBe(201);
-      // The UI does not refetch the list after a create (it refetches only permissions); the list
-      // page's remount reuses what the create page fetched if that was under SWR's 2 s dedupe
-      // window, as a fast test is. The API lists it at once; a reload shows it.
+      // The UI's own behaviour, not ours: after the create it revalidates only SWR's
+      // `api/admin/permissions` key, never `api/admin/environments`, and SWR (dedupingInterval
+      // 2 s, counted from when a fetch resolves) hands the list page's remount the list it fetched
+      // on first load, unchanged, if that was under 2 s before. A run at a person's pace refetches
+      // and shows it; at this flow's pace the browser sends no GET of the list at all (request
+      // log in docs/ui.md; our answers carry no ETag nor Cache-Control to reuse). A reload does.
       await page.goto('/environments');
       await page.getByRole('row', { name: new RegExp(created) }).waitFor({ timeout: 15_000 });
 

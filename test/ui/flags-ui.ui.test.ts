@@ -6,7 +6,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { createPerson, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -37,14 +38,13 @@ async function openEnvironment(page: Page, environment: string): Promise<void> {
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
+  await createPerson(server.base, {
     username: USER,
+    password: PASSWORD,
     email: 'ui-flags@example.com',
     name: 'UI Flags',
-    rootRole: 1,
-    sendEmail: false,
+    rootRole: ROOT_ROLE.admin,
   });
-  expect((await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD })).status).toBe(200);
 }, 180_000);
 
 afterAll(async () => {

@@ -5,7 +5,8 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, apiJson, launchBrowser, runFlow, signIn, startServer, type Server } from './support/harness';
+import { apiJson, launchBrowser, runFlow, signIn, startServer, type Server } from './support/harness';
+import { createPerson, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -16,13 +17,7 @@ const run = Date.now().toString(36);
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-    username: USER,
-    email: 'ui-flags@example.com',
-    rootRole: 1,
-    sendEmail: false,
-  });
-  expect((await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD })).status).toBe(200);
+  await createPerson(server.base, { username: USER, password: PASSWORD, email: 'ui-flags@example.com', rootRole: ROOT_ROLE.admin });
 });
 
 afterAll(async () => {

@@ -8,7 +8,8 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { applyChangeRequest, approveChangeRequest, createPerson, governEnvironment, responseTo, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -40,29 +41,12 @@ async function requests(): Promise<ChangeRequest[]> {
   return apiJson<ChangeRequest[]>(server.base, 'GET', `/api/admin/projects/${PROJECT}/change-requests`);
 }
 
-async function createPerson(username: string, rootRole: number): Promise<number> {
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-    username,
-    email: `${username}@example.com`,
-    name: username,
-    rootRole,
-  });
-  const password = await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD });
-  expect(password.status).toBe(200);
-  return created.id;
-}
-
-/** Waits for the one call of `method` whose path ends with `suffix`, and checks its status. */
-function answered(page: Page, method: string, suffix: RegExp) {
-  return page.waitForResponse((r) => r.request().method() === method && suffix.test(new URL(r.url()).pathname));
-}
-
 /** The drafter (an Editor, without the skip permission) turns production's toggle in the flag page, as a draft. */
 async function draftToggle(page: Page): Promise<void> {
   await page.goto(flagPath);
   await page.getByRole('checkbox', { name: ENV }).click();
   const dialog = page.getByRole('dialog').last();
-  const drafted = answered(page, 'POST', new RegExp(`/environments/${ENV}/change-requests$`));
+  const drafted = responseTo(page, 'POST', new RegExp(`/environments/${ENV}/change-requests$`));
   await dialog.getByRole('button', { name: /Add suggestion to draft|Add to existing change request/ }).click();
   expect((await drafted).status()).toBe(200);
 }
@@ -70,35 +54,22 @@ async function draftToggle(page: Page): Promise<void> {
 /** The draft sidebar: "View changes" then "Submit change request", which sends it to review. */
 async function submitDraft(page: Page): Promise<void> {
   await page.getByRole('button', { name: /View changes \(\d+\)/ }).click();
-  const submitted = answered(page, 'PUT', /\/change-requests\/\d+\/state$/);
+  const submitted = responseTo(page, 'PUT', /\/change-requests\/\d+\/state$/);
   await page.getByRole('button', { name: /Submit change request \(\d+\)/ }).click();
   expect((await submitted).status()).toBe(200);
-}
-
-/** The reviewer's request page: approve through the review menu. */
-async function approve(page: Page, id: number): Promise<void> {
-  await page.goto(`/projects/${PROJECT}/change-requests/${id}`);
-  await page.getByRole('button', { name: 'review or reject changes' }).click();
-  const approved = answered(page, 'PUT', new RegExp(`/change-requests/${id}/state$`));
-  await page.getByRole('menuitem', { name: 'Approve' }).click();
-  expect((await approved).status()).toBe(200);
 }
 
 beforeAll(async () => {
   server = await startServer({}, { testScheduled: true });
   browser = await launchBrowser();
-  await createPerson(DRAFTER, 2);
+  await createPerson(server.base, { username: DRAFTER, password: PASSWORD, name: DRAFTER, rootRole: ROOT_ROLE.editor });
   await apiJson(server.base, 'POST', `/api/admin/projects/${PROJECT}/features`, { name: FLAG, description: 'governed' });
   await apiJson(server.base, 'POST', `/api/admin/projects/${PROJECT}/features/${FLAG}/environments/${ENV}/strategies`, {
     name: 'default',
     parameters: {},
   });
   // Production is governed: one approval from someone other than the author.
-  const config = await api(server.base, 'PUT', `/api/admin/projects/${PROJECT}/environments/${ENV}/change-requests/config`, {
-    changeRequestsEnabled: true,
-    requiredApprovals: 1,
-  });
-  expect(config.status).toBeLessThan(300);
+  await governEnvironment(server.base, PROJECT, ENV, 1);
 }, 600_000);
 
 afterAll(async () => {
@@ -115,7 +86,7 @@ describe('change requests: one person drafts, another approves and applies', () 
       await draftToggle(page);
       // A strategy change: a gradual rollout added to production, also into the draft.
       await page.goto(`${flagPath}/strategies/create?environmentId=${ENV}&strategyName=flexibleRollout`);
-      const drafted = answered(page, 'POST', new RegExp(`/environments/${ENV}/change-requests$`));
+      const drafted = responseTo(page, 'POST', new RegExp(`/environments/${ENV}/change-requests$`));
       await page.getByTestId('STRATEGY_FORM_SUBMIT_ID').click();
       expect((await drafted).status()).toBe(200);
       await page.waitForURL(new RegExp(`${flagPath}$`));
@@ -131,13 +102,9 @@ describe('change requests: one person drafts, another approves and applies', () 
     await runFlow(browser, server.base, 'cr-approve-apply', async (session) => {
       const { page } = session;
       await signIn(session, 'admin', 'unleash4all');
-      await approve(page, request!.id);
+      await approveChangeRequest(page, PROJECT, request!.id);
       await expect.poll(async () => (await production()).enabled).toBe(false);
-      await page.getByRole('button', { name: 'apply or schedule changes' }).click();
-      const applied = answered(page, 'PUT', new RegExp(`/change-requests/${request!.id}/state$`));
-      await page.getByRole('menuitem', { name: 'Apply changes' }).click();
-      expect((await applied).status()).toBe(200);
-      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain('Applied');
+      await applyChangeRequest(page, request!.id);
     });
     const after = await production();
     expect(after.enabled).toBe(true);
@@ -175,7 +142,7 @@ describe('a scheduled change request applies itself at the cron run after its ti
     await runFlow(browser, server.base, 'cr-schedule', async (session) => {
       const { page } = session;
       await signIn(session, 'admin', 'unleash4all');
-      await approve(page, request.id);
+      await approveChangeRequest(page, PROJECT, request.id);
       await page.getByRole('button', { name: 'apply or schedule changes' }).click();
       await page.getByRole('menuitem', { name: 'Schedule changes' }).click();
       const dialog = page.getByRole('dialog').last();
@@ -186,7 +153,7 @@ describe('a scheduled change request applies itself at the cron run after its ti
         return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
       });
       await dialog.getByLabel('Date').fill(when);
-      const scheduled = answered(page, 'PUT', new RegExp(`/change-requests/${request.id}/state$`));
+      const scheduled = responseTo(page, 'PUT', new RegExp(`/change-requests/${request.id}/state$`));
       await dialog.getByRole('button', { name: 'Schedule changes' }).click();
       expect((await scheduled).status()).toBe(200);
       await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toContain('Scheduled');
@@ -215,7 +182,7 @@ const GROUP_ENV = 'development';
 
 describe('a group given a project role lets its members work in that project', () => {
   it('a Viewer added to a group that is Member of a project toggles its flag', async () => {
-    const viewerId = await createPerson(VIEWER, 3);
+    const viewerId = await createPerson(server.base, { username: VIEWER, password: PASSWORD, name: VIEWER, rootRole: ROOT_ROLE.viewer });
     await apiJson(server.base, 'POST', '/api/admin/projects', { id: GROUP_PROJECT, name: GROUP_PROJECT });
     await apiJson(server.base, 'POST', `/api/admin/projects/${GROUP_PROJECT}/features`, { name: GROUP_FLAG });
     await apiJson(server.base, 'POST', `/api/admin/projects/${GROUP_PROJECT}/features/${GROUP_FLAG}/environments/${GROUP_ENV}/strategies`, {
@@ -238,7 +205,7 @@ describe('a group given a project role lets its members work in that project', (
       await page.getByRole('option', { name: new RegExp(VIEWER) }).click();
       // The picker stays open for more people.
       await page.keyboard.press('Escape');
-      const created = answered(page, 'POST', /^\/api\/admin\/groups$/);
+      const created = responseTo(page, 'POST', /^\/api\/admin\/groups$/);
       await page.getByRole('button', { name: 'Create group' }).click();
       expect((await created).status()).toBeLessThan(300);
 
@@ -281,7 +248,7 @@ describe('a group given a project role lets its members work in that project', (
       await page.goto(`/projects/${GROUP_PROJECT}`);
       await page.getByRole('link', { name: GROUP_FLAG }).first().waitFor({ timeout: 15_000 });
       await page.goto(`/projects/${GROUP_PROJECT}/features/${GROUP_FLAG}`);
-      const toggled = answered(page, 'POST', new RegExp(`/environments/${GROUP_ENV}/on$`));
+      const toggled = responseTo(page, 'POST', new RegExp(`/environments/${GROUP_ENV}/on$`));
       await page.getByRole('checkbox', { name: GROUP_ENV }).click();
       expect((await toggled).status()).toBe(200);
     });

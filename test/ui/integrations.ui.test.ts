@@ -6,7 +6,8 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, apiJson, launchBrowser, runFlow, signIn, startServer, type Server } from './support/harness';
+import { apiJson, launchBrowser, runFlow, signIn, startServer, type Server } from './support/harness';
+import { createPerson, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -28,13 +29,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   server = await startServer();
   browser = await launchBrowser();
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-    username: USER,
-    email: 'ui-integrations@example.com',
-    rootRole: 1,
-    sendEmail: false,
-  });
-  expect((await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD })).status).toBe(200);
+  await createPerson(server.base, { username: USER, password: PASSWORD, email: 'ui-integrations@example.com', rootRole: ROOT_ROLE.admin });
 });
 
 afterAll(async () => {

@@ -8,6 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, apiJson, launchBrowser, runFlow, signIn, SIGNED_OUT, startServer, writeCallSummary, type Server } from './support/harness';
+import { createPerson, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -25,14 +26,7 @@ interface LoginEvent {
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-    username: PERSON,
-    email: `${PERSON}@example.com`,
-    name: PERSON,
-    rootRole: 1,
-  });
-  const password = await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD });
-  expect(password.status).toBe(200);
+  await createPerson(server.base, { username: PERSON, password: PASSWORD, name: PERSON, rootRole: ROOT_ROLE.admin });
 }, 600_000);
 
 afterAll(async () => {
