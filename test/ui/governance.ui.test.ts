@@ -246,7 +246,9 @@ describe('a group given a project role lets its members work in that project', (
       const { page } = session;
       await signIn(session, VIEWER, PASSWORD);
       await page.goto(`/projects/${GROUP_PROJECT}`);
-      await page.getByRole('link', { name: GROUP_FLAG }).first().waitFor({ timeout: 15_000 });
+      // A fresh sign-in loads the whole UI bundle first: at load ~10 on this 2-core machine the
+      // page made its first API call after 8.8 s and showed the flag at 14-35 s (request log).
+      await page.getByRole('link', { name: GROUP_FLAG }).first().waitFor({ timeout: 45_000 });
       await page.goto(`/projects/${GROUP_PROJECT}/features/${GROUP_FLAG}`);
       const toggled = responseTo(page, 'POST', new RegExp(`/environments/${GROUP_ENV}/on$`));
       await page.getByRole('checkbox', { name: GROUP_ENV }).click();
