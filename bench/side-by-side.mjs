@@ -108,8 +108,13 @@ export async function importBody(system, body) {
 
 /** Where a bench's side-by-side section ends in its RESULTS.md: what follows is the rest of the file. */
 const SIDE_BY_SIDE_MARKER = '<!-- the part above is written by `npm run bench -- <area> --against <commit>` -->';
+/** Where the readings written by hand begin: no run rewrites what follows it. */
+const BY_HAND_MARKER = '<!-- written by hand: no bench run rewrites what follows -->';
 
-/** Writes the part of `file` above SIDE_BY_SIDE_MARKER ('above') or below it ('below'), keeping the other. */
+/**
+ * Writes the part of `file` above SIDE_BY_SIDE_MARKER ('above') or below it ('below'), keeping
+ * the other, and keeping what follows BY_HAND_MARKER (the readings of earlier runs) as it is.
+ */
 export function writeResultsPart(file, part, text) {
   let existing = '';
   try {
@@ -117,9 +122,13 @@ export function writeResultsPart(file, part, text) {
   } catch {
     // a new file
   }
-  const at = existing.indexOf(SIDE_BY_SIDE_MARKER);
-  const above = at < 0 ? '' : existing.slice(0, at).trimEnd();
-  const below = at < 0 ? existing : existing.slice(at + SIDE_BY_SIDE_MARKER.length).trimStart();
+  const handAt = existing.indexOf(BY_HAND_MARKER);
+  const byHand = handAt < 0 ? '' : existing.slice(handAt + BY_HAND_MARKER.length).trim();
+  const generated = handAt < 0 ? existing : existing.slice(0, handAt);
+  const at = generated.indexOf(SIDE_BY_SIDE_MARKER);
+  const above = at < 0 ? '' : generated.slice(0, at).trimEnd();
+  const below = at < 0 ? generated : generated.slice(at + SIDE_BY_SIDE_MARKER.length).trimStart();
   const [first, second] = part === 'above' ? [text.trimEnd(), below] : [above, text.trimEnd()];
-  writeFileSync(file, `${first ? `${first}\n\n` : ''}${SIDE_BY_SIDE_MARKER}\n\n${second.trimEnd()}\n`);
+  const hand = byHand ? `\n${BY_HAND_MARKER}\n\n${byHand}\n` : '';
+  writeFileSync(file, `${first ? `${first}\n\n` : ''}${SIDE_BY_SIDE_MARKER}\n\n${second.trimEnd()}\n${hand}`);
 }
