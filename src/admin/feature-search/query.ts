@@ -1,10 +1,8 @@
 /**
- * The search's plan: the total and the page of names. Plain, filtered and text searches hand
- * their page (and count) as SQL to details.ts, which reads it with everything the page shows
- * in one statement; favourites-first and environment sorts run their statements as one batch,
- * then the details in a second. Lists travel as one JSON parameter read with `json_each`, so
- * no statement comes near D1's 100 bound parameters (text terms, at most 20, are the only
- * per-item parameters).
+ * The search's plan: the total and the page of names, as SQL that details.ts reads with
+ * everything the page shows in one statement. Lists travel as one JSON parameter read with
+ * `json_each`, so no statement comes near D1's 100 bound parameters (text terms, at most 20,
+ * are the only per-item parameters).
  */
 import type { SearchParams } from './params';
 
@@ -250,97 +248,70 @@ function orderClause(params: SearchParams, userId: number, favoritesFirst = para
 }
 
 export interface PagePlan {
-  /** Statements for one batch. */
-  statements: D1PreparedStatement[];
   /**
-   * `window`: one statement whose rows carry the total; `split`: [count, page];
-   * `favorites`: [count, favourites page, other features page], to be concatenated;
-   * `groups`: [count, then one statement per sort group, each up to offset+limit rows in
-   * order], to be concatenated and then paged.
+   * Selects `name` in page order; when `total` is undefined, also `total` on every row (a
+   * windowed count). details.ts `pageWithDetails` reads it with everything the page shows.
    */
-  shape: 'window' | 'split' | 'favorites' | 'groups';
-  /** Counts without paging, for a windowed page that came back empty. */
-  count: () => D1PreparedStatement;
-  /** `groups` only: the last group, read when the others leave the page short. */
-  lastGroup?: D1PreparedStatement;
-  /**
-   * `window` and `split`: the page (and the count, for `split`) as SQL, for the one statement
-   * that also reads what the page shows (details.ts `pageWithDetails`).
-   */
-  single?: { page: Fragment; total?: Fragment };
+  page: Fragment;
+  /** Counts the matches, where the page's rows do not carry the count. */
+  total?: Fragment;
+  /** A windowed page's count, for a page past the end, which has no row to carry it. */
+  pastEnd?: Fragment;
 }
 
 /**
- * The total and the page of names. A text query has to read every feature row, so then one
- * statement reads them once and carries the total on each row (COUNT(*) OVER ()). Otherwise
- * the count starts from the smallest set a filter names, and the page walks the sort order.
- * Favourites first (the Unleash UI's default) reads the caller's few favourites, then walks
- * the others in order from the right offset, instead of ranking every feature.
+ * Counts the matches, starting from the smallest set a filter names where one does (SQLite,
+ * without statistics, would otherwise walk the archived_at index).
  */
-export function pageStatements(db: D1Database, params: SearchParams, userId: number): PagePlan {
-  const paging = [params.limit, params.offset];
-  const countFragment = (parts: Condition[]): Fragment => {
-    const driverIndex = parts.findIndex((part) => part.names !== undefined);
-    if (driverIndex < 0) {
-      const where = and(parts);
-      return { sql: `SELECT count(*) AS total FROM features f WHERE ${where.sql}`, params: where.params };
-    }
-    const driver = parts[driverIndex]!.names!;
-    const correlated = parts[driverIndex]!.correlated;
-    if (parts.length === 2 && !params.archived && !params.lifecycle && correlated) {
-      // Only "not archived" besides this filter: all its matches minus the archived ones,
-      // which are few, instead of looking up every match.
-      return {
-        sql: `SELECT (SELECT count(*) FROM (${driver.sql})) - (SELECT count(*) FROM features f WHERE f.archived_at IS NOT NULL AND ${correlated.sql}) AS total`,
-        params: [...driver.params, ...correlated.params],
-      };
-    }
-    const where = and(parts.filter((_, index) => index !== driverIndex));
+function countOf(params: SearchParams, parts: Condition[]): Fragment {
+  const driverIndex = parts.findIndex((part) => part.names !== undefined);
+  if (driverIndex < 0) {
+    const where = and(parts);
+    return { sql: `SELECT count(*) AS total FROM features f WHERE ${where.sql}`, params: where.params };
+  }
+  const driver = parts[driverIndex]!.names!;
+  const correlated = parts[driverIndex]!.correlated;
+  if (parts.length === 2 && !params.archived && !params.lifecycle && correlated) {
+    // Only "not archived" besides this filter: all its matches minus the archived ones,
+    // which are few, instead of looking up every match.
     return {
-      sql: `SELECT count(*) AS total FROM (${driver.sql}) d CROSS JOIN ${BY_NAME} ON f.name = d.feature WHERE ${where.sql}`,
-      params: [...driver.params, ...where.params],
+      sql: `SELECT (SELECT count(*) FROM (${driver.sql})) - (SELECT count(*) FROM features f WHERE f.archived_at IS NOT NULL AND ${correlated.sql}) AS total`,
+      params: [...driver.params, ...correlated.params],
     };
+  }
+  const where = and(parts.filter((_, index) => index !== driverIndex));
+  return {
+    sql: `SELECT count(*) AS total FROM (${driver.sql}) d CROSS JOIN ${BY_NAME} ON f.name = d.feature WHERE ${where.sql}`,
+    params: [...driver.params, ...where.params],
   };
-  const countOf = (parts: Condition[]) => {
-    const count = countFragment(parts);
-    return db.prepare(count.sql).bind(...count.params);
-  };
+}
 
-  if (params.query.length > 0) {
-    const order = orderClause(params, userId);
-    const where = and(conditions(params, userId, true));
-    const page = {
-      sql: `SELECT f.name AS name, count(*) OVER () AS total FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-      params: [...where.params, ...order.params, ...paging],
-    };
-    return {
-      statements: [db.prepare(page.sql).bind(...page.params)],
-      shape: 'window',
-      count: () => countOf(conditions(params, userId)),
-      single: { page },
-    };
-  }
-  const parts = conditions(params, userId);
-  // Walking the name index backwards or forwards beats sorting every active feature.
-  const where = and(params.sortBy === 'name' ? conditions(params, userId, true) : parts);
+/**
+ * Favourites first and environment sorts, as one page SELECT. The order is cut into walks, each
+ * a materialized CTE: the caller's matching favourites, then the other features in sort order
+ * from the right offset, or, for an environment sort, one walk per group (disabled, enabled,
+ * no row for the environment; enabled first when descending), each in creation order through
+ * its index. A walk reads only the rows still wanted after the walks before it (LIMIT 0 reads
+ * nothing, so the last group, which finds nothing by reading every feature, is read only when
+ * the others leave the page short). The page then orders those few rows by walk, then by the
+ * sort, instead of ranking every feature.
+ */
+function walkedPage(params: SearchParams, userId: number, parts: Condition[], where: Fragment): Fragment {
+  const walks: Fragment[] = [];
+  const counted = () => walks.map((_, index) => ` - (SELECT count(*) FROM w${index})`).join('');
+  const others: Fragment[] = [];
   if (params.favoritesFirst) {
-    const order = orderClause(params, userId, false);
-    const favorites = `SELECT ff.feature FROM favorite_features ff WHERE ff.user_id = ?`;
-    const matchingFavorites = `FROM favorite_features ff CROSS JOIN ${BY_NAME} ON f.name = ff.feature WHERE ff.user_id = ? AND ${and(parts).sql}`;
-    const favoritesPage = db
-      .prepare(`SELECT f.name AS name ${matchingFavorites} ORDER BY ${order.sql} LIMIT ?`)
-      .bind(userId, ...and(parts).params, ...order.params, params.offset + params.limit);
-    const othersPage = db
-      .prepare(
-        `SELECT f.name AS name FROM features f WHERE ${where.sql} AND f.name NOT IN (${favorites}) ORDER BY ${order.sql}
-         LIMIT ? OFFSET max(0, ? - (SELECT count(*) ${matchingFavorites}))`,
-      )
-      .bind(...where.params, userId, ...order.params, params.limit, params.offset, userId, ...and(parts).params);
-    return { statements: [countOf(parts), favoritesPage, othersPage], shape: 'favorites', count: () => countOf(parts) };
+    const matching = and(parts);
+    walks.push({
+      sql: `SELECT f.name AS name FROM favorite_features ff CROSS JOIN ${BY_NAME} ON f.name = ff.feature WHERE ff.user_id = ? AND ${matching.sql}`,
+      params: [userId, ...matching.params],
+    });
+    others.push({ sql: 'f.name NOT IN (SELECT name FROM w0)', params: [] });
   }
+  const order = orderClause(params, userId, false);
+  // Rows the walks skipped themselves; the page skips the rest of the offset.
+  let skipped = { sql: '0', params: [] as unknown[] };
   if (params.sortBy.startsWith('environment:')) {
-    // Disabled, enabled, then no row for the environment (enabled first when descending):
-    // each group walks the creation-order index, instead of ranking every feature.
     const environment = params.sortBy.slice('environment:'.length);
     // Correlated, so a group stops probing once it has its rows.
     const state = (enabled: number) => ({
@@ -351,27 +322,62 @@ export function pageStatements(db: D1Database, params: SearchParams, userId: num
       sql: 'NOT EXISTS (SELECT 1 FROM feature_environments fe WHERE fe.feature_name = f.name AND fe.environment = ?)',
       params: [environment],
     };
-    const [first, second, last] = (params.sortOrder === 'desc' ? [state(1), state(0), missing] : [state(0), state(1), missing]).map(
-      (group) => {
-        const filtered = and([...parts, group]);
-        return db
-          .prepare(`SELECT f.name AS name FROM features f WHERE ${filtered.sql} ORDER BY f.created_at ASC, f.name ASC LIMIT ?`)
-          .bind(...filtered.params, params.offset + params.limit);
+    for (const group of params.sortOrder === 'desc' ? [state(1), state(0), missing] : [state(0), state(1), missing]) {
+      const filtered = and([...parts, group, ...others]);
+      walks.push({
+        sql: `SELECT f.name AS name FROM features f WHERE ${filtered.sql} ORDER BY f.created_at ASC, f.name ASC LIMIT max(0, ?${counted()})`,
+        params: [...filtered.params, params.offset + params.limit],
+      });
+    }
+  } else {
+    const filtered = and([where, ...others]);
+    skipped = { sql: `max(0, ?${counted()})`, params: [params.offset] };
+    walks.push({
+      sql: `SELECT f.name AS name FROM features f WHERE ${filtered.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ${skipped.sql}`,
+      params: [...filtered.params, ...order.params, params.limit, ...skipped.params],
+    });
+  }
+  const ctes = walks.map((walk, index) => `w${index} AS MATERIALIZED (${walk.sql})`).join(',\n  ');
+  const rows = walks.map((_, index) => `SELECT ${index} AS walk, name FROM w${index}`).join(' UNION ALL ');
+  return {
+    sql: `WITH ${ctes}
+      SELECT f.name AS name FROM (${rows}) p CROSS JOIN features f ON f.name = p.name
+      ORDER BY p.walk, ${order.sql} LIMIT ? OFFSET ? - ${skipped.sql}`,
+    params: [...walks.flatMap((walk) => walk.params), ...order.params, params.limit, params.offset, ...skipped.params],
+  };
+}
+
+/**
+ * The total and the page of names. A text query has to read every feature row, so then one
+ * statement reads them once and carries the total on each row (COUNT(*) OVER ()). Otherwise
+ * the count starts from the smallest set a filter names, and the page walks the sort order
+ * (favourites first and environment sorts: several walks, see `walkedPage`).
+ */
+export function pagePlan(params: SearchParams, userId: number): PagePlan {
+  if (params.query.length > 0) {
+    const order = orderClause(params, userId);
+    const where = and(conditions(params, userId, true));
+    return {
+      page: {
+        sql: `SELECT f.name AS name, count(*) OVER () AS total FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+        params: [...where.params, ...order.params, params.limit, params.offset],
       },
-    );
-    // Features without a row for the environment are rare, and finding none means reading
-    // every feature, so that group is only read when the first two do not fill the page.
-    return { statements: [countOf(parts), first!, second!], shape: 'groups', count: () => countOf(parts), lastGroup: last };
+      pastEnd: countOf(params, conditions(params, userId)),
+    };
+  }
+  const parts = conditions(params, userId);
+  const total = countOf(params, parts);
+  // Walking the name index backwards or forwards beats sorting every active feature.
+  const where = and(params.sortBy === 'name' ? conditions(params, userId, true) : parts);
+  if (params.favoritesFirst || params.sortBy.startsWith('environment:')) {
+    return { page: walkedPage(params, userId, parts, where), total };
   }
   const order = orderClause(params, userId);
-  const page = {
-    sql: `SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-    params: [...where.params, ...order.params, ...paging],
-  };
   return {
-    statements: [countOf(parts), db.prepare(page.sql).bind(...page.params)],
-    shape: 'split',
-    count: () => countOf(parts),
-    single: { page, total: countFragment(parts) },
+    page: {
+      sql: `SELECT f.name AS name FROM features f WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+      params: [...where.params, ...order.params, params.limit, params.offset],
+    },
+    total,
   };
 }

@@ -1,11 +1,11 @@
 /**
  * The flag search: the page of names (query.ts plans it) and each flag's details (details.ts),
- * read in one statement for most searches, put together in Unleash's answer shape.
+ * read in one statement, put together in Unleash's answer shape.
  */
 import { creatorOf } from '../features/shapes';
 import type { SearchParams } from './params';
-import { detailRows, detailStatements, pageWithDetails, unpackPage } from './details';
-import { pageStatements } from './query';
+import { pageWithDetails, unpackPage } from './details';
+import { pagePlan } from './query';
 
 interface FeatureRow {
   name: string;
@@ -73,50 +73,28 @@ function groupBy<T, K extends keyof T>(rows: T[], key: K): Map<T[K], T[]> {
 
 const HOUR_MS = 60 * 60 * 1000;
 
-/** The page's names, the total and what the page shows: one statement where it can, else two batches. */
+/** The page's names, the total and what the page shows, in one statement. */
 async function readPage(d1: D1Database, params: SearchParams, userId: number) {
-  const plan = pageStatements(d1, params, userId);
+  const plan = pagePlan(params, userId);
   const metricsSince = new Date(Date.now() - HOUR_MS).toISOString();
-  const single = plan.single && pageWithDetails(d1, plan.single.page, plan.single.total, userId, metricsSince);
-  if (single) {
-    const page = unpackPage((await single.first<Record<string, unknown>>())!);
-    // A page past the end still reports the real total (unlike Unleash, which says 0).
-    if (plan.shape === 'window' && page.names.length === 0 && params.offset > 0) {
-      page.total = (await plan.count().first<{ total: number }>())?.total ?? 0;
-    }
-    return page;
+  const statement = pageWithDetails(d1, plan.page, plan.total, userId, metricsSince);
+  const page = unpackPage((await statement.first<Record<string, unknown>>())!);
+  // A page past the end still reports the real total (unlike Unleash, which says 0).
+  if (plan.pastEnd && page.names.length === 0 && params.offset > 0) {
+    const count = await d1
+      .prepare(plan.pastEnd.sql)
+      .bind(...plan.pastEnd.params)
+      .first<{ total: number }>();
+    page.total = count?.total ?? 0;
   }
-  const pageResults = await d1.batch(plan.statements);
-  let pageRows = pageResults.at(-1)!.results as { name: string; total?: number }[];
-  if (plan.shape === 'groups') {
-    const ordered = pageResults.slice(1).flatMap((result) => result.results as { name: string }[]);
-    if (ordered.length < params.offset + params.limit && plan.lastGroup) {
-      ordered.push(...(await plan.lastGroup.all<{ name: string }>()).results);
-    }
-    pageRows = ordered.slice(params.offset, params.offset + params.limit);
-  }
-  if (plan.shape === 'favorites') {
-    const favorites = (pageResults[1]!.results as { name: string }[]).slice(params.offset);
-    pageRows = [...favorites, ...pageRows].slice(0, params.limit);
-  }
-  const names = pageRows.map((row) => row.name);
-  let total: number;
-  if (plan.shape !== 'window') {
-    total = (pageResults[0]!.results[0] as { total: number } | undefined)?.total ?? 0;
-  } else if (pageRows.length > 0 || params.offset === 0) {
-    total = pageRows[0]?.total ?? 0;
-  } else {
-    total = (await plan.count().first<{ total: number }>())?.total ?? 0;
-  }
-  if (names.length === 0) return { names, total, details: undefined };
-  return { names, total, details: detailRows(await d1.batch(detailStatements(d1, names, userId, metricsSince))) };
+  return page;
 }
 
 /** One page of flags matching the filters, and the total (`GET /api/admin/search/features`). */
 export async function searchFeatures(env: { DB: D1Database }, params: SearchParams, userId: number) {
   // Raw D1 rather than drizzle: the plan's statements are prepared SQL, run as they are.
   const { names, total, details } = await readPage(env.DB, params, userId);
-  if (names.length === 0 || !details) return { features: [], total };
+  if (names.length === 0) return { features: [], total };
   const featureRows = details.features as unknown as FeatureRow[];
   const environmentRows = details.environments as unknown as EnvironmentRow[];
   const tagRows = details.tags as unknown as TagRow[];
