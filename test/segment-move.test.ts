@@ -8,9 +8,12 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ACCESS } from '../src/auth/access';
+import { addStrategyStatements } from '../src/admin/feature-strategies/service';
+import { StrategySchema } from '../src/admin/feature-strategies/schema';
 import { updateSegmentStatements } from '../src/admin/segments/service';
 import { getDb, runBatch } from '../src/db/client';
 import { SYSTEM_ACTOR } from '../src/db/events';
+import { parseInput } from '../src/http/validation';
 import { adminOk, createProject } from './support/admin';
 import { count, lastEvent, parsedEvent, rows } from './support/db';
 import { bodyOf, call, expectError } from './support/http';
@@ -155,16 +158,33 @@ describe('a segment in open change requests of another project', () => {
   });
 });
 
-describe('a strategy of another project taking the segment up between the check and the write', () => {
-  it('leaves the whole update unwritten, its event included', async () => {
+describe('a segment and a strategy of another project meeting between the check and the write', () => {
+  const db = getDb(env);
+  const holder = { ...SYSTEM_ACTOR, access: ADMIN_ACCESS };
+
+  it('a strategy taking the segment up meanwhile leaves the whole segment update unwritten, its event included', async () => {
     const used = await segment();
-    const db = getDb(env);
-    const holder = { ...SYSTEM_ACTOR, access: ADMIN_ACCESS };
     const statements = await updateSegmentStatements(db, holder, used.id, { name: used.name, project: projectA, constraints: [] });
     await flagUsing(projectB, used);
     const before = await stored(used);
     await expect(runBatch(db, statements)).rejects.toThrow(/malformed JSON/);
     expect(await stored(used)).toBe(before);
+  });
+
+  it('the segment given another project meanwhile leaves the whole strategy write unwritten, its event included', async () => {
+    const used = await segment();
+    const flag = unique('segmove-race');
+    await adminOk('POST', `/api/admin/projects/${projectB}/features`, { name: flag });
+    const body = parseInput(StrategySchema, { name: 'default', segments: [used.id] }, '/body');
+    const { statements } = await addStrategyStatements(db, holder, projectB, flag, DEV, body);
+    await adminOk('PUT', `/api/admin/segments/${used.id}`, { name: used.name, project: projectA, constraints: [] });
+    const written = () =>
+      count(
+        "SELECT (SELECT count(*) FROM feature_strategies WHERE feature_name = ?1) + (SELECT count(*) FROM events WHERE type = 'feature-strategy-add' AND feature_name = ?1) AS n",
+        flag,
+      );
+    await expect(runBatch(db, statements)).rejects.toThrow(/malformed JSON/);
+    expect(await written()).toBe(0);
   });
 });
 

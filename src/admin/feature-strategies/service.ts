@@ -6,6 +6,7 @@
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
 import { refuseUnlessMaySkipChangeRequests } from '../../db/change-request-guard';
+import { failOnForeignSegments, isGuardAbort } from '../../db/segment-project-guard';
 import { auditEvent, type Actor } from '../../db/events';
 import type { PermissionHolder } from '../../auth/permissions';
 import type { StrategyVariantDoc } from '../../db/schema';
@@ -40,17 +41,23 @@ function isForeignKeyViolation(error: unknown): boolean {
   return error instanceof Error && /FOREIGN KEY constraint failed/.test(`${error.message} ${String(error.cause ?? '')}`);
 }
 
+/** The batch's re-check that the segments the strategy links are still global or its project's. */
+function foreignSegmentGuard(db: Db, strategyId: string, body: StrategyRequest): Statement[] {
+  return body.segments.length === 0 ? [] : [failOnForeignSegments(db, strategyId)];
+}
+
 /**
  * Writes a strategy and its segment links. The links' foreign keys re-check, inside the
  * batch, that the segments checked before still exist: a segment deleted meanwhile fails the
  * whole batch, reported as the 400 the check would have given (a strategy must never be
- * stored without a segment it was given, which would widen its rollout).
+ * stored without a segment it was given, which would widen its rollout); so does one given
+ * another project meanwhile (the guard's abort).
  */
 async function writeStrategy(db: Db, projectId: string, body: StrategyRequest, statements: Statement[]): Promise<void> {
   try {
     await runBatch(db, statements);
   } catch (error) {
-    if (isForeignKeyViolation(error)) await validateStrategyReferences(db, projectId, body);
+    if (isForeignKeyViolation(error) || isGuardAbort(error)) await validateStrategyReferences(db, projectId, body);
     throw error;
   }
 }
@@ -141,6 +148,7 @@ export async function addStrategyStatements(
   const statements: Statement[] = [
     store.insertStrategy(db, row),
     ...store.linkSegments(db, id, body.segments),
+    ...foreignSegmentGuard(db, id, body),
     auditEvent(db, actor, {
       type: 'feature-strategy-add',
       project: feature.project,
@@ -196,6 +204,7 @@ export async function updateStrategyStatements(
     store.updateStrategy(db, strategyId, changes),
     store.unlinkSegments(db, strategyId),
     ...store.linkSegments(db, strategyId, body.segments),
+    ...foreignSegmentGuard(db, strategyId, body),
     auditEvent(db, actor, {
       type: 'feature-strategy-update',
       project: feature.project,

@@ -87,13 +87,7 @@ export async function setStrategySegments(db: Db, actor: Actor & PermissionHolde
   const strategy = await store.strategyById(db, body.strategyId);
   if (!strategy || strategy.projectName !== body.projectId || strategy.environment !== body.environmentId)
     throw notFound(`Could not find strategy with id ${body.strategyId}`);
-  const among = await store.segmentsAmong(db, wanted);
-  const found = new Set(among.map((segment) => segment.id));
-  const unknown = wanted.filter((id) => !found.has(id));
-  if (unknown.length > 0) throw badRequest(`Unsupported segments: ${unknown.join(', ')}`);
-  // As the strategy writes refuse it (Unleash leaves this way open): another project's segment.
-  const foreign = among.find((segment) => segment.project !== null && segment.project !== strategy.projectName);
-  if (foreign) throw badData(`The segment "${foreign.name}" with id ${foreign.id} does not belong to project "${strategy.projectName}".`);
+  await checkStrategySegments(db, strategy.projectName, wanted);
   const before = (await store.byStrategy(db, strategy.id)).map((segment) => segment.id);
   try {
     await store.replaceStrategySegments(db, actor, strategy.id, wanted, {
@@ -105,12 +99,23 @@ export async function setStrategySegments(db: Db, actor: Actor & PermissionHolde
       preData: strategyShape(strategy, before),
     });
   } catch (error) {
-    // A segment deleted since the check fails the batch's foreign key: report it as the check would.
-    const still = new Set((await store.segmentsAmong(db, wanted)).map((segment) => segment.id));
-    const gone = wanted.filter((id) => !still.has(id));
-    if (gone.length > 0) throw badRequest(`Unsupported segments: ${gone.join(', ')}`);
+    // A segment deleted or given another project since the check fails the batch: report it as the check would.
+    await checkStrategySegments(db, strategy.projectName, wanted);
     throw error;
   }
+}
+
+/**
+ * The segments exist and are global or the strategy's project's (as the strategy writes refuse
+ * another project's, in their words: Unleash leaves this way open).
+ */
+async function checkStrategySegments(db: Db, project: string, wanted: readonly number[]): Promise<void> {
+  const among = await store.segmentsAmong(db, wanted);
+  const found = new Set(among.map((segment) => segment.id));
+  const unknown = wanted.filter((id) => !found.has(id));
+  if (unknown.length > 0) throw badRequest(`Unsupported segments: ${unknown.join(', ')}`);
+  const foreign = among.find((segment) => segment.project !== null && segment.project !== project);
+  if (foreign) throw badData(`The segment "${foreign.name}" with id ${foreign.id} does not belong to project "${project}".`);
 }
 
 /** How many constraint values one segment may hold, over all its constraints (6.10.1's default). */

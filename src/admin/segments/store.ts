@@ -4,6 +4,7 @@ import { d1Statement, runBatch, runD1Batch, type Db, type Statement } from '../.
 import { auditEvent, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import { featureStrategies, featureStrategySegment, features, segments } from '../../db/schema';
 import { segmentInOpenChangeRequests } from '../../db/change-request-segment-usage';
+import { failOnForeignSegments } from '../../db/segment-project-guard';
 
 export type SegmentRow = typeof segments.$inferSelect;
 export type SegmentValues = Pick<typeof segments.$inferInsert, 'name' | 'description' | 'constraints' | 'segmentProjectId'>;
@@ -83,12 +84,14 @@ export function segmentsAmong(db: Db, ids: readonly number[]) {
 
 /**
  * Replaces the segments a strategy uses, with its event, in one batch. The links' foreign
- * keys re-check that the segments still exist: one deleted meanwhile fails the whole batch.
+ * keys re-check that the segments still exist: one deleted meanwhile fails the whole batch, as
+ * does one given another project meanwhile.
  */
 export async function replaceStrategySegments(db: Db, actor: Actor, strategyId: string, segmentIds: readonly number[], event: AuditEvent) {
   await runBatch(db, [
     db.delete(featureStrategySegment).where(eq(featureStrategySegment.featureStrategyId, strategyId)),
     ...segmentIds.map((segmentId) => db.insert(featureStrategySegment).values({ featureStrategyId: strategyId, segmentId })),
+    ...(segmentIds.length === 0 ? [] : [failOnForeignSegments(db, strategyId)]),
     auditEvent(db, actor, event),
   ]);
 }
