@@ -24,13 +24,17 @@ const openStrategyChange = (segmentId: number) =>
     AND json_type(c.payload, '$.segments') = 'array'
     AND EXISTS (SELECT 1 FROM json_each(c.payload, '$.segments') s WHERE s.value = ${segmentId}))`;
 
-/** The ids of the changes of open requests that give a strategy the segment. */
-const changesUsing = (segmentId: number) =>
-  sql`SELECT c.id FROM change_request_changes c JOIN change_requests cr ON cr.id = c.change_request_id WHERE ${openStrategyChange(segmentId)}`;
+/** The ids of the changes of open requests that give a strategy the segment (of requests `also` holds for: `cr.`). */
+const changesUsing = (segmentId: number, also: SQL = sql`1`) =>
+  sql`SELECT c.id FROM change_request_changes c JOIN change_requests cr ON cr.id = c.change_request_id
+    WHERE ${openStrategyChange(segmentId)} AND ${also}`;
 
-/** SQL that holds when an open change request would give a strategy the segment (for a delete's own condition). */
-export function segmentInOpenChangeRequests(segmentId: number): SQL {
-  return sql`EXISTS (${changesUsing(segmentId)})`;
+/**
+ * SQL that holds when an open change request would give a strategy the segment (for a write's
+ * own condition); with `outside`, only a request of another project than that.
+ */
+export function segmentInOpenChangeRequests(segmentId: number, outside?: string): SQL {
+  return sql`EXISTS (${changesUsing(segmentId, outside === undefined ? undefined : sql`cr.project <> ${outside}`)})`;
 }
 
 /**

@@ -6,10 +6,11 @@
 import type { Db, Statement } from '../../db/client';
 import { runBatch } from '../../db/client';
 import { refuseUnlessMaySkipChangeRequests } from '../../db/change-request-guard';
+import { failOnForeignSegments, isGuardAbort } from '../../db/segment-project-guard';
 import { auditEvent, type Actor } from '../../db/events';
 import type { PermissionHolder } from '../../auth/permissions';
 import type { StrategyVariantDoc } from '../../db/schema';
-import { badRequest, notFound } from '../../http/errors';
+import { badData, badRequest, notFound } from '../../http/errors';
 import { checkConstraintValues, checkSegmentCount } from '../features/rules';
 import { applyJsonPatch, type JsonPatch } from '../../http/json-patch';
 import { parseInput } from '../../http/validation';
@@ -19,31 +20,44 @@ import { balanceWeights } from '../features/weights';
 import { StrategySchema, type StrategyRequest } from './schema';
 import * as store from './store';
 
-async function validateStrategyReferences(db: Db, body: StrategyRequest) {
+/**
+ * The strategy's type and segments exist; a project's segment serves only that project's
+ * strategies (Unleash's `validateProjectCanAccessSegments`, in its words).
+ */
+async function validateStrategyReferences(db: Db, projectId: string, body: StrategyRequest) {
   checkConstraintValues(body.constraints);
   checkSegmentCount(body.segments);
   if (!(await store.strategyExists(db, body.name))) throw badRequest(`Could not find strategy type with name ${body.name}`);
   const wanted = [...new Set(body.segments)];
-  const found = await store.existingSegmentIds(db, wanted);
+  const found = await store.existingSegments(db, wanted);
   const missing = wanted.filter((id) => !found.has(id));
   if (missing.length > 0) throw badRequest(`Unsupported segments: ${missing.join(', ')}`);
+  const foreign = wanted.find((id) => ![null, projectId].includes(found.get(id)!.project));
+  if (foreign !== undefined)
+    throw badData(`The segment "${found.get(foreign)!.name}" with id ${foreign} does not belong to project "${projectId}".`);
 }
 
 function isForeignKeyViolation(error: unknown): boolean {
   return error instanceof Error && /FOREIGN KEY constraint failed/.test(`${error.message} ${String(error.cause ?? '')}`);
 }
 
+/** The batch's re-check that the segments the strategy links are still global or its project's. */
+function foreignSegmentGuard(db: Db, strategyId: string, body: StrategyRequest): Statement[] {
+  return body.segments.length === 0 ? [] : [failOnForeignSegments(db, strategyId)];
+}
+
 /**
  * Writes a strategy and its segment links. The links' foreign keys re-check, inside the
  * batch, that the segments checked before still exist: a segment deleted meanwhile fails the
  * whole batch, reported as the 400 the check would have given (a strategy must never be
- * stored without a segment it was given, which would widen its rollout).
+ * stored without a segment it was given, which would widen its rollout); so does one given
+ * another project meanwhile (the guard's abort).
  */
-async function writeStrategy(db: Db, body: StrategyRequest, statements: Statement[]): Promise<void> {
+async function writeStrategy(db: Db, projectId: string, body: StrategyRequest, statements: Statement[]): Promise<void> {
   try {
     await runBatch(db, statements);
   } catch (error) {
-    if (isForeignKeyViolation(error)) await validateStrategyReferences(db, body);
+    if (isForeignKeyViolation(error) || isGuardAbort(error)) await validateStrategyReferences(db, projectId, body);
     throw error;
   }
 }
@@ -99,7 +113,7 @@ type Writer = Actor & PermissionHolder;
 export async function addStrategy(db: Db, actor: Writer, projectId: string, name: string, environment: string, body: StrategyRequest) {
   await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
   const { statements, shape } = await addStrategyStatements(db, actor, projectId, name, environment, body);
-  await writeStrategy(db, body, statements);
+  await writeStrategy(db, projectId, body, statements);
   return shape;
 }
 
@@ -113,7 +127,7 @@ export async function addStrategyStatements(
   body: StrategyRequest,
 ) {
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment, environmentNotInProject());
-  await validateStrategyReferences(db, body);
+  await validateStrategyReferences(db, projectId, body);
   const strategyVariants = balanceWeights(body.variants) as StrategyVariantDoc[];
   const id = crypto.randomUUID();
   const row = {
@@ -134,6 +148,7 @@ export async function addStrategyStatements(
   const statements: Statement[] = [
     store.insertStrategy(db, row),
     ...store.linkSegments(db, id, body.segments),
+    ...foreignSegmentGuard(db, id, body),
     auditEvent(db, actor, {
       type: 'feature-strategy-add',
       project: feature.project,
@@ -156,7 +171,7 @@ export async function updateStrategy(
 ) {
   await refuseUnlessMaySkipChangeRequests(db, actor, projectId, environment);
   const { statements, shape } = await updateStrategyStatements(db, actor, projectId, name, environment, strategyId, body);
-  await writeStrategy(db, body, statements);
+  await writeStrategy(db, projectId, body, statements);
   return shape;
 }
 
@@ -174,7 +189,7 @@ export async function updateStrategyStatements(
   const { feature } = await requireFeatureEnvironment(db, projectId, name, environment);
   const existing = await store.strategyWithSegments(db, name, environment, strategyId);
   if (!existing) throw notFound(`Could not find strategy with id ${strategyId}`);
-  await validateStrategyReferences(db, body);
+  await validateStrategyReferences(db, projectId, body);
   const changes = {
     strategyName: body.name,
     title: body.title ?? null,
@@ -189,6 +204,7 @@ export async function updateStrategyStatements(
     store.updateStrategy(db, strategyId, changes),
     store.unlinkSegments(db, strategyId),
     ...store.linkSegments(db, strategyId, body.segments),
+    ...foreignSegmentGuard(db, strategyId, body),
     auditEvent(db, actor, {
       type: 'feature-strategy-update',
       project: feature.project,
@@ -327,7 +343,7 @@ export async function defaultStrategyStatements(
   // As Unleash: a flexible rollout without a group id groups by the flag.
   if (strategyName === 'flexibleRollout' && !parameters.groupId) parameters.groupId = name;
   const segmentIds = [...new Set(configured?.segments ?? [])];
-  const existing = segmentIds.length === 0 ? new Set<number>() : await store.existingSegmentIds(db, segmentIds);
+  const existing = await store.existingSegments(db, segmentIds);
   const strategy = {
     id: crypto.randomUUID(),
     featureName: name,

@@ -48,13 +48,14 @@ export async function strategyExists(db: Db, name: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-export async function existingSegmentIds(db: Db, ids: readonly number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
+/** The segments among `ids` that exist, by id, with their name and project (null: global). */
+export async function existingSegments(db: Db, ids: readonly number[]): Promise<Map<number, { name: string; project: string | null }>> {
+  if (ids.length === 0) return new Map();
   const rows = await db
-    .select({ id: segments.id })
+    .select({ id: segments.id, name: segments.name, project: segments.segmentProjectId })
     .from(segments)
     .where(inArray(segments.id, [...ids]));
-  return new Set(rows.map((row) => row.id));
+  return new Map(rows.map((row) => [row.id, { name: row.name, project: row.project }]));
 }
 
 export async function nextStrategySortOrder(db: Db, featureName: string, environment: string): Promise<number> {

@@ -87,9 +87,7 @@ export async function setStrategySegments(db: Db, actor: Actor & PermissionHolde
   const strategy = await store.strategyById(db, body.strategyId);
   if (!strategy || strategy.projectName !== body.projectId || strategy.environment !== body.environmentId)
     throw notFound(`Could not find strategy with id ${body.strategyId}`);
-  const found = new Set((await store.segmentsAmong(db, wanted)).map((segment) => segment.id));
-  const unknown = wanted.filter((id) => !found.has(id));
-  if (unknown.length > 0) throw badRequest(`Unsupported segments: ${unknown.join(', ')}`);
+  await checkStrategySegments(db, strategy.projectName, wanted);
   const before = (await store.byStrategy(db, strategy.id)).map((segment) => segment.id);
   try {
     await store.replaceStrategySegments(db, actor, strategy.id, wanted, {
@@ -101,12 +99,23 @@ export async function setStrategySegments(db: Db, actor: Actor & PermissionHolde
       preData: strategyShape(strategy, before),
     });
   } catch (error) {
-    // A segment deleted since the check fails the batch's foreign key: report it as the check would.
-    const still = new Set((await store.segmentsAmong(db, wanted)).map((segment) => segment.id));
-    const gone = wanted.filter((id) => !still.has(id));
-    if (gone.length > 0) throw badRequest(`Unsupported segments: ${gone.join(', ')}`);
+    // A segment deleted or given another project since the check fails the batch: report it as the check would.
+    await checkStrategySegments(db, strategy.projectName, wanted);
     throw error;
   }
+}
+
+/**
+ * The segments exist and are global or the strategy's project's (as the strategy writes refuse
+ * another project's, in their words: Unleash leaves this way open).
+ */
+async function checkStrategySegments(db: Db, project: string, wanted: readonly number[]): Promise<void> {
+  const among = await store.segmentsAmong(db, wanted);
+  const found = new Set(among.map((segment) => segment.id));
+  const unknown = wanted.filter((id) => !found.has(id));
+  if (unknown.length > 0) throw badRequest(`Unsupported segments: ${unknown.join(', ')}`);
+  const foreign = among.find((segment) => segment.project !== null && segment.project !== project);
+  if (foreign) throw badData(`The segment "${foreign.name}" with id ${foreign.id} does not belong to project "${project}".`);
 }
 
 /** How many constraint values one segment may hold, over all its constraints (6.10.1's default). */
@@ -118,10 +127,29 @@ function checkValuesLimit(body: SegmentInput): void {
   checkConstraintValues(body.constraints);
 }
 
+/**
+ * Unleash's checks of a segment's body, in its order: values, name, then (an update's) the
+ * segment's users, then the project (Unleash's foreign key, after all of them).
+ */
 async function checkProjectAndName(db: Db, body: SegmentInput, exceptId?: number): Promise<void> {
   checkValuesLimit(body);
-  if (body.project && !(await projectExists(db, body.project))) throw badRequest(`Project=${body.project} does not exist`);
   if (await store.nameTaken(db, body.name, exceptId)) throw conflict(NAME_TAKEN);
+  if (exceptId !== undefined) await checkUsedOnlyIn(db, exceptId, body.project);
+  if (body.project && !(await projectExists(db, body.project))) throw badRequest(`Project=${body.project} does not exist`);
+}
+
+/**
+ * A project's segment serves that project's strategies only, so Unleash refuses to give a
+ * segment a project while strategies of another project use it: strategies of flags not
+ * archived, and those open change requests would add or update with it (Enterprise). Judged on
+ * every update naming a project, a move or not; a global segment may be used anywhere.
+ */
+async function checkUsedOnlyIn(db: Db, id: number, project: string | null | undefined): Promise<void> {
+  if (!project) return;
+  const { strategies, changeRequestStrategies } = await strategiesOfSegment(db, id);
+  const used = [...new Set([...strategies, ...changeRequestStrategies].map((strategy) => strategy.projectId))];
+  if (used.length > 1 || (used.length === 1 && used[0] !== project))
+    throw badData(`Invalid project. Segment is being used by strategies in other projects: ${used.join(', ')}`);
 }
 
 function values(body: SegmentInput): store.SegmentValues {
@@ -169,7 +197,14 @@ export async function updateSegment(db: Db, principal: Principal, id: number, bo
   // A project's segment is governed where change requests are on in any of its environments,
   // judged by the project it will have, as Unleash's segment service does.
   if (body.project) await refuseUnlessMaySkipChangeRequestsInProject(db, principal, body.project);
-  await runBatch(db, await updateSegmentStatements(db, principal, id, body));
+  const statements = await updateSegmentStatements(db, principal, id, body);
+  try {
+    await runBatch(db, statements);
+  } catch (error) {
+    // The update re-checks its users itself: one that came meanwhile is answered as the check would.
+    await updateSegmentStatements(db, principal, id, body);
+    throw error;
+  }
 }
 
 /** The statements deleting a segment read before, for a change request's batch (nothing is deleted if a strategy uses it meanwhile). */

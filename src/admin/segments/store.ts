@@ -4,6 +4,7 @@ import { d1Statement, runBatch, runD1Batch, type Db, type Statement } from '../.
 import { auditEvent, auditEventWhere, type Actor, type AuditEvent } from '../../db/events';
 import { featureStrategies, featureStrategySegment, features, segments } from '../../db/schema';
 import { segmentInOpenChangeRequests } from '../../db/change-request-segment-usage';
+import { failOnForeignSegments } from '../../db/segment-project-guard';
 
 export type SegmentRow = typeof segments.$inferSelect;
 export type SegmentValues = Pick<typeof segments.$inferInsert, 'name' | 'description' | 'constraints' | 'segmentProjectId'>;
@@ -72,23 +73,25 @@ export async function strategyById(db: Db, strategyId: string) {
   return row;
 }
 
-/** The segments among `ids` that exist, with their project. */
+/** The segments among `ids` that exist, with their name and project. */
 export function segmentsAmong(db: Db, ids: readonly number[]) {
   if (ids.length === 0) return Promise.resolve([]);
   return db
-    .select({ id: segments.id, project: segments.segmentProjectId })
+    .select({ id: segments.id, name: segments.name, project: segments.segmentProjectId })
     .from(segments)
     .where(inArray(segments.id, [...ids]));
 }
 
 /**
  * Replaces the segments a strategy uses, with its event, in one batch. The links' foreign
- * keys re-check that the segments still exist: one deleted meanwhile fails the whole batch.
+ * keys re-check that the segments still exist: one deleted meanwhile fails the whole batch, as
+ * does one given another project meanwhile.
  */
 export async function replaceStrategySegments(db: Db, actor: Actor, strategyId: string, segmentIds: readonly number[], event: AuditEvent) {
   await runBatch(db, [
     db.delete(featureStrategySegment).where(eq(featureStrategySegment.featureStrategyId, strategyId)),
     ...segmentIds.map((segmentId) => db.insert(featureStrategySegment).values({ featureStrategyId: strategyId, segmentId })),
+    ...(segmentIds.length === 0 ? [] : [failOnForeignSegments(db, strategyId)]),
     auditEvent(db, actor, event),
   ]);
 }
@@ -119,19 +122,35 @@ export async function insert(db: Db, actor: Actor, values: SegmentValues, event:
   return inserted[0]!;
 }
 
+/** A strategy of a flag not archived uses the segment (with `outside`, one of another project than that). */
+const usedByFlags = (id: number, outside?: string) =>
+  sql`EXISTS (SELECT 1 FROM feature_strategy_segment l JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
+    JOIN features f ON f.name = fs.feature_name WHERE l.segment_id = ${id} AND f.archived_at IS NULL
+    AND ${outside === undefined ? sql`1` : sql`fs.project_name <> ${outside}`})`;
+
 /**
  * No strategy of a flag not archived uses the segment (archived flags' strategies lose it, as in
  * Unleash), and no open change request would give a strategy it (Unleash Enterprise's `isInUse`).
  */
-const unusedSegment = (
-  id: number,
-) => sql`(NOT EXISTS (SELECT 1 FROM feature_strategy_segment l JOIN feature_strategies fs ON fs.id = l.feature_strategy_id
-    JOIN features f ON f.name = fs.feature_name WHERE l.segment_id = ${id} AND f.archived_at IS NULL)
-    AND NOT ${segmentInOpenChangeRequests(id)})`;
+const unusedSegment = (id: number) => sql`(NOT ${usedByFlags(id)} AND NOT ${segmentInOpenChangeRequests(id)})`;
 
-/** The update of a segment with its event, for one batch (the direct write's or a change request's). */
+/**
+ * The update of a segment with its event, for one batch (the direct write's or a change
+ * request's). A project's segment is written only while no other project's strategy uses it
+ * (the service's check, re-checked by the update itself): otherwise the batch aborts, so a
+ * strategy that took it up meanwhile leaves nothing written, the event included.
+ */
 export function updateStatements(db: Db, actor: Actor, id: number, values: SegmentValues, event: AuditEvent): Statement[] {
-  return [db.update(segments).set(values).where(eq(segments.id, id)), auditEvent(db, actor, event)];
+  const project = values.segmentProjectId;
+  const where = project
+    ? and(eq(segments.id, id), sql`NOT ${usedByFlags(id, project)} AND NOT ${segmentInOpenChangeRequests(id, project)}`)
+    : eq(segments.id, id);
+  return [
+    db.update(segments).set(values).where(where),
+    // SQLite raises on malformed JSON: the batch stops unless the update wrote the row.
+    db.run(sql`SELECT CASE WHEN changes() = 1 THEN 1 ELSE json('segment not updated: it changed meanwhile') END`),
+    auditEvent(db, actor, event),
+  ];
 }
 
 /**
