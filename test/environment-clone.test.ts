@@ -240,7 +240,7 @@ describe('POST /api/admin/environments/:name/clone', () => {
         name,
       ),
     ).toBe(120);
-  });
+  }, 120_000); // 55 projects and 120 strategy writes, one request each: ~27 s alone here, more under a loaded CI
 
   it('409 NameExistsError for a taken name, as creating does; nothing written', async () => {
     const before = await stored();
