@@ -21,7 +21,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   // The person who uses the UI: an Admin with a password (set through the admin API).
   await createPerson(server.base, { username: ADMIN_USER, password: PASSWORD, name: 'UI Admin', rootRole: ROOT_ROLE.admin });
-});
+}, 600_000);
 
 afterAll(async () => {
   writeCallSummary();

@@ -77,7 +77,7 @@ beforeAll(async () => {
     const overview = await apiJson(server.base, 'GET', `/api/admin/metrics/applications/${APP}/overview`);
     expect(overview.environments.map((environment: { name: string }) => environment.name)).toEqual(['development']);
   });
-}, 240_000);
+}, 600_000);
 
 afterAll(async () => {
   writeCallSummary();

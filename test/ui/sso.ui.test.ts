@@ -79,7 +79,7 @@ beforeAll(async () => {
   provider = await startProvider({ workerBase: server.base, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   browser = await launchBrowser();
   await saveSettings();
-});
+}, 600_000);
 
 afterAll(async () => {
   writeCallSummary();
