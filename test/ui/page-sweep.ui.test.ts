@@ -336,10 +336,21 @@ describe('every page of the open-source UI, signed in as the admin', () => {
       const path = pathOf(entry);
       try {
         await session.expectDuring(entry.expected ?? [], async () => {
+          // Under load "networkidle" can come while the browser still parses the bundle, before the
+          // page's first call: wait for the expected calls themselves, so that none lands after this step.
+          const landed = Promise.all(
+            (entry.expected ?? []).map((failure) =>
+              page.waitForResponse((r) => r.request().method() === failure.method && failure.path.test(new URL(r.url()).pathname), {
+                timeout: PAGE_LOAD_TIMEOUT,
+              }),
+            ),
+          );
+          landed.catch(() => undefined);
           await page.goto(path);
           await page.waitForLoadState('networkidle');
           if (entry.shows) await expect.poll(() => page.locator('body').innerText(), { timeout: PAGE_LOAD_TIMEOUT }).toContain(entry.shows);
           await entry.check?.(session);
+          await landed;
           // Calls a check caused, and late refreshes, land before the page is judged.
           await page.waitForLoadState('networkidle');
         });
