@@ -85,7 +85,7 @@ describe('Unleash admin UI', () => {
       await page
         .getByRole('button', { name: /new feature flag/i })
         .first()
-        .click();
+        .click({ timeout: PAGE_LOAD_TIMEOUT });
       const dialog = page.getByRole('dialog').last();
       await dialog.getByTestId('FORM_NAME_INPUT').locator('input').fill(flagName);
       await dialog.getByRole('button', { name: 'Release' }).click();
@@ -331,7 +331,9 @@ describe('Unleash admin UI', () => {
       await page.goto('/projects/default');
       // Drawn as a skeleton until the page's data has loaded (see the export flow).
       const importButton = page.getByTestId('IMPORT_BUTTON');
-      await expect.poll(async () => (await importButton.getAttribute('class')) ?? 'skeleton').not.toContain('skeleton');
+      await expect
+        .poll(async () => (await importButton.getAttribute('class')) ?? 'skeleton', { timeout: PAGE_LOAD_TIMEOUT })
+        .not.toContain('skeleton');
       await importButton.click();
       await page
         .getByTestId('import-file')
@@ -367,7 +369,9 @@ describe('Unleash admin UI', () => {
       // The button is drawn as a skeleton until the page's data has loaded; one clicked then
       // can stay waiting on the stale element.
       const exportButton = page.getByRole('button', { name: 'Export all project flags' });
-      await expect.poll(async () => (await exportButton.getAttribute('class')) ?? 'skeleton').not.toContain('skeleton');
+      await expect
+        .poll(async () => (await exportButton.getAttribute('class')) ?? 'skeleton', { timeout: PAGE_LOAD_TIMEOUT })
+        .not.toContain('skeleton');
       await exportButton.click();
       const dialog = page.getByRole('dialog').last();
       const exported = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/export'));
