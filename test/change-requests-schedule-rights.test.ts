@@ -44,6 +44,15 @@ async function person(roleId: number, projects: string[]): Promise<Person> {
   return { token, userId };
 }
 
+/** A Viewer who may approve and apply change requests in production of the project, and nothing else. */
+async function scheduler(): Promise<Person> {
+  const approveAndApply = await role([
+    { name: 'APPROVE_CHANGE_REQUEST', environment: PROD },
+    { name: 'APPLY_CHANGE_REQUEST', environment: PROD },
+  ]);
+  return person(approveAndApply, [project]);
+}
+
 const who = {} as Record<'author' | 'scheduler' | 'mover', Person>;
 
 async function segmentRow(id: number) {
@@ -136,13 +145,7 @@ describe('a scheduled request runs with the rights of whoever scheduled it', () 
   });
 
   it('fails when the scheduler lost APPLY_CHANGE_REQUEST meanwhile, writing nothing', async () => {
-    const lost = await person(
-      await role([
-        { name: 'APPROVE_CHANGE_REQUEST', environment: PROD },
-        { name: 'APPLY_CHANGE_REQUEST', environment: PROD },
-      ]),
-      [project],
-    );
+    const lost = await scheduler();
     const { feature, body } = await toggle();
     const id = await scheduled(body, lost);
     const removed = await call('PUT', `/api/admin/projects/${project}/users/${lost.userId}/roles`, { body: { roles: [] } });
@@ -152,13 +155,7 @@ describe('a scheduled request runs with the rights of whoever scheduled it', () 
   });
 
   it('fails when the scheduler was deleted meanwhile', async () => {
-    const gone = await person(
-      await role([
-        { name: 'APPROVE_CHANGE_REQUEST', environment: PROD },
-        { name: 'APPLY_CHANGE_REQUEST', environment: PROD },
-      ]),
-      [project],
-    );
+    const gone = await scheduler();
     const { feature, body } = await toggle();
     const id = await scheduled(body, gone);
     await adminOk('DELETE', `/api/admin/user-admin/${gone.userId}`);

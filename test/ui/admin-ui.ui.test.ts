@@ -7,7 +7,8 @@ import type { Browser } from 'playwright-core';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { api, apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { createPerson, PAGE_LOAD_TIMEOUT, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -19,16 +20,8 @@ beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
   // The person who uses the UI: an Admin with a password (set through the admin API).
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-    username: ADMIN_USER,
-    email: 'ui-admin@example.com',
-    name: 'UI Admin',
-    rootRole: 1,
-    sendEmail: false,
-  });
-  const password = await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD });
-  expect(password.status).toBe(200);
-});
+  await createPerson(server.base, { username: ADMIN_USER, password: PASSWORD, name: 'UI Admin', rootRole: ROOT_ROLE.admin });
+}, 600_000);
 
 afterAll(async () => {
   writeCallSummary();
@@ -92,7 +85,7 @@ describe('Unleash admin UI', () => {
       await page
         .getByRole('button', { name: /new feature flag/i })
         .first()
-        .click();
+        .click({ timeout: PAGE_LOAD_TIMEOUT });
       const dialog = page.getByRole('dialog').last();
       await dialog.getByTestId('FORM_NAME_INPUT').locator('input').fill(flagName);
       await dialog.getByRole('button', { name: 'Release' }).click();
@@ -163,11 +156,10 @@ describe('Unleash admin UI', () => {
   });
 
   it('open a user, edit them and see their access', async () => {
-    const person = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
+    const personId = await createPerson(server.base, {
       email: `ui-person-${run}@example.com`,
       name: 'Pat Person',
-      rootRole: 3,
-      sendEmail: false,
+      rootRole: ROOT_ROLE.viewer,
     });
     await runFlow(browser, server.base, 'user', async (session) => {
       const { page } = session;
@@ -176,19 +168,19 @@ describe('Unleash admin UI', () => {
       const row = page.getByRole('row').filter({ hasText: 'Pat Person' });
       await row.getByRole('button', { name: 'User actions' }).click();
       await page.getByRole('menuitem', { name: /edit/i }).click();
-      await page.waitForURL(new RegExp(`/admin/users/${person.id}/edit`));
+      await page.waitForURL(new RegExp(`/admin/users/${personId}/edit`));
       const name = page.getByLabel(/full name/i);
       await expect.poll(() => name.inputValue()).toBe('Pat Person');
       await name.fill('Pat Renamed');
-      const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/api/admin/user-admin/${person.id}`));
+      const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith(`/api/admin/user-admin/${personId}`));
       await page.getByRole('button', { name: /save/i }).click();
       expect((await saved).status()).toBe(200);
-      expect((await apiJson(server.base, 'GET', `/api/admin/user-admin/${person.id}`)).name).toBe('Pat Renamed');
+      expect((await apiJson(server.base, 'GET', `/api/admin/user-admin/${personId}`)).name).toBe('Pat Renamed');
 
       await page.goto('/admin/users');
       await page.getByRole('row').filter({ hasText: 'Pat Renamed' }).getByRole('button', { name: 'User actions' }).click();
       await page.getByRole('menuitem', { name: /access/i }).click();
-      await page.waitForURL(new RegExp(`/admin/users/${person.id}/access`));
+      await page.waitForURL(new RegExp(`/admin/users/${personId}/access`));
       await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toMatch(/Viewer/);
     });
   });
@@ -240,7 +232,7 @@ describe('Unleash admin UI', () => {
         expect((await signedUp).status()).toBe(201);
         await other.context().clearCookies();
         await signIn(invitee, email, password);
-        await expect.poll(() => other.locator('body').innerText(), { timeout: 15_000 }).toContain('Ivy Invitee');
+        await expect.poll(() => other.locator('body').innerText(), { timeout: PAGE_LOAD_TIMEOUT }).toContain('Ivy Invitee');
         if (invitee.problems.length > 0) throw new Error(`the invitee's browser met problems:\n${invitee.problems.join('\n')}`);
       } catch (error) {
         await invitee.screenshot('invite-link-invitee');
@@ -339,7 +331,9 @@ describe('Unleash admin UI', () => {
       await page.goto('/projects/default');
       // Drawn as a skeleton until the page's data has loaded (see the export flow).
       const importButton = page.getByTestId('IMPORT_BUTTON');
-      await expect.poll(async () => (await importButton.getAttribute('class')) ?? 'skeleton').not.toContain('skeleton');
+      await expect
+        .poll(async () => (await importButton.getAttribute('class')) ?? 'skeleton', { timeout: PAGE_LOAD_TIMEOUT })
+        .not.toContain('skeleton');
       await importButton.click();
       await page
         .getByTestId('import-file')
@@ -375,7 +369,9 @@ describe('Unleash admin UI', () => {
       // The button is drawn as a skeleton until the page's data has loaded; one clicked then
       // can stay waiting on the stale element.
       const exportButton = page.getByRole('button', { name: 'Export all project flags' });
-      await expect.poll(async () => (await exportButton.getAttribute('class')) ?? 'skeleton').not.toContain('skeleton');
+      await expect
+        .poll(async () => (await exportButton.getAttribute('class')) ?? 'skeleton', { timeout: PAGE_LOAD_TIMEOUT })
+        .not.toContain('skeleton');
       await exportButton.click();
       const dialog = page.getByRole('dialog').last();
       const exported = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/export'));

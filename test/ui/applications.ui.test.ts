@@ -9,6 +9,7 @@ import { Unleash } from 'unleash-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually';
 import { api, apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { createPerson, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -38,14 +39,7 @@ function waitFor(sdk: Unleash, event: string, timeoutMs = 30_000): Promise<void>
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-    username: ADMIN_USER,
-    email: 'ui-apps-admin@example.com',
-    name: 'UI Apps Admin',
-    rootRole: 1,
-    sendEmail: false,
-  });
-  expect((await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD })).status).toBe(200);
+  await createPerson(server.base, { username: ADMIN_USER, password: PASSWORD, name: 'UI Apps Admin', rootRole: ROOT_ROLE.admin });
 
   // A flag, turned on in development, and the official Node SDK using it with a client key.
   await apiJson(server.base, 'POST', '/api/admin/projects/default/features', { name: FLAG });
@@ -83,7 +77,7 @@ beforeAll(async () => {
     const overview = await apiJson(server.base, 'GET', `/api/admin/metrics/applications/${APP}/overview`);
     expect(overview.environments.map((environment: { name: string }) => environment.name)).toEqual(['development']);
   });
-}, 240_000);
+}, 600_000);
 
 afterAll(async () => {
   writeCallSummary();

@@ -7,7 +7,15 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
-import { applyChangeRequest, approveChangeRequest, createPerson, governEnvironment, responseTo, ROOT_ROLE } from './support/setup';
+import {
+  applyChangeRequest,
+  approveChangeRequest,
+  createPerson,
+  governEnvironment,
+  PAGE_LOAD_TIMEOUT,
+  responseTo,
+  ROOT_ROLE,
+} from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -55,7 +63,7 @@ describe('a project segment edited in the UI goes through a change request', () 
       await signIn(session, DRAFTER, PASSWORD);
       await page.goto(`/segments/edit/${segmentId}`);
       const description = page.getByLabel('Description (optional)');
-      await expect.poll(() => description.inputValue(), { timeout: 15_000 }).toBe('before');
+      await expect.poll(() => description.inputValue(), { timeout: PAGE_LOAD_TIMEOUT }).toBe('before');
       await description.fill('after review');
       // The form's second step (constraints) holds the save button.
       await page.getByRole('button', { name: 'Next' }).click();

@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
-import { responseTo } from './support/setup';
+import { PAGE_LOAD_TIMEOUT, responseTo } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -73,7 +73,7 @@ describe('the environments page (EEA)', () => {
       await page
         .getByRole('row', { name: /production/ })
         .first()
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: PAGE_LOAD_TIMEOUT });
 
       // Create.
       await page.getByRole('button', { name: 'New environment' }).click();
@@ -90,7 +90,7 @@ describe('the environments page (EEA)', () => {
       // and shows it; at this flow's pace the browser sends no GET of the list at all (request
       // log in docs/ui.md; our answers carry no ETag nor Cache-Control to reuse). A reload does.
       await page.goto('/environments');
-      await page.getByRole('row', { name: new RegExp(created) }).waitFor({ timeout: 15_000 });
+      await page.getByRole('row', { name: new RegExp(created) }).waitFor({ timeout: PAGE_LOAD_TIMEOUT });
 
       // Edit: its type.
       await rowAction(page, created, 'Edit');
@@ -135,13 +135,15 @@ describe('the environments page (EEA)', () => {
 
       // The flag page shows the clone, on, with its strategy (its content: the next test).
       await page.goto(`/projects/${PROJECT}/features/${FLAG}`);
-      await expect.poll(() => page.locator('main').innerText(), { timeout: 15_000 }).toMatch(new RegExp(`${clone}\\s*1 strategy added`));
+      await expect
+        .poll(() => page.locator('main').innerText(), { timeout: PAGE_LOAD_TIMEOUT })
+        .toMatch(new RegExp(`${clone}\\s*1 strategy added`));
 
       // Reorder: the new environment's row dropped on development's (second, after default). The
       // table listens to HTML drag events (dragstart, dragenter, drop), sent here as a drag would.
       await page.goto('/environments');
       const dragged = page.getByRole('row', { name: new RegExp(created) });
-      await dragged.waitFor({ timeout: 15_000 });
+      await dragged.waitFor({ timeout: PAGE_LOAD_TIMEOUT });
       const target = page.getByRole('row').nth(2);
       expect(
         await answered(page, 'PUT', /^\/api\/admin\/environments\/sort-order$/, async () => {
@@ -239,7 +241,7 @@ describe('Admin → SCIM', () => {
       await signIn(session, 'admin', 'unleash4all');
       await page.goto('/admin/auth/scim');
       const toggle = page.getByRole('checkbox', { name: /Disabled|Enabled/ });
-      await toggle.waitFor({ timeout: 15_000 });
+      await toggle.waitFor({ timeout: PAGE_LOAD_TIMEOUT });
       expect(await toggle.isChecked()).toBe(false);
       const generated = page.waitForResponse(
         (r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/scim-settings/generate-new-token'),
@@ -257,7 +259,7 @@ describe('Admin → SCIM', () => {
       tokens.push(((await (await again).json()) as { token: string }).token);
       await expect.poll(() => shown.innerText()).toContain(tokens[1]);
       await page.reload();
-      await page.getByRole('checkbox', { name: 'Enabled' }).waitFor({ timeout: 15_000 });
+      await page.getByRole('checkbox', { name: 'Enabled' }).waitFor({ timeout: PAGE_LOAD_TIMEOUT });
       // Shown once: the page, reloaded, no longer has it.
       expect(await page.locator('body').innerText()).not.toContain(tokens[1]);
     });

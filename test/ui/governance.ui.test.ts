@@ -9,7 +9,15 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
-import { applyChangeRequest, approveChangeRequest, createPerson, governEnvironment, responseTo, ROOT_ROLE } from './support/setup';
+import {
+  applyChangeRequest,
+  approveChangeRequest,
+  createPerson,
+  governEnvironment,
+  PAGE_LOAD_TIMEOUT,
+  responseTo,
+  ROOT_ROLE,
+} from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -248,7 +256,7 @@ describe('a group given a project role lets its members work in that project', (
       await page.goto(`/projects/${GROUP_PROJECT}`);
       // A fresh sign-in loads the whole UI bundle first: at load ~10 on this 2-core machine the
       // page made its first API call after 8.8 s and showed the flag at 14-35 s (request log).
-      await page.getByRole('link', { name: GROUP_FLAG }).first().waitFor({ timeout: 45_000 });
+      await page.getByRole('link', { name: GROUP_FLAG }).first().waitFor({ timeout: PAGE_LOAD_TIMEOUT });
       await page.goto(`/projects/${GROUP_PROJECT}/features/${GROUP_FLAG}`);
       const toggled = responseTo(page, 'POST', new RegExp(`/environments/${GROUP_ENV}/on$`));
       await page.getByRole('checkbox', { name: GROUP_ENV }).click();

@@ -8,7 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, apiJson, launchBrowser, runFlow, signIn, SIGNED_OUT, startServer, writeCallSummary, type Server } from './support/harness';
-import { createPerson, ROOT_ROLE } from './support/setup';
+import { createPerson, PAGE_LOAD_TIMEOUT, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -60,7 +60,7 @@ describe('Admin → Login history', () => {
       const listed = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/admin/logins');
       await page.goto('/admin/logins');
       expect((await listed).status()).toBe(200);
-      await expect.poll(() => personRows(page).count(), { timeout: 15_000 }).toBe(2);
+      await expect.poll(() => personRows(page).count(), { timeout: PAGE_LOAD_TIMEOUT }).toBe(2);
       const rows = await personRows(page).allInnerTexts();
       expect(rows.every((row) => row.includes('Password'))).toBe(true);
       expect(rows.some((row) => row.includes('True'))).toBe(true);
@@ -71,7 +71,7 @@ describe('Admin → Login history', () => {
       const failed = events.find((event) => event.username === PERSON && !event.successful)!;
       expect((await api(server.base, 'DELETE', `/api/admin/logins/${failed.id}`)).status).toBe(204);
       await page.reload();
-      await expect.poll(() => personRows(page).count(), { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => personRows(page).count(), { timeout: PAGE_LOAD_TIMEOUT }).toBe(1);
       expect(await personRows(page).innerText()).toContain('True');
     });
   }, 180_000);

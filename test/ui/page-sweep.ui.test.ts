@@ -34,6 +34,7 @@ import {
   type ExpectedFailure,
   type Server,
 } from './support/harness';
+import { changeRequestInReview, governEnvironment, PAGE_LOAD_TIMEOUT } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -117,7 +118,7 @@ const PAGES: SweepPage[] = [
           // An empty project's "New feature flag" button leaves its loading state, and opens the form.
           check: async ({ page: tab }: Session) => {
             const button = tab.locator('button', { hasText: 'New feature flag' }).last();
-            await expect.poll(() => button.isEnabled(), { timeout: 15_000 }).toBe(true);
+            await expect.poll(() => button.isEnabled(), { timeout: PAGE_LOAD_TIMEOUT }).toBe(true);
             await button.click();
             const dialog = tab.getByRole('dialog').last();
             await expect.poll(() => dialog.getByTestId('FORM_CREATE_BUTTON').isEnabled(), { timeout: 15_000 }).toBe(true);
@@ -242,17 +243,12 @@ async function seed(base: string): Promise<void> {
   );
   seeded.strategyId = strategy.id;
   // Production of the project has change requests on, with one request in review.
-  await apiJson(base, 'PUT', `/api/admin/projects/${PROJECT}/environments/production/change-requests/config`, {
-    changeRequestsEnabled: true,
-    requiredApprovals: 1,
-  });
-  const draft = await apiJson<{ id: number }>(base, 'POST', `/api/admin/projects/${PROJECT}/environments/production/change-requests`, {
+  await governEnvironment(base, PROJECT, 'production', 1);
+  seeded.changeRequestId = await changeRequestInReview(base, PROJECT, 'production', {
     feature: FLAG,
     action: 'updateEnabled',
     payload: { enabled: true },
   });
-  seeded.changeRequestId = draft.id;
-  await apiJson(base, 'PUT', `/api/admin/projects/${PROJECT}/change-requests/${draft.id}/state`, { state: 'In review' });
   await apiJson(base, 'POST', `/api/admin/projects/${PROJECT}/features/${FLAG}/environments/development/on`);
   await apiJson(base, 'POST', `/api/admin/features/${FLAG}/tags`, { type: 'simple', value: TAG });
   const addon = await apiJson<{ id: number }>(base, 'POST', '/api/admin/addons', {
@@ -340,10 +336,21 @@ describe('every page of the open-source UI, signed in as the admin', () => {
       const path = pathOf(entry);
       try {
         await session.expectDuring(entry.expected ?? [], async () => {
+          // Under load "networkidle" can come while the browser still parses the bundle, before the
+          // page's first call: wait for the expected calls themselves, so that none lands after this step.
+          const landed = Promise.all(
+            (entry.expected ?? []).map((failure) =>
+              page.waitForResponse((r) => r.request().method() === failure.method && failure.path.test(new URL(r.url()).pathname), {
+                timeout: PAGE_LOAD_TIMEOUT,
+              }),
+            ),
+          );
+          landed.catch(() => undefined);
           await page.goto(path);
           await page.waitForLoadState('networkidle');
-          if (entry.shows) await expect.poll(() => page.locator('body').innerText(), { timeout: 15_000 }).toContain(entry.shows);
+          if (entry.shows) await expect.poll(() => page.locator('body').innerText(), { timeout: PAGE_LOAD_TIMEOUT }).toContain(entry.shows);
           await entry.check?.(session);
+          await landed;
           // Calls a check caused, and late refreshes, land before the page is judged.
           await page.waitForLoadState('networkidle');
         });

@@ -21,6 +21,7 @@ import {
   type Session,
 } from './support/harness';
 import { startProvider, type TestProvider } from './support/oidc-provider';
+import { createPerson, ROOT_ROLE, setPassword } from './support/setup';
 
 const CLIENT_ID = 'unleash-ui-test';
 const CLIENT_SECRET = 'ui-test-oidc-client-secret-0123456789';
@@ -78,7 +79,7 @@ beforeAll(async () => {
   provider = await startProvider({ workerBase: server.base, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
   browser = await launchBrowser();
   await saveSettings();
-});
+}, 600_000);
 
 afterAll(async () => {
   writeCallSummary();
@@ -303,17 +304,9 @@ describe('single sign-on with OpenID Connect in the UI', () => {
   });
 
   it('password sign-in switched off: the login page shows only the SSO button; passwords are refused except the break-glass admin’s', async () => {
-    const person = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-      username: `pw-${run}`,
-      email: `pw-${run}@example.com`,
-      rootRole: 1,
-      sendEmail: false,
-    });
     const password = 'Person-Passw0rd!x';
-    expect((await api(server.base, 'POST', `/api/admin/user-admin/${person.id}/change-password`, { password })).status).toBe(200);
-    expect((await api(server.base, 'POST', '/api/admin/user-admin/1/change-password', { password: BREAK_GLASS_PASSWORD })).status).toBe(
-      200,
-    );
+    await createPerson(server.base, { username: `pw-${run}`, password, rootRole: ROOT_ROLE.admin });
+    await setPassword(server.base, 1, BREAK_GLASS_PASSWORD);
     expect(await apiJson(server.base, 'POST', '/api/admin/auth/simple/settings', { disabled: true })).toEqual({ disabled: true });
     try {
       await runFlow(

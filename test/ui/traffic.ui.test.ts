@@ -8,7 +8,8 @@ import type { Browser } from 'playwright-core';
 import { Unleash } from 'unleash-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually';
-import { api, apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { apiJson, launchBrowser, runFlow, signIn, startServer, writeCallSummary, type Server } from './support/harness';
+import { createPerson, ROOT_ROLE } from './support/setup';
 
 let server: Server;
 let browser: Browser;
@@ -78,14 +79,7 @@ async function sdkPolls(secret: string): Promise<void> {
 beforeAll(async () => {
   server = await startServer({ TRAFFIC_FLUSH_INTERVAL_MS: '1000' });
   browser = await launchBrowser();
-  const created = await apiJson<{ id: number }>(server.base, 'POST', '/api/admin/user-admin', {
-    username: ADMIN_USER,
-    email: 'ui-traffic-admin@example.com',
-    name: 'UI Traffic Admin',
-    rootRole: 1,
-    sendEmail: false,
-  });
-  expect((await api(server.base, 'POST', `/api/admin/user-admin/${created.id}/change-password`, { password: PASSWORD })).status).toBe(200);
+  await createPerson(server.base, { username: ADMIN_USER, password: PASSWORD, name: 'UI Traffic Admin', rootRole: ROOT_ROLE.admin });
 }, 480_000);
 
 afterAll(async () => {
