@@ -374,12 +374,18 @@ describe('Unleash admin UI', () => {
         .not.toContain('skeleton');
       await exportButton.click();
       const dialog = page.getByRole('dialog').last();
+      // The dialog takes its first environment once, when the flag list has loaded; the project
+      // (whose environments it lists) can still be loading then, when our search answers first,
+      // and the choice stays empty (Unleash's search is slow enough never to win that race). So
+      // choose the environment, as a person facing the empty choice would.
+      await dialog.locator('[role="combobox"], [aria-haspopup="listbox"]').first().click();
+      await page.getByRole('option', { name: 'development', exact: true }).click({ timeout: PAGE_LOAD_TIMEOUT });
       const exported = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/admin/features-batch/export'));
       const download = page.waitForEvent('download');
       await dialog.getByRole('button', { name: /^export/i }).click();
       const response = await exported;
       expect(response.status()).toBe(200);
-      expect(JSON.parse(response.request().postData()!)).toMatchObject({ features: [], project: 'default' });
+      expect(JSON.parse(response.request().postData()!)).toMatchObject({ features: [], project: 'default', environment: 'development' });
       const body = (await response.json()) as { features: { name: string }[] };
       const all = await apiJson<{ total: number }>(server.base, 'GET', '/api/admin/search/features?project=IS:default&limit=1');
       expect(body.features.map((feature) => feature.name)).toContain(exportedName);
